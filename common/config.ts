@@ -1,0 +1,92 @@
+// The only reader of process.env. Every operator variable is validated here, once, at start.
+import { z } from 'zod';
+
+const positiveInt = z.coerce.number().int().positive();
+const url = (protocols: string[]) =>
+  z
+    .string()
+    .url()
+    .refine((value) => protocols.some((p) => value.startsWith(`${p}://`)), {
+      message: `expected a ${protocols.join(' or ')} URL`,
+    });
+
+const envSchema = z.object({
+  DATABASE_URL: url(['postgresql', 'postgres']).default(
+    'postgresql://postgres@127.0.0.1:5432/dashboard_api',
+  ),
+  LEGACY_DATABASE_URL: url(['mysql', 'mariadb']).default('mysql://root@127.0.0.1:3306/dashboard'),
+  REDIS_URL: url(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only')
+    .default('dash'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  ACCESS_TOKEN_TTL_SECONDS: positiveInt.default(7200),
+  REFRESH_TOKEN_TTL_SECONDS: positiveInt.default(2592000),
+  RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
+  RATE_LIMIT_PER_HOUR: positiveInt.default(1000),
+  RATE_LIMIT_PER_DAY: positiveInt.default(10000),
+  SYNC_INTERVAL_MS: positiveInt.default(1000),
+  RECONCILE_INTERVAL_MS: positiveInt.default(60000),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = ReturnType<typeof toConfig>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+function toConfig(env: z.infer<typeof envSchema>) {
+  return {
+    http: { port: env.PORT },
+    db: { url: env.DATABASE_URL },
+    legacy: { url: env.LEGACY_DATABASE_URL },
+    redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
+    tokens: {
+      accessTtlSeconds: env.ACCESS_TOKEN_TTL_SECONDS,
+      refreshTtlSeconds: env.REFRESH_TOKEN_TTL_SECONDS,
+    },
+    rateLimit: {
+      perMinute: env.RATE_LIMIT_PER_MINUTE,
+      perHour: env.RATE_LIMIT_PER_HOUR,
+      perDay: env.RATE_LIMIT_PER_DAY,
+    },
+    sync: { intervalMs: env.SYNC_INTERVAL_MS, reconcileIntervalMs: env.RECONCILE_INTERVAL_MS },
+    metrics: { workerPort: env.METRICS_PORT },
+    logLevel: env.LOG_LEVEL,
+  };
+}
+
+/** Parses the environment; throws one ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable means "not set", as it does for most operators' tooling.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  return deepFreeze(toConfig(parsed.data));
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const child of Object.values(value)) {
+    if (child && typeof child === 'object') deepFreeze(child as object);
+  }
+  return Object.freeze(value);
+}
+
+/** Runs a process entry point; a bad configuration ends it with one line, not a stack trace. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

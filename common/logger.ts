@@ -1,0 +1,27 @@
+import { pino, type Logger } from 'pino';
+
+export type { Logger };
+
+/** Structured JSON logs. Credentials never reach a log line, whatever a caller passes in. */
+export function createLogger(options: { level: string; name: string }): Logger {
+  return pino({
+    name: options.name,
+    level: options.level,
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        '*.client_secret',
+        '*.access_token',
+        '*.refresh_token',
+        '*.password',
+        '*.password_hash',
+        '*.remember_token',
+        'client_secret',
+        'access_token',
+        'refresh_token',
+      ],
+      censor: '[redacted]',
+    },
+  });
+}

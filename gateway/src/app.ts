@@ -1,0 +1,49 @@
+// Builds the Express application: middleware order, routers, error funnel. No listen() here, so
+// tests run the real app on port 0.
+import express, { Router } from 'express';
+import helmet from 'helmet';
+import type { Redis } from 'ioredis';
+import type { Config } from '../../common/config.js';
+import type { ReadModelClient } from '../../common/databases.js';
+import type { Logger } from '../../common/logger.js';
+import { authRoutes, oauthRoutes } from './features/auth/auth.routes.js';
+import { createTokenService } from './features/auth/tokens.service.js';
+import { healthRoutes } from './features/health/health.routes.js';
+import { infoRoutes } from './features/info/info.routes.js';
+import { memberRoutes } from './features/members/members.routes.js';
+import { createGuard } from './http/authenticate.js';
+import { errorHandler, unknownRoute } from './http/error-handler.js';
+import { requestId } from './http/request-id.js';
+
+export interface AppDeps {
+  config: Config;
+  db: ReadModelClient;
+  redis: Redis;
+  logger: Logger;
+}
+
+export function createApp(deps: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.set('query parser', 'simple');
+
+  const tokens = createTokenService(deps);
+  const guard = createGuard(tokens);
+
+  app.use(requestId);
+  app.use(helmet());
+  app.use(healthRoutes(deps));
+  app.use(oauthRoutes(tokens));
+
+  const api = Router();
+  api.use(express.json({ limit: '100kb' }));
+  api.use(infoRoutes());
+  api.use(authRoutes(tokens, guard));
+  api.use(memberRoutes(deps.db, guard));
+  app.use('/api/v1', api);
+
+  app.use(unknownRoute);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

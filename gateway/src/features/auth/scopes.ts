@@ -1,0 +1,20 @@
+// Scope names, one per operation group (decisions.md). Routes name the scope they need.
+export const SCOPES = [
+  'members:list',
+  'members:read',
+  'members:write',
+  'branches:read',
+  'packages:read',
+  'financial:read',
+  'dashboard:read',
+  'market:read',
+  'staff:read',
+  'notifications:read',
+  'private_lessons:read',
+  'presence:read',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}

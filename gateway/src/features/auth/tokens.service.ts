@@ -1,0 +1,153 @@
+// Token issue, refresh and revoke, driven by @node-oauth/oauth2-server. The specification's JSON
+// endpoints are adapted to the library's form-encoded token request here, and its OAuth errors
+// are turned into the specification's codes.
+import OAuth2Server from '@node-oauth/oauth2-server';
+import type { Config } from '../../../../common/config.js';
+import type { ReadModelClient } from '../../../../common/databases.js';
+import { AppError, insufficientScope, invalidToken } from '../../http/errors.js';
+import { createOAuthModel, type AuthenticatedToken, type OAuthClient } from './oauth-model.js';
+import { RefreshableClientCredentialsGrant } from './refreshable-client-credentials.grant.js';
+
+export interface TokenData {
+  access_token: string;
+  refresh_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_expires_in: number;
+  scopes: string[];
+  branch_id: number | null;
+}
+
+/** The library reads only form bodies; its content-length check needs a non-empty body. */
+export function formRequest(
+  body: Record<string, string>,
+  headers: Record<string, string> = {},
+): OAuth2Server.Request {
+  return new OAuth2Server.Request({
+    method: 'POST',
+    query: {},
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'content-length': '1',
+      ...headers,
+    },
+    body,
+  });
+}
+
+function innerOf(error: OAuth2Server.OAuthError): unknown {
+  return (error as { inner?: unknown }).inner;
+}
+
+/** Our own errors thrown inside model functions arrive wrapped in the library's ServerError. */
+export function unwrapOAuthError(error: unknown): unknown {
+  if (error instanceof OAuth2Server.OAuthError && innerOf(error) instanceof AppError)
+    return innerOf(error);
+  return error;
+}
+
+/** OAuth errors -> the specification's error codes (for the JSON /api/v1/auth endpoints). */
+function toAppError(error: unknown): unknown {
+  const inner = unwrapOAuthError(error);
+  if (inner instanceof AppError || !(inner instanceof OAuth2Server.OAuthError)) return inner;
+  switch (inner.name) {
+    case 'invalid_client':
+    case 'invalid_grant':
+    case 'invalid_token':
+    case 'unauthorized_request':
+    case 'invalid_request':
+      return invalidToken('İstemci bilgileri veya belirteç geçersiz.');
+    case 'unauthorized_client':
+    case 'invalid_scope':
+    case 'insufficient_scope':
+      return insufficientScope();
+    default:
+      return new AppError({
+        status: 500,
+        code: 'SERVER_ERROR',
+        message: 'Beklenmeyen bir hata oluştu.',
+        cause: inner,
+      });
+  }
+}
+
+export function createTokenService(deps: { db: ReadModelClient; config: Config }) {
+  const model = createOAuthModel(deps.db);
+  const server = new OAuth2Server({
+    model,
+    accessTokenLifetime: deps.config.tokens.accessTtlSeconds,
+    refreshTokenLifetime: deps.config.tokens.refreshTtlSeconds,
+    alwaysIssueNewRefreshToken: true,
+  });
+
+  function toTokenData(token: OAuth2Server.Token): TokenData {
+    const client = token.client as OAuthClient;
+    return {
+      access_token: token.accessToken,
+      refresh_token: token.refreshToken ?? '',
+      token_type: 'Bearer',
+      expires_in: deps.config.tokens.accessTtlSeconds,
+      refresh_expires_in: deps.config.tokens.refreshTtlSeconds,
+      scopes: token.scope ?? [],
+      branch_id: client.record.branch_id,
+    };
+  }
+
+  return {
+    server,
+    model,
+
+    async issueTokenPair(clientKey: string, clientSecret: string): Promise<TokenData> {
+      const request = formRequest({
+        grant_type: 'client_credentials',
+        client_id: clientKey,
+        client_secret: clientSecret,
+      });
+      try {
+        const token = await server.token(request, new OAuth2Server.Response(), {
+          extendedGrantTypes: { client_credentials: RefreshableClientCredentialsGrant },
+        });
+        return toTokenData(token);
+      } catch (error) {
+        throw toAppError(error);
+      }
+    },
+
+    async refreshTokenPair(refreshToken: string): Promise<TokenData> {
+      const clientKey = await model.clientKeyOfRefreshToken(refreshToken);
+      if (!clientKey) throw invalidToken();
+      const request = formRequest({
+        grant_type: 'refresh_token',
+        client_id: clientKey,
+        refresh_token: refreshToken,
+      });
+      try {
+        const token = await server.token(request, new OAuth2Server.Response(), {
+          // The specification's refresh call carries no client credentials: the refresh token
+          // itself, bound to its client and rotated on use, is the proof.
+          requireClientAuthentication: { refresh_token: false },
+        });
+        return toTokenData(token);
+      } catch (error) {
+        throw toAppError(error);
+      }
+    },
+
+    /** Bearer authentication: any failure is 401 INVALID_TOKEN. */
+    async authenticate(request: OAuth2Server.Request): Promise<AuthenticatedToken> {
+      try {
+        return (await server.authenticate(
+          request,
+          new OAuth2Server.Response(),
+        )) as AuthenticatedToken;
+      } catch (error) {
+        const inner = unwrapOAuthError(error);
+        if (inner instanceof OAuth2Server.OAuthError && inner.name !== 'server_error')
+          throw invalidToken();
+        throw inner instanceof OAuth2Server.OAuthError ? (innerOf(inner) ?? inner) : inner;
+      }
+    },
+  };
+}
+
+export type TokenService = ReturnType<typeof createTokenService>;

@@ -1,0 +1,134 @@
+// The one error funnel, mounted last: every failure leaves in the specification's error body.
+// A 500 never shows a stack trace, SQL or a dependency's message.
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { z } from 'zod';
+import type { Logger } from '../../../common/logger.js';
+import { AppError, notFound, serviceUnavailable, validationError } from './errors.js';
+import { zodDetails } from './validation.js';
+
+const DEPENDENCY_DOWN_PRISMA_CODES = new Set([
+  'P1001',
+  'P1002',
+  'P1008',
+  'P1017',
+  'P2024',
+  'P2037',
+]);
+const DEPENDENCY_DOWN_NODE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+]);
+const DEPENDENCY_DOWN_MESSAGES = [
+  /Connection is closed/i,
+  /Stream isn't writeable/i,
+  /Reached the max retries per request/i,
+  /Can't reach database server/i,
+  /Connection terminated/i,
+  /pool timeout/i,
+  /timeout exceeded when trying to connect/i,
+];
+
+/** Walks an error's cause chain looking for a sign that PostgreSQL, MySQL or Redis is away. */
+export function isDependencyDown(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 6; depth++) {
+    const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
+    if (
+      typeof code === 'string' &&
+      (DEPENDENCY_DOWN_PRISMA_CODES.has(code) || DEPENDENCY_DOWN_NODE_CODES.has(code))
+    ) {
+      return true;
+    }
+    if (typeof message === 'string' && DEPENDENCY_DOWN_MESSAGES.some((re) => re.test(message)))
+      return true;
+    e = cause;
+  }
+  return false;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown }).code === 'P2002';
+}
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+function toAppError(error: unknown): AppError | null {
+  if (error instanceof AppError) return error;
+  if (error instanceof z.ZodError) return validationError(zodDetails(error));
+  const parserError = error as BodyParserError;
+  if (parserError.type === 'entity.too.large') {
+    return new AppError({
+      status: 413,
+      code: 'VALIDATION_ERROR',
+      message: 'İstek gövdesi çok büyük (en fazla 100 kB).',
+    });
+  }
+  if (typeof parserError.type === 'string' && parserError.type.startsWith('entity.')) {
+    return validationError(
+      [{ field: '(body)', message: 'Geçerli bir JSON gövdesi bekleniyor.' }],
+      'İstek gövdesi okunamadı.',
+    );
+  }
+  if (typeof parserError.type === 'string' && parserError.status && parserError.status < 500) {
+    return validationError([{ field: '(body)', message: 'İstek gövdesi okunamadı.' }]);
+  }
+  if (isUniqueViolation(error)) {
+    return new AppError({
+      status: 409,
+      code: 'DUPLICATE',
+      message: 'Aynı bilgilere sahip bir kayıt zaten var.',
+    });
+  }
+  if (isDependencyDown(error)) return serviceUnavailable(5);
+  return null;
+}
+
+export function sendError(res: Response, error: AppError): void {
+  if (error.retryAfter !== undefined) res.set('Retry-After', String(error.retryAfter));
+  res.status(error.status).json({
+    success: false,
+    error: error.code,
+    message: error.message,
+    ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
+    ...(error.details ? { details: error.details } : {}),
+    request_id: res.locals.requestId as string,
+  });
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const known = toAppError(error);
+    if (known && known.status < 500) {
+      sendError(res, known);
+      return;
+    }
+    const requestId = res.locals.requestId as string;
+    logger.error(
+      { err: error, request_id: requestId, method: req.method, path: req.path },
+      'request failed',
+    );
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    sendError(
+      res,
+      known ??
+        new AppError({
+          status: 500,
+          code: 'SERVER_ERROR',
+          message: 'Beklenmeyen bir hata oluştu.',
+        }),
+    );
+  };
+}
+
+/** Unknown paths answer 404 NOT_FOUND in the error body, never Express's HTML page. */
+export const unknownRoute: RequestHandler = () => {
+  throw notFound('İstenen adres bulunamadı.');
+};

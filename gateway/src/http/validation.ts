@@ -1,0 +1,16 @@
+// The one validation approach: zod schemas, failures turned into 400 VALIDATION_ERROR with details.
+import type { z } from 'zod';
+import { validationError, type ErrorDetail } from './errors.js';
+
+export function zodDetails(error: z.ZodError): ErrorDetail[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.length > 0 ? issue.path.join('.') : '(body)',
+    message: issue.message,
+  }));
+}
+
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw validationError(zodDetails(result.error));
+  return result.data;
+}

@@ -1,0 +1,89 @@
+// Runs the real gateway application on port 0 against a test environment, and obtains tokens
+// from its real token endpoint.
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createReadModelClient, type ReadModelClient } from '../../common/databases.js';
+import { createLogger } from '../../common/logger.js';
+import { createRedis } from '../../common/redis.js';
+import { createApp } from '../../gateway/src/app.js';
+import type { Scope } from '../../gateway/src/features/auth/scopes.js';
+import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
+import type { TestEnvironment } from './environment.js';
+
+export interface RunningGateway {
+  url: string;
+  db: ReadModelClient;
+  close(): Promise<void>;
+}
+
+export async function startGateway(
+  env: TestEnvironment,
+  overrides: Record<string, string> = {},
+): Promise<RunningGateway> {
+  const config = env.config(overrides);
+  const db = createReadModelClient(config.db.url, { poolSize: 5 });
+  const redis = createRedis(config.redis.url);
+  const logger = createLogger({ level: config.logLevel, name: 'gateway-test' });
+  const server: Server = await new Promise((resolve) => {
+    const s = createApp({ config, db, redis, logger }).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    db,
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      server.closeAllConnections();
+      await db.$disconnect();
+      redis.disconnect();
+    },
+  };
+}
+
+export interface TestClient {
+  id: number;
+  client_key: string;
+  client_secret: string;
+}
+
+export function createTestClient(
+  db: ReadModelClient,
+  options: { scopes?: Scope[]; branchId?: number | null; name?: string } = {},
+): Promise<TestClient> {
+  return createClient(db, {
+    name: options.name ?? 'test client',
+    scopes: options.scopes ?? ['members:list', 'members:read'],
+    branchId: options.branchId ?? null,
+  });
+}
+
+export async function getJson(url: string, init: RequestInit = {}) {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = text;
+  }
+  return { status: response.status, headers: response.headers, body: body as Record<string, any> };
+}
+
+export function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  return getJson(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+export async function issueToken(gateway: RunningGateway, client: TestClient): Promise<string> {
+  const { status, body } = await postJson(`${gateway.url}/api/v1/auth/token`, {
+    client_key: client.client_key,
+    client_secret: client.client_secret,
+  });
+  if (status !== 200) throw new Error(`token request failed: ${status} ${JSON.stringify(body)}`);
+  return body.data.access_token as string;
+}
+
+export const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });

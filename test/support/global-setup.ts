@@ -1,0 +1,73 @@
+// Decides which PostgreSQL, MariaDB/MySQL and Redis servers the integration tests use:
+// the URLs in DATABASE_URL / LEGACY_DATABASE_URL / REDIS_URL when given; otherwise containers
+// when a Docker engine answers; otherwise the local servers on their default ports.
+// Every test file then creates its own uniquely named databases on those servers.
+import { randomBytes } from 'node:crypto';
+import type { TestProject } from 'vitest/node';
+
+export interface TestServices {
+  postgresUrl: string;
+  mysqlUrl: string;
+  redisUrl: string;
+  runId: string;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    services: TestServices;
+  }
+}
+
+const DEFAULTS = {
+  postgresUrl: 'postgresql://postgres@127.0.0.1:5432/postgres',
+  mysqlUrl: 'mysql://root@127.0.0.1:3306/mysql',
+  redisUrl: 'redis://127.0.0.1:6379',
+};
+
+async function dockerAvailable(): Promise<boolean> {
+  try {
+    const { getContainerRuntimeClient } = await import('testcontainers');
+    await getContainerRuntimeClient();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const env = process.env;
+  const stops: (() => Promise<unknown>)[] = [];
+  const given = env.DATABASE_URL || env.LEGACY_DATABASE_URL || env.REDIS_URL;
+  let services: TestServices = {
+    postgresUrl: env.DATABASE_URL || DEFAULTS.postgresUrl,
+    mysqlUrl: env.LEGACY_DATABASE_URL || DEFAULTS.mysqlUrl,
+    redisUrl: env.REDIS_URL || DEFAULTS.redisUrl,
+    runId,
+  };
+  if (!given && (await dockerAvailable())) {
+    const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+    const { MySqlContainer } = await import('@testcontainers/mysql');
+    const { RedisContainer } = await import('@testcontainers/redis');
+    const [postgres, mysql, redis] = await Promise.all([
+      new PostgreSqlContainer('postgres:16-alpine').start(),
+      new MySqlContainer('mysql:8.4').start(),
+      new RedisContainer('redis:7-alpine').start(),
+    ]);
+    stops.push(
+      () => postgres.stop(),
+      () => mysql.stop(),
+      () => redis.stop(),
+    );
+    services = {
+      postgresUrl: postgres.getConnectionUri(),
+      mysqlUrl: mysql.getConnectionUri(true),
+      redisUrl: redis.getConnectionUrl(),
+      runId,
+    };
+  }
+  project.provide('services', services);
+  return async () => {
+    await Promise.all(stops.map((stop) => stop()));
+  };
+}

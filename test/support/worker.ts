@@ -1,0 +1,50 @@
+// Runs the real sync runner in-process against a test environment.
+import { createLegacyClient, createReadModelClient } from '../../common/databases.js';
+import { createLogger } from '../../common/logger.js';
+import { createRedis } from '../../common/redis.js';
+import { startSyncRunner } from '../../worker/src/sync/sync-runner.js';
+import type { TestEnvironment } from './environment.js';
+
+export async function startWorker(
+  env: TestEnvironment,
+  options: { legacyUrl?: string; intervalMs?: number } = {},
+) {
+  const config = env.config();
+  const legacy = createLegacyClient(options.legacyUrl ?? env.legacyReadOnlyUrl);
+  const readModel = createReadModelClient(config.db.url, { poolSize: 4 });
+  const connection = createRedis(config.redis.url, { forWorker: true });
+  const runner = await startSyncRunner({
+    legacy,
+    readModel,
+    connection,
+    prefix: config.redis.prefix,
+    intervalMs: options.intervalMs ?? config.sync.intervalMs,
+    logger: createLogger({ level: 'silent', name: 'worker-test' }),
+  });
+  return {
+    runner,
+    readModel,
+    async close() {
+      await runner.close();
+      await Promise.allSettled([legacy.$disconnect(), readModel.$disconnect()]);
+      connection.disconnect();
+    },
+  };
+}
+
+/** Polls until `check` stops throwing, or fails with its last error after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => Promise<T>,
+  timeoutMs = 5000,
+  stepMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, stepMs));
+    }
+  }
+}

@@ -1,0 +1,73 @@
+import { Prisma } from '../../../../prisma/generated/legacy/client.js';
+import { digitsOf, foldTurkish } from '../../../../common/turkish.js';
+import { bool, dayOrNull, decimal, instant, int, text, textOrNull } from '../legacy-values.js';
+import type { SyncTable } from '../table-definition.js';
+
+export const membersTable: SyncTable = {
+  name: 'members',
+  source: Prisma.sql`SELECT m.id, m.full_name, m.surname, m.phone, m.email, m.tc_no, m.member_no,
+    m.gender, m.birth_date, m.branch_id, b.name AS branch_name, m.entry_status, m.balance,
+    m.freeze_status, m.status, m.registered_at, m.address, m.qr_code, m.referral_code,
+    m.is_deleted, m.created_at, m.updated_at
+    FROM members m JOIN branches b ON b.id = m.branch_id`,
+  changedAt: 'm.updated_at',
+  key: 'm.id',
+  columns: [
+    'id',
+    'full_name',
+    'surname',
+    'phone',
+    'email',
+    'tc_no',
+    'member_no',
+    'gender',
+    'birth_date',
+    'branch_id',
+    'branch_name',
+    'entry_status',
+    'balance',
+    'freeze_status',
+    'status',
+    'registered_at',
+    'address',
+    'qr_code',
+    'referral_code',
+    'created_at',
+    'updated_at',
+    'search_text',
+    'phone_digits',
+  ],
+  map: (row) => {
+    // A soft-deleted member no longer exists for any reader.
+    if (bool(row.is_deleted)) return null;
+    const fullName = text(row.full_name);
+    const surname = textOrNull(row.surname);
+    const email = textOrNull(row.email);
+    const phone = text(row.phone);
+    return {
+      id: int(row.id),
+      full_name: fullName,
+      surname,
+      phone,
+      email,
+      tc_no: textOrNull(row.tc_no),
+      member_no: text(row.member_no),
+      gender: textOrNull(row.gender),
+      birth_date: dayOrNull(row.birth_date),
+      branch_id: int(row.branch_id),
+      branch_name: text(row.branch_name),
+      entry_status: bool(row.entry_status),
+      balance: decimal(row.balance),
+      freeze_status: bool(row.freeze_status),
+      status: text(row.status),
+      registered_at: instant(row.registered_at),
+      address: textOrNull(row.address),
+      qr_code: text(row.qr_code),
+      referral_code: textOrNull(row.referral_code),
+      created_at: instant(row.created_at),
+      updated_at: instant(row.updated_at),
+      search_text: foldTurkish([fullName, surname, email].filter(Boolean).join(' ')),
+      phone_digits: digitsOf(phone),
+    };
+  },
+};
