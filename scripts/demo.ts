@@ -1,6 +1,6 @@
 // `npm run demo`: on a machine with PostgreSQL, MySQL/MariaDB and Redis on their default ports,
-// creates a demo legacy database with generated data (unless the legacy database already has the
-// dashboard's tables, which are then used as they are), migrates the read model, creates a demo
+// creates a demo legacy database with generated data (a legacy database that already has members
+// is used as it is), migrates the read model, creates a demo
 // client, runs gateway and worker, and prints a working curl line. Ctrl-C stops everything.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,31 +9,12 @@ import { createReadModelClient } from '../common/databases.js';
 import { SCOPES } from '../gateway/src/features/auth/scopes.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
 import { migrateReadModel } from '../prisma/read-model/migrate.js';
-import { generateLegacyData } from './legacy/generate-data.js';
-import {
-  connectLegacy,
-  createLegacyDatabase,
-  databaseName,
-  legacyDatabaseExists,
-} from './legacy/legacy-database.js';
+import { seedLegacyDatabase } from './legacy/seed.js';
 
 const config = loadConfigOrExit();
 const say = (line: string) => console.log(`[demo] ${line}`);
 
-if (await legacyDatabaseExists(config.legacy.url)) {
-  say(`using the existing legacy database ${databaseName(config.legacy.url)}`);
-} else {
-  say(`creating legacy database ${databaseName(config.legacy.url)} from prisma/legacy/schema.sql`);
-  await createLegacyDatabase(config.legacy.url);
-  const conn = await connectLegacy(config.legacy.url);
-  const counts = await generateLegacyData(conn, { scale: 1 });
-  await conn.end();
-  say(
-    `generated ${Object.entries(counts)
-      .map(([t, n]) => `${n} ${t}`)
-      .join(', ')}`,
-  );
-}
+say(await seedLegacyDatabase(config.legacy.url));
 
 const applied = await migrateReadModel(config.db.url);
 say(

@@ -20,5 +20,8 @@ if (!env.PRISMA_SCHEMA_ENGINE_BINARY) {
 }
 
 for (const config of ['prisma.legacy.config.ts', 'prisma.read-model.config.ts']) {
-  execFileSync(process.execPath, [prismaCli, 'generate', '--config', config], { stdio: 'inherit', env });
+  execFileSync(process.execPath, [prismaCli, 'generate', '--config', config], {
+    stdio: 'inherit',
+    env,
+  });
 }

@@ -1,0 +1,135 @@
+// The operator interface driven from outside, as an operator would: npm scripts and environment.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import {
+  bearer,
+  getJson,
+  issueToken,
+  startGateway,
+  type RunningGateway,
+} from './support/gateway.js';
+
+const run = promisify(execFile);
+let env: TestEnvironment;
+let gateway: RunningGateway;
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  gateway = await startGateway(env);
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await env?.destroy();
+});
+
+const npmEnv = () => ({
+  ...process.env,
+  DATABASE_URL: env.databaseUrl,
+  LEGACY_DATABASE_URL: env.legacyUrl,
+  REDIS_PREFIX: env.redisPrefix,
+});
+
+describe('npm run clients', () => {
+  it('when creating a client with --json, then it prints id, client_key and client_secret, and the secret works', async () => {
+    const { stdout } = await run(
+      'npm',
+      [
+        'run',
+        '--silent',
+        'clients',
+        '--',
+        'create',
+        '--name',
+        'partner',
+        '--scopes',
+        'members:list,members:read',
+        '--branch',
+        '7',
+        '--json',
+      ],
+      { env: npmEnv() },
+    );
+    const created = JSON.parse(stdout.trim()) as {
+      id: number;
+      client_key: string;
+      client_secret: string;
+    };
+    expect(created).toMatchObject({
+      id: expect.any(Number),
+      client_key: expect.any(String),
+      client_secret: expect.any(String),
+    });
+    const token = await issueToken(gateway, created);
+    expect((await getJson(`${gateway.url}/api/v1/members`, bearer(token))).status).toBe(200);
+
+    const listed = await run('npm', ['run', '--silent', 'clients', '--', 'list', '--json'], {
+      env: npmEnv(),
+    });
+    expect(listed.stdout).toContain(created.client_key);
+    expect(listed.stdout).not.toContain(created.client_secret);
+  });
+
+  it('when a scope is unknown, then it exits non-zero naming it', async () => {
+    await expect(
+      run(
+        'npm',
+        ['run', '--silent', 'clients', '--', 'create', '--name', 'x', '--scopes', 'members:delete'],
+        { env: npmEnv() },
+      ),
+    ).rejects.toMatchObject({ stderr: expect.stringContaining('members:delete') });
+  });
+});
+
+describe('configuration errors', () => {
+  it('when a variable is bad, then the gateway stops with one line naming it', async () => {
+    const failure = (await run('npm', ['run', '--silent', 'gateway'], {
+      env: { ...process.env, PORT: 'not-a-port' },
+    }).catch((e: unknown) => e)) as {
+      code: number;
+      stderr: string;
+    };
+    expect(failure.code).toBe(1);
+    expect(failure.stderr.trim().split('\n')).toHaveLength(1);
+    expect(failure.stderr).toMatch(/PORT/);
+  });
+});
+
+describe('docker-compose.yml', () => {
+  const compose = parse(
+    readFileSync(new URL('../docker-compose.yml', import.meta.url), 'utf8'),
+  ) as {
+    services: Record<string, Record<string, any>>;
+  };
+
+  it('then it runs the legacy MySQL from the project dump, PostgreSQL, Redis, a one-shot migration, gateway and worker', () => {
+    expect(Object.keys(compose.services).sort()).toEqual([
+      'gateway',
+      'legacy-db',
+      'migrate',
+      'postgres',
+      'redis',
+      'worker',
+    ]);
+    expect(compose.services['legacy-db']!.image).toMatch(/^mysql:8/);
+    expect(compose.services['legacy-db']!.volumes.join('\n')).toContain(
+      './prisma/legacy/schema.sql:/docker-entrypoint-initdb.d/',
+    );
+    expect(compose.services.migrate!.restart).toBe('no');
+  });
+
+  it('then gateway and worker are separate, health-checked services that wait for the migration', () => {
+    for (const name of ['gateway', 'worker']) {
+      const service = compose.services[name]!;
+      expect(service.healthcheck?.test).toBeDefined();
+      expect(service.depends_on?.migrate?.condition).toBe('service_completed_successfully');
+      expect(service.container_name).toBeUndefined();
+    }
+    expect(compose.services.gateway!.command).toEqual(['npm', 'run', 'gateway']);
+    expect(compose.services.worker!.command).toEqual(['npm', 'run', 'worker']);
+  });
+});

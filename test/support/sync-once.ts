@@ -1,0 +1,20 @@
+// Brings the read model up to date with the legacy database once, without queues: for tests
+// that are about reading, not about the worker.
+import { createLegacyClient, createReadModelClient } from '../../common/databases.js';
+import { syncTable } from '../../worker/src/sync/sync-engine.js';
+import { SYNC_TABLES } from '../../worker/src/sync/tables/index.js';
+import type { TestEnvironment } from './environment.js';
+
+export async function syncOnce(env: TestEnvironment): Promise<void> {
+  const legacy = createLegacyClient(env.legacyReadOnlyUrl, { poolSize: 2 });
+  const readModel = createReadModelClient(env.databaseUrl, { poolSize: 2 });
+  try {
+    for (const table of SYNC_TABLES) {
+      let run;
+      do run = await syncTable(table, { legacy, readModel });
+      while (!run.caughtUp);
+    }
+  } finally {
+    await Promise.all([legacy.$disconnect(), readModel.$disconnect()]);
+  }
+}
