@@ -7,7 +7,7 @@ import type { TestEnvironment } from './environment.js';
 
 export async function startWorker(
   env: TestEnvironment,
-  options: { legacyUrl?: string; intervalMs?: number } = {},
+  options: { legacyUrl?: string; intervalMs?: number; reconcileIntervalMs?: number } = {},
 ) {
   const config = env.config();
   const legacy = createLegacyClient(options.legacyUrl ?? env.legacyReadOnlyUrl);
@@ -19,6 +19,7 @@ export async function startWorker(
     connection,
     prefix: config.redis.prefix,
     intervalMs: options.intervalMs ?? config.sync.intervalMs,
+    reconcileIntervalMs: options.reconcileIntervalMs ?? config.sync.reconcileIntervalMs,
     logger: createLogger({ level: 'silent', name: 'worker-test' }),
   });
   return {

@@ -20,6 +20,7 @@ const runner = await startSyncRunner({
   connection,
   prefix: config.redis.prefix,
   intervalMs: config.sync.intervalMs,
+  reconcileIntervalMs: config.sync.reconcileIntervalMs,
   logger,
   metrics,
 });

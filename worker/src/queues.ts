@@ -1,19 +1,23 @@
 // Queue and job names, payloads and default options: declared once, here.
 import type { JobsOptions } from 'bullmq';
 
-/** One queue per synced table, so a table's runs can be limited to one at a time. */
+/** One queue per synced table, so that a table's sync and reconcile runs never overlap. */
 export const syncQueueName = (table: string) => `sync-${table}`;
-export const syncSchedulerId = (table: string) => `sync-${table}-every-interval`;
-export const SYNC_JOB_NAME = 'sync-table';
 
-export interface SyncJobData {
+export const JOBS = {
+  sync: { name: 'sync-table', schedulerId: (table: string) => `sync-${table}` },
+  reconcile: { name: 'reconcile-table', schedulerId: (table: string) => `reconcile-${table}` },
+} as const;
+export type JobKind = keyof typeof JOBS;
+
+export interface TableJobData {
   table: string;
 }
 
-export const SYNC_JOB_OPTIONS: JobsOptions = {
+export const TABLE_JOB_OPTIONS: JobsOptions = {
   attempts: 5,
   backoff: { type: 'exponential', delay: 1000 },
   // Keep recent history visible for operators; failed jobs longer than completed ones.
-  removeOnComplete: { count: 100 },
+  removeOnComplete: { count: 200 },
   removeOnFail: { count: 1000 },
 };

@@ -4,10 +4,12 @@
 // Late commits: a dashboard transaction may commit seconds after the updated_at it wrote, so
 // the stored position never passes "legacy now - look-back"; each poll re-reads that window
 // and the upsert's IS DISTINCT FROM guard keeps unchanged rows from being written again.
+// Tables without a change column are polled for new ids only; their in-place changes and
+// deletes are left to the reconciliation (reconcile.ts).
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
-import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import type { LegacyClient, ReadModelClient } from '../../../common/databases.js';
-import type { LegacyRow, ReadModelRow, SyncTable } from './table-definition.js';
+import { applyLegacyRows, columnName } from './read-model-writes.js';
+import type { LegacyRow, SyncTable } from './table-definition.js';
 
 export interface SyncOptions {
   /** Seconds behind legacy "now" that the stored position stays, for late commits. */
@@ -19,7 +21,7 @@ export interface SyncOptions {
 
 export const DEFAULT_SYNC_OPTIONS: SyncOptions = {
   lookbackSeconds: 10,
-  batchSize: 1000,
+  batchSize: 2000,
   timeBudgetMs: 20_000,
 };
 
@@ -33,17 +35,19 @@ export interface SyncRunResult {
   rowsRead: number;
   rowsWritten: number;
   caughtUp: boolean;
+  /** Where the run's time went: reading the legacy table, writing the read model. */
+  legacyReadMs: number;
+  writeMs: number;
 }
 
-// PostgreSQL allows 65535 bind parameters per statement; stay well below.
-const MAX_PARAMS_PER_STATEMENT = 30_000;
-
-const columnName = (qualified: string) => qualified.split('.').pop() ?? qualified;
-const ident = (name: string) => Sql.raw(`"${name.replace(/"/g, '""')}"`);
+export interface SyncDatabases {
+  legacy: LegacyClient;
+  readModel: ReadModelClient;
+}
 
 export async function syncTable(
   table: SyncTable,
-  db: { legacy: LegacyClient; readModel: ReadModelClient },
+  db: SyncDatabases,
   options: SyncOptions = DEFAULT_SYNC_OPTIONS,
 ): Promise<SyncRunResult> {
   const started = Date.now();
@@ -52,30 +56,39 @@ export async function syncTable(
     changedAt: state?.cursor_changed_at ?? null,
     id: state?.cursor_id ?? 0n,
   };
-  const result: SyncRunResult = { table: table.name, rowsRead: 0, rowsWritten: 0, caughtUp: false };
+  const result: SyncRunResult = {
+    table: table.name,
+    rowsRead: 0,
+    rowsWritten: 0,
+    caughtUp: false,
+    legacyReadMs: 0,
+    writeMs: 0,
+  };
 
   while (!result.caughtUp && Date.now() - started < options.timeBudgetMs) {
     const readStartedAt = new Date();
-    const legacyNow = await legacyClock(db.legacy);
+    const legacyNow = table.changedAt ? await legacyClock(db.legacy) : null;
     const rows = await readBatch(db.legacy, table, position, options.batchSize);
+    const writeStartedAt = Date.now();
+    result.legacyReadMs += writeStartedAt - readStartedAt.getTime();
     result.rowsRead += rows.length;
     result.caughtUp = rows.length < options.batchSize;
 
     const last = rows.at(-1);
     if (last) {
       position = {
-        changedAt: last[columnName(table.changedAt)] as Date,
+        changedAt: table.changedAt ? (last[columnName(table.changedAt)] as Date) : null,
         id: BigInt(last[columnName(table.key)] as bigint | number),
       };
     }
-    const horizon = new Date(legacyNow.getTime() - options.lookbackSeconds * 1000);
+    const horizon = legacyNow && new Date(legacyNow.getTime() - options.lookbackSeconds * 1000);
     const stored: Position =
-      position.changedAt && position.changedAt > horizon
+      horizon && position.changedAt && position.changedAt > horizon
         ? { changedAt: horizon, id: 0n }
         : position;
 
     result.rowsWritten += await db.readModel.$transaction(async (tx) => {
-      const written = await applyRows(tx, table, rows);
+      const written = await applyLegacyRows(tx, table, rows);
       await tx.syncState.upsert({
         where: { table_name: table.name },
         create: {
@@ -95,6 +108,7 @@ export async function syncTable(
       });
       return written;
     });
+    result.writeMs += Date.now() - writeStartedAt;
   }
   return result;
 }
@@ -107,70 +121,19 @@ async function legacyClock(legacy: LegacyClient): Promise<Date> {
 }
 
 function readBatch(legacy: LegacyClient, table: SyncTable, from: Position, limit: number) {
-  const changedAt = LegacySql.raw(table.changedAt);
   const key = LegacySql.raw(table.key);
+  if (!table.changedAt) {
+    return legacy.$queryRaw<
+      LegacyRow[]
+    >`${table.source} WHERE ${key} > ${from.id} ORDER BY ${key} LIMIT ${limit}`;
+  }
+  const changedAt = LegacySql.raw(table.changedAt);
+  // The leading `>=` makes this a range scan of the (changed-at, id) index in index order, so a
+  // batch costs its own rows and never a sort of everything past the position.
   const after = from.changedAt
-    ? LegacySql.sql`WHERE ${changedAt} > ${from.changedAt} OR (${changedAt} = ${from.changedAt} AND ${key} > ${from.id})`
+    ? LegacySql.sql`WHERE ${changedAt} >= ${from.changedAt} AND (${changedAt} > ${from.changedAt} OR ${key} > ${from.id})`
     : LegacySql.empty;
   return legacy.$queryRaw<
     LegacyRow[]
   >`${table.source} ${after} ORDER BY ${changedAt}, ${key} LIMIT ${limit}`;
-}
-
-type Tx = Parameters<Parameters<ReadModelClient['$transaction']>[0]>[0];
-
-/** Upserts live rows, deletes gone ones, refreshes dependents; returns rows actually changed. */
-export async function applyRows(tx: Tx, table: SyncTable, rows: LegacyRow[]): Promise<number> {
-  const live: ReadModelRow[] = [];
-  const gone: number[] = [];
-  for (const row of rows) {
-    const mapped = table.map(row);
-    if (mapped) live.push(mapped);
-    else gone.push(Number(row[columnName(table.key)]));
-  }
-  let changed = 0;
-  const chunkSize = Math.max(1, Math.floor(MAX_PARAMS_PER_STATEMENT / table.columns.length));
-  for (let i = 0; i < live.length; i += chunkSize) {
-    changed += await upsertChunk(tx, table, live.slice(i, i + chunkSize));
-  }
-  if (gone.length > 0) {
-    changed += await tx.$executeRaw`DELETE FROM ${ident(table.name)} WHERE id = ANY(${gone})`;
-  }
-  const ids = live.map((row) => row.id as number);
-  if (ids.length > 0) {
-    for (const dependent of table.dependents ?? []) {
-      const sets = Object.entries(dependent.columns).map(([column, expression]) => ({
-        column,
-        expression,
-      }));
-      const assignments = Sql.join(
-        sets.map((s) => Sql.sql`${ident(s.column)} = ${Sql.raw(s.expression)}`),
-      );
-      const stale = Sql.join(
-        sets.map((s) => Sql.sql`d.${ident(s.column)} IS DISTINCT FROM ${Sql.raw(s.expression)}`),
-        ' OR ',
-      );
-      // Run for every row of the batch, not only changed ones: a copy written by a concurrent
-      // run of the dependent table from an older read is mended on the next look-back pass.
-      await tx.$executeRaw`UPDATE ${ident(dependent.table)} d SET ${assignments}
-        FROM ${ident(table.name)} s
-        WHERE d.${ident(dependent.foreignKey)} = s.id AND s.id = ANY(${ids}) AND (${stale})`;
-    }
-  }
-  return changed;
-}
-
-async function upsertChunk(tx: Tx, table: SyncTable, rows: ReadModelRow[]): Promise<number> {
-  const columns = table.columns;
-  const columnList = Sql.join(columns.map(ident));
-  const values = Sql.join(
-    rows.map((row) => Sql.sql`(${Sql.join(columns.map((c) => row[c] ?? null))})`),
-  );
-  const updatable = columns.filter((c) => c !== 'id');
-  const assignments = Sql.join(updatable.map((c) => Sql.sql`${ident(c)} = EXCLUDED.${ident(c)}`));
-  const current = Sql.join(updatable.map((c) => Sql.sql`t.${ident(c)}`));
-  const incoming = Sql.join(updatable.map((c) => Sql.sql`EXCLUDED.${ident(c)}`));
-  return tx.$executeRaw`INSERT INTO ${ident(table.name)} AS t (${columnList}) VALUES ${values}
-    ON CONFLICT (id) DO UPDATE SET ${assignments}
-    WHERE (${current}) IS DISTINCT FROM (${incoming})`;
 }

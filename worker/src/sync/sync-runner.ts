@@ -1,28 +1,26 @@
-// Runs the sync of every table on BullMQ: one queue per table, a job scheduler per queue
-// (upserted here, the one place), global concurrency 1 so that no two runs of one table ever
-// overlap, whatever the number of worker processes.
-import { Queue, Worker } from 'bullmq';
+// Runs the sync of every table on BullMQ: one queue per table with global concurrency 1, so no
+// two runs of one table (sync or reconcile) ever overlap, whatever the number of worker
+// processes; job schedulers upserted here, the one place.
+import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { LegacyClient, ReadModelClient } from '../../../common/databases.js';
 import type { Logger } from '../../../common/logger.js';
-import {
-  SYNC_JOB_NAME,
-  SYNC_JOB_OPTIONS,
-  syncQueueName,
-  syncSchedulerId,
-  type SyncJobData,
-} from '../queues.js';
+import { JOBS, TABLE_JOB_OPTIONS, syncQueueName, type TableJobData } from '../queues.js';
+import { reconcileTable } from './reconcile.js';
 import type { SyncMetrics } from './sync-metrics.js';
-import { DEFAULT_SYNC_OPTIONS, syncTable, type SyncOptions } from './sync-engine.js';
+import {
+  DEFAULT_SYNC_OPTIONS,
+  syncTable,
+  type SyncDatabases,
+  type SyncOptions,
+} from './sync-engine.js';
 import type { SyncTable } from './table-definition.js';
 import { SYNC_TABLES } from './tables/index.js';
 
-export interface SyncRunnerDeps {
-  legacy: LegacyClient;
-  readModel: ReadModelClient;
+export interface SyncRunnerDeps extends SyncDatabases {
   connection: Redis;
   prefix: string;
   intervalMs: number;
+  reconcileIntervalMs: number;
   logger: Logger;
   metrics?: SyncMetrics;
   tables?: readonly SyncTable[];
@@ -32,35 +30,44 @@ export interface SyncRunnerDeps {
 export async function startSyncRunner(deps: SyncRunnerDeps) {
   const tables = deps.tables ?? SYNC_TABLES;
   const options = { ...DEFAULT_SYNC_OPTIONS, ...deps.syncOptions };
-  const queues: Queue[] = [];
-  const workers: Worker[] = [];
+  const queues: Queue<TableJobData>[] = [];
+  const workers: Worker<TableJobData>[] = [];
 
   for (const table of tables) {
-    const name = syncQueueName(table.name);
-    const queue = new Queue<SyncJobData>(name, {
+    const queue = new Queue<TableJobData>(syncQueueName(table.name), {
       connection: deps.connection,
       prefix: deps.prefix,
     });
     await queue.setGlobalConcurrency(1);
+    const data = { table: table.name };
     await queue.upsertJobScheduler(
-      syncSchedulerId(table.name),
+      JOBS.sync.schedulerId(table.name),
       { every: deps.intervalMs },
-      { name: SYNC_JOB_NAME, data: { table: table.name }, opts: SYNC_JOB_OPTIONS },
+      { name: JOBS.sync.name, data, opts: TABLE_JOB_OPTIONS },
     );
+    if (table.reconcile) {
+      await queue.upsertJobScheduler(
+        JOBS.reconcile.schedulerId(table.name),
+        { every: deps.reconcileIntervalMs },
+        { name: JOBS.reconcile.name, data, opts: TABLE_JOB_OPTIONS },
+      );
+    }
     queues.push(queue);
 
-    const worker = new Worker<SyncJobData>(
-      name,
-      async () => {
-        const run = await syncTable(table, deps, options);
-        deps.metrics?.recordRun(run);
-        return run;
-      },
-      { connection: deps.connection, prefix: deps.prefix, concurrency: 1 },
-    );
+    const run = async (job: Job<TableJobData>) => {
+      if (job.name === JOBS.reconcile.name) return reconcileTable(table, deps);
+      const result = await syncTable(table, deps, options);
+      deps.metrics?.recordRun(result);
+      return result;
+    };
+    const worker = new Worker<TableJobData>(syncQueueName(table.name), run, {
+      connection: deps.connection,
+      prefix: deps.prefix,
+      concurrency: 1,
+    });
     worker.on('failed', (job, error) => {
       deps.metrics?.recordFailure(table.name);
-      deps.logger.warn({ table: table.name, job: job?.id, err: error }, 'sync run failed');
+      deps.logger.warn({ table: table.name, job: job?.name, err: error }, 'sync run failed');
     });
     worker.on('error', (error) =>
       deps.logger.error({ table: table.name, err: error }, 'sync worker error'),

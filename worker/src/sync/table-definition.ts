@@ -1,5 +1,9 @@
-// A synced table is data, not code: the one engine (sync-engine.ts) reads these declarations.
+// A synced table is data, not code: the one engine (sync-engine.ts) and the reconciliation
+// (reconcile.ts) read these declarations.
 import type { LegacyPrisma } from '../../../common/databases.js';
+
+/** How a read-model column's values compare (verify, reconcile) and travel to PostgreSQL. */
+export type ColumnType = 'int' | 'bigint' | 'text' | 'bool' | 'decimal' | 'date' | 'instant';
 
 /** A value the read model stores: what the mapping of a legacy row produces. */
 export type ReadModelValue = string | number | boolean | Date | null;
@@ -8,32 +12,42 @@ export type ReadModelRow = Record<string, ReadModelValue>;
 /** A row as the legacy database returns it through Prisma's raw queries. */
 export type LegacyRow = Record<string, unknown>;
 
-/** A read-model column derived from another synced table (e.g. members.branch_name). */
+/** Read-model columns derived from this table's rows (e.g. members.branch_name from branches). */
 export interface DependentColumns {
-  /** Read-model table holding the copies. */
+  /** Read-model table holding the copies, aliased `d`. */
   table: string;
-  /** Its column that points at the source row's id. */
-  foreignKey: string;
-  /** Column -> SQL expression over the source read-model row, aliased `s`. */
+  /** SQL joining a dependent row `d` to a synced row `s` of this table (its mapped columns). */
+  on: string;
+  /** Column of `d` -> SQL expression over `s` (and `d`) giving its value. */
   columns: Record<string, string>;
 }
 
 export interface SyncTable {
   /** Name of the read-model table, and the sync position's key. */
   name: string;
-  /**
-   * SELECT list and FROM clause over the legacy database, without WHERE or ORDER BY. The
-   * changed-at and key columns below must be selectable from it.
-   */
+  /** SELECT list and FROM clause over the legacy database, without WHERE or ORDER BY. */
   source: LegacyPrisma.Sql;
-  /** Legacy column (qualified) whose value MySQL bumps on every change. */
-  changedAt: string;
+  /**
+   * Legacy column (qualified) that MySQL bumps on every change; null for tables without one,
+   * which are polled for new ids only and reconciled for changes.
+   */
+  changedAt: string | null;
   /** Legacy primary key column (qualified). */
   key: string;
-  /** Read-model columns, in the order `map` fills them; the first is the primary key `id`. */
-  columns: readonly string[];
-  /** A legacy row -> its read-model row, or null when the row no longer exists for readers. */
-  map(row: LegacyRow): ReadModelRow | null;
-  /** Other read-model tables showing a value of this one, refreshed when a row changes. */
+  /** Read-model columns and their types; the first is the primary key `id`. */
+  columns: Record<string, ColumnType>;
+  /** A legacy row -> its read-model row (API-ready values). */
+  map(row: LegacyRow): ReadModelRow;
+  /** Whether a legacy row no longer exists for readers (a soft delete); it leaves the read model. */
+  isGone?(row: LegacyRow): boolean;
+  /**
+   * Other read-model tables showing values of this one, refreshed from every synced row, gone
+   * ones included, so a copy never outlives a rename made just before a delete.
+   */
   dependents?: readonly DependentColumns[];
+  /**
+   * Compared row by row with the legacy table every RECONCILE_INTERVAL_MS, because some change
+   * leaves no trace in the change column (hard deletes, tables without updated_at).
+   */
+  reconcile?: boolean;
 }

@@ -3,6 +3,9 @@ import { digitsOf, foldTurkish } from '../../../../common/turkish.js';
 import { bool, dayOrNull, decimal, instant, int, text, textOrNull } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
+/** members.full_name + ' ' + members.surname, just full_name without a surname (legacy README). */
+export const MEMBER_NAME_SQL = "concat_ws(' ', s.full_name, s.surname)";
+
 export const membersTable: SyncTable = {
   name: 'members',
   source: Prisma.sql`SELECT m.id, m.full_name, m.surname, m.phone, m.email, m.tc_no, m.member_no,
@@ -12,34 +15,34 @@ export const membersTable: SyncTable = {
     FROM members m JOIN branches b ON b.id = m.branch_id`,
   changedAt: 'm.updated_at',
   key: 'm.id',
-  columns: [
-    'id',
-    'full_name',
-    'surname',
-    'phone',
-    'email',
-    'tc_no',
-    'member_no',
-    'gender',
-    'birth_date',
-    'branch_id',
-    'branch_name',
-    'entry_status',
-    'balance',
-    'freeze_status',
-    'status',
-    'registered_at',
-    'address',
-    'qr_code',
-    'referral_code',
-    'created_at',
-    'updated_at',
-    'search_text',
-    'phone_digits',
-  ],
+  columns: {
+    id: 'int',
+    full_name: 'text',
+    surname: 'text',
+    phone: 'text',
+    email: 'text',
+    tc_no: 'text',
+    member_no: 'text',
+    gender: 'text',
+    birth_date: 'date',
+    branch_id: 'int',
+    branch_name: 'text',
+    entry_status: 'bool',
+    balance: 'decimal',
+    freeze_status: 'bool',
+    status: 'text',
+    registered_at: 'instant',
+    address: 'text',
+    qr_code: 'text',
+    referral_code: 'text',
+    created_at: 'instant',
+    updated_at: 'instant',
+    search_text: 'text',
+    phone_digits: 'text',
+  },
+  // A soft-deleted member no longer exists for any reader.
+  isGone: (row) => bool(row.is_deleted),
   map: (row) => {
-    // A soft-deleted member no longer exists for any reader.
-    if (bool(row.is_deleted)) return null;
     const fullName = text(row.full_name);
     const surname = textOrNull(row.surname);
     const email = textOrNull(row.email);
@@ -70,4 +73,21 @@ export const membersTable: SyncTable = {
       phone_digits: digitsOf(phone),
     };
   },
+  dependents: [
+    {
+      table: 'installment_plans',
+      on: 'd.member_id = s.id',
+      columns: { member_name: MEMBER_NAME_SQL },
+    },
+    {
+      table: 'private_lessons',
+      on: 'd.member_id = s.id',
+      columns: { member_name: MEMBER_NAME_SQL, branch_id: 's.branch_id' },
+    },
+    {
+      table: 'presence_records',
+      on: 'd.member_id = s.id',
+      columns: { member_name: MEMBER_NAME_SQL },
+    },
+  ],
 };

@@ -1,0 +1,145 @@
+// Every resource synced into the read model, derived fields following their sources, and the
+// deletes and in-place changes that only the reconciliation can see.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
+import { generateLegacyData } from '../scripts/legacy/generate-data.js';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { syncOnce } from './support/sync-once.js';
+import { verifyEnvironment } from './support/verify.js';
+import { createLegacyClient } from '../common/databases.js';
+import { reconcileTable } from '../worker/src/sync/reconcile.js';
+import { SYNC_TABLES } from '../worker/src/sync/tables/index.js';
+
+let env: TestEnvironment;
+let dashboard: LegacyDashboard;
+let readModel: ReadModelClient;
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  dashboard = await LegacyDashboard.connect(env.legacyUrl);
+  await generateLegacyData(dashboard.conn, { scale: 0.5, seed: 7 });
+  readModel = createReadModelClient(env.databaseUrl, { poolSize: 2 });
+  await syncOnce(env);
+});
+
+afterAll(async () => {
+  await readModel?.$disconnect();
+  await dashboard?.close();
+  await env?.destroy();
+});
+
+async function reconcileAll() {
+  const legacy = createLegacyClient(env.legacyReadOnlyUrl, { poolSize: 2 });
+  try {
+    for (const table of SYNC_TABLES.filter((t) => t.reconcile))
+      await reconcileTable(table, { legacy, readModel });
+  } finally {
+    await legacy.$disconnect();
+  }
+}
+
+describe('the read model of every resource', () => {
+  it('when a generated dashboard is synced, then verify finds no difference in any table', async () => {
+    const { total, reports } = await verifyEnvironment(env);
+    expect(reports).toEqual([]);
+    expect(total).toBe(0);
+    expect(await readModel.presenceRecord.count()).toBeGreaterThan(0);
+    expect(await readModel.installmentPlan.count()).toBeGreaterThan(0);
+  });
+
+  it('then staff secrets never enter the read model', async () => {
+    const columns = await readModel.$queryRaw<{ column_name: string }[]>`
+      SELECT column_name FROM information_schema.columns WHERE table_name = 'staff'`;
+    const names = columns.map((c) => c.column_name);
+    expect(names).toContain('full_name');
+    expect(names).not.toContain('password_hash');
+    expect(names).not.toContain('remember_token');
+  });
+
+  it('when sources of derived fields change, then every copy follows', async () => {
+    const [staff] = await dashboard.query<{ id: number; branch_id: number; role_id: number }>(
+      'SELECT id, branch_id, role_id FROM staff LIMIT 1',
+    );
+    const [lesson] = await dashboard.query<{ member_id: number; package_id: number }>(
+      'SELECT member_id, package_id FROM private_lessons LIMIT 1',
+    );
+    const [unpaid] = await dashboard.query<{ id: number; plan_id: number }>(
+      'SELECT id, plan_id FROM installments WHERE is_paid = 0 LIMIT 1',
+    );
+    const [product] = await dashboard.query<{ category_id: number }>(
+      'SELECT category_id FROM market_products LIMIT 1',
+    );
+    await dashboard.update('branches', staff!.branch_id, { name: 'Yeni Şube Adı' });
+    await dashboard.query('UPDATE roles SET name = ? WHERE id = ?', [
+      'Baş Antrenör',
+      staff!.role_id,
+    ]);
+    await dashboard.update('packages', lesson!.package_id, { name: 'Yeniden Adlandırılmış Paket' });
+    await dashboard.update('members', lesson!.member_id, { full_name: 'Yeni', surname: 'Adlı' });
+    await dashboard.update('installments', unpaid!.id, {
+      is_paid: 1,
+      paid_at: '2026-11-01 12:00:00',
+    });
+    await dashboard.query('UPDATE market_categories SET name = ? WHERE id = ?', [
+      'Yeni Kategori',
+      product!.category_id,
+    ]);
+
+    await syncOnce(env);
+    await reconcileAll();
+
+    const staffRow = await readModel.staff.findUniqueOrThrow({ where: { id: staff!.id } });
+    expect(staffRow.branch_name).toBe('Yeni Şube Adı');
+    expect(staffRow.role_name).toBe('Baş Antrenör');
+    const lessons = await readModel.privateLesson.findMany({
+      where: { member_id: lesson!.member_id },
+    });
+    expect(lessons.every((l) => l.member_name === 'Yeni Adlı')).toBe(true);
+    expect(
+      (await readModel.privateLesson.findMany({ where: { package_id: lesson!.package_id } })).every(
+        (l) => l.package_name === 'Yeniden Adlandırılmış Paket',
+      ),
+    ).toBe(true);
+    const products = await readModel.marketProduct.findMany({
+      where: { category_id: product!.category_id },
+    });
+    expect(products.every((p) => p.category_name === 'Yeni Kategori')).toBe(true);
+    const [collected] = await dashboard.query<{ total: string }>(
+      'SELECT SUM(amount) AS total FROM installments WHERE plan_id = ? AND is_paid = 1',
+      [unpaid!.plan_id],
+    );
+    const plan = await readModel.installmentPlan.findUniqueOrThrow({
+      where: { id: unpaid!.plan_id },
+    });
+    expect(plan.collected_amount.toFixed(2)).toBe(Number(collected!.total).toFixed(2));
+    expect((await verifyEnvironment(env)).total).toBe(0);
+  });
+
+  it('when rows are hard-deleted or changed without updated_at, then the reconciliation repairs them', async () => {
+    const [mp] = await dashboard.query<{ id: number }>(
+      'SELECT id FROM member_packages ORDER BY id LIMIT 1',
+    );
+    const [note] = await dashboard.query<{ id: number; is_read: number }>(
+      'SELECT id, is_read FROM notifications ORDER BY id LIMIT 1',
+    );
+    await dashboard.query('DELETE FROM member_packages WHERE id = ?', [mp!.id]);
+    await dashboard.query('UPDATE notifications SET is_read = ? WHERE id = ?', [
+      note!.is_read ? 0 : 1,
+      note!.id,
+    ]);
+    await dashboard.query(
+      'DELETE FROM notifications WHERE id = (SELECT MAX(id) FROM (SELECT id FROM notifications) n)',
+    );
+
+    await syncOnce(env);
+    expect((await verifyEnvironment(env)).total).toBeGreaterThan(0);
+    await reconcileAll();
+
+    expect(await readModel.memberPackage.findUnique({ where: { id: mp!.id } })).toBeNull();
+    expect(
+      (await readModel.notification.findUniqueOrThrow({ where: { id: note!.id } })).is_read,
+    ).toBe(!note!.is_read);
+    expect((await verifyEnvironment(env)).total).toBe(0);
+  });
+});

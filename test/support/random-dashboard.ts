@@ -1,0 +1,208 @@
+// Random dashboard-style mutations over a generated legacy database, for the sync tests: what
+// the PHP dashboard does all day, including the changes that leave no trace in updated_at.
+import type { LegacyDashboard } from './legacy-dashboard.js';
+
+type Mutation = (d: LegacyDashboard, pick: Picker) => Promise<unknown>;
+
+export class Picker {
+  private state: number;
+  constructor(seed: number) {
+    this.state = seed >>> 0;
+  }
+  next(): number {
+    this.state = (this.state * 1664525 + 1013904223) >>> 0;
+    return this.state / 4294967296;
+  }
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+  from<T>(items: readonly T[]): T {
+    return items[Math.floor(this.next() * items.length)] as T;
+  }
+}
+
+const randomId = async (d: LegacyDashboard, pick: Picker, table: string, where = '1 = 1') => {
+  const [row] = await d.query<{ lo: number | null; hi: number | null }>(
+    `SELECT MIN(id) AS lo, MAX(id) AS hi FROM ${table} WHERE ${where}`,
+  );
+  if (!row || row.lo === null || row.hi === null) return null;
+  const [hit] = await d.query<{ id: number }>(
+    `SELECT id FROM ${table} WHERE ${where} AND id >= ? ORDER BY id LIMIT 1`,
+    [pick.int(Number(row.lo), Number(row.hi))],
+  );
+  return hit ? Number(hit.id) : null;
+};
+
+const NAMES = ['Şule', 'İlker', 'Ömer', 'Çiğdem', 'Ilgaz', 'Gökçe', 'Ümran'];
+
+export const MUTATIONS: Record<string, Mutation> = {
+  async insertMember(d, pick) {
+    const branch = await randomId(d, pick, 'branches');
+    if (branch) await d.insertMember({ branch_id: branch, full_name: pick.from(NAMES) });
+  },
+  async updateMember(d, pick) {
+    const id = await randomId(d, pick, 'members', 'is_deleted = 0');
+    if (id)
+      await d.update('members', id, {
+        full_name: pick.from(NAMES),
+        balance: pick.int(0, 9999) / 10,
+        status: pick.from(['Aktif', 'Pasif']),
+      });
+  },
+  async softDeleteMember(d, pick) {
+    const id = await randomId(d, pick, 'members', 'is_deleted = 0');
+    if (id) await d.update('members', id, { is_deleted: 1 });
+  },
+  async renameBranch(d, pick) {
+    const id = await randomId(d, pick, 'branches');
+    if (id) await d.update('branches', id, { name: `Şube ${pick.int(1, 1e6)}` });
+  },
+  async renamePackage(d, pick) {
+    const id = await randomId(d, pick, 'packages');
+    if (id) await d.update('packages', id, { name: `Paket ${pick.int(1, 1e6)}` });
+  },
+  async renameRole(d, pick) {
+    const id = await randomId(d, pick, 'roles');
+    if (id)
+      await d.query('UPDATE roles SET name = ? WHERE id = ?', [`Rol ${pick.int(1, 1e6)}`, id]);
+  },
+  async renameCategory(d, pick) {
+    const id = await randomId(d, pick, 'market_categories');
+    if (id)
+      await d.query('UPDATE market_categories SET name = ?, is_active = ? WHERE id = ?', [
+        `Kategori ${pick.int(1, 1e6)}`,
+        pick.int(0, 1),
+        id,
+      ]);
+  },
+  async payInstallment(d, pick) {
+    const id = await randomId(d, pick, 'installments', 'is_paid = 0');
+    if (id)
+      await d.query('UPDATE installments SET is_paid = 1, paid_at = NOW() WHERE id = ?', [id]);
+  },
+  async flipNotification(d, pick) {
+    const id = await randomId(d, pick, 'notifications');
+    if (id) await d.query('UPDATE notifications SET is_read = 1 - is_read WHERE id = ?', [id]);
+  },
+  async deleteNotification(d, pick) {
+    const id = await randomId(d, pick, 'notifications');
+    if (id) await d.query('DELETE FROM notifications WHERE id = ?', [id]);
+  },
+  async insertNotification(d, pick) {
+    await d.insert('notifications', {
+      branch_id: pick.next() < 0.3 ? null : await randomId(d, pick, 'branches'),
+      title: 'Duyuru',
+      message: 'Test',
+      type: pick.from(['Bilgi', 'Uyarı']),
+    });
+  },
+  async deleteMemberPackage(d, pick) {
+    const id = await randomId(d, pick, 'member_packages');
+    if (id) await d.query('DELETE FROM member_packages WHERE id = ?', [id]);
+  },
+  async insertMemberPackage(d, pick) {
+    const member = await randomId(d, pick, 'members');
+    const pkg = await randomId(d, pick, 'packages');
+    if (!member || !pkg) return;
+    const [m] = await d.query<{ branch_id: number }>('SELECT branch_id FROM members WHERE id = ?', [
+      member,
+    ]);
+    await d.insert('member_packages', {
+      member_id: member,
+      package_id: pkg,
+      branch_id: m!.branch_id,
+      start_date: '2026-11-01',
+      end_date: '2026-12-01',
+      status: 'Aktif',
+      price_paid: 900,
+    });
+  },
+  async presenceEntryAndExit(d, pick) {
+    const member = await randomId(d, pick, 'members');
+    if (!member) return;
+    const [m] = await d.query<{ branch_id: number }>('SELECT branch_id FROM members WHERE id = ?', [
+      member,
+    ]);
+    const id = await d.insert('presence_logs', {
+      member_id: member,
+      branch_id: m!.branch_id,
+      entry_time: '2026-11-21 09:00:00',
+      access_method: 'QR',
+    });
+    if (pick.next() < 0.5)
+      await d.update('presence_logs', id, { exit_time: '2026-11-21 10:00:00', direction: 'Çıkış' });
+  },
+  async transaction(d, pick) {
+    const member = await randomId(d, pick, 'members');
+    const branch = await randomId(d, pick, 'branches');
+    const id = await d.insert('financial_transactions', {
+      member_id: member,
+      transaction_type: 'Gelir',
+      transaction_code: 'PAKET_SATIS',
+      amount: pick.int(100, 9000),
+      payment_method: 'Nakit',
+      branch_id: branch,
+      transaction_date: '2026-11-21 11:00:00',
+      staff_id: await randomId(d, pick, 'staff'),
+    });
+    if (pick.next() < 0.2)
+      await d.update('financial_transactions', id, {
+        is_cancelled: 1,
+        cancelled_at: '2026-11-21 11:05:00',
+        cancel_reason: 'Hatalı',
+      });
+  },
+  async lateCommit(d, pick) {
+    // A transaction that commits seconds after the updated_at it wrote.
+    const id = await randomId(d, pick, 'members', 'is_deleted = 0');
+    if (id)
+      await d.query(
+        'UPDATE members SET surname = ?, updated_at = NOW() - INTERVAL ? SECOND WHERE id = ?',
+        [pick.from(NAMES), pick.int(1, 8), id],
+      );
+  },
+  async burstSameSecond(d, pick) {
+    const lo = await randomId(d, pick, 'presence_logs');
+    if (lo)
+      await d.query('UPDATE presence_logs SET access_method = ? WHERE id BETWEEN ? AND ?', [
+        pick.from(['QR', 'Kart', 'Manuel']),
+        lo,
+        lo + 30,
+      ]);
+  },
+  async updateStaff(d, pick) {
+    const id = await randomId(d, pick, 'staff');
+    const branch = await randomId(d, pick, 'branches');
+    if (id) await d.update('staff', id, { full_name: pick.from(NAMES), branch_id: branch });
+  },
+  async useLesson(d, pick) {
+    const id = await randomId(d, pick, 'private_lessons', 'remaining_lessons > 0');
+    if (id)
+      await d.query(
+        'UPDATE private_lessons SET remaining_lessons = remaining_lessons - 1 WHERE id = ?',
+        [id],
+      );
+  },
+  async productPrice(d, pick) {
+    const id = await randomId(d, pick, 'market_products');
+    if (id)
+      await d.update('market_products', id, {
+        price: pick.int(100, 9999) / 10,
+        stock: pick.int(0, 50),
+      });
+  },
+};
+
+/** Applies `count` random mutations; returns how many of each kind ran. */
+export async function mutateRandomly(d: LegacyDashboard, count: number, seed: number, pauseMs = 5) {
+  const pick = new Picker(seed);
+  const kinds = Object.keys(MUTATIONS);
+  const applied: Record<string, number> = {};
+  for (let i = 0; i < count; i++) {
+    const kind = pick.from(kinds);
+    await MUTATIONS[kind]!(d, pick);
+    applied[kind] = (applied[kind] ?? 0) + 1;
+    if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pick.int(0, pauseMs)));
+  }
+  return applied;
+}

@@ -1,0 +1,57 @@
+// Several hundred random dashboard mutations while two worker processes' runners sync: after one
+// reconciliation interval without writes, verify finds no difference, and no two runs of one
+// table ever overlapped.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateLegacyData } from '../scripts/legacy/generate-data.js';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { mutateRandomly, MUTATIONS } from './support/random-dashboard.js';
+import { verifyEnvironment } from './support/verify.js';
+import { startWorker } from './support/worker.js';
+
+const RECONCILE_INTERVAL_MS = 4000;
+let env: TestEnvironment;
+let dashboard: LegacyDashboard;
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  dashboard = await LegacyDashboard.connect(env.legacyUrl);
+  await generateLegacyData(dashboard.conn, { scale: 0.3, seed: 3 });
+});
+
+afterAll(async () => {
+  await dashboard?.close();
+  await env?.destroy();
+});
+
+describe('sync under random dashboard writes', () => {
+  it('when two workers sync through 400 random mutations, then verify finds zero differences and runs never overlap', async () => {
+    const options = { intervalMs: 500, reconcileIntervalMs: RECONCILE_INTERVAL_MS };
+    const workers = [await startWorker(env, options), await startWorker(env, options)];
+    try {
+      const applied = await mutateRandomly(dashboard, 400, 20261121);
+      expect(Object.keys(applied).sort()).toEqual(Object.keys(MUTATIONS).sort());
+
+      // One reconciliation interval with no writes, plus one reconciliation run.
+      await new Promise((resolve) => setTimeout(resolve, RECONCILE_INTERVAL_MS + 2000));
+      const { total, reports } = await verifyEnvironment(env);
+      expect(reports).toEqual([]);
+      expect(total).toBe(0);
+
+      for (const queue of workers[0]!.runner.queues) {
+        const jobs = (await queue.getJobs(['completed', 'failed'], 0, -1))
+          .filter((job) => job.processedOn && job.finishedOn)
+          .sort((a, b) => a.processedOn! - b.processedOn!);
+        expect(jobs.length, queue.name).toBeGreaterThan(0);
+        for (let i = 1; i < jobs.length; i++) {
+          expect(
+            jobs[i]!.processedOn!,
+            `${queue.name} run ${i} started before run ${i - 1} finished`,
+          ).toBeGreaterThanOrEqual(jobs[i - 1]!.finishedOn!);
+        }
+      }
+    } finally {
+      await Promise.all(workers.map((w) => w.close()));
+    }
+  }, 120_000);
+});

@@ -1,0 +1,107 @@
+// Compares a synced table with a fresh projection of its legacy table, chunk by chunk over the
+// primary key, so no table is ever loaded whole into memory. Used by the reconciliation (which
+// repairs what it finds) and by `npm run sync:verify` (which reports it).
+import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
+import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
+import { columnName, ident } from './read-model-writes.js';
+import type { SyncDatabases } from './sync-engine.js';
+import type { ColumnType, LegacyRow, SyncTable } from './table-definition.js';
+
+export interface ChunkComparison {
+  /** Legacy rows, as read, of the ids the read model lacks or holds differently. */
+  toWrite: LegacyRow[];
+  /** Ids the read model holds that no longer exist for readers. */
+  toDelete: number[];
+  missing: number[];
+  extra: number[];
+  different: { id: number; columns: string[] }[];
+}
+
+/** A canonical text for a value of a column type, whichever side it came from. */
+export function canonical(type: ColumnType, value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  switch (type) {
+    case 'int':
+    case 'bigint':
+      return String(value as number | bigint);
+    case 'text':
+      return String(value as string);
+    case 'bool':
+      return value === true || value === 1 || value === '1' ? 'true' : 'false';
+    case 'decimal':
+      return new Sql.Decimal(value as string).toFixed(2);
+    case 'date':
+      return value instanceof Date ? value.toISOString().slice(0, 10) : String(value as string);
+    case 'instant':
+      return value instanceof Date ? value.toISOString() : new Date(value as string).toISOString();
+  }
+}
+
+function differingColumns(
+  table: SyncTable,
+  expected: Record<string, unknown>,
+  actual: Record<string, unknown>,
+) {
+  return Object.entries(table.columns)
+    .filter(
+      ([column, type]) => canonical(type, expected[column]) !== canonical(type, actual[column]),
+    )
+    .map(([column]) => column);
+}
+
+export async function* compareTable(
+  table: SyncTable,
+  db: SyncDatabases,
+  chunkSize = 2000,
+): AsyncGenerator<ChunkComparison> {
+  const key = LegacySql.raw(table.key);
+  const keyColumn = columnName(table.key);
+  const columns = Sql.join(Object.keys(table.columns).map(ident));
+  let after = 0n;
+  for (;;) {
+    const legacyRows = await db.legacy.$queryRaw<LegacyRow[]>`${table.source}
+      WHERE ${key} > ${after} ORDER BY ${key} LIMIT ${chunkSize}`;
+    const last = legacyRows.at(-1);
+    // The last chunk has no upper bound, so read-model rows past the legacy maximum count too.
+    const upper =
+      legacyRows.length === chunkSize && last ? BigInt(last[keyColumn] as bigint | number) : null;
+    const bound = upper === null ? Sql.empty : Sql.sql`AND id <= ${upper}`;
+    const readRows = await db.readModel.$queryRaw<Record<string, unknown>[]>`SELECT ${columns}
+      FROM ${ident(table.name)} WHERE id > ${after} ${bound} ORDER BY id`;
+
+    const held = new Map(readRows.map((row) => [Number(row.id as number | bigint), row]));
+    const result: ChunkComparison = {
+      toWrite: [],
+      toDelete: [],
+      missing: [],
+      extra: [],
+      different: [],
+    };
+    const live = new Set<number>();
+    for (const legacyRow of legacyRows) {
+      const id = Number(legacyRow[keyColumn] as number | bigint);
+      if (table.isGone?.(legacyRow)) continue;
+      live.add(id);
+      const current = held.get(id);
+      if (!current) {
+        result.missing.push(id);
+        result.toWrite.push(legacyRow);
+        continue;
+      }
+      const columnsDiffering = differingColumns(table, table.map(legacyRow), current);
+      if (columnsDiffering.length > 0) {
+        result.different.push({ id, columns: columnsDiffering });
+        result.toWrite.push(legacyRow);
+      }
+    }
+    for (const id of held.keys()) {
+      if (!live.has(id)) {
+        result.extra.push(id);
+        result.toDelete.push(id);
+      }
+    }
+    yield result;
+    if (upper === null) return;
+    after = upper;
+  }
+}

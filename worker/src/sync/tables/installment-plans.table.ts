@@ -1,0 +1,37 @@
+import { Prisma } from '../../../../prisma/generated/legacy/client.js';
+import { decimal, instant, int, text } from '../legacy-values.js';
+import type { SyncTable } from '../table-definition.js';
+
+export const installmentPlansTable: SyncTable = {
+  name: 'installment_plans',
+  source: Prisma.sql`SELECT ip.id, ip.member_id, CONCAT_WS(' ', m.full_name, m.surname) AS member_name,
+    ip.branch_id, ip.status, ip.total_amount,
+    (SELECT COALESCE(SUM(i.amount), 0) FROM installments i WHERE i.plan_id = ip.id AND i.is_paid = 1)
+      AS collected_amount,
+    ip.created_at, ip.updated_at
+    FROM installment_plans ip JOIN members m ON m.id = ip.member_id`,
+  changedAt: 'ip.updated_at',
+  key: 'ip.id',
+  columns: {
+    id: 'int',
+    member_id: 'int',
+    member_name: 'text',
+    branch_id: 'int',
+    status: 'text',
+    total_amount: 'decimal',
+    collected_amount: 'decimal',
+    created_at: 'instant',
+    updated_at: 'instant',
+  },
+  map: (row) => ({
+    id: int(row.id),
+    member_id: int(row.member_id),
+    member_name: text(row.member_name),
+    branch_id: int(row.branch_id),
+    status: text(row.status),
+    total_amount: decimal(row.total_amount),
+    collected_amount: decimal(row.collected_amount),
+    created_at: instant(row.created_at),
+    updated_at: instant(row.updated_at),
+  }),
+};

@@ -1,0 +1,72 @@
+import { Prisma } from '../../../../prisma/generated/legacy/client.js';
+import { instant, instantOrNull, int, intOrNull, text } from '../legacy-values.js';
+import type { SyncTable } from '../table-definition.js';
+
+export const privateLessonsTable: SyncTable = {
+  name: 'private_lessons',
+  source: Prisma.sql`SELECT pl.id, pl.member_id, CONCAT_WS(' ', m.full_name, m.surname) AS member_name,
+    m.branch_id, pl.package_id, p.name AS package_name, pl.trainer_id, pl.total_lessons,
+    pl.remaining_lessons, pl.created_at, pl.updated_at
+    FROM private_lessons pl JOIN members m ON m.id = pl.member_id JOIN packages p ON p.id = pl.package_id`,
+  changedAt: 'pl.updated_at',
+  key: 'pl.id',
+  columns: {
+    id: 'int',
+    member_id: 'int',
+    member_name: 'text',
+    branch_id: 'int',
+    package_id: 'int',
+    package_name: 'text',
+    trainer_id: 'int',
+    total_lessons: 'int',
+    remaining_lessons: 'int',
+    created_at: 'instant',
+    updated_at: 'instant',
+  },
+  map: (row) => ({
+    id: int(row.id),
+    member_id: int(row.member_id),
+    member_name: text(row.member_name),
+    branch_id: int(row.branch_id),
+    package_id: int(row.package_id),
+    package_name: text(row.package_name),
+    trainer_id: intOrNull(row.trainer_id),
+    total_lessons: int(row.total_lessons),
+    remaining_lessons: int(row.remaining_lessons),
+    created_at: instant(row.created_at),
+    updated_at: instant(row.updated_at),
+  }),
+};
+
+export const presenceTable: SyncTable = {
+  name: 'presence_records',
+  source: Prisma.sql`SELECT pr.id, pr.member_id, CONCAT_WS(' ', m.full_name, m.surname) AS member_name,
+    pr.branch_id, pr.entry_time, pr.exit_time, pr.direction, pr.access_method, pr.created_at, pr.updated_at
+    FROM presence_logs pr JOIN members m ON m.id = pr.member_id`,
+  changedAt: 'pr.updated_at',
+  key: 'pr.id',
+  columns: {
+    id: 'bigint',
+    member_id: 'int',
+    member_name: 'text',
+    branch_id: 'int',
+    entry_time: 'instant',
+    exit_time: 'instant',
+    direction: 'text',
+    access_method: 'text',
+    created_at: 'instant',
+    updated_at: 'instant',
+  },
+  map: (row) => ({
+    id: int(row.id),
+    member_id: int(row.member_id),
+    member_name: text(row.member_name),
+    branch_id: int(row.branch_id),
+    entry_time: instant(row.entry_time),
+    exit_time: instantOrNull(row.exit_time),
+    direction: text(row.direction),
+    access_method: text(row.access_method),
+    created_at: instant(row.created_at),
+    updated_at: instant(row.updated_at),
+  }),
+};

@@ -1,0 +1,40 @@
+import { Prisma } from '../../../../prisma/generated/legacy/client.js';
+import { day, decimal, instant, int, text } from '../legacy-values.js';
+import type { SyncTable } from '../table-definition.js';
+
+export const memberPackagesTable: SyncTable = {
+  name: 'member_packages',
+  source: Prisma.sql`SELECT mp.id, mp.member_id, mp.package_id, mp.branch_id, p.name AS package_type_name,
+    mp.start_date, mp.end_date, mp.status, mp.price_paid, mp.created_at, mp.updated_at
+    FROM member_packages mp JOIN packages p ON p.id = mp.package_id`,
+  changedAt: 'mp.updated_at',
+  key: 'mp.id',
+  columns: {
+    id: 'int',
+    member_id: 'int',
+    package_id: 'int',
+    branch_id: 'int',
+    package_type_name: 'text',
+    start_date: 'date',
+    end_date: 'date',
+    status: 'text',
+    price_paid: 'decimal',
+    created_at: 'instant',
+    updated_at: 'instant',
+  },
+  map: (row) => ({
+    id: int(row.id),
+    member_id: int(row.member_id),
+    package_id: int(row.package_id),
+    branch_id: int(row.branch_id),
+    package_type_name: text(row.package_type_name),
+    start_date: day(row.start_date),
+    end_date: day(row.end_date),
+    status: text(row.status),
+    price_paid: decimal(row.price_paid),
+    created_at: instant(row.created_at),
+    updated_at: instant(row.updated_at),
+  }),
+  // The dashboard DELETEs rows entered by mistake.
+  reconcile: true,
+};

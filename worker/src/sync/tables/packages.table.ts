@@ -1,0 +1,41 @@
+import { Prisma } from '../../../../prisma/generated/legacy/client.js';
+import { bool, decimal, instant, int, intOrNull, text } from '../legacy-values.js';
+import type { SyncTable } from '../table-definition.js';
+
+export const packagesTable: SyncTable = {
+  name: 'packages',
+  source: Prisma.sql`SELECT p.id, p.name, p.price, p.duration_days, p.duration_months, p.is_active,
+    p.sort_order, p.created_at, p.updated_at FROM packages p`,
+  changedAt: 'p.updated_at',
+  key: 'p.id',
+  columns: {
+    id: 'int',
+    name: 'text',
+    price: 'decimal',
+    duration_days: 'int',
+    duration_months: 'int',
+    is_active: 'bool',
+    sort_order: 'int',
+    created_at: 'instant',
+    updated_at: 'instant',
+  },
+  map: (row) => ({
+    id: int(row.id),
+    name: text(row.name),
+    price: decimal(row.price),
+    duration_days: intOrNull(row.duration_days),
+    duration_months: intOrNull(row.duration_months),
+    is_active: bool(row.is_active),
+    sort_order: int(row.sort_order),
+    created_at: instant(row.created_at),
+    updated_at: instant(row.updated_at),
+  }),
+  dependents: [
+    {
+      table: 'member_packages',
+      on: 'd.package_id = s.id',
+      columns: { package_type_name: 's.name' },
+    },
+    { table: 'private_lessons', on: 'd.package_id = s.id', columns: { package_name: 's.name' } },
+  ],
+};

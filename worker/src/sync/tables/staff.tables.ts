@@ -1,0 +1,66 @@
+import { Prisma } from '../../../../prisma/generated/legacy/client.js';
+import { foldTurkish } from '../../../../common/turkish.js';
+import { bool, instant, instantOrNull, int, text } from '../legacy-values.js';
+import type { SyncTable } from '../table-definition.js';
+
+export const rolesTable: SyncTable = {
+  name: 'roles',
+  source: Prisma.sql`SELECT r.id, r.name FROM roles r`,
+  // No updated_at: roles change rarely, in place.
+  changedAt: null,
+  key: 'r.id',
+  columns: { id: 'int', name: 'text' },
+  map: (row) => ({ id: int(row.id), name: text(row.name) }),
+  dependents: [{ table: 'staff', on: 'd.role_id = s.id', columns: { role_name: 's.name' } }],
+  reconcile: true,
+};
+
+// password_hash and remember_token are never selected: they must not leave the dashboard's database.
+export const staffTable: SyncTable = {
+  name: 'staff',
+  source: Prisma.sql`SELECT st.id, st.full_name, st.username, st.email, st.phone, st.branch_id,
+    b.name AS branch_name, st.role_id, r.name AS role_name, st.is_active, st.last_login, st.created_at,
+    st.updated_at
+    FROM staff st JOIN branches b ON b.id = st.branch_id JOIN roles r ON r.id = st.role_id`,
+  changedAt: 'st.updated_at',
+  key: 'st.id',
+  columns: {
+    id: 'int',
+    full_name: 'text',
+    username: 'text',
+    email: 'text',
+    phone: 'text',
+    branch_id: 'int',
+    branch_name: 'text',
+    role_id: 'int',
+    role_name: 'text',
+    is_active: 'bool',
+    last_login: 'instant',
+    created_at: 'instant',
+    updated_at: 'instant',
+    search_text: 'text',
+  },
+  map: (row) => ({
+    id: int(row.id),
+    full_name: text(row.full_name),
+    username: text(row.username),
+    email: text(row.email),
+    phone: text(row.phone),
+    branch_id: int(row.branch_id),
+    branch_name: text(row.branch_name),
+    role_id: int(row.role_id),
+    role_name: text(row.role_name),
+    is_active: bool(row.is_active),
+    last_login: instantOrNull(row.last_login),
+    created_at: instant(row.created_at),
+    updated_at: instant(row.updated_at),
+    search_text: foldTurkish([row.full_name, row.username, row.email].map(text).join(' ')),
+  }),
+  dependents: [
+    {
+      table: 'financial_transactions',
+      on: 'd.staff_id = s.id',
+      columns: { staff_name: 's.full_name' },
+    },
+  ],
+};

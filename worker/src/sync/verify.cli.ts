@@ -1,0 +1,33 @@
+// `npm run sync:verify`: compares the whole read model with the legacy database, table by
+// table, prints the differences and a total; exit code 1 when anything differs.
+import { loadConfigOrExit } from '../../../common/config.js';
+import { createLegacyClient, createReadModelClient } from '../../../common/databases.js';
+import { SYNC_TABLES } from './tables/index.js';
+import { differenceCount, verifyReadModel } from './verify.js';
+
+const SHOWN = 10;
+const config = loadConfigOrExit();
+const legacy = createLegacyClient(config.legacy.url, { poolSize: 2 });
+const readModel = createReadModelClient(config.db.url, { poolSize: 2 });
+const sample = (ids: number[]) =>
+  ids.length > 0 ? ` (${ids.slice(0, SHOWN).join(', ')}${ids.length > SHOWN ? ', ...' : ''})` : '';
+
+try {
+  const reports = await verifyReadModel(SYNC_TABLES, { legacy, readModel });
+  for (const r of reports) {
+    console.log(
+      `${r.table}: ${r.missing.length} missing${sample(r.missing)}, ${r.extra.length} extra${sample(r.extra)}, ` +
+        `${r.different.length} different${sample(r.different.map((d) => d.id))}`,
+    );
+    for (const d of r.different.slice(0, SHOWN))
+      console.log(`  ${r.table} #${d.id}: ${d.columns.join(', ')}`);
+  }
+  const total = differenceCount(reports);
+  console.log(`total: ${total} difference${total === 1 ? '' : 's'}`);
+  process.exitCode = total > 0 ? 1 : 0;
+} catch (error) {
+  console.error(`sync:verify failed: ${(error as Error).message}`);
+  process.exitCode = 2;
+} finally {
+  await Promise.all([legacy.$disconnect(), readModel.$disconnect()]);
+}
