@@ -5,6 +5,8 @@ import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { syncOnce } from './support/sync-once.js';
 import {
   bearer,
   getJson,
@@ -82,6 +84,32 @@ describe('npm run clients', () => {
         { env: npmEnv() },
       ),
     ).rejects.toMatchObject({ stderr: expect.stringContaining('members:delete') });
+  });
+});
+
+describe('npm run sync:verify', () => {
+  it('when the read model matches, then it exits 0; when a row differs, then it names it and exits 1', async () => {
+    const dashboard = await LegacyDashboard.connect(env.legacyUrl);
+    try {
+      const branchId = await dashboard.insertBranch({ name: 'Doğruluk' });
+      await dashboard.insertMember({ branch_id: branchId });
+      await syncOnce(env);
+      const clean = await run('npm', ['run', '--silent', 'sync:verify'], { env: npmEnv() });
+      expect(clean.stdout).toContain('total: 0 differences');
+
+      await gateway.db.member.updateMany({ data: { full_name: 'Bozuk' } });
+      const failure = (await run('npm', ['run', '--silent', 'sync:verify'], {
+        env: npmEnv(),
+      }).catch((e: unknown) => e)) as {
+        code: number;
+        stdout: string;
+      };
+      expect(failure.code).toBe(1);
+      expect(failure.stdout).toMatch(/members: 0 missing, 0 extra, 1 different/);
+      expect(failure.stdout).toMatch(/full_name/);
+    } finally {
+      await dashboard.close();
+    }
   });
 });
 
