@@ -1,10 +1,15 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
 /** Structured JSON logs. Credentials never reach a log line, whatever a caller passes in. */
-export function createLogger(options: { level: string; name: string }): Logger {
-  return pino({
+export function createLogger(options: {
+  level: string;
+  name: string;
+  /** Where lines go; stdout when absent. Tests pass a sink to read what would be logged. */
+  destination?: DestinationStream;
+}): Logger {
+  const settings: pino.LoggerOptions = {
     name: options.name,
     level: options.level,
     redact: {
@@ -23,5 +28,6 @@ export function createLogger(options: { level: string; name: string }): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return options.destination ? pino(settings, options.destination) : pino(settings);
 }

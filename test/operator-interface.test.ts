@@ -7,13 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { syncOnce } from './support/sync-once.js';
-import {
-  bearer,
-  getJson,
-  issueToken,
-  startGateway,
-  type RunningGateway,
-} from './support/gateway.js';
+import { startGateway, type RunningGateway } from './support/gateway.js';
 
 const run = promisify(execFile);
 let env: TestEnvironment;
@@ -34,57 +28,6 @@ const npmEnv = () => ({
   DATABASE_URL: env.databaseUrl,
   LEGACY_DATABASE_URL: env.legacyUrl,
   REDIS_PREFIX: env.redisPrefix,
-});
-
-describe('npm run clients', () => {
-  it('when creating a client with --json, then it prints id, client_key and client_secret, and the secret works', async () => {
-    const { stdout } = await run(
-      'npm',
-      [
-        'run',
-        '--silent',
-        'clients',
-        '--',
-        'create',
-        '--name',
-        'partner',
-        '--scopes',
-        'members:list,members:read',
-        '--branch',
-        '7',
-        '--json',
-      ],
-      { env: npmEnv() },
-    );
-    const created = JSON.parse(stdout.trim()) as {
-      id: number;
-      client_key: string;
-      client_secret: string;
-    };
-    expect(created).toMatchObject({
-      id: expect.any(Number),
-      client_key: expect.any(String),
-      client_secret: expect.any(String),
-    });
-    const token = await issueToken(gateway, created);
-    expect((await getJson(`${gateway.url}/api/v1/members`, bearer(token))).status).toBe(200);
-
-    const listed = await run('npm', ['run', '--silent', 'clients', '--', 'list', '--json'], {
-      env: npmEnv(),
-    });
-    expect(listed.stdout).toContain(created.client_key);
-    expect(listed.stdout).not.toContain(created.client_secret);
-  });
-
-  it('when a scope is unknown, then it exits non-zero naming it', async () => {
-    await expect(
-      run(
-        'npm',
-        ['run', '--silent', 'clients', '--', 'create', '--name', 'x', '--scopes', 'members:delete'],
-        { env: npmEnv() },
-      ),
-    ).rejects.toMatchObject({ stderr: expect.stringContaining('members:delete') });
-  });
 });
 
 describe('npm run sync:verify', () => {

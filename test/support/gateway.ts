@@ -1,9 +1,11 @@
 // Runs the real gateway application on port 0 against a test environment, and obtains tokens
 // from its real token endpoint.
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { Express } from 'express';
 import { createReadModelClient, type ReadModelClient } from '../../common/databases.js';
-import { createLogger } from '../../common/logger.js';
+import { createLogger, type Logger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
 import { createApp } from '../../gateway/src/app.js';
 import type { Scope } from '../../gateway/src/features/auth/scopes.js';
@@ -13,24 +15,31 @@ import type { TestEnvironment } from './environment.js';
 export interface RunningGateway {
   url: string;
   db: ReadModelClient;
+  app: Express;
   close(): Promise<void>;
 }
 
 export async function startGateway(
   env: TestEnvironment,
   overrides: Record<string, string> = {},
+  options: { logger?: Logger } = {},
 ): Promise<RunningGateway> {
   const config = env.config(overrides);
   const db = createReadModelClient(config.db.url, { poolSize: 5 });
   const redis = createRedis(config.redis.url);
-  const logger = createLogger({ level: config.logLevel, name: 'gateway-test' });
+  // The client has no offline queue: like a load balancer waiting for /readyz, tests send no
+  // request before Redis is connected.
+  if (redis.status !== 'ready') await once(redis, 'ready');
+  const logger = options.logger ?? createLogger({ level: config.logLevel, name: 'gateway-test' });
+  const app = createApp({ config, db, redis, logger });
   const server: Server = await new Promise((resolve) => {
-    const s = createApp({ config, db, redis, logger }).listen(0, '127.0.0.1', () => resolve(s));
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     db,
+    app,
     async close() {
       await new Promise((resolve) => server.close(resolve));
       server.closeAllConnections();
@@ -77,13 +86,26 @@ export function postJson(url: string, body: unknown, headers: Record<string, str
   });
 }
 
-export async function issueToken(gateway: RunningGateway, client: TestClient): Promise<string> {
+export interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+}
+
+/** A token pair from the real /api/v1/auth/token. */
+export async function issueTokenPair(
+  gateway: RunningGateway,
+  client: TestClient,
+): Promise<TokenPair> {
   const { status, body } = await postJson(`${gateway.url}/api/v1/auth/token`, {
     client_key: client.client_key,
     client_secret: client.client_secret,
   });
   if (status !== 200) throw new Error(`token request failed: ${status} ${JSON.stringify(body)}`);
-  return body.data.access_token as string;
+  return body.data as TokenPair;
+}
+
+export async function issueToken(gateway: RunningGateway, client: TestClient): Promise<string> {
+  return (await issueTokenPair(gateway, client)).access_token;
 }
 
 export const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });

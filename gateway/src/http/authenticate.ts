@@ -63,8 +63,21 @@ function requireScope(scope: Scope): RequestHandler {
  */
 export type Guard = (scope: Scope | null) => RequestHandler;
 
+const DECLARED_SCOPE = Symbol('declared scope');
+
 export function createGuard(tokens: TokenService, perClient: RequestHandler[] = []): Guard {
   const bearer = authenticate(tokens);
-  // A router is a single handler running its stack in order, errors included.
-  return (scope) => Router().use(bearer, ...perClient, ...(scope ? [requireScope(scope)] : []));
+  // A router is a single handler running its stack in order, errors included. The declared
+  // scope stays readable on it, so a test can list every protected route the app has.
+  return (scope) =>
+    Object.assign(Router().use(bearer, ...perClient, ...(scope ? [requireScope(scope)] : [])), {
+      [DECLARED_SCOPE]: scope,
+    });
+}
+
+/** The scope a guard handler declares (null: token only), or undefined for any other handler. */
+export function declaredScopeOf(handler: unknown): Scope | null | undefined {
+  return typeof handler === 'function'
+    ? (handler as { [DECLARED_SCOPE]?: Scope | null })[DECLARED_SCOPE]
+    : undefined;
 }

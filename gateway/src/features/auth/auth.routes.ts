@@ -1,22 +1,29 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
-import express, { Router } from 'express';
+import express, { Router, type ErrorRequestHandler } from 'express';
 import { authOf, type Guard } from '../../http/authenticate.js';
 import { AppError } from '../../http/errors.js';
 import { parseInput } from '../../http/validation.js';
+import { bodyField, oauthClientId, type AuthThrottle } from './auth-throttle.js';
 import { refreshRequestSchema, revokeRequestSchema, tokenRequestSchema } from './auth.schemas.js';
 import { unwrapOAuthError, type TokenService } from './tokens.service.js';
 
 /** POST /api/v1/auth/{token,refresh,revoke}: the specification's JSON token endpoints. */
-export function authRoutes(tokens: TokenService, guard: Guard): Router {
+export function authRoutes(tokens: TokenService, guard: Guard, throttle: AuthThrottle): Router {
   const router = Router();
+  const byClientKey = throttle((req) => bodyField(req, 'client_key'));
+  // A refresh names no client; the owner of the presented refresh token is counted instead.
+  const byRefreshToken = throttle((req) => {
+    const refreshToken = bodyField(req, 'refresh_token');
+    return refreshToken ? tokens.model.clientKeyOfRefreshToken(refreshToken) : null;
+  });
 
-  router.post('/auth/token', async (req, res) => {
+  router.post('/auth/token', ...byClientKey, async (req, res) => {
     const body = parseInput(tokenRequestSchema, req.body ?? {});
     const data = await tokens.issueTokenPair(body.client_key, body.client_secret);
     res.set('Cache-Control', 'no-store').json({ success: true, data });
   });
 
-  router.post('/auth/refresh', async (req, res) => {
+  router.post('/auth/refresh', ...byRefreshToken, async (req, res) => {
     const body = parseInput(refreshRequestSchema, req.body ?? {});
     const data = await tokens.refreshTokenPair(body.refresh_token);
     res.set('Cache-Control', 'no-store').json({ success: true, data });
@@ -39,13 +46,14 @@ export function authRoutes(tokens: TokenService, guard: Guard): Router {
 
 /**
  * POST /oauth/token: standard OAuth 2.0 (RFC 6749) for off-the-shelf clients. Form body, client
- * authentication by HTTP Basic or form fields, errors in RFC 6749 shape.
+ * authentication by HTTP Basic or form fields, answers and errors in RFC 6749 shape.
  */
-export function oauthRoutes(tokens: TokenService): Router {
+export function oauthRoutes(tokens: TokenService, throttle: AuthThrottle): Router {
   const router = Router();
   router.post(
     '/oauth/token',
     express.urlencoded({ extended: false, limit: '100kb' }),
+    ...throttle(oauthClientId),
     async (req, res) => {
       const response = new OAuth2Server.Response();
       try {
@@ -53,15 +61,49 @@ export function oauthRoutes(tokens: TokenService): Router {
       } catch (error) {
         const inner = unwrapOAuthError(error);
         if (inner instanceof AppError && inner.status === 403) {
+          // A disabled client, or one holding no scope, authenticated but may not get tokens.
           res.status(400).json({ error: 'unauthorized_client', error_description: inner.message });
           return;
         }
         if (!(inner instanceof OAuth2Server.OAuthError) || inner.name === 'server_error')
           throw inner;
+        // The library fills the response only for some failures (not for a non-form body), so
+        // the error body is built here from the error itself; headers (WWW-Authenticate) stay.
+        res.set(response.headers as Record<string, string>);
+        res.status(inner.code).json({ error: inner.name, error_description: inner.message });
+        return;
       }
       res.set(response.headers as Record<string, string>);
-      res.status(response.status ?? 200).json(response.body);
+      res.status(response.status ?? 200).json(rfc6749Body(response.body));
     },
   );
+  router.use('/oauth', oauthErrors);
   return router;
 }
+
+/** The library answers scopes as an array; RFC 6749 §3.3 wants one space-delimited string. */
+function rfc6749Body(body: unknown): unknown {
+  const scope = (body as { scope?: unknown } | undefined)?.scope;
+  return Array.isArray(scope) ? { ...(body as object), scope: scope.join(' ') } : body;
+}
+
+/** Failures before the library runs (body parser, throttle) in RFC 6749 §5.2 shape too. */
+const oauthErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
+  if (error instanceof AppError && error.status === 429) {
+    // slow_down is the registered token-endpoint error for "back off" (RFC 8628 §3.5).
+    res.set('Retry-After', String(error.retryAfter ?? 60));
+    res.status(429).json({ error: 'slow_down', error_description: error.message });
+    return;
+  }
+  const parserError = error as { type?: unknown; status?: unknown };
+  if (typeof parserError.type === 'string' && typeof parserError.status === 'number') {
+    if (parserError.status < 500) {
+      res.status(parserError.status === 413 ? 413 : 400).json({
+        error: 'invalid_request',
+        error_description: 'Invalid request: the form body could not be read',
+      });
+      return;
+    }
+  }
+  next(error);
+};

@@ -1,0 +1,99 @@
+// Throttle of the token endpoints against guessing (decisions.md "Tokens"): failed attempts are
+// counted per client_key and per IP address in Redis, so every gateway instance shares the counts
+// and a guesser cannot spread attempts over instances or over the three token endpoints.
+import type { Request, RequestHandler } from 'express';
+import { ipKeyGenerator, rateLimit, type RateLimitInfo } from 'express-rate-limit';
+import type { Redis } from 'ioredis';
+import { AppError } from '../../http/errors.js';
+import { GatewayRedisStore } from '../../http/rate-limit/rate-limit-store.js';
+
+const WINDOW_MS = 60_000;
+
+/** The client key a token request speaks for, or null when it names none. */
+export type ClientKeyOf = (req: Request) => Promise<string | null> | string | null;
+
+/** The handlers to put in front of a token endpoint, given how it names its client. */
+export type AuthThrottle = (clientKeyOf: ClientKeyOf) => RequestHandler[];
+
+export function tooManyFailedAttempts(retryAfter: number): AppError {
+  return new AppError({
+    status: 429,
+    code: 'RATE_LIMIT_EXCEEDED',
+    message: 'Çok fazla başarısız deneme. Lütfen daha sonra tekrar deneyin.',
+    retryAfter,
+  });
+}
+
+function secondsUntil(reset: Date | undefined): number {
+  return reset ? Math.max(1, Math.ceil((reset.getTime() - Date.now()) / 1000)) : 60;
+}
+
+export function createAuthThrottle(deps: {
+  redis: Redis;
+  prefix: string;
+  failedAttemptsPerMinute: number;
+  /** The operator's choice for an unreachable Redis (RATE_LIMIT_REDIS_FAILURE), as for the limits. */
+  onRedisFailure: 'open' | 'closed';
+}): AuthThrottle {
+  // One limiter needs one store instance (express-rate-limit refuses a shared one); stores with
+  // the same prefix count on the same Redis keys, so every endpoint adds to the same tally.
+  const limiter = (
+    dimension: 'ip' | 'client',
+    keyOf: (req: Request) => Promise<string | null>,
+  ): RequestHandler => {
+    const property = `authThrottle_${dimension}`;
+    return rateLimit({
+      windowMs: WINDOW_MS,
+      limit: deps.failedAttemptsPerMinute,
+      // Only responses of 400 and above stay counted: failed attempts, not traffic.
+      skipSuccessfulRequests: true,
+      standardHeaders: false,
+      legacyHeaders: false,
+      requestPropertyName: property,
+      store: new GatewayRedisStore(deps.redis, `${deps.prefix}:auth-fail:${dimension}:`, (e) => e),
+      passOnStoreError: deps.onRedisFailure === 'open',
+      skip: async (req) => (await keyOf(req)) === null,
+      keyGenerator: async (req) => (await keyOf(req)) ?? '',
+      handler: (req, _res, next) => {
+        const info = (req as Request & Record<string, RateLimitInfo | undefined>)[property];
+        next(tooManyFailedAttempts(secondsUntil(info?.resetTime)));
+      },
+    });
+  };
+
+  return (clientKeyOf) => {
+    // skip and keyGenerator both need the key; a refresh token costs a query to resolve.
+    const resolved = new WeakMap<Request, Promise<string | null>>();
+    const clientKey = (req: Request) => {
+      let key = resolved.get(req);
+      if (!key) {
+        key = Promise.resolve(clientKeyOf(req));
+        resolved.set(req, key);
+      }
+      return key;
+    };
+    return [
+      limiter('ip', (req) =>
+        Promise.resolve(ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown')),
+      ),
+      limiter('client', clientKey),
+    ];
+  };
+}
+
+/** A string field of a parsed body, or null. */
+export function bodyField(req: Request, field: string): string | null {
+  const value = (req.body as Record<string, unknown> | undefined)?.[field];
+  return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
+/** The client id of an RFC 6749 §2.3.1 request: HTTP Basic first, then the form field. */
+export function oauthClientId(req: Request): string | null {
+  const match = /^Basic\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
+  if (match?.[1]) {
+    const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    return colon > 0 ? decoded.slice(0, colon) : null;
+  }
+  return bodyField(req, 'client_id');
+}

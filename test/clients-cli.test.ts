@@ -1,0 +1,142 @@
+// `npm run clients -- create | list | disable | enable | rotate-secret | set-scopes | set-limits`, driven from
+// outside as an operator would, and what each does to a running gateway at once.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import {
+  bearer,
+  createTestClient,
+  getJson,
+  issueTokenPair,
+  postJson,
+  startGateway,
+  type RunningGateway,
+} from './support/gateway.js';
+
+const run = promisify(execFile);
+let env: TestEnvironment;
+let gateway: RunningGateway;
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  gateway = await startGateway(env);
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await env?.destroy();
+});
+
+async function clients(...args: string[]): Promise<string> {
+  const { stdout } = await run('npm', ['run', '--silent', 'clients', '--', ...args], {
+    env: { ...process.env, DATABASE_URL: env.databaseUrl, LEGACY_DATABASE_URL: env.legacyUrl },
+  });
+  return stdout;
+}
+
+const token = (key: string, secret: string) =>
+  postJson(`${gateway.url}/api/v1/auth/token`, { client_key: key, client_secret: secret });
+const refresh = (refreshToken: string) =>
+  postJson(`${gateway.url}/api/v1/auth/refresh`, { refresh_token: refreshToken });
+const members = (accessToken: string) =>
+  getJson(`${gateway.url}/api/v1/members`, bearer(accessToken));
+
+describe('npm run clients', () => {
+  it('when creating a client with --json, then it prints id, client_key and client_secret once, and the secret works', async () => {
+    const created = JSON.parse(
+      await clients(
+        'create',
+        '--name',
+        'partner',
+        '--scopes',
+        'members:list,members:read',
+        '--branch',
+        '7',
+        '--json',
+      ),
+    ) as { id: number; client_key: string; client_secret: string };
+    expect(created).toMatchObject({
+      id: expect.any(Number),
+      client_key: expect.any(String),
+      client_secret: expect.any(String),
+    });
+    const issued = await token(created.client_key, created.client_secret);
+    expect(issued.body.data).toMatchObject({
+      branch_id: 7,
+      scopes: ['members:list', 'members:read'],
+    });
+    expect((await members(issued.body.data.access_token)).status).toBe(200);
+    expect(await clients('list', '--json')).not.toContain(created.client_secret);
+  });
+
+  it('when a scope is unknown, then create exits non-zero naming it', async () => {
+    await expect(
+      clients('create', '--name', 'x', '--scopes', 'members:delete'),
+    ).rejects.toMatchObject({
+      stderr: expect.stringContaining('members:delete'),
+    });
+  });
+
+  it('when a client is disabled, then its tokens stop working at once and token/refresh answer 403; enable lets it back in', async () => {
+    const client = await createTestClient(gateway.db);
+    const pair = await issueTokenPair(gateway, client);
+    await clients('disable', client.client_key);
+
+    expect((await members(pair.access_token)).body.error).toBe('INVALID_TOKEN');
+    const tokenAnswer = await token(client.client_key, client.client_secret);
+    expect(tokenAnswer.status).toBe(403);
+    expect(tokenAnswer.body.error).toBe('INSUFFICIENT_SCOPE');
+    const refreshAnswer = await refresh(pair.refresh_token);
+    expect(refreshAnswer.status).toBe(403);
+    expect(refreshAnswer.body.error).toBe('INSUFFICIENT_SCOPE');
+
+    await clients('enable', client.client_key);
+    expect((await token(client.client_key, client.client_secret)).status).toBe(200);
+  });
+
+  it('when the secret is rotated, then it is printed once, the old one fails and the new one works', async () => {
+    const client = await createTestClient(gateway.db);
+    const printed = JSON.parse(await clients('rotate-secret', client.client_key, '--json')) as {
+      client_secret: string;
+    };
+    expect(printed.client_secret).toMatch(/^[A-Za-z0-9_-]{43,}$/);
+    expect((await token(client.client_key, client.client_secret)).status).toBe(401);
+    expect((await token(client.client_key, printed.client_secret)).status).toBe(200);
+    const stored = await gateway.db.apiClient.findUniqueOrThrow({ where: { id: client.id } });
+    expect(stored.secret_hash).toMatch(/^scrypt\$/);
+    expect(stored.secret_hash).not.toContain(printed.client_secret);
+    expect(await clients('list', '--json')).not.toContain(printed.client_secret);
+  });
+
+  it('when scopes are set, then a held token loses a dropped scope at once and new tokens list the new set', async () => {
+    const client = await createTestClient(gateway.db, { scopes: ['members:list'] });
+    const pair = await issueTokenPair(gateway, client);
+    await clients('set-scopes', client.client_key, 'members:read,staff:read');
+    const dropped = await members(pair.access_token);
+    expect(dropped.status).toBe(403);
+    expect(dropped.body.error).toBe('INSUFFICIENT_SCOPE');
+    const fresh = await token(client.client_key, client.client_secret);
+    expect(fresh.body.data.scopes).toEqual(['members:read', 'staff:read']);
+  });
+
+  it('when limits are set and reset, then the client carries them and then the defaults again', async () => {
+    const client = await createTestClient(gateway.db);
+    await clients('set-limits', client.client_key, '5/50/500');
+    const limits = { rate_limit_minute: true, rate_limit_hour: true, rate_limit_day: true };
+    expect(
+      await gateway.db.apiClient.findUniqueOrThrow({ where: { id: client.id }, select: limits }),
+    ).toEqual({ rate_limit_minute: 5, rate_limit_hour: 50, rate_limit_day: 500 });
+    await clients('set-limits', client.client_key, 'default');
+    expect(
+      await gateway.db.apiClient.findUniqueOrThrow({ where: { id: client.id }, select: limits }),
+    ).toEqual({ rate_limit_minute: null, rate_limit_hour: null, rate_limit_day: null });
+  });
+
+  it('when the key is unknown, then it exits non-zero naming it', async () => {
+    await expect(clients('disable', 'ck_nobody')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('ck_nobody'),
+    });
+  });
+});
