@@ -1,9 +1,8 @@
 // Backfill throughput: generates a legacy dashboard of the given scale (scale 350 is about one
 // million rows across tables) in a throwaway database, backfills the read model table by table
 // with the worker's own engine, and reports rows per second, overall and per table.
-//   npm run bench -- backfill [--scale 350]
+//   npm run bench -- --only backfill [--scale 350]
 import { randomBytes } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createLegacyClient, createReadModelClient } from '../common/databases.js';
 import { migrateReadModel } from '../prisma/read-model/migrate.js';
@@ -98,9 +97,4 @@ export async function benchBackfill(options: {
     await my.query(`DROP DATABASE IF EXISTS \`${name}\``);
     await my.end();
   }
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { scale: { type: 'string', default: '350' } } });
-  await benchBackfill({ scale: Number(values.scale) });
 }

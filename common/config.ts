@@ -26,6 +26,8 @@ const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
   RATE_LIMIT_PER_HOUR: positiveInt.default(1000),
   RATE_LIMIT_PER_DAY: positiveInt.default(10000),
+  RATE_LIMIT_REDIS_FAILURE: z.enum(['open', 'closed']).default('open'),
+  AUTH_FAILED_ATTEMPTS_PER_MINUTE: positiveInt.default(10),
   SYNC_INTERVAL_MS: positiveInt.default(1000),
   RECONCILE_INTERVAL_MS: positiveInt.default(60000),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
@@ -47,11 +49,14 @@ function toConfig(env: z.infer<typeof envSchema>) {
     tokens: {
       accessTtlSeconds: env.ACCESS_TOKEN_TTL_SECONDS,
       refreshTtlSeconds: env.REFRESH_TOKEN_TTL_SECONDS,
+      /** Failed /auth/token, /auth/refresh and /oauth/token calls per client_key and per IP. */
+      failedAttemptsPerMinute: env.AUTH_FAILED_ATTEMPTS_PER_MINUTE,
     },
     rateLimit: {
       perMinute: env.RATE_LIMIT_PER_MINUTE,
       perHour: env.RATE_LIMIT_PER_HOUR,
       perDay: env.RATE_LIMIT_PER_DAY,
+      onRedisFailure: env.RATE_LIMIT_REDIS_FAILURE,
     },
     sync: { intervalMs: env.SYNC_INTERVAL_MS, reconcileIntervalMs: env.RECONCILE_INTERVAL_MS },
     metrics: { workerPort: env.METRICS_PORT },

@@ -8,6 +8,8 @@ export function createRedis(url: string, options: { forWorker?: boolean } = {}):
   return new Redis(url, {
     maxRetriesPerRequest: options.forWorker ? null : 1,
     enableOfflineQueue: options.forWorker ?? false,
+    // A Redis that stops answering without closing the connection must not hold requests.
+    ...(options.forWorker ? {} : { commandTimeout: 2000 }),
     lazyConnect: false,
   });
 }

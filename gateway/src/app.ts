@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../../common/config.js';
 import type { ReadModelClient } from '../../common/databases.js';
 import type { Logger } from '../../common/logger.js';
+import { createAuthThrottle } from './features/auth/auth-throttle.js';
 import { authRoutes, oauthRoutes } from './features/auth/auth.routes.js';
 import { createTokenService } from './features/auth/tokens.service.js';
 import { healthRoutes } from './features/health/health.routes.js';
@@ -13,6 +14,8 @@ import { infoRoutes } from './features/info/info.routes.js';
 import { memberRoutes } from './features/members/members.routes.js';
 import { createGuard } from './http/authenticate.js';
 import { errorHandler, unknownRoute } from './http/error-handler.js';
+import { createGatewayMetrics, metricsRoute } from './http/metrics.js';
+import { clientRateLimits } from './http/rate-limit/rate-limit.js';
 import { requestId } from './http/request-id.js';
 
 export interface AppDeps {
@@ -22,24 +25,40 @@ export interface AppDeps {
   logger: Logger;
 }
 
-export function createApp(deps: AppDeps): express.Express {
+export interface AppOptions {
+  /** false only for the benchmark's baseline (bench/run.ts): the same app without the limiter. */
+  rateLimits?: boolean;
+}
+
+export function createApp(deps: AppDeps, options: AppOptions = {}): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
 
   const tokens = createTokenService(deps);
-  const guard = createGuard(tokens);
+  const metrics = createGatewayMetrics();
+  const guard = createGuard(
+    tokens,
+    options.rateLimits === false ? [] : clientRateLimits({ ...deps, metrics }),
+  );
+  const throttle = createAuthThrottle({
+    redis: deps.redis,
+    prefix: deps.config.redis.prefix,
+    failedAttemptsPerMinute: deps.config.tokens.failedAttemptsPerMinute,
+    onRedisFailure: deps.config.rateLimit.onRedisFailure,
+  });
 
   app.use(requestId);
   app.use(helmet());
   app.use(healthRoutes(deps));
-  app.use(oauthRoutes(tokens));
+  app.get('/metrics', metricsRoute(metrics));
+  app.use(oauthRoutes(tokens, throttle));
 
   const api = Router();
   api.use(express.json({ limit: '100kb' }));
   api.use(infoRoutes());
-  api.use(authRoutes(tokens, guard));
+  api.use(authRoutes(tokens, guard, throttle));
   api.use(memberRoutes(deps.db, guard));
   app.use('/api/v1', api);
 

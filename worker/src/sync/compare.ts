@@ -20,20 +20,22 @@ export interface ChunkComparison {
 /** A canonical text for a value of a column type, whichever side it came from. */
 export function canonical(type: ColumnType, value: unknown): string | null {
   if (value === null || value === undefined) return null;
+  if (value instanceof Date)
+    return type === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();
+  // Both sides hand over scalars here: strings, numbers, bigints, booleans or Decimals.
+  const scalar = value as string | number | bigint | boolean;
   switch (type) {
     case 'int':
     case 'bigint':
-      return String(value as number | bigint);
     case 'text':
-      return String(value as string);
-    case 'bool':
-      return value === true || value === 1 || value === '1' ? 'true' : 'false';
-    case 'decimal':
-      return new Sql.Decimal(value as string).toFixed(2);
     case 'date':
-      return value instanceof Date ? value.toISOString().slice(0, 10) : String(value as string);
+      return String(scalar);
+    case 'bool':
+      return scalar === true || scalar === 1 || scalar === '1' ? 'true' : 'false';
+    case 'decimal':
+      return new Sql.Decimal(String(scalar)).toFixed(2);
     case 'instant':
-      return value instanceof Date ? value.toISOString() : new Date(value as string).toISOString();
+      return new Date(String(scalar)).toISOString();
   }
 }
 
@@ -79,7 +81,7 @@ export async function* compareTable(
     };
     const live = new Set<number>();
     for (const legacyRow of legacyRows) {
-      const id = Number(legacyRow[keyColumn] as number | bigint);
+      const id = Number(legacyRow[keyColumn]);
       if (table.isGone?.(legacyRow)) continue;
       live.add(id);
       const current = held.get(id);

@@ -64,6 +64,10 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
       connection: deps.connection,
       prefix: deps.prefix,
       concurrency: 1,
+      // A run of a killed worker holds its table's only slot until its lock expires and the
+      // stalled check hands the job back: keep that to seconds, not BullMQ's default minute.
+      lockDuration: 10_000,
+      stalledInterval: 5_000,
     });
     worker.on('failed', (job, error) => {
       deps.metrics?.recordFailure(table.name);

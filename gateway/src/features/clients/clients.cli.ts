@@ -69,7 +69,7 @@ async function run(db: ReadModelClient, argv: string[]): Promise<void> {
     print({ client_key: key, result: what }, `${key}: ${what}`);
   };
 
-  switch (command) {
+  switch (command ?? '') {
     case 'create': {
       if (!values.name) throw new UsageError('create needs --name');
       const scopes = parseScopes(values.scopes);

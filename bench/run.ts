@@ -1,0 +1,30 @@
+// npm run bench [-- --only rate-limit|backfill] [--seconds N] [--connections C] [--scale S]
+// Every benchmark brings its own throwaway databases and Redis prefix on the configured servers
+// and reports against a baseline measured in the same run.
+//   rate-limit: gateway throughput with and without the per-client limiter, as a ratio.
+//   backfill:   read-model backfill rate over a generated dashboard (scale 350 ≈ 1,000,000 rows).
+import { parseArgs } from 'node:util';
+import { benchBackfill } from './backfill.js';
+import { benchRateLimit } from './rate-limit.js';
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '10' },
+    scale: { type: 'string', default: '350' },
+  },
+});
+const wanted = (name: string) => values.only === undefined || values.only === name;
+
+if (wanted('rate-limit')) {
+  console.log('== rate limits: gateway throughput with and without the limiter');
+  await benchRateLimit({
+    seconds: Number(values.seconds),
+    connections: Number(values.connections),
+  });
+}
+if (wanted('backfill')) {
+  console.log('\n== backfill: read-model rows per second');
+  await benchBackfill({ scale: Number(values.scale) });
+}
