@@ -25,7 +25,11 @@ export interface DependentColumns {
 export interface SyncTable {
   /** Name of the read-model table, and the sync position's key. */
   name: string;
-  /** SELECT list and FROM clause over the legacy database, without WHERE or ORDER BY. */
+  /**
+   * SELECT list and FROM clause over the legacy database, without WHERE or ORDER BY. Joins are
+   * STRAIGHT_JOIN from the synced table: otherwise MySQL may drive from the small joined table
+   * and sort every remaining row for each batch instead of walking the synced table's index.
+   */
   source: LegacyPrisma.Sql;
   /**
    * Legacy column (qualified) that MySQL bumps on every change; null for tables without one,

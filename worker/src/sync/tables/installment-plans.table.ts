@@ -9,7 +9,7 @@ export const installmentPlansTable: SyncTable = {
     (SELECT COALESCE(SUM(i.amount), 0) FROM installments i WHERE i.plan_id = ip.id AND i.is_paid = 1)
       AS collected_amount,
     ip.created_at, ip.updated_at
-    FROM installment_plans ip JOIN members m ON m.id = ip.member_id`,
+    FROM installment_plans ip STRAIGHT_JOIN members m ON m.id = ip.member_id`,
   changedAt: 'ip.updated_at',
   key: 'ip.id',
   columns: {

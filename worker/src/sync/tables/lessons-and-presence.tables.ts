@@ -7,7 +7,7 @@ export const privateLessonsTable: SyncTable = {
   source: Prisma.sql`SELECT pl.id, pl.member_id, CONCAT_WS(' ', m.full_name, m.surname) AS member_name,
     m.branch_id, pl.package_id, p.name AS package_name, pl.trainer_id, pl.total_lessons,
     pl.remaining_lessons, pl.created_at, pl.updated_at
-    FROM private_lessons pl JOIN members m ON m.id = pl.member_id JOIN packages p ON p.id = pl.package_id`,
+    FROM private_lessons pl STRAIGHT_JOIN members m ON m.id = pl.member_id STRAIGHT_JOIN packages p ON p.id = pl.package_id`,
   changedAt: 'pl.updated_at',
   key: 'pl.id',
   columns: {
@@ -42,7 +42,7 @@ export const presenceTable: SyncTable = {
   name: 'presence_records',
   source: Prisma.sql`SELECT pr.id, pr.member_id, CONCAT_WS(' ', m.full_name, m.surname) AS member_name,
     pr.branch_id, pr.entry_time, pr.exit_time, pr.direction, pr.access_method, pr.created_at, pr.updated_at
-    FROM presence_logs pr JOIN members m ON m.id = pr.member_id`,
+    FROM presence_logs pr STRAIGHT_JOIN members m ON m.id = pr.member_id`,
   changedAt: 'pr.updated_at',
   key: 'pr.id',
   columns: {

@@ -26,7 +26,7 @@ export const marketProductsTable: SyncTable = {
   name: 'market_products',
   source: Prisma.sql`SELECT p.id, p.name, p.category_id, c.name AS category_name, p.price, p.stock,
     p.is_active, p.created_at, p.updated_at
-    FROM market_products p JOIN market_categories c ON c.id = p.category_id`,
+    FROM market_products p STRAIGHT_JOIN market_categories c ON c.id = p.category_id`,
   changedAt: 'p.updated_at',
   key: 'p.id',
   columns: {

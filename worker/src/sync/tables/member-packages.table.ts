@@ -6,7 +6,7 @@ export const memberPackagesTable: SyncTable = {
   name: 'member_packages',
   source: Prisma.sql`SELECT mp.id, mp.member_id, mp.package_id, mp.branch_id, p.name AS package_type_name,
     mp.start_date, mp.end_date, mp.status, mp.price_paid, mp.created_at, mp.updated_at
-    FROM member_packages mp JOIN packages p ON p.id = mp.package_id`,
+    FROM member_packages mp STRAIGHT_JOIN packages p ON p.id = mp.package_id`,
   changedAt: 'mp.updated_at',
   key: 'mp.id',
   columns: {

@@ -12,7 +12,7 @@ export const membersTable: SyncTable = {
     m.gender, m.birth_date, m.branch_id, b.name AS branch_name, m.entry_status, m.balance,
     m.freeze_status, m.status, m.registered_at, m.address, m.qr_code, m.referral_code,
     m.is_deleted, m.created_at, m.updated_at
-    FROM members m JOIN branches b ON b.id = m.branch_id`,
+    FROM members m STRAIGHT_JOIN branches b ON b.id = m.branch_id`,
   changedAt: 'm.updated_at',
   key: 'm.id',
   columns: {

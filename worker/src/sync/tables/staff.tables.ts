@@ -21,7 +21,7 @@ export const staffTable: SyncTable = {
   source: Prisma.sql`SELECT st.id, st.full_name, st.username, st.email, st.phone, st.branch_id,
     b.name AS branch_name, st.role_id, r.name AS role_name, st.is_active, st.last_login, st.created_at,
     st.updated_at
-    FROM staff st JOIN branches b ON b.id = st.branch_id JOIN roles r ON r.id = st.role_id`,
+    FROM staff st STRAIGHT_JOIN branches b ON b.id = st.branch_id STRAIGHT_JOIN roles r ON r.id = st.role_id`,
   changedAt: 'st.updated_at',
   key: 'st.id',
   columns: {
