@@ -2,37 +2,18 @@
 // million rows across tables) in a throwaway database, backfills the read model table by table
 // with the worker's own engine, and reports rows per second, overall and per table.
 //   npm run bench -- --only backfill [--scale 350]
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { createLegacyClient, createReadModelClient } from '../common/databases.js';
-import { migrateReadModel } from '../prisma/read-model/migrate.js';
+import { loadConfig } from '../common/config.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
-import { connectLegacy, createLegacyDatabase } from '../scripts/legacy/legacy-database.js';
+import { connectLegacy } from '../scripts/legacy/legacy-database.js';
+import { createThrowawayEnvironment, serverUrlsOf } from '../scripts/throwaway-environment.js';
 import { syncTable } from '../worker/src/sync/sync-engine.js';
 import { SYNC_TABLES } from '../worker/src/sync/tables/index.js';
 
-export async function benchBackfill(options: {
-  scale: number;
-  postgresUrl?: string;
-  mysqlUrl?: string;
-}) {
-  const name = `bench_${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
-  const pgServer = new URL(
-    options.postgresUrl ??
-      process.env.DATABASE_URL ??
-      'postgresql://postgres@127.0.0.1:5432/postgres',
-  );
-  const myServer = new URL(
-    options.mysqlUrl ?? process.env.LEGACY_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/mysql',
-  );
-  pgServer.pathname = `/${name}`;
-  myServer.pathname = `/${name}`;
-  const databaseUrl = pgServer.toString();
-  const legacyUrl = myServer.toString();
-
+export async function benchBackfill(options: { scale: number }) {
+  const env = await createThrowawayEnvironment(serverUrlsOf(loadConfig()), 'bench');
+  const { databaseUrl, legacyUrl } = env;
   try {
-    await createLegacyDatabase(legacyUrl);
-    await migrateReadModel(databaseUrl);
     const conn = await connectLegacy(legacyUrl);
     const generatedAt = Date.now();
     const counts = await generateLegacyData(conn, { scale: options.scale, seed: 1 });
@@ -89,12 +70,6 @@ export async function benchBackfill(options: {
     );
     return { totalRows, seconds, rowsPerSecond: totalRows / seconds, perTable };
   } finally {
-    const admin = new pg.Client({ connectionString: new URL('/postgres', pgServer).toString() });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
-    const my = await connectLegacy(legacyUrl, { database: null });
-    await my.query(`DROP DATABASE IF EXISTS \`${name}\``);
-    await my.end();
+    await env.destroy();
   }
 }

@@ -1,40 +1,24 @@
 // npm run bench -- --only rate-limit [--seconds N --connections C]: throughput of one cheap protected endpoint
 // (GET /api/v1/members/:id) on two instances of the gateway in this process, one with the
 // per-client rate limits and one built without them (createApp's `rateLimits: false`), and the
-// ratio. Its own PostgreSQL database and Redis prefix on the configured servers (DATABASE_URL,
-// REDIS_URL), dropped at the end; loopback only.
-import { randomBytes } from 'node:crypto';
+// ratio. A throwaway environment on the configured servers, dropped at the end; loopback only.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
-import { Redis } from 'ioredis';
-import pg from 'pg';
 import { loadConfig, type Config } from '../common/config.js';
 import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
 import { createLogger } from '../common/logger.js';
 import { createRedis } from '../common/redis.js';
 import { createApp } from '../gateway/src/app.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
-import { migrateReadModel } from '../prisma/read-model/migrate.js';
+import { createThrowawayEnvironment, serverUrlsOf } from '../scripts/throwaway-environment.js';
 
 let SECONDS = 10;
 let CONNECTIONS = 10;
 const MEMBER_ID = 1;
 const ROUNDS = 5;
-
-async function withAdmin<T>(serverUrl: string, fn: (admin: pg.Client) => Promise<T>) {
-  const url = new URL(serverUrl);
-  url.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: url.toString() });
-  await admin.connect();
-  try {
-    return await fn(admin);
-  } finally {
-    await admin.end();
-  }
-}
 
 async function seedMember(db: ReadModelClient) {
   const now = new Date();
@@ -91,17 +75,6 @@ async function measure(url: string, token: string, seconds: number) {
     throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   }
   return result;
-}
-
-async function deleteKeys(redisUrl: string, prefix: string) {
-  const redis = new Redis(redisUrl);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  redis.disconnect();
 }
 
 async function bench(config: Config, db: ReadModelClient) {
@@ -161,26 +134,13 @@ async function bench(config: Config, db: ReadModelClient) {
 export async function benchRateLimit(options: { seconds: number; connections: number }) {
   SECONDS = options.seconds;
   CONNECTIONS = options.connections;
-  const base = loadConfig();
-  const name = `bench_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = new URL(base.db.url);
-  databaseUrl.pathname = `/${name}`;
-  const config = loadConfig({
-    DATABASE_URL: databaseUrl.toString(),
-    REDIS_URL: base.redis.url,
-    REDIS_PREFIX: name,
-    LOG_LEVEL: 'warn',
-  });
-  await withAdmin(base.db.url, (admin) => admin.query(`CREATE DATABASE "${name}"`));
+  const env = await createThrowawayEnvironment(serverUrlsOf(loadConfig()), 'bench');
+  const config = env.config({ LOG_LEVEL: 'warn' });
   const db = createReadModelClient(config.db.url, { poolSize: 10 });
   try {
-    await migrateReadModel(config.db.url);
     await bench(config, db);
   } finally {
     await db.$disconnect();
-    await withAdmin(base.db.url, (admin) =>
-      admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
-    );
-    await deleteKeys(config.redis.url, name);
+    await env.destroy();
   }
 }

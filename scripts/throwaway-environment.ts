@@ -1,0 +1,119 @@
+// A throwaway environment on existing servers: its own PostgreSQL database (migrated), its own
+// legacy MySQL database (loaded from the project's copy of the dashboard dump) with a SELECT-only
+// user, and its own Redis prefix, all dropped by destroy(). Used by every test file and benchmark
+// so runs never collide.
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { loadConfig, type Config } from '../common/config.js';
+import { migrateReadModel } from '../prisma/read-model/migrate.js';
+import { connectLegacy, createLegacyDatabase } from './legacy/legacy-database.js';
+
+export interface ServerUrls {
+  /** Any database on the PostgreSQL server (the path is replaced). */
+  postgresUrl: string;
+  /** Any database on the MySQL/MariaDB server, as a user that may create databases and users. */
+  mysqlUrl: string;
+  redisUrl: string;
+}
+
+export interface ThrowawayEnvironment {
+  name: string;
+  databaseUrl: string;
+  legacyUrl: string;
+  /** A MySQL user holding only SELECT on the legacy database. */
+  legacyReadOnlyUrl: string;
+  redisUrl: string;
+  redisPrefix: string;
+  /** Configuration as the processes would load it, with this environment's URLs. */
+  config(overrides?: Record<string, string>): Config;
+  destroy(): Promise<void>;
+}
+
+/** The servers named by the operator variables (or their defaults). */
+export function serverUrlsOf(config: Config): ServerUrls {
+  return { postgresUrl: config.db.url, mysqlUrl: config.legacy.url, redisUrl: config.redis.url };
+}
+
+function withDatabase(
+  serverUrl: string,
+  database: string | null,
+  credentials?: { user: string; password: string },
+) {
+  const url = new URL(serverUrl);
+  url.pathname = database === null ? '/' : `/${database}`;
+  if (credentials) {
+    url.username = credentials.user;
+    url.password = credentials.password;
+  }
+  return url.toString();
+}
+
+export async function createThrowawayEnvironment(
+  servers: ServerUrls,
+  namePrefix: string,
+): Promise<ThrowawayEnvironment> {
+  const name = `${namePrefix}_${randomBytes(3).toString('hex')}`;
+  const databaseUrl = withDatabase(servers.postgresUrl, name);
+  const legacyUrl = withDatabase(servers.mysqlUrl, name);
+  const readOnly = {
+    user: `ro_${randomBytes(4).toString('hex')}`,
+    password: randomBytes(12).toString('hex'),
+  };
+
+  await migrateReadModel(databaseUrl);
+  await createLegacyDatabase(legacyUrl);
+  const admin = await connectLegacy(servers.mysqlUrl, { database: null });
+  try {
+    await admin.query(`CREATE USER '${readOnly.user}'@'%' IDENTIFIED BY '${readOnly.password}'`);
+    await admin.query(`GRANT SELECT ON \`${name}\`.* TO '${readOnly.user}'@'%'`);
+  } finally {
+    await admin.end();
+  }
+
+  return {
+    name,
+    databaseUrl,
+    legacyUrl,
+    legacyReadOnlyUrl: withDatabase(servers.mysqlUrl, name, readOnly),
+    redisUrl: servers.redisUrl,
+    redisPrefix: name,
+    config: (overrides = {}) =>
+      loadConfig({
+        DATABASE_URL: databaseUrl,
+        LEGACY_DATABASE_URL: legacyUrl,
+        REDIS_URL: servers.redisUrl,
+        REDIS_PREFIX: name,
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+        ...overrides,
+      }),
+    async destroy() {
+      const pgAdmin = new pg.Client({
+        connectionString: withDatabase(servers.postgresUrl, 'postgres'),
+      });
+      await pgAdmin.connect();
+      await pgAdmin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await pgAdmin.end();
+      const mysqlAdmin = await connectLegacy(servers.mysqlUrl, { database: null });
+      await mysqlAdmin.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await mysqlAdmin.query(`DROP USER IF EXISTS '${readOnly.user}'@'%'`);
+      await mysqlAdmin.end();
+      await deleteRedisKeys(servers.redisUrl, name);
+    },
+  };
+}
+
+export async function deleteRedisKeys(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
