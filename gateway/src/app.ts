@@ -9,6 +9,7 @@ import type { Logger } from '../../common/logger.js';
 import { createAuthThrottle } from './features/auth/auth-throttle.js';
 import { authRoutes, oauthRoutes } from './features/auth/auth.routes.js';
 import { createTokenService } from './features/auth/tokens.service.js';
+import { docsRoutes } from './features/docs/docs.routes.js';
 import { healthRoutes } from './features/health/health.routes.js';
 import { infoRoutes } from './features/info/info.routes.js';
 import { memberRoutes } from './features/members/members.routes.js';
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): express.Expr
   const api = Router();
   api.use(express.json({ limit: '100kb' }));
   api.use(infoRoutes());
+  api.use(docsRoutes());
   api.use(authRoutes(tokens, guard, throttle));
   api.use(memberRoutes(deps.db, guard));
   app.use('/api/v1', api);

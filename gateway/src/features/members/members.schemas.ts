@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { paginationQuery, paginationSchema } from '../../http/pagination.js';
 
 export const memberSchema = z
-  .object({
+  // The specification allows additional properties on every resource.
+  .looseObject({
     id: z.int(),
     full_name: z.string(),
     surname: z.string().nullable(),
@@ -43,9 +44,9 @@ export const memberIdParams = z.object({
   id: z.coerce.number().int().positive().max(2_147_483_647),
 });
 
-export const memberListResponse = z.strictObject({
-  success: z.boolean(),
-  data: z.array(memberSchema),
-  pagination: paginationSchema,
-});
-export const memberResponse = z.object({ success: z.boolean(), data: memberSchema });
+export const memberListResponse = z
+  .strictObject({ success: z.boolean(), data: z.array(memberSchema), pagination: paginationSchema })
+  .meta({ id: 'MemberListResponse' });
+export const memberResponse = z
+  .object({ success: z.boolean(), data: memberSchema })
+  .meta({ id: 'MemberResponse' });
