@@ -27,7 +27,7 @@ export interface AppDeps {
 }
 
 export interface AppOptions {
-  /** false only for the benchmark's baseline (bench/run.ts): the same app without the limiter. */
+  /** false only for the benchmark's baseline (bench/rate-limit.ts): the same app without the limiter. */
   rateLimits?: boolean;
 }
 
