@@ -61,8 +61,21 @@ async function failures(gateway: RunningGateway, outcome: 'allowed' | 'refused')
   return Number(line?.split(' ')[1] ?? 0);
 }
 
+/**
+ * A token, retried while the gateway answers 503: after the previous case restarted Redis, a
+ * fail-closed gateway refuses token calls too until its client has reconnected.
+ */
 async function tokenOf(gateway: RunningGateway) {
-  return issueToken(gateway, await createTestClient(gateway.db));
+  const client = await createTestClient(gateway.db);
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      return await issueToken(gateway, client);
+    } catch (error) {
+      if (!String(error).includes(' 503 ') || Date.now() > deadline) throw error;
+      await sleep(100);
+    }
+  }
 }
 
 describe('Redis unreachable', () => {
