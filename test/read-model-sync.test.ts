@@ -5,6 +5,7 @@ import { createReadModelClient, type ReadModelClient } from '../common/databases
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { deleteAndFlipUnseen } from './support/random-dashboard.js';
 import { syncOnce } from './support/sync-once.js';
 import { verifyEnvironment } from './support/verify.js';
 import { createLegacyClient } from '../common/databases.js';
@@ -117,17 +118,7 @@ describe('the read model of every resource', () => {
   });
 
   it('when rows are hard-deleted or changed without updated_at, then the reconciliation repairs them', async () => {
-    const [mp] = await dashboard.query<{ id: number }>(
-      'SELECT id FROM member_packages ORDER BY id LIMIT 1',
-    );
-    const [note] = await dashboard.query<{ id: number; is_read: number }>(
-      'SELECT id, is_read FROM notifications ORDER BY id LIMIT 1',
-    );
-    await dashboard.query('DELETE FROM member_packages WHERE id = ?', [mp!.id]);
-    await dashboard.query('UPDATE notifications SET is_read = ? WHERE id = ?', [
-      note!.is_read ? 0 : 1,
-      note!.id,
-    ]);
+    const unseen = await deleteAndFlipUnseen(dashboard);
     await dashboard.query(
       'DELETE FROM notifications WHERE id = (SELECT MAX(id) FROM (SELECT id FROM notifications) n)',
     );
@@ -136,10 +127,13 @@ describe('the read model of every resource', () => {
     expect((await verifyEnvironment(env)).total).toBeGreaterThan(0);
     await reconcileAll();
 
-    expect(await readModel.memberPackage.findUnique({ where: { id: mp!.id } })).toBeNull();
     expect(
-      (await readModel.notification.findUniqueOrThrow({ where: { id: note!.id } })).is_read,
-    ).toBe(!note!.is_read);
+      await readModel.memberPackage.findUnique({ where: { id: unseen.deletedMemberPackageId } }),
+    ).toBeNull();
+    expect(
+      (await readModel.notification.findUniqueOrThrow({ where: { id: unseen.notificationId } }))
+        .is_read,
+    ).toBe(unseen.isRead);
     expect((await verifyEnvironment(env)).total).toBe(0);
   });
 });

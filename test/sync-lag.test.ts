@@ -6,6 +6,7 @@ import { createReadModelClient, type ReadModelClient } from '../common/databases
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { deleteAndFlipUnseen } from './support/random-dashboard.js';
 import { syncOnce } from './support/sync-once.js';
 import { eventually, startWorker } from './support/worker.js';
 
@@ -108,22 +109,17 @@ describe('sync lag', () => {
     const reconcileIntervalMs = 3000;
     const worker = await startWorker(env, { reconcileIntervalMs });
     try {
-      const [mp] = await dashboard.query<{ id: number }>(
-        'SELECT id FROM member_packages ORDER BY id DESC LIMIT 1',
-      );
-      const [note] = await dashboard.query<{ id: number; is_read: number }>(
-        'SELECT id, is_read FROM notifications ORDER BY id LIMIT 1',
-      );
-      await dashboard.query('DELETE FROM member_packages WHERE id = ?', [mp!.id]);
-      await dashboard.query('UPDATE notifications SET is_read = ? WHERE id = ?', [
-        note!.is_read ? 0 : 1,
-        note!.id,
-      ]);
+      const unseen = await deleteAndFlipUnseen(dashboard);
       await eventually(async () => {
-        expect(await readModel.memberPackage.findUnique({ where: { id: mp!.id } })).toBeNull();
         expect(
-          (await readModel.notification.findUniqueOrThrow({ where: { id: note!.id } })).is_read,
-        ).toBe(!note!.is_read);
+          await readModel.memberPackage.findUnique({
+            where: { id: unseen.deletedMemberPackageId },
+          }),
+        ).toBeNull();
+        expect(
+          (await readModel.notification.findUniqueOrThrow({ where: { id: unseen.notificationId } }))
+            .is_read,
+        ).toBe(unseen.isRead);
       }, 2 * reconcileIntervalMs);
     } finally {
       await worker.close();

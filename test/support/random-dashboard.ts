@@ -206,3 +206,20 @@ export async function mutateRandomly(d: LegacyDashboard, count: number, seed: nu
   }
   return applied;
 }
+
+/**
+ * The two changes keyset polling cannot see: a member package hard-deleted and a notification's
+ * is_read flipped in place. Returns what the read model should then show.
+ */
+export async function deleteAndFlipUnseen(d: LegacyDashboard) {
+  const [mp] = await d.query<{ id: number }>('SELECT id FROM member_packages ORDER BY id LIMIT 1');
+  const [note] = await d.query<{ id: number; is_read: number }>(
+    'SELECT id, is_read FROM notifications ORDER BY id LIMIT 1',
+  );
+  await d.query('DELETE FROM member_packages WHERE id = ?', [mp!.id]);
+  await d.query('UPDATE notifications SET is_read = ? WHERE id = ?', [
+    note!.is_read ? 0 : 1,
+    note!.id,
+  ]);
+  return { deletedMemberPackageId: mp!.id, notificationId: note!.id, isRead: !note!.is_read };
+}

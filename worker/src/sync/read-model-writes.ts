@@ -2,7 +2,13 @@
 // refresh of dependent copies. Shared by the incremental sync and the reconciliation.
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import type { ReadModelClient } from '../../../common/databases.js';
-import type { ColumnType, LegacyRow, ReadModelRow, SyncTable } from './table-definition.js';
+import type {
+  ColumnType,
+  DependentColumns,
+  LegacyRow,
+  ReadModelRow,
+  SyncTable,
+} from './table-definition.js';
 
 export type ReadModelTx = Parameters<Parameters<ReadModelClient['$transaction']>[0]>[0];
 
@@ -96,34 +102,51 @@ export async function refreshDependents(
 ): Promise<void> {
   if (rows.length === 0) return;
   for (const dependent of table.dependents ?? []) {
-    const expressions = [dependent.on, ...Object.values(dependent.columns)].join(' ');
-    const used = [
-      'id',
-      ...new Set([...expressions.matchAll(/\bs\.([a-z_]+)/g)].map((m) => m[1] ?? '')),
-    ].filter((c, i, all) => c && all.indexOf(c) === i);
-    const typed = used.map((c) => {
-      const type = table.columns[c];
-      if (!type)
-        throw new Error(`${table.name} dependent ${dependent.table} uses unknown column s.${c}`);
-      return { column: c, pgType: Sql.raw(PG_TYPES[type]) };
-    });
-    const sets = Object.entries(dependent.columns);
-    const assignments = Sql.join(sets.map(([c, expr]) => Sql.sql`${ident(c)} = ${Sql.raw(expr)}`));
-    const stale = Sql.join(
-      sets.map(([c, expr]) => Sql.sql`d.${ident(c)} IS DISTINCT FROM ${Sql.raw(expr)}`),
-      ' OR ',
-    );
-    for (const chunk of chunks(rows, typed.length)) {
+    const { sourceColumns, alias, assignments, stale } = dependentUpdate(table, dependent);
+    for (const chunk of chunks(rows, sourceColumns.length)) {
       const values = Sql.join(
         chunk.map(
           (row) =>
-            Sql.sql`(${Sql.join(typed.map((t) => Sql.sql`${row[t.column] ?? null}::${t.pgType}`))})`,
+            Sql.sql`(${Sql.join(sourceColumns.map((c) => Sql.sql`${row[c.column] ?? null}::${c.pgType}`))})`,
         ),
       );
-      const alias = Sql.raw(`s(${typed.map((t) => `"${t.column}"`).join(', ')})`);
       await tx.$executeRaw`UPDATE ${ident(dependent.table)} d SET ${assignments}
         FROM (VALUES ${values}) AS ${alias}
         WHERE ${Sql.raw(dependent.on)} AND (${stale})`;
     }
   }
+}
+
+const dependentUpdates = new WeakMap<DependentColumns, ReturnType<typeof buildDependentUpdate>>();
+
+/** The fixed parts of a dependent's UPDATE, built once per declaration, not once per batch. */
+function dependentUpdate(table: SyncTable, dependent: DependentColumns) {
+  let update = dependentUpdates.get(dependent);
+  if (!update) {
+    update = buildDependentUpdate(table, dependent);
+    dependentUpdates.set(dependent, update);
+  }
+  return update;
+}
+
+function buildDependentUpdate(table: SyncTable, dependent: DependentColumns) {
+  // Only the source columns the expressions name travel in the VALUES list.
+  const expressions = [dependent.on, ...Object.values(dependent.columns)].join(' ');
+  const named = [...expressions.matchAll(/\bs\.([a-z_]+)/g)].map((m) => m[1] ?? '');
+  const sourceColumns = [...new Set(['id', ...named])].map((column) => {
+    const type = table.columns[column];
+    if (!type)
+      throw new Error(`${table.name} dependent ${dependent.table} uses unknown column s.${column}`);
+    return { column, pgType: Sql.raw(PG_TYPES[type]) };
+  });
+  const sets = Object.entries(dependent.columns);
+  return {
+    sourceColumns,
+    alias: Sql.raw(`s(${sourceColumns.map((c) => `"${c.column}"`).join(', ')})`),
+    assignments: Sql.join(sets.map(([c, expr]) => Sql.sql`${ident(c)} = ${Sql.raw(expr)}`)),
+    stale: Sql.join(
+      sets.map(([c, expr]) => Sql.sql`d.${ident(c)} IS DISTINCT FROM ${Sql.raw(expr)}`),
+      ' OR ',
+    ),
+  };
 }
