@@ -21,6 +21,7 @@ import {
   type BranchData,
   type ProtectedEndpoint,
 } from './support/protected-endpoints.js';
+import { NO_RATE_LIMIT } from './support/read-fixture.js';
 import { syncOnce } from './support/sync-once.js';
 
 type BranchEndpoint = ProtectedEndpoint & { branchData: BranchData };
@@ -62,7 +63,7 @@ beforeAll(async () => {
     await dashboard.close();
   }
   await syncOnce(env);
-  gateway = await startGateway(env);
+  gateway = await startGateway(env, NO_RATE_LIMIT);
   boundToken = await issueToken(
     gateway,
     await createTestClient(gateway.db, { scopes: [...SCOPES], branchId: own }),

@@ -5,7 +5,7 @@ import type { Connection } from 'mariadb';
 import { instantToLegacyWallClock } from '../../common/legacy-time.js';
 import { connectLegacy } from '../../scripts/legacy/legacy-database.js';
 
-type Values = Record<string, string | number | boolean | null | Date>;
+export type Values = Record<string, string | number | boolean | null | Date>;
 
 let sequence = 0;
 const unique = () => `${Date.now() % 1_000_000}${++sequence}${randomBytes(2).toString('hex')}`;
