@@ -3,6 +3,7 @@
 // never receives the other branch's row, while an unbound client does (so the check can fail).
 // Statistics hold no rows: a bound client's must equal an unbound client's for its branch alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENDPOINTS } from '../gateway/src/endpoints.js';
 import { SCOPES } from '../gateway/src/features/auth/scopes.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
@@ -247,6 +248,14 @@ describe('the branch-binding table', () => {
     const unguarded = PROTECTED_ENDPOINTS.filter((e) => e.method === 'GET' && !e.branchData);
     expect(unguarded.map((e) => e.operationId).sort()).toEqual(
       ['getPackage', 'listMarketCategories', 'listMarketProducts', 'listPackages'].sort(),
+    );
+  });
+
+  it('when an operation takes a branch_id filter, then its line runs the 403 check', () => {
+    const filtering = ENDPOINTS.filter((e) => e.query && 'branch_id' in e.query.shape);
+    const checked = BRANCH_ENDPOINTS.filter((e) => e.branchData.branchFilter);
+    expect(checked.map((e) => e.operationId).sort()).toEqual(
+      filtering.map((e) => e.operationId).sort(),
     );
   });
 });
