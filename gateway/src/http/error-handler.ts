@@ -1,6 +1,6 @@
 // The one error funnel, mounted last: every failure leaves in the specification's error body.
 // A 500 never shows a stack trace, SQL or a dependency's message.
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import type { Logger } from '../../../common/logger.js';
 import { AppError, notFound, serviceUnavailable, validationError } from './errors.js';
@@ -100,10 +100,24 @@ export function sendError(res: Response, error: AppError): void {
   });
 }
 
+/**
+ * RFC 6750 §3 challenge of a 401 (RFC 7235 requires one on every 401) or of a 403 for want of a
+ * scope; error="..." only when the request did present a bearer token.
+ */
+function setBearerChallenge(req: Request, res: Response, error: AppError): void {
+  const presented = /^Bearer\s/i.test(req.get('authorization') ?? '');
+  if (error.code === 'INVALID_TOKEN') {
+    res.set('WWW-Authenticate', presented ? 'Bearer error="invalid_token"' : 'Bearer');
+  } else if (error.code === 'INSUFFICIENT_SCOPE' && presented) {
+    res.set('WWW-Authenticate', 'Bearer error="insufficient_scope"');
+  }
+}
+
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     const known = toAppError(error);
     if (known && known.status < 500) {
+      setBearerChallenge(req, res, known);
       sendError(res, known);
       return;
     }

@@ -4,6 +4,7 @@ import { authOf, type Guard } from '../../http/authenticate.js';
 import { AppError } from '../../http/errors.js';
 import { parseInput } from '../../http/validation.js';
 import { bodyField, oauthClientId, type AuthThrottle } from './auth-throttle.js';
+import { decodeBasicCredentials, refuseRepeatedParameters } from './oauth-request.js';
 import { refreshRequestSchema, revokeRequestSchema, tokenRequestSchema } from './auth.schemas.js';
 import { unwrapOAuthError, type TokenService } from './tokens.service.js';
 
@@ -53,6 +54,8 @@ export function oauthRoutes(tokens: TokenService, throttle: AuthThrottle): Route
   router.post(
     '/oauth/token',
     express.urlencoded({ extended: false, limit: '100kb' }),
+    refuseRepeatedParameters,
+    decodeBasicCredentials,
     ...throttle(oauthClientId),
     async (req, res) => {
       const response = new OAuth2Server.Response();
@@ -93,6 +96,10 @@ const oauthErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
     // slow_down is the registered token-endpoint error for "back off" (RFC 8628 §3.5).
     res.set('Retry-After', String(error.retryAfter ?? 60));
     res.status(429).json({ error: 'slow_down', error_description: error.message });
+    return;
+  }
+  if (error instanceof AppError && error.status === 400) {
+    res.status(400).json({ error: 'invalid_request', error_description: error.message });
     return;
   }
   const parserError = error as { type?: unknown; status?: unknown };

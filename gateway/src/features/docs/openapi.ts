@@ -13,6 +13,7 @@ import {
   memberListResponse,
   memberResponse,
 } from '../members/members.schemas.js';
+import { oauthSecuritySchemes, oauthTokenPath } from './oauth-openapi.js';
 
 export const errorBodySchema = z
   .looseObject({
@@ -156,9 +157,9 @@ export function openApiDocument() {
     },
     servers: [{ url: '/' }],
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' }, ...oauthSecuritySchemes },
       schemas,
     },
-    paths,
+    paths: { ...paths, ...oauthTokenPath },
   };
 }
