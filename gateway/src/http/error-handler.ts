@@ -2,7 +2,7 @@
 // A 500 never shows a stack trace, SQL or a dependency's message.
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
-import type { Logger } from '../../../common/logger.js';
+import { recordRequestError } from './access-log.js';
 import { AppError, notFound, serviceUnavailable, validationError } from './errors.js';
 import { zodDetails } from './validation.js';
 
@@ -60,6 +60,10 @@ interface BodyParserError {
 function toAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
   if (error instanceof z.ZodError) return validationError(zodDetails(error));
+  // The router could not percent-decode a path parameter (/members/%FF).
+  if (error instanceof URIError) {
+    return validationError([{ field: '(path)', message: 'Adres çözümlenemedi.' }]);
+  }
   const parserError = error as BodyParserError;
   if (parserError.type === 'entity.too.large') {
     return new AppError({
@@ -113,7 +117,7 @@ function setBearerChallenge(req: Request, res: Response, error: AppError): void 
   }
 }
 
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+export function errorHandler(): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     const known = toAppError(error);
     if (known && known.status < 500) {
@@ -121,11 +125,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       sendError(res, known);
       return;
     }
-    const requestId = res.locals.requestId as string;
-    logger.error(
-      { err: error, request_id: requestId, method: req.method, path: req.path },
-      'request failed',
-    );
+    // Logged once, in the request's own line (access-log.ts), with its cause.
+    recordRequestError(res, error);
     if (res.headersSent) {
       res.end();
       return;

@@ -2,6 +2,7 @@ import OAuth2Server from '@node-oauth/oauth2-server';
 import express, { Router, type ErrorRequestHandler } from 'express';
 import { authOf, type Guard } from '../../http/authenticate.js';
 import { AppError } from '../../http/errors.js';
+import { refuseNulBytes } from '../../http/hostile-input.js';
 import { parseInput } from '../../http/validation.js';
 import { bodyField, oauthClientId, type AuthThrottle } from './auth-throttle.js';
 import { decodeBasicCredentials, refuseRepeatedParameters } from './oauth-request.js';
@@ -55,6 +56,7 @@ export function oauthRoutes(tokens: TokenService, throttle: AuthThrottle): Route
     '/oauth/token',
     express.urlencoded({ extended: false, limit: '100kb' }),
     refuseRepeatedParameters,
+    refuseNulBytes,
     decodeBasicCredentials,
     ...throttle(oauthClientId),
     async (req, res) => {
