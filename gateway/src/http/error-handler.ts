@@ -81,6 +81,13 @@ function toAppError(error: unknown): AppError | null {
   if (typeof parserError.type === 'string' && parserError.status && parserError.status < 500) {
     return validationError([{ field: '(body)', message: 'İstek gövdesi okunamadı.' }]);
   }
+  // A body declared Content-Encoding: gzip/deflate/br that does not decompress: zlib's error.
+  if (
+    typeof (error as { code?: unknown }).code === 'string' &&
+    /^Z_/.test((error as { code: string }).code)
+  ) {
+    return validationError([{ field: '(body)', message: 'Sıkıştırılmış gövde açılamadı.' }]);
+  }
   if (isUniqueViolation(error)) {
     return new AppError({
       status: 409,

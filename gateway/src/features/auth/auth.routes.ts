@@ -104,7 +104,17 @@ const oauthErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
     res.status(400).json({ error: 'invalid_request', error_description: error.message });
     return;
   }
-  const parserError = error as { type?: unknown; status?: unknown };
+  const parserError = error as { type?: unknown; status?: unknown; code?: unknown };
+  // zlib's error for a body declared compressed that is not.
+  const undecompressable =
+    typeof parserError.code === 'string' && parserError.code.startsWith('Z_');
+  if (undecompressable) {
+    res.status(400).json({
+      error: 'invalid_request',
+      error_description: 'Invalid request: the form body could not be decompressed',
+    });
+    return;
+  }
   if (typeof parserError.type === 'string' && typeof parserError.status === 'number') {
     if (parserError.status < 500) {
       res.status(parserError.status === 413 ? 413 : 400).json({

@@ -4,6 +4,7 @@ import { dateOnly } from '../../../../common/legacy-time.js';
 import { foldTurkish, phoneSearchDigits } from '../../../../common/turkish.js';
 import { branchFilter, canSee, type DataScope } from '../../http/data-scope.js';
 import { pageWindow } from '../../http/pagination.js';
+import { likeLiteral } from '../../http/search.js';
 import type { ListMembersQuery, Member } from './members.schemas.js';
 
 type MemberRow = ReadModelPrisma.MemberGetPayload<object>;
@@ -39,7 +40,9 @@ export function toMember(row: MemberRow): Member {
 function searchCondition(search: string): ReadModelPrisma.MemberWhereInput {
   const folded = foldTurkish(search);
   const digits = phoneSearchDigits(search);
-  const conditions: ReadModelPrisma.MemberWhereInput[] = [{ search_text: { contains: folded } }];
+  const conditions: ReadModelPrisma.MemberWhereInput[] = [
+    { search_text: { contains: likeLiteral(folded) } },
+  ];
   if (digits) conditions.push({ phone_digits: { contains: digits } });
   return { OR: conditions };
 }
