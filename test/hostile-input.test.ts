@@ -134,3 +134,17 @@ describe('hostile input', () => {
     expect(await searchIds('\\')).toEqual([]);
   });
 });
+
+describe('validation details', () => {
+  it('when a query value is out of range, then the details message is Turkish', async () => {
+    const { status, body } = await getJson(
+      `${gateway.url}/api/v1/members?limit=abc`,
+      bearer(token),
+    );
+    expect(status).toBe(400);
+    const messages = (body.details as { message: string }[]).map((detail) => detail.message);
+    expect(messages.length).toBeGreaterThan(0);
+    for (const message of messages) expect(message).toMatch(/[çğıöşüÇĞİÖŞÜ]|Geçersiz|beklenen/i);
+    expect(messages.join(' ')).not.toMatch(/Invalid|expected|received/);
+  });
+});

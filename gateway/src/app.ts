@@ -21,6 +21,7 @@ import { refuseNulBytes } from './http/hostile-input.js';
 import { createGatewayMetrics, type GatewayMetrics } from './http/metrics.js';
 import { clientRateLimits } from './http/rate-limit/rate-limit.js';
 import { requestId } from './http/request-id.js';
+import { useTurkishValidationMessages } from './http/validation.js';
 
 export interface AppDeps {
   config: Config;
@@ -37,6 +38,7 @@ export interface AppOptions {
 }
 
 export function createApp(deps: AppDeps, options: AppOptions = {}): express.Express {
+  useTurkishValidationMessages();
   const app = express();
   app.disable('x-powered-by');
   // Behind a load balancer req.ip must be the client's address, or every partner shares one
