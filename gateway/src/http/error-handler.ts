@@ -48,6 +48,15 @@ export function isDependencyDown(error: unknown): boolean {
   return false;
 }
 
+/**
+ * zlib's error for a body declared Content-Encoding gzip, deflate or br that does not decompress
+ * (Z_DATA_ERROR..., brotli's ERR__ERROR_...): the caller's mistake, not ours.
+ */
+export function isDecompressionError(error: unknown): boolean {
+  const { code, errno } = error as { code?: unknown; errno?: unknown };
+  return typeof errno === 'number' && typeof code === 'string' && /^(Z_|ERR__)/.test(code);
+}
+
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown }).code === 'P2002';
 }
@@ -81,11 +90,7 @@ function toAppError(error: unknown): AppError | null {
   if (typeof parserError.type === 'string' && parserError.status && parserError.status < 500) {
     return validationError([{ field: '(body)', message: 'İstek gövdesi okunamadı.' }]);
   }
-  // A body declared Content-Encoding: gzip/deflate/br that does not decompress: zlib's error.
-  if (
-    typeof (error as { code?: unknown }).code === 'string' &&
-    /^Z_/.test((error as { code: string }).code)
-  ) {
+  if (isDecompressionError(error)) {
     return validationError([{ field: '(body)', message: 'Sıkıştırılmış gövde açılamadı.' }]);
   }
   if (isUniqueViolation(error)) {

@@ -1,6 +1,7 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import express, { Router, type ErrorRequestHandler } from 'express';
 import { authOf, type Guard } from '../../http/authenticate.js';
+import { isDecompressionError } from '../../http/error-handler.js';
 import { AppError } from '../../http/errors.js';
 import { refuseNulBytes } from '../../http/hostile-input.js';
 import { parseInput } from '../../http/validation.js';
@@ -104,11 +105,8 @@ const oauthErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
     res.status(400).json({ error: 'invalid_request', error_description: error.message });
     return;
   }
-  const parserError = error as { type?: unknown; status?: unknown; code?: unknown };
-  // zlib's error for a body declared compressed that is not.
-  const undecompressable =
-    typeof parserError.code === 'string' && parserError.code.startsWith('Z_');
-  if (undecompressable) {
+  const parserError = error as { type?: unknown; status?: unknown };
+  if (isDecompressionError(error)) {
     res.status(400).json({
       error: 'invalid_request',
       error_description: 'Invalid request: the form body could not be decompressed',
