@@ -18,7 +18,7 @@ import {
 import { captureLogs } from './support/log-capture.js';
 
 const TOTAL_REQUESTS = 5_200;
-const BATCH = 12;
+const BATCH = 16;
 const SLOW_MS = 2_000;
 const LEAKS = [
   /\bat [\w.<>]+ \(?[^)\s]*:\d+:\d+\)?/, // a stack frame

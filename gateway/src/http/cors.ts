@@ -11,6 +11,8 @@ const EXPOSED_HEADERS = [
   'X-Data-Age',
   'Retry-After',
   'WWW-Authenticate',
+  'RateLimit-Policy',
+  'RateLimit',
   ...['Minute', 'Hour', 'Day'].flatMap((window) => [
     `X-RateLimit-Limit-${window}`,
     `X-RateLimit-Remaining-${window}`,
