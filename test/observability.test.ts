@@ -1,6 +1,6 @@
 // What an operator sees of the gateway: one JSON line per request, request metrics on the
 // metrics listener (never on the public port), and no credential anywhere in the log.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createGatewayMetrics,
   startMetricsServer,
@@ -18,6 +18,7 @@ import {
   type TokenPair,
 } from './support/gateway.js';
 import { captureLogs } from './support/log-capture.js';
+import { SpareRedis } from './support/spare-redis.js';
 
 let env: TestEnvironment;
 let gateway: RunningGateway;
@@ -125,5 +126,36 @@ describe('metrics', () => {
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(text).toContain('nodejs_eventloop_lag_seconds');
     expect(text).not.toMatch(/route="\/api\/v1\/members\/1"/);
+  });
+});
+
+describe('dependency failures in the log', () => {
+  it('when the failed-login throttle cannot reach Redis, then that is a JSON log line, not console output', async () => {
+    const redis = await SpareRedis.start();
+    const logs = captureLogs();
+    const own = await startGateway(env, { REDIS_URL: redis.url }, { logger: logs.logger });
+    const consoleError = vi.spyOn(console, 'error');
+    const consoleWarn = vi.spyOn(console, 'warn');
+    try {
+      await redis.stop();
+      const { status } = await getJson(`${own.url}/api/v1/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_key: client.client_key, client_secret: 'wrong' }),
+      });
+      expect(status).toBeLessThan(500);
+      expect(consoleError).not.toHaveBeenCalled();
+      expect(consoleWarn).not.toHaveBeenCalled();
+      const throttleLines = logs
+        .lines()
+        .filter((line) => /express-rate-limit/.test(String(line.msg)));
+      expect(throttleLines.length).toBeGreaterThan(0);
+      expect(throttleLines[0]).toMatchObject({ level: 40, err: expect.any(Object) });
+    } finally {
+      consoleError.mockRestore();
+      consoleWarn.mockRestore();
+      await own.close();
+      await redis.stop();
+    }
   });
 });

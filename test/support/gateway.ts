@@ -34,6 +34,8 @@ export async function startGateway(
   // request before Redis is connected.
   if (redis.status !== 'ready') await once(redis, 'ready');
   const logger = options.logger ?? createLogger({ level: config.logLevel, name: 'gateway-test' });
+  // As gateway/src/main.ts does: a connection error is a log line, not an unhandled event.
+  redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
   const metrics = options.metrics ?? createGatewayMetrics();
   const app = createApp({ config, db, redis, logger, metrics });
   const server: Server = await new Promise((resolve) => {
