@@ -40,7 +40,14 @@ async function insertReadModelBranch(id: number) {
   const now = new Date();
   await gateway.db.branch.upsert({
     where: { id },
-    create: { id, name: `Şube ${id}`, status: 'Aktif', created_at: now, updated_at: now },
+    create: {
+      id,
+      name: `Şube ${id}`,
+      status: 'Aktif',
+      created_at: now,
+      updated_at: now,
+      search_text: `sube ${id}`,
+    },
     update: {},
   });
 }
