@@ -34,10 +34,11 @@ const relative = (e: (typeof READS)[number]) => {
 };
 
 describe.each(READS.map((e) => [`${e.method} ${e.path}`, e] as const))('%s', (_name, endpoint) => {
-  it('when called, then it answers the envelope with exactly the specified keys', async () => {
-    const { status, body } = await fixture.get(relative(endpoint));
+  it('when called, then it answers the envelope with exactly the specified keys and X-Data-Age', async () => {
+    const { status, headers, body } = await fixture.get(relative(endpoint));
     expect(status).toBe(200);
     expect(body.success).toBe(true);
+    expect(headers.get('x-data-age')).toMatch(/^\d+$/);
     if (endpoint.list) {
       expect(Object.keys(body).sort()).toEqual(['data', 'pagination', 'success']);
       expect(Array.isArray(body.data)).toBe(true);
