@@ -2,6 +2,13 @@
 // refresh of dependent copies. Shared by the incremental sync and the reconciliation.
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import type { ReadModelClient } from '../../../common/databases.js';
+import {
+  clearRejects,
+  mapLegacyRows,
+  recordRejects,
+  type RejectListener,
+  type RejectedRow,
+} from './rejects.js';
 import type {
   ColumnType,
   DependentColumns,
@@ -35,23 +42,71 @@ function chunks<T>(items: T[], columns: number): T[][] {
   return result;
 }
 
-/** Legacy rows -> read model: upsert the live ones, delete the gone ones, refresh dependents. */
+/**
+ * Legacy rows -> read model: upsert the live ones, delete the gone ones, refresh dependents. A
+ * row that cannot be mapped or stored is set aside in sync_rejects (rejects.ts) and the others
+ * are written: one bad legacy row never stops its table. Returns the rows changed.
+ */
 export async function applyLegacyRows(
   tx: ReadModelTx,
   table: SyncTable,
   rows: LegacyRow[],
+  onRejected?: RejectListener,
 ): Promise<number> {
-  const mapped = rows.map((row) => ({ row: table.map(row), gone: table.isGone?.(row) ?? false }));
+  const { mapped, rejected } = mapLegacyRows(table, rows);
   const live = mapped.filter((m) => !m.gone).map((m) => m.row);
   const gone = mapped.filter((m) => m.gone).map((m) => m.row.id as number);
-  let changed = await upsertRows(tx, table, live);
-  changed += await deleteRows(tx, table, gone);
-  await refreshDependents(
+  const upserted = await upsertIsolatingFailures(tx, table, live);
+  rejected.push(...upserted.failed);
+  const changed = upserted.changed + (await deleteRows(tx, table, gone));
+  const failedIds = new Set(upserted.failed.map((f) => f.id));
+  const stored = mapped.map((m) => m.row).filter((row) => !failedIds.has(row.id as number));
+  await refreshDependents(tx, table, stored);
+  if (rejected.length > 0) {
+    const fresh = await recordRejects(tx, rejected);
+    if (fresh.length > 0) onRejected?.(fresh);
+  }
+  await clearRejects(
     tx,
     table,
-    mapped.map((m) => m.row),
+    stored.map((row) => row.id as number),
   );
   return changed;
+}
+
+/**
+ * Upserts in one statement; when PostgreSQL refuses it (a number out of range, a byte sequence it
+ * does not accept), retries row by row, each in its own savepoint, to find the rows it refuses.
+ */
+async function upsertIsolatingFailures(tx: ReadModelTx, table: SyncTable, rows: ReadModelRow[]) {
+  const failed: RejectedRow[] = [];
+  try {
+    await tx.$executeRaw`SAVEPOINT upsert_batch`;
+    const changed = await upsertRows(tx, table, rows);
+    await tx.$executeRaw`RELEASE SAVEPOINT upsert_batch`;
+    return { changed, failed };
+  } catch {
+    await tx.$executeRaw`ROLLBACK TO SAVEPOINT upsert_batch`;
+  }
+  let changed = 0;
+  for (const row of rows) {
+    try {
+      await tx.$executeRaw`SAVEPOINT upsert_row`;
+      changed += await upsertRows(tx, table, [row]);
+      await tx.$executeRaw`RELEASE SAVEPOINT upsert_row`;
+    } catch (error) {
+      await tx.$executeRaw`ROLLBACK TO SAVEPOINT upsert_row`;
+      failed.push({ table: table.name, id: row.id as number, reason: refusal(error) });
+    }
+  }
+  return { changed, failed };
+}
+
+/** PostgreSQL's own words (e.g. 'value "3000000000" is out of range for type integer'). */
+function refusal(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const words = /Message: `([^`]*)`/.exec(message)?.[1] ?? message;
+  return `read model refused the row: ${words}`.slice(0, 500);
 }
 
 /** Returns the number of rows actually inserted or changed (identical rows are not rewritten). */

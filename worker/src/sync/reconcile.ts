@@ -21,7 +21,7 @@ export async function reconcileTable(
   for await (const chunk of compareTable(table, db, chunkSize)) {
     if (chunk.toWrite.length === 0 && chunk.toDelete.length === 0) continue;
     await db.readModel.$transaction(async (tx) => {
-      await applyLegacyRows(tx, table, chunk.toWrite);
+      await applyLegacyRows(tx, table, chunk.toWrite, db.onRejected);
       await deleteRows(tx, table, chunk.toDelete);
     });
     result.written += chunk.toWrite.length;

@@ -9,6 +9,8 @@
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import type { LegacyClient, ReadModelClient } from '../../../common/databases.js';
 import { applyLegacyRows, columnName } from './read-model-writes.js';
+import { legacyWallClock } from './legacy-values.js';
+import type { RejectListener } from './rejects.js';
 import type { LegacyRow, SyncTable } from './table-definition.js';
 
 export interface SyncOptions {
@@ -43,6 +45,8 @@ export interface SyncRunResult {
 export interface SyncDatabases {
   legacy: LegacyClient;
   readModel: ReadModelClient;
+  /** Told of newly rejected rows, to count and log them (rejects.ts). */
+  onRejected?: RejectListener;
 }
 
 export async function syncTable(
@@ -77,7 +81,7 @@ export async function syncTable(
     const last = rows.at(-1);
     if (last) {
       position = {
-        changedAt: table.changedAt ? (last[columnName(table.changedAt)] as Date) : null,
+        changedAt: table.changedAt ? positionTime(last[columnName(table.changedAt)]) : null,
         id: BigInt(last[columnName(table.key)] as bigint | number),
       };
     }
@@ -88,7 +92,7 @@ export async function syncTable(
         : position;
 
     result.rowsWritten += await db.readModel.$transaction(async (tx) => {
-      const written = await applyLegacyRows(tx, table, rows);
+      const written = await applyLegacyRows(tx, table, rows, db.onRejected);
       await tx.syncState.upsert({
         where: { table_name: table.name },
         create: {
@@ -111,6 +115,23 @@ export async function syncTable(
     result.writeMs += Date.now() - writeStartedAt;
   }
   return result;
+}
+
+/**
+ * The change column of a batch's last row (read as text, see legacy-values.ts) as a position. A
+ * zero or partly zero value ('0000-00-00 00:00:00', '2020-00-10 ...') becomes the first real
+ * time after it in MySQL's order (month and day 0 -> 1), so the position always moves forward.
+ */
+function positionTime(value: unknown): Date {
+  const valid = legacyWallClock(value);
+  if (valid) return valid;
+  const [year = 0, month = 0, day = 0, h = 0, m = 0, s = 0] = String(value)
+    .split(/[^0-9]+/)
+    .map(Number);
+  const position = new Date(0);
+  position.setUTCFullYear(year, Math.max(month, 1) - 1, Math.max(day, 1));
+  position.setUTCHours(h, m, s, 0);
+  return position;
 }
 
 /** The legacy database's own clock, in its wall-clock form (the session runs at +03:00). */

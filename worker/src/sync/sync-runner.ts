@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../../../common/logger.js';
 import { JOBS, TABLE_JOB_OPTIONS, syncQueueName, type TableJobData } from '../queues.js';
 import { reconcileTable } from './reconcile.js';
+import type { RejectedRow } from './rejects.js';
 import type { SyncMetrics } from './sync-metrics.js';
 import {
   DEFAULT_SYNC_OPTIONS,
@@ -31,6 +32,15 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
   const tables = deps.tables ?? SYNC_TABLES;
   const options = { ...DEFAULT_SYNC_OPTIONS, ...deps.syncOptions };
   const queues: Queue<TableJobData>[] = [];
+  // Logged once per row and reason: a rejected row is retried on every pass without new lines.
+  const db = {
+    ...deps,
+    onRejected: (rows: RejectedRow[]) => {
+      deps.metrics?.recordRejected(rows);
+      for (const r of rows)
+        deps.logger.warn({ table: r.table, id: r.id, reason: r.reason }, 'legacy row rejected');
+    },
+  };
   const workers: Worker<TableJobData>[] = [];
 
   for (const table of tables) {
@@ -55,8 +65,12 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
     queues.push(queue);
 
     const run = async (job: Job<TableJobData>) => {
-      if (job.name === JOBS.reconcile.name) return reconcileTable(table, deps);
-      const result = await syncTable(table, deps, options);
+      if (job.name === JOBS.reconcile.name) {
+        const reconciled = await reconcileTable(table, db);
+        deps.metrics?.recordReconcile(reconciled);
+        return reconciled;
+      }
+      const result = await syncTable(table, db, options);
       deps.metrics?.recordRun(result);
       return result;
     };

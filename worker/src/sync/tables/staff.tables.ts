@@ -1,6 +1,6 @@
 import { Prisma } from '../../../../prisma/generated/legacy/client.js';
 import { foldTurkish } from '../../../../common/turkish.js';
-import { bool, instant, instantOrNull, int, text } from '../legacy-values.js';
+import { bool, instantOrNull, int, text, textOrNull, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const rolesTable: SyncTable = {
@@ -19,9 +19,9 @@ export const rolesTable: SyncTable = {
 export const staffTable: SyncTable = {
   name: 'staff',
   source: Prisma.sql`SELECT st.id, st.full_name, st.username, st.email, st.phone, st.branch_id,
-    b.name AS branch_name, st.role_id, r.name AS role_name, st.is_active, st.last_login, st.created_at,
-    st.updated_at
-    FROM staff st STRAIGHT_JOIN branches b ON b.id = st.branch_id STRAIGHT_JOIN roles r ON r.id = st.role_id`,
+    b.name AS branch_name, st.role_id, r.name AS role_name, st.is_active, CAST(st.last_login AS CHAR) AS last_login, CAST(st.created_at AS CHAR) AS created_at,
+    CAST(st.updated_at AS CHAR) AS updated_at
+    FROM staff st LEFT JOIN branches b ON b.id = st.branch_id LEFT JOIN roles r ON r.id = st.role_id`,
   changedAt: 'st.updated_at',
   key: 'st.id',
   columns: {
@@ -47,13 +47,12 @@ export const staffTable: SyncTable = {
     email: text(row.email),
     phone: text(row.phone),
     branch_id: int(row.branch_id),
-    branch_name: text(row.branch_name),
+    branch_name: textOrNull(row.branch_name) ?? '',
     role_id: int(row.role_id),
-    role_name: text(row.role_name),
+    role_name: textOrNull(row.role_name) ?? '',
     is_active: bool(row.is_active),
     last_login: instantOrNull(row.last_login),
-    created_at: instant(row.created_at),
-    updated_at: instant(row.updated_at),
+    ...timestamps(row),
     search_text: foldTurkish([row.full_name, row.username, row.email].map(text).join(' ')),
   }),
   dependents: [
