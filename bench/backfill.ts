@@ -8,6 +8,7 @@ import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
 import { createThrowawayEnvironment, serverUrlsOf } from '../scripts/throwaway-environment.js';
 import { syncTable } from '../worker/src/sync/sync-engine.js';
+import { benchReconcilePass } from './reconcile.js';
 import { SYNC_TABLES } from '../worker/src/sync/tables/index.js';
 
 export async function benchBackfill(options: { scale: number }) {
@@ -50,6 +51,7 @@ export async function benchBackfill(options: { scale: number }) {
       perTable.push({ table: table.name, ...totals, seconds: (Date.now() - tableStarted) / 1000 });
     }
     const seconds = (Date.now() - started) / 1000;
+    const reconcile = await benchReconcilePass({ legacy, readModel });
     await Promise.all([legacy.$disconnect(), readModel.$disconnect()]);
 
     const seconds1 = (ms: number) => (ms / 1000).toFixed(1);
@@ -68,7 +70,7 @@ export async function benchBackfill(options: { scale: number }) {
     console.log(
       `backfill: ${totalRows} rows in ${seconds.toFixed(1)} s = ${Math.round(totalRows / seconds)} rows/s`,
     );
-    return { totalRows, seconds, rowsPerSecond: totalRows / seconds, perTable };
+    return { totalRows, seconds, rowsPerSecond: totalRows / seconds, perTable, reconcile };
   } finally {
     await env.destroy();
   }

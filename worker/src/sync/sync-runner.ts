@@ -5,7 +5,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../../common/logger.js';
 import { JOBS, TABLE_JOB_OPTIONS, syncQueueName, type TableJobData } from '../queues.js';
-import { reconcileTable } from './reconcile.js';
+import { DEFAULT_RECONCILE_OPTIONS, reconcileTable } from './reconcile.js';
 import type { RejectedRow } from './rejects.js';
 import type { SyncMetrics } from './sync-metrics.js';
 import {
@@ -55,19 +55,22 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
       { every: deps.intervalMs },
       { name: JOBS.sync.name, data, opts: TABLE_JOB_OPTIONS },
     );
-    if (table.reconcile) {
-      await queue.upsertJobScheduler(
-        JOBS.reconcile.schedulerId(table.name),
-        { every: deps.reconcileIntervalMs },
-        { name: JOBS.reconcile.name, data, opts: TABLE_JOB_OPTIONS },
-      );
-    }
+    await queue.upsertJobScheduler(
+      JOBS.reconcile.schedulerId(table.name),
+      { every: deps.reconcileIntervalMs },
+      { name: JOBS.reconcile.name, data, opts: TABLE_JOB_OPTIONS },
+    );
     queues.push(queue);
 
     const run = async (job: Job<TableJobData>) => {
       if (job.name === JOBS.reconcile.name) {
-        const reconciled = await reconcileTable(table, db);
+        const reconciled = await reconcileTable(table, db, {
+          ...DEFAULT_RECONCILE_OPTIONS,
+          continueOnly: job.data.continuePass === true,
+        });
         deps.metrics?.recordReconcile(reconciled);
+        // The pass goes on in a job queued behind the table's waiting sync run, if any.
+        if (!reconciled.passFinished) await queue.add(JOBS.reconcile.name, data, TABLE_JOB_OPTIONS);
         return reconciled;
       }
       const result = await syncTable(table, db, options);

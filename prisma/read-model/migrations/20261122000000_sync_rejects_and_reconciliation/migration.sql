@@ -1,5 +1,7 @@
 -- AlterTable
-ALTER TABLE "sync_state" ADD COLUMN     "reconciled_at" TIMESTAMPTZ(3);
+ALTER TABLE "sync_state" ADD COLUMN     "reconcile_cursor" BIGINT,
+ADD COLUMN     "reconcile_started_at" TIMESTAMPTZ(3),
+ADD COLUMN     "reconciled_at" TIMESTAMPTZ(3);
 
 -- CreateTable
 CREATE TABLE "sync_rejects" (

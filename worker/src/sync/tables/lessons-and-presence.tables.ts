@@ -1,19 +1,11 @@
 import { Prisma } from '../../../../prisma/generated/legacy/client.js';
-import {
-  instant,
-  instantOrNull,
-  int,
-  intOrNull,
-  text,
-  textOrNull,
-  timestamps,
-} from '../legacy-values.js';
+import { instant, instantOrNull, int, intOrNull, text, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const privateLessonsTable: SyncTable = {
   name: 'private_lessons',
   source: Prisma.sql`SELECT pl.id, pl.member_id, CONCAT_WS(' ', m.full_name, m.surname) AS member_name,
-    m.branch_id, pl.package_id, p.name AS package_name, pl.trainer_id, pl.total_lessons,
+    m.branch_id, pl.package_id, COALESCE(p.name, '') AS package_name, pl.trainer_id, pl.total_lessons,
     pl.remaining_lessons, CAST(pl.created_at AS CHAR) AS created_at, CAST(pl.updated_at AS CHAR) AS updated_at
     FROM private_lessons pl LEFT JOIN members m ON m.id = pl.member_id LEFT JOIN packages p ON p.id = pl.package_id`,
   changedAt: 'pl.updated_at',
@@ -38,7 +30,7 @@ export const privateLessonsTable: SyncTable = {
     // A lesson belongs to its member's branch: without the member it has none to be listed in.
     branch_id: int(row.branch_id, `branch_id: member ${String(row.member_id)} does not exist`),
     package_id: int(row.package_id),
-    package_name: textOrNull(row.package_name) ?? '',
+    package_name: text(row.package_name),
     trainer_id: intOrNull(row.trainer_id),
     total_lessons: int(row.total_lessons),
     remaining_lessons: int(row.remaining_lessons),

@@ -1,6 +1,6 @@
 import { Prisma } from '../../../../prisma/generated/legacy/client.js';
 import { foldTurkish } from '../../../../common/turkish.js';
-import { bool, decimal, instant, int, text, textOrNull, timestamps } from '../legacy-values.js';
+import { bool, decimal, instant, int, text, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const marketCategoriesTable: SyncTable = {
@@ -19,12 +19,11 @@ export const marketCategoriesTable: SyncTable = {
   dependents: [
     { table: 'market_products', on: 'd.category_id = s.id', columns: { category_name: 's.name' } },
   ],
-  reconcile: true,
 };
 
 export const marketProductsTable: SyncTable = {
   name: 'market_products',
-  source: Prisma.sql`SELECT p.id, p.name, p.category_id, c.name AS category_name, p.price, p.stock,
+  source: Prisma.sql`SELECT p.id, p.name, p.category_id, COALESCE(c.name, '') AS category_name, p.price, p.stock,
     p.is_active, CAST(p.created_at AS CHAR) AS created_at, CAST(p.updated_at AS CHAR) AS updated_at
     FROM market_products p LEFT JOIN market_categories c ON c.id = p.category_id`,
   changedAt: 'p.updated_at',
@@ -41,11 +40,12 @@ export const marketProductsTable: SyncTable = {
     updated_at: 'instant',
     search_text: 'text',
   },
+  computedColumns: ['search_text'],
   map: (row) => ({
     id: int(row.id),
     name: text(row.name),
     category_id: int(row.category_id),
-    category_name: textOrNull(row.category_name) ?? '',
+    category_name: text(row.category_name),
     price: decimal(row.price),
     stock: int(row.stock),
     is_active: bool(row.is_active),

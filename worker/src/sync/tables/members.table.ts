@@ -20,7 +20,7 @@ export const MEMBER_NAME_SQL = "concat_ws(' ', s.full_name, s.surname)";
 export const membersTable: SyncTable = {
   name: 'members',
   source: Prisma.sql`SELECT m.id, m.full_name, m.surname, m.phone, m.email, m.tc_no, m.member_no,
-    m.gender, CAST(m.birth_date AS CHAR) AS birth_date, m.branch_id, b.name AS branch_name, m.entry_status, m.balance,
+    m.gender, CAST(m.birth_date AS CHAR) AS birth_date, m.branch_id, COALESCE(b.name, '') AS branch_name, m.entry_status, m.balance,
     m.freeze_status, m.status, CAST(m.registered_at AS CHAR) AS registered_at, m.address, m.qr_code, m.referral_code,
     m.is_deleted, CAST(m.created_at AS CHAR) AS created_at, CAST(m.updated_at AS CHAR) AS updated_at
     FROM members m LEFT JOIN branches b ON b.id = m.branch_id`,
@@ -53,6 +53,8 @@ export const membersTable: SyncTable = {
   },
   // A soft-deleted member no longer exists for any reader.
   isGone: (row) => bool(row.is_deleted),
+  goneSql: 's.is_deleted = 1',
+  computedColumns: ['search_text', 'phone_digits'],
   map: (row) => {
     const fullName = text(row.full_name);
     const surname = textOrNull(row.surname);
@@ -70,7 +72,7 @@ export const membersTable: SyncTable = {
       gender: oneOfOrNull(row.gender, ['Erkek', 'Kadın']),
       birth_date: dayOrNull(row.birth_date),
       branch_id: int(row.branch_id),
-      branch_name: textOrNull(row.branch_name) ?? '',
+      branch_name: text(row.branch_name),
       entry_status: bool(row.entry_status),
       balance: decimal(row.balance),
       freeze_status: bool(row.freeze_status),

@@ -27,5 +27,4 @@ export const notificationsTable: SyncTable = {
     is_read: bool(row.is_read),
     created_at: instant(row.created_at, 'created_at'),
   }),
-  reconcile: true,
 };
