@@ -7,7 +7,7 @@
 // kept in sync_state, so a big table never holds up its sync.
 import { differingBuckets, legacyBuckets, readModelBuckets } from './checksum.js';
 import { classify } from './compare.js';
-import { applyLegacyRows, deleteRows, ident } from './read-model-writes.js';
+import { applyLegacyRows, deleteRows, ident, SYNC_TRANSACTION } from './read-model-writes.js';
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import type { SyncDatabases } from './sync-engine.js';
@@ -27,7 +27,7 @@ export interface ReconcileOptions {
 export const DEFAULT_RECONCILE_OPTIONS: ReconcileOptions = {
   spanIds: 20_000,
   bucketWidth: 500,
-  sliceMs: 500,
+  sliceMs: 300,
 };
 
 export interface ReconcileResult {
@@ -160,7 +160,7 @@ export async function repairRange(
   await db.readModel.$transaction(async (tx) => {
     await applyLegacyRows(tx, table, chunk.toWrite, db.onRejected);
     await deleteRows(tx, table, chunk.toDelete);
-  });
+  }, SYNC_TRANSACTION);
   result.written += chunk.toWrite.length - chunk.rejected.length;
   result.deleted += chunk.toDelete.length;
 }
