@@ -1,4 +1,5 @@
 import { Prisma } from '../../../../prisma/generated/legacy/client.js';
+import { foldTurkish } from '../../../../common/turkish.js';
 import { dayOrNull, int, text, textOrNull, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
@@ -19,7 +20,9 @@ export const branchesTable: SyncTable = {
     founded_at: 'date',
     created_at: 'instant',
     updated_at: 'instant',
+    search_text: 'text',
   },
+  computedColumns: ['search_text'],
   map: (row) => ({
     id: int(row.id),
     name: text(row.name),
@@ -30,6 +33,7 @@ export const branchesTable: SyncTable = {
     email: textOrNull(row.email),
     founded_at: dayOrNull(row.founded_at),
     ...timestamps(row),
+    search_text: foldTurkish([row.name, row.address].map(textOrNull).join(' ')),
   }),
   dependents: [
     { table: 'members', on: 'd.branch_id = s.id', columns: { branch_name: 's.name' } },
