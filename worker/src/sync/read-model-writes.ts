@@ -77,6 +77,7 @@ export async function applyLegacyRows(
  */
 async function upsertIsolatingFailures(tx: ReadModelTx, table: SyncTable, rows: ReadModelRow[]) {
   const failed: RejectedRow[] = [];
+  if (rows.length === 0) return { changed: 0, failed };
   try {
     await tx.$executeRaw`SAVEPOINT upsert_batch`;
     const changed = await upsertRows(tx, table, rows);
