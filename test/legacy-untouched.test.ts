@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { legacySchemaSnapshot } from './support/legacy-schema-snapshot.js';
 import { eventually, startWorker } from './support/worker.js';
 
 let env: TestEnvironment;
@@ -18,28 +19,7 @@ afterAll(async () => {
   await env?.destroy();
 });
 
-/** Everything information_schema says about the database's structure. */
-async function schemaSnapshot(): Promise<string> {
-  const queries = {
-    tables:
-      'SELECT table_name, engine, table_collation FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY 1',
-    columns:
-      'SELECT table_name, column_name, ordinal_position, column_type, is_nullable, column_default, extra, collation_name FROM information_schema.columns WHERE table_schema = DATABASE() ORDER BY 1, 3',
-    indexes:
-      'SELECT table_name, index_name, seq_in_index, column_name, non_unique FROM information_schema.statistics WHERE table_schema = DATABASE() ORDER BY 1, 2, 3',
-    constraints:
-      'SELECT table_name, constraint_name, constraint_type FROM information_schema.table_constraints WHERE table_schema = DATABASE() ORDER BY 1, 2',
-    triggers:
-      'SELECT trigger_name FROM information_schema.triggers WHERE trigger_schema = DATABASE() ORDER BY 1',
-    routines:
-      'SELECT routine_name FROM information_schema.routines WHERE routine_schema = DATABASE() ORDER BY 1',
-    views:
-      'SELECT table_name FROM information_schema.views WHERE table_schema = DATABASE() ORDER BY 1',
-  };
-  const snapshot: Record<string, unknown> = {};
-  for (const [name, sql] of Object.entries(queries)) snapshot[name] = await dashboard.query(sql);
-  return JSON.stringify(snapshot, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
-}
+const schemaSnapshot = () => legacySchemaSnapshot(dashboard);
 
 describe('the worker and the legacy database', () => {
   it('when the worker syncs with a SELECT-only user, then it succeeds and the legacy schema is unchanged', async () => {

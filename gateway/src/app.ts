@@ -4,7 +4,7 @@ import express, { Router } from 'express';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../common/config.js';
-import type { ReadModelClient } from '../../common/databases.js';
+import type { LegacyClient, ReadModelClient } from '../../common/databases.js';
 import type { Logger } from '../../common/logger.js';
 import { createAuthThrottle } from './features/auth/auth-throttle.js';
 import { authRoutes, oauthRoutes } from './features/auth/auth.routes.js';
@@ -12,7 +12,10 @@ import { createTokenService } from './features/auth/tokens.service.js';
 import { docsRoutes } from './features/docs/docs.routes.js';
 import { healthRoutes } from './features/health/health.routes.js';
 import { infoRoutes } from './features/info/info.routes.js';
+import { createIdempotencyStore } from './features/members/idempotency.js';
+import { createGatewayLegacyClient } from './features/members/members.legacy.js';
 import { memberRoutes } from './features/members/members.routes.js';
+import { memberWriteRoutes } from './features/members/members.write.routes.js';
 import { createGuard } from './http/authenticate.js';
 import { errorHandler, unknownRoute } from './http/error-handler.js';
 import { createGatewayMetrics, metricsRoute } from './http/metrics.js';
@@ -24,6 +27,12 @@ export interface AppDeps {
   db: ReadModelClient;
   redis: Redis;
   logger: Logger;
+  /**
+   * The dashboard's database, for member writes only (reads come from the read model). Created
+   * from LEGACY_DATABASE_URL when absent; it connects on the first write, so the gateway starts
+   * and serves reads while MySQL is down.
+   */
+  legacy?: LegacyClient;
 }
 
 export interface AppOptions {
@@ -62,6 +71,13 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): express.Expr
   api.use(docsRoutes());
   api.use(authRoutes(tokens, guard, throttle));
   api.use(memberRoutes(deps.db, guard));
+  api.use(
+    memberWriteRoutes(
+      { ...deps, legacy: deps.legacy ?? createGatewayLegacyClient(deps.config.legacy.url) },
+      createIdempotencyStore(deps.redis, deps.config.redis.prefix),
+      guard,
+    ),
+  );
   app.use('/api/v1', api);
 
   app.use(unknownRoute);

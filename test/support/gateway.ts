@@ -8,6 +8,7 @@ import { createReadModelClient, type ReadModelClient } from '../../common/databa
 import { createLogger, type Logger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
 import { createApp } from '../../gateway/src/app.js';
+import { createGatewayLegacyClient } from '../../gateway/src/features/members/members.legacy.js';
 import type { Scope } from '../../gateway/src/features/auth/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
 import type { TestEnvironment } from './environment.js';
@@ -31,7 +32,9 @@ export async function startGateway(
   // request before Redis is connected.
   if (redis.status !== 'ready') await once(redis, 'ready');
   const logger = options.logger ?? createLogger({ level: config.logLevel, name: 'gateway-test' });
-  const app = createApp({ config, db, redis, logger });
+  // Member writes go through the gateway's least-privilege MySQL user, as in deployment.
+  const legacy = createGatewayLegacyClient(overrides.LEGACY_DATABASE_URL ?? env.legacyGatewayUrl);
+  const app = createApp({ config, db, redis, logger, legacy });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -43,7 +46,7 @@ export async function startGateway(
     async close() {
       await new Promise((resolve) => server.close(resolve));
       server.closeAllConnections();
-      await db.$disconnect();
+      await Promise.all([db.$disconnect(), legacy.$disconnect()]);
       redis.disconnect();
     },
   };

@@ -37,6 +37,8 @@ export const PROTECTED_ENDPOINTS: ProtectedEndpoint[] = [
   { method: 'POST', path: '/api/v1/auth/revoke', scope: null, branchData: null },
   { method: 'GET', path: '/api/v1/members', scope: 'members:list', branchData: { ...member, branchFilter: true } },
   { method: 'GET', path: '/api/v1/members/:id', scope: 'members:read', branchData: member },
+  { method: 'POST', path: '/api/v1/members', scope: 'members:write', branchData: member },
+  { method: 'PUT', path: '/api/v1/members/:id', scope: 'members:write', branchData: member },
 ];
 
 /** The path with `:id` replaced. */

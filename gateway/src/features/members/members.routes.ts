@@ -5,6 +5,7 @@ import { dataAge } from '../../http/data-age.js';
 import { notFound } from '../../http/errors.js';
 import { paginationOf } from '../../http/pagination.js';
 import { parseInput } from '../../http/validation.js';
+import { memberETag } from './member-version.js';
 import { findMember, listMembers } from './members.read.js';
 import { listMembersQuery, memberIdParams } from './members.schemas.js';
 
@@ -27,6 +28,7 @@ export function memberRoutes(db: ReadModelClient, guard: Guard): Router {
       const { id } = parseInput(memberIdParams, req.params);
       const member = await findMember(db, authOf(res).dataScope, id);
       if (!member) throw notFound('Üye bulunamadı.');
+      res.set('ETag', memberETag(member));
       res.json({ success: true, data: member });
     },
   );
