@@ -23,9 +23,10 @@ const PRISMA_WRITE_CONFLICT = 'P2034';
 
 /**
  * 'retry': nothing was written and running again may succeed (a deadlock victim, a code drawn
- * twice); an AppError: the answer to give; null: an unexpected failure (500).
+ * twice); 'down': MySQL is unreachable (503); an AppError: the answer to give; null: an
+ * unexpected failure (500).
  */
-export function legacyFailure(error: unknown): AppError | 'retry' | null {
+export function legacyFailure(error: unknown): AppError | 'retry' | 'down' | null {
   if (error instanceof AppError) return error;
   const cause = adapterCause(error);
   const code = (error as { code?: unknown }).code;
@@ -37,11 +38,9 @@ export function legacyFailure(error: unknown): AppError | 'retry' | null {
   if (cause?.originalCode === MYSQL_LOCK_WAIT_TIMEOUT || code === PRISMA_TRANSACTION_TIMEOUT) {
     return serviceUnavailable(1);
   }
-  if (
-    isDependencyDown(error) ||
-    (cause && /ECONN|ETIMEDOUT|pool timeout/i.test(JSON.stringify(cause)))
-  ) {
-    return serviceUnavailable(2);
-  }
+  // A pool timeout names its last connect error when MySQL is unreachable; without one the pool
+  // was only busy, which is no reason to refuse the next writes.
+  if (cause && /ECONN|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND/i.test(JSON.stringify(cause))) return 'down';
+  if (isDependencyDown(error)) return serviceUnavailable(1);
   return null;
 }

@@ -79,8 +79,10 @@ async function lockCounter(tx: LegacyTx, branchId: number): Promise<number> {
     SELECT last_no FROM member_counters WHERE branch_id = ${branchId} FOR UPDATE`;
   let [counter] = await select();
   if (!counter) {
-    // IGNORE: a concurrent first create may insert it first; then this waits and locks theirs.
-    await tx.$executeRaw`INSERT IGNORE INTO member_counters (branch_id, last_no) VALUES (${branchId}, 0)`;
+    // A concurrent first create may insert it first: then this waits for theirs and locks it
+    // exclusively (an IGNOREd duplicate would take a shared lock, and two of those deadlock).
+    await tx.$executeRaw`INSERT INTO member_counters (branch_id, last_no) VALUES (${branchId}, 0)
+      ON DUPLICATE KEY UPDATE last_no = last_no`;
     [counter] = await select();
   }
   if (!counter) throw new Error(`member_counters row of branch ${branchId} missing after insert`);

@@ -9,6 +9,7 @@ import {
   type IdempotencyStore,
   type StoredAnswer,
 } from './idempotency.js';
+import { createLegacyGate } from './legacy-gate.js';
 import { memberIdParams } from './members.schemas.js';
 import {
   createMember,
@@ -42,11 +43,12 @@ const requestOf = (res: Response) => ({
 });
 
 export function memberWriteRoutes(
-  deps: MemberWriteDeps,
+  writeDeps: Omit<MemberWriteDeps, 'gate'>,
   idempotency: IdempotencyStore,
   guard: Guard,
 ): Router {
   const router = Router();
+  const deps: MemberWriteDeps = { ...writeDeps, gate: createLegacyGate() };
 
   router.post('/members', guard('members:write'), async (req, res) => {
     const key = idempotencyKeyOf(req.get(IDEMPOTENCY_HEADER));

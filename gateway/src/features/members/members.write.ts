@@ -10,7 +10,7 @@ import { membersTable } from '../../../../worker/src/sync/tables/members.table.j
 import { applyRowsNow } from '../../../../worker/src/sync/sync-rows.js';
 import type { AuthContext } from '../../http/authenticate.js';
 import { branchFilter } from '../../http/data-scope.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, serviceUnavailable } from '../../http/errors.js';
 import { recordMemberWrite, type AuditEntry } from './members.audit.js';
 import {
   createLegacyMember,
@@ -18,6 +18,7 @@ import {
   type LegacyMemberWrite,
 } from './members.legacy.js';
 import { legacyFailure } from './legacy-failures.js';
+import type { LegacyGate } from './legacy-gate.js';
 import { findMember } from './members.read.js';
 import { ifMatchAccepts, mappedToMember, memberETag } from './member-version.js';
 import type { Member } from './members.schemas.js';
@@ -25,6 +26,7 @@ import type { CreateMemberBody, UpdateMemberBody } from './members.write-schemas
 
 export interface MemberWriteDeps {
   legacy: LegacyClient;
+  gate: LegacyGate;
   db: ReadModelClient;
   logger: Logger;
 }
@@ -45,14 +47,19 @@ export interface WrittenMember {
 const toMember = (row: LegacyRow) => mappedToMember(membersTable.map(row));
 
 /** Deadlocks (MySQL picks a victim) are retried: the victim's transaction wrote nothing. */
-async function inLegacy(write: () => Promise<LegacyMemberWrite>): Promise<LegacyMemberWrite> {
+async function inLegacy(
+  gate: LegacyGate,
+  write: () => Promise<LegacyMemberWrite>,
+): Promise<LegacyMemberWrite> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
     } catch (error) {
       const failure = legacyFailure(error);
       if (failure === 'retry' && attempt < 4) continue;
+      if (failure === 'down') gate.markDown();
       if (failure instanceof AppError) throw failure;
+      if (failure === 'down') throw serviceUnavailable(2);
       throw error;
     }
   }
@@ -77,7 +84,7 @@ async function audited(
 ): Promise<WrittenMember> {
   let result: LegacyMemberWrite;
   try {
-    result = await inLegacy(write);
+    result = await inLegacy(deps.gate, write);
   } catch (error) {
     const status = error instanceof AppError ? error.status : 500;
     const code = error instanceof AppError ? error.code : 'SERVER_ERROR';
@@ -98,7 +105,9 @@ export function createMember(deps: MemberWriteDeps, request: WriteRequest, body:
   // A bound client naming another branch is 403 (the branch rule).
   branchFilter(request.auth.dataScope, body.branch_id);
   const entry = { ...request, operation: 'create' as const, memberId: null, status: 201 };
-  return audited(deps, entry, () => createLegacyMember(deps.legacy, body));
+  return audited(deps, entry, () =>
+    deps.gate.run(body.branch_id, () => createLegacyMember(deps.legacy, body)),
+  );
 }
 
 export function updateMember(
@@ -110,11 +119,13 @@ export function updateMember(
   const { ifMatch } = request;
   const entry = { ...request, operation: 'update' as const, memberId: id, status: 200 };
   return audited(deps, entry, () =>
-    updateLegacyMember(deps.legacy, id, body, {
-      scope: request.auth.dataScope,
-      ...(ifMatch
-        ? { expectVersion: (row) => ifMatchAccepts(ifMatch, memberETag(toMember(row))) }
-        : {}),
-    }),
+    deps.gate.run(null, () =>
+      updateLegacyMember(deps.legacy, id, body, {
+        scope: request.auth.dataScope,
+        ...(ifMatch
+          ? { expectVersion: (row) => ifMatchAccepts(ifMatch, memberETag(toMember(row))) }
+          : {}),
+      }),
+    ),
   );
 }
