@@ -1,5 +1,6 @@
 // The worker reads the dashboard's database with a user holding only SELECT and leaves its
-// schema exactly as it found it.
+// schema exactly as it found it; the gateway's user can write members and nothing else
+// (test/members-write.test.ts proves the schema unchanged after the write suite).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
@@ -50,6 +51,36 @@ describe('the worker and the legacy database', () => {
       await expect(readOnly.insertBranch()).rejects.toThrow(/denied/i);
     } finally {
       await readOnly.close();
+    }
+  });
+
+  it('when the gateway user tries anything beyond member writes, then MySQL refuses', async () => {
+    const gateway = await LegacyDashboard.connect(env.legacyGatewayUrl);
+    try {
+      const denied = [
+        'ALTER TABLE members ADD COLUMN api_note INT',
+        'CREATE TABLE api_own (id INT)',
+        'DROP TABLE member_counters',
+        'DELETE FROM members',
+        'DELETE FROM member_counters',
+        "INSERT INTO branches (name, status) VALUES ('x', 'Aktif')",
+        "UPDATE branches SET name = 'x'",
+        'UPDATE financial_transactions SET amount = 0',
+        'SELECT password_hash FROM staff',
+        'CREATE TRIGGER t BEFORE INSERT ON members FOR EACH ROW SET @x = 1',
+      ];
+      for (const sql of denied) {
+        await expect(gateway.query(sql), sql).rejects.toThrow(/denied/i);
+      }
+      // What it may do: read branches, and write the two tables a member create touches.
+      const branchId = await dashboard.insertBranch();
+      await gateway.query('SELECT status FROM branches WHERE id = ?', [branchId]);
+      await gateway.query('INSERT INTO member_counters (branch_id, last_no) VALUES (?, 0)', [
+        branchId,
+      ]);
+      await gateway.query('UPDATE member_counters SET last_no = 1 WHERE branch_id = ?', [branchId]);
+    } finally {
+      await gateway.close();
     }
   });
 });
