@@ -7,20 +7,21 @@ import type { Config } from '../../common/config.js';
 import type { LegacyClient, ReadModelClient } from '../../common/databases.js';
 import type { Logger } from '../../common/logger.js';
 import { createAuthThrottle } from './features/auth/auth-throttle.js';
-import { authRoutes, oauthRoutes } from './features/auth/auth.routes.js';
+import { oauthRoutes } from './features/auth/auth.routes.js';
 import { createTokenService } from './features/auth/tokens.service.js';
 import { docsRoutes } from './features/docs/docs.routes.js';
 import { healthRoutes } from './features/health/health.routes.js';
 import { infoRoutes } from './features/info/info.routes.js';
-import { createIdempotencyStore } from './features/members/idempotency.js';
-import { createGatewayLegacyClient } from './features/members/members.legacy.js';
-import { memberRoutes } from './features/members/members.routes.js';
-import { memberWriteRoutes } from './features/members/members.write.routes.js';
+import { createMemberWrites } from './features/members/members.write.js';
+import { ENDPOINTS } from './endpoints.js';
 import { createGuard } from './http/authenticate.js';
+import { createDataAges } from './http/data-age.js';
+import { mountEndpoints } from './http/endpoint.js';
 import { errorHandler, unknownRoute } from './http/error-handler.js';
 import { createGatewayMetrics, metricsRoute } from './http/metrics.js';
 import { clientRateLimits } from './http/rate-limit/rate-limit.js';
 import { requestId } from './http/request-id.js';
+import { createScopedReads } from './http/scoped-read.js';
 
 export interface AppDeps {
   config: Config;
@@ -67,16 +68,16 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): express.Expr
 
   const api = Router();
   api.use(express.json({ limit: '100kb' }));
-  api.use(infoRoutes());
-  api.use(docsRoutes());
-  api.use(authRoutes(tokens, guard, throttle));
-  api.use(memberRoutes(deps.db, guard));
+  api.use(infoRoutes(ENDPOINTS));
+  api.use(docsRoutes(ENDPOINTS));
+  const scopedReads = createScopedReads(deps.db);
   api.use(
-    memberWriteRoutes(
-      { ...deps, legacy: deps.legacy ?? createGatewayLegacyClient(deps.config.legacy.url) },
-      createIdempotencyStore(deps.redis, deps.config.redis.prefix),
+    mountEndpoints(ENDPOINTS, {
       guard,
-    ),
+      services: { tokens, throttle, memberWrites: createMemberWrites(deps) },
+      dataAges: createDataAges(deps.db),
+      scopedRead: (auth) => scopedReads(auth.dataScope),
+    }),
   );
   app.use('/api/v1', api);
 

@@ -3,7 +3,7 @@
 // branch_name is left out: it is the branch's, and a rename does not change the member.
 import { createHash } from 'node:crypto';
 import type { ReadModelRow } from '../../../../worker/src/sync/table-definition.js';
-import type { Member } from './members.schemas.js';
+import { memberResource, type Member } from './members.schemas.js';
 
 const VERSIONED_FIELDS = [
   'id',
@@ -33,33 +33,10 @@ export function memberETag(member: Member): string {
   return `"${createHash('sha256').update(content).digest('base64url').slice(0, 27)}"`;
 }
 
-const iso = (value: ReadModelRow[string]) => (value as Date).toISOString();
-
 /** A members row as the sync maps it (members.table.ts) -> the API's Member. */
 export function mappedToMember(row: ReadModelRow): Member {
-  return {
-    id: row.id as number,
-    full_name: row.full_name as string,
-    surname: row.surname as string | null,
-    phone: row.phone as string,
-    email: row.email as string | null,
-    tc_no: row.tc_no as string | null,
-    member_no: row.member_no as string,
-    gender: row.gender as Member['gender'],
-    birth_date: row.birth_date as string | null,
-    branch_id: row.branch_id as number,
-    branch_name: row.branch_name as string,
-    entry_status: row.entry_status as boolean,
-    balance: Number(row.balance),
-    freeze_status: row.freeze_status as boolean,
-    status: row.status as Member['status'],
-    registered_at: iso(row.registered_at ?? null),
-    address: row.address as string | null,
-    qr_code: row.qr_code as string,
-    referral_code: row.referral_code as string | null,
-    created_at: iso(row.created_at ?? null),
-    updated_at: iso(row.updated_at ?? null),
-  };
+  // The mapping keeps DECIMAL as an exact string for PostgreSQL; the API shows a number.
+  return memberResource.toApi({ ...row, balance: Number(row.balance) } as never);
 }
 
 /** If-Match: `*` or a list of strong ETags; weak ones never match (RFC 9110 13.1.1). */

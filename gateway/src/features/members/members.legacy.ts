@@ -12,7 +12,7 @@ import { createLegacyClient, type LegacyClient } from '../../../../common/databa
 import type { LegacyRow } from '../../../../worker/src/sync/table-definition.js';
 import { membersTable } from '../../../../worker/src/sync/tables/members.table.js';
 import { readLegacyRows } from '../../../../worker/src/sync/sync-rows.js';
-import { canSee, type DataScope } from '../../http/data-scope.js';
+import type { DataScope } from '../../http/data-scope.js';
 import { AppError, notFound, validationError } from '../../http/errors.js';
 import { formatMemberNo, generateQrCode, generateReferralCode } from './member-rules.js';
 import type { CreateMemberBody, UpdateMemberBody } from './members.write-schemas.js';
@@ -162,7 +162,9 @@ export async function updateLegacyMember(
     const [located] = await tx.$queryRaw<{ branch_id: number | bigint }[]>`
       SELECT branch_id FROM members WHERE id = ${id} AND is_deleted = 0`;
     const branchId = located && Number(located.branch_id);
-    if (!branchId || !canSee(options.scope, branchId)) throw notFound('Üye bulunamadı.');
+    const foreign = options.scope.kind === 'branch' && options.scope.branchId !== branchId;
+    // Another branch's member does not exist for a bound client (404, never 403).
+    if (!branchId || foreign) throw notFound('Üye bulunamadı.');
     // Counter lock first, then the member row: the same order as a create, so no deadlock.
     if (changes.phone !== undefined) await lockCounter(tx, branchId);
     const locked = await tx.$queryRaw<unknown[]>`

@@ -3,6 +3,8 @@
 // fails after the legacy commit the write stands: the answer carries the member as mapped from
 // the legacy row and `readModel: 'pending'` (header X-Read-Model: pending); the worker's next
 // poll converges the read model.
+import type { Redis } from 'ioredis';
+import type { Config } from '../../../../common/config.js';
 import type { LegacyClient, ReadModelClient } from '../../../../common/databases.js';
 import type { Logger } from '../../../../common/logger.js';
 import type { LegacyRow } from '../../../../worker/src/sync/table-definition.js';
@@ -13,15 +15,16 @@ import { branchFilter } from '../../http/data-scope.js';
 import { AppError, serviceUnavailable } from '../../http/errors.js';
 import { recordMemberWrite, type AuditEntry } from './members.audit.js';
 import {
+  createGatewayLegacyClient,
   createLegacyMember,
   updateLegacyMember,
   type LegacyMemberWrite,
 } from './members.legacy.js';
 import { legacyFailure } from './legacy-failures.js';
-import type { LegacyGate } from './legacy-gate.js';
-import { findMember } from './members.read.js';
+import { createLegacyGate, type LegacyGate } from './legacy-gate.js';
+import { createIdempotencyStore, type IdempotencyStore } from './idempotency.js';
 import { ifMatchAccepts, mappedToMember, memberETag } from './member-version.js';
-import type { Member } from './members.schemas.js';
+import { memberResource, type Member } from './members.schemas.js';
 import type { CreateMemberBody, UpdateMemberBody } from './members.write-schemas.js';
 
 export interface MemberWriteDeps {
@@ -68,8 +71,14 @@ async function inLegacy(
 async function publish(deps: MemberWriteDeps, write: LegacyMemberWrite): Promise<WrittenMember> {
   try {
     await applyRowsNow(deps.db, membersTable, [write.after]);
-    const member = await findMember(deps.db, { kind: 'all-branches' }, write.id);
-    if (member) return { member, etag: memberETag(member), readModel: 'current' };
+    const row = await deps.db.member.findUnique({
+      where: { id: write.id },
+      select: memberResource.select,
+    });
+    if (row) {
+      const member = memberResource.toApi(row);
+      return { member, etag: memberETag(member), readModel: 'current' };
+    }
   } catch (error) {
     deps.logger.warn({ err: error, member_id: write.id }, 'read model not updated after a write');
   }
@@ -101,7 +110,7 @@ async function audited(
   return written;
 }
 
-export function createMember(deps: MemberWriteDeps, request: WriteRequest, body: CreateMemberBody) {
+function createMember(deps: MemberWriteDeps, request: WriteRequest, body: CreateMemberBody) {
   // A bound client naming another branch is 403 (the branch rule).
   branchFilter(request.auth.dataScope, body.branch_id);
   const entry = { ...request, operation: 'create' as const, memberId: null, status: 201 };
@@ -110,7 +119,7 @@ export function createMember(deps: MemberWriteDeps, request: WriteRequest, body:
   );
 }
 
-export function updateMember(
+function updateMember(
   deps: MemberWriteDeps,
   request: WriteRequest & { ifMatch?: string },
   id: number,
@@ -129,3 +138,32 @@ export function updateMember(
     ),
   );
 }
+
+/** The member write service of one gateway instance. */
+export function createMemberWrites(deps: {
+  config: Config;
+  db: ReadModelClient;
+  redis: Redis;
+  logger: Logger;
+  legacy?: LegacyClient | undefined;
+}) {
+  const writeDeps: MemberWriteDeps = {
+    db: deps.db,
+    logger: deps.logger,
+    legacy: deps.legacy ?? createGatewayLegacyClient(deps.config.legacy.url),
+    gate: createLegacyGate(),
+  };
+  const idempotency: IdempotencyStore = createIdempotencyStore(
+    deps.redis,
+    deps.config.redis.prefix,
+  );
+  return {
+    idempotency,
+    create: (request: WriteRequest, body: CreateMemberBody) =>
+      createMember(writeDeps, request, body),
+    update: (request: WriteRequest & { ifMatch?: string }, id: number, body: UpdateMemberBody) =>
+      updateMember(writeDeps, request, id, body),
+  };
+}
+
+export type MemberWrites = ReturnType<typeof createMemberWrites>;
