@@ -1,5 +1,7 @@
 // POST /members and PUT /members/{id} against real MariaDB and PostgreSQL: the legacy row the
 // dashboard would have written, the read model on the next GET, validation, duplicates, ETag.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLegacyClient } from '../common/databases.js';
 import { syncTable } from '../worker/src/sync/sync-engine.js';
@@ -15,6 +17,7 @@ import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { legacySchemaSnapshot } from './support/legacy-schema-snapshot.js';
 import { memberApi, randomPhone, randomTcNo, type MemberApi } from './support/member-writes.js';
 
+const run = promisify(execFile);
 let env: TestEnvironment;
 let gateway: RunningGateway;
 let dashboard: LegacyDashboard;
@@ -296,7 +299,7 @@ describe('a client bound to a branch', () => {
 });
 
 describe('the audit trail', () => {
-  it('when writes succeed or fail, then each is recorded with client, request id, member and fields', async () => {
+  it('when writes succeed or fail, then each is recorded with client, request id, member and fields, and npm run audit prints them', async () => {
     const created = await api.create(valid(), { 'x-request-id': 'audit-create-1' });
     const id = created.body.data.id as number;
     await api.update(id, { full_name: 'Deniz' }, { 'x-request-id': 'audit-update-1' });
@@ -312,6 +315,18 @@ describe('the audit trail', () => {
       ['update', 412, 'PRECONDITION_FAILED'],
     ]);
     expect(rows[0]!.request_id).toBe('audit-create-1');
+    const { stdout } = await run(
+      'npm',
+      ['run', '--silent', 'audit', '--', '--member', String(id)],
+      {
+        env: { ...process.env, DATABASE_URL: env.databaseUrl },
+      },
+    );
+    const lines = stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toContain('audit-update-1');
+    expect(lines[1]).toContain('full_name: "Can" -> "Deniz"');
+    expect(lines[2]).toContain('412 PRECONDITION_FAILED');
     expect(rows[1]).toMatchObject({
       request_id: 'audit-update-1',
       before: expect.objectContaining({ full_name: 'Can' }),
