@@ -5,6 +5,7 @@
 //   backfill:   read-model backfill rate over a generated dashboard (scale 350 ≈ 1,000,000 rows).
 import { parseArgs } from 'node:util';
 import { benchBackfill } from './backfill.js';
+import { benchMemberWrites } from './member-writes.js';
 import { benchRateLimit } from './rate-limit.js';
 
 const { values } = parseArgs({
@@ -28,3 +29,8 @@ if (wanted('backfill')) {
   console.log('\n== backfill: read-model rows per second');
   await benchBackfill({ scale: Number(values.scale) });
 }
+if (wanted('member-writes'))
+  await benchMemberWrites({
+    seconds: Number(values.seconds),
+    connections: Number(values.connections),
+  });
