@@ -1,8 +1,9 @@
-// npm run bench [-- --only rate-limit|backfill] [--seconds N] [--connections C] [--scale S]
+// npm run bench [-- --only rate-limit|backfill|member-writes] [--seconds N] [--connections C] [--scale S]
 // Every benchmark brings its own throwaway databases and Redis prefix on the configured servers
 // and reports against a baseline measured in the same run.
 //   rate-limit: gateway throughput with and without the per-client limiter, as a ratio.
 //   backfill:   read-model backfill rate over a generated dashboard (scale 350 ≈ 1,000,000 rows).
+//   member-writes: POST /members latency (p50, p95) beside GET /members/{id} (bench/member-writes.ts).
 import { parseArgs } from 'node:util';
 import { benchBackfill } from './backfill.js';
 import { benchMemberWrites } from './member-writes.js';

@@ -1,7 +1,9 @@
 // Member writes while MySQL is away: 503 SERVER_ERROR with Retry-After within seconds, nothing
-// written, and the same gateway keeps serving reads from the read model.
+// written, and the same gateway keeps serving reads from the read model. And PostgreSQL failing
+// after the legacy commit: the write stands and says so.
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { createTestClient, issueToken, startGateway } from './support/gateway.js';
@@ -69,6 +71,48 @@ describe.each([
       expect(await legacyMembers()).toBe(before);
       expect((await api.get(seeded)).status).toBe(200);
     } finally {
+      await gateway.close();
+    }
+  });
+});
+
+describe('when PostgreSQL refuses the read-model write after the legacy commit', () => {
+  it('then the create still answers 201 with X-Read-Model: pending, legacy holds it, and the worker converges', async () => {
+    const gateway = await startGateway(env);
+    const readModel = new pg.Client({ connectionString: env.databaseUrl });
+    await readModel.connect();
+    try {
+      const client = await createTestClient(gateway.db, {
+        scopes: ['members:read', 'members:write'],
+      });
+      const api = memberApi(gateway.url, await issueToken(gateway, client));
+      // A fault in the read model only: its members table refuses every write.
+      await readModel.query(`CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS
+        $$ BEGIN RAISE EXCEPTION 'read model unavailable'; END $$`);
+      await readModel.query(
+        'CREATE TRIGGER refuse BEFORE INSERT OR UPDATE ON members FOR EACH ROW EXECUTE FUNCTION refuse()',
+      );
+      const phone = randomPhone();
+      const { status, body, headers } = await api.create({
+        full_name: 'Bekleyen',
+        phone,
+        branch_id: branch,
+      });
+      expect([status, headers.get('x-read-model')]).toEqual([201, 'pending']);
+      expect(body.data).toMatchObject({ phone, branch_id: branch, full_name: 'Bekleyen' });
+      const [row] = await dashboard.query('SELECT member_no FROM members WHERE id = ?', [
+        body.data.id,
+      ]);
+      expect(row?.member_no).toBe(body.data.member_no);
+      expect((await api.get(body.data.id)).status).toBe(404);
+
+      await readModel.query('DROP TRIGGER refuse ON members');
+      await syncOnce(env);
+      const read = await api.get(body.data.id);
+      expect(read.body.data).toEqual(body.data);
+      expect(read.headers.get('etag')).toBe(headers.get('etag'));
+    } finally {
+      await readModel.end();
       await gateway.close();
     }
   });

@@ -30,6 +30,8 @@ export async function provisionLegacyUser(
   await admin.query(`CREATE USER IF NOT EXISTS ${quoteUser(account.user)} IDENTIFIED BY ?`, [
     account.password,
   ]);
+  // An existing user (a previous demo run) gets this run's password.
+  await admin.query(`ALTER USER ${quoteUser(account.user)} IDENTIFIED BY ?`, [account.password]);
   for (const grant of grants) {
     await admin.query(
       grant.replace('{db}', quoteId(database)).replace('{user}', quoteUser(account.user)),
@@ -39,4 +41,12 @@ export async function provisionLegacyUser(
 
 export async function dropLegacyUser(admin: Connection, account: LegacyUser): Promise<void> {
   await admin.query(`DROP USER IF EXISTS ${quoteUser(account.user)}`);
+}
+
+/** `url` with the account's credentials instead of its own. */
+export function urlAs(url: string, account: LegacyUser): string {
+  const parsed = new URL(url);
+  parsed.username = account.user;
+  parsed.password = account.password;
+  return parsed.toString();
 }
