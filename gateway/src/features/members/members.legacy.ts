@@ -174,6 +174,7 @@ export async function updateLegacyMember(
     const before = await memberRow(tx, id);
     if (options.expectVersion && !options.expectVersion(before)) throw preconditionFailed();
     await assertNoDuplicate(tx, { id, branchId, phone: changes.phone, tcNo: changes.tc_no });
+    // Column names come from the strict body schema's keys only (members.write-schemas.ts).
     const assignments = Object.entries(changes).map(
       ([column, value]) => Sql.sql`${Sql.raw(column)} = ${value}`,
     );
