@@ -19,6 +19,8 @@ const phone = z
     }
     return stored;
   })
+  // The document shows a string either way (components are rendered from the output side).
+  .pipe(z.string())
   .meta({ description: 'Stored and answered as 05XXXXXXXXX.', example: '+90 532 123 45 67' });
 const email = z.email().max(150);
 const tcNo = z
