@@ -105,24 +105,18 @@ async function assertNoDuplicate(
 }
 
 async function insertMember(tx: LegacyTx, body: CreateMemberBody, memberNo: string) {
-  // Codes are unique in the dump; a collision (vanishingly rare) draws new ones.
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const qr = generateQrCode();
-    const referral = generateReferralCode();
-    const taken = await tx.$queryRaw<unknown[]>`SELECT id FROM members
-      WHERE qr_code = ${qr} OR referral_code = ${referral} LIMIT 1`;
-    if (taken.length > 0) continue;
-    // registered_at is NOW() of a +03:00 session: Istanbul wall clock, as the dashboard writes.
-    await tx.$executeRaw`INSERT INTO members (full_name, surname, phone, email, tc_no, member_no,
-        gender, birth_date, branch_id, entry_status, balance, freeze_status, status,
-        registered_at, address, qr_code, referral_code)
-      VALUES (${body.full_name}, ${body.surname ?? null}, ${body.phone}, ${body.email ?? null},
-        ${body.tc_no ?? null}, ${memberNo}, ${body.gender ?? null}, ${body.birth_date ?? null},
-        ${body.branch_id}, 0, 0, 0, 'Aktif', NOW(), ${body.address ?? null}, ${qr}, ${referral})`;
-    const [inserted] = await tx.$queryRaw<{ id: bigint | number }[]>`SELECT LAST_INSERT_ID() AS id`;
-    return Number(inserted!.id);
-  }
-  throw new Error('could not draw unique member codes');
+  // Codes are unique in the dump: a collision (vanishingly rare) fails this insert with a
+  // duplicate key, and the whole transaction runs again with new codes (legacy-failures.ts).
+  // registered_at is NOW() of a +03:00 session: Istanbul wall clock, as the dashboard writes.
+  await tx.$executeRaw`INSERT INTO members (full_name, surname, phone, email, tc_no, member_no,
+      gender, birth_date, branch_id, entry_status, balance, freeze_status, status,
+      registered_at, address, qr_code, referral_code)
+    VALUES (${body.full_name}, ${body.surname ?? null}, ${body.phone}, ${body.email ?? null},
+      ${body.tc_no ?? null}, ${memberNo}, ${body.gender ?? null}, ${body.birth_date ?? null},
+      ${body.branch_id}, 0, 0, 0, 'Aktif', NOW(), ${body.address ?? null},
+      ${generateQrCode()}, ${generateReferralCode()})`;
+  const [inserted] = await tx.$queryRaw<{ id: bigint | number }[]>`SELECT LAST_INSERT_ID() AS id`;
+  return Number(inserted!.id);
 }
 
 export async function createLegacyMember(

@@ -24,7 +24,7 @@ import { legacyFailure } from './legacy-failures.js';
 import { createLegacyGate, type LegacyGate } from './legacy-gate.js';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency.js';
 import { ifMatchAccepts, mappedToMember, memberETag } from './member-version.js';
-import { memberResource, type Member } from './members.schemas.js';
+import type { Member } from './members.schemas.js';
 import type { CreateMemberBody, UpdateMemberBody } from './members.write-schemas.js';
 
 export interface MemberWriteDeps {
@@ -69,21 +69,15 @@ async function inLegacy(
 }
 
 async function publish(deps: MemberWriteDeps, write: LegacyMemberWrite): Promise<WrittenMember> {
+  // The answer is the same mapping of the same legacy row that the read model now holds.
+  const member = toMember(write.after);
   try {
     await applyRowsNow(deps.db, membersTable, [write.after]);
-    const row = await deps.db.member.findUnique({
-      where: { id: write.id },
-      select: memberResource.select,
-    });
-    if (row) {
-      const member = memberResource.toApi(row);
-      return { member, etag: memberETag(member), readModel: 'current' };
-    }
+    return { member, etag: memberETag(member), readModel: 'current' };
   } catch (error) {
     deps.logger.warn({ err: error, member_id: write.id }, 'read model not updated after a write');
+    return { member, etag: memberETag(member), readModel: 'pending' };
   }
-  const member = toMember(write.after);
-  return { member, etag: memberETag(member), readModel: 'pending' };
 }
 
 async function audited(
