@@ -4,6 +4,7 @@ import { createLogger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
 import { createApp } from './app.js';
 import { createGatewayLegacyClient } from './features/members/members.legacy.js';
+import { createGatewayMetrics, startMetricsServer } from './http/metrics.js';
 
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.logLevel, name: 'gateway' });
@@ -13,9 +14,18 @@ const redis = createRedis(config.redis.url);
 const legacy = createGatewayLegacyClient(config.legacy.url);
 redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
 
-const server = createApp({ config, db, redis, logger, legacy }).listen(config.http.port, () => {
-  logger.info({ port: config.http.port }, 'gateway listening');
+const metrics = createGatewayMetrics();
+startMetricsServer(metrics, config.metrics.port, logger).catch((error: unknown) => {
+  logger.fatal({ err: error, port: config.metrics.port }, 'metrics port unavailable');
+  process.exit(1);
 });
+
+const server = createApp({ config, db, redis, logger, metrics, legacy }).listen(
+  config.http.port,
+  () => {
+    logger.info({ port: config.http.port }, 'gateway listening');
+  },
+);
 
 async function shutdown(signal: string) {
   logger.info({ signal }, 'gateway shutting down');

@@ -9,6 +9,7 @@ import { createLogger, type Logger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
 import { createApp } from '../../gateway/src/app.js';
 import { createGatewayLegacyClient } from '../../gateway/src/features/members/members.legacy.js';
+import { createGatewayMetrics, type GatewayMetrics } from '../../gateway/src/http/metrics.js';
 import type { Scope } from '../../gateway/src/features/auth/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
 import type { TestEnvironment } from './environment.js';
@@ -17,13 +18,15 @@ export interface RunningGateway {
   url: string;
   db: ReadModelClient;
   app: Express;
+  /** What the gateway's metrics listener would serve. */
+  metrics: GatewayMetrics;
   close(): Promise<void>;
 }
 
 export async function startGateway(
   env: TestEnvironment,
   overrides: Record<string, string> = {},
-  options: { logger?: Logger } = {},
+  options: { logger?: Logger; metrics?: GatewayMetrics } = {},
 ): Promise<RunningGateway> {
   const config = env.config(overrides);
   const db = createReadModelClient(config.db.url, { poolSize: 5 });
@@ -32,9 +35,12 @@ export async function startGateway(
   // request before Redis is connected.
   if (redis.status !== 'ready') await once(redis, 'ready');
   const logger = options.logger ?? createLogger({ level: config.logLevel, name: 'gateway-test' });
+  // As gateway/src/main.ts does: a connection error is a log line, not an unhandled event.
+  redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
+  const metrics = options.metrics ?? createGatewayMetrics();
   // Member writes go through the gateway's least-privilege MySQL user, as in deployment.
   const legacy = createGatewayLegacyClient(overrides.LEGACY_DATABASE_URL ?? env.legacyGatewayUrl);
-  const app = createApp({ config, db, redis, logger, legacy });
+  const app = createApp({ config, db, redis, logger, metrics, legacy });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -43,6 +49,7 @@ export async function startGateway(
     url: `http://127.0.0.1:${port}`,
     db,
     app,
+    metrics,
     async close() {
       await new Promise((resolve) => server.close(resolve));
       server.closeAllConnections();
