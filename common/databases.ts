@@ -25,7 +25,15 @@ export function createReadModelClient(
   return new ReadModelClient({ adapter });
 }
 
-export function createLegacyClient(url: string, options: { poolSize?: number } = {}): LegacyClient {
+export interface LegacyClientOptions {
+  poolSize?: number;
+  connectTimeoutMs?: number;
+  acquireTimeoutMs?: number;
+  /** Seconds a statement waits for a row lock before failing (MySQL's default is 50). */
+  lockWaitTimeoutSeconds?: number;
+}
+
+export function createLegacyClient(url: string, options: LegacyClientOptions = {}): LegacyClient {
   const parsed = new URL(url);
   const adapter = new PrismaMariaDb({
     host: parsed.hostname,
@@ -34,10 +42,15 @@ export function createLegacyClient(url: string, options: { poolSize?: number } =
     password: decodeURIComponent(parsed.password),
     database: decodeURIComponent(parsed.pathname.replace(/^\//, '')),
     connectionLimit: options.poolSize ?? 5,
-    connectTimeout: 5000,
-    acquireTimeout: 10000,
+    connectTimeout: options.connectTimeoutMs ?? 5000,
+    acquireTimeout: options.acquireTimeoutMs ?? 10000,
     allowPublicKeyRetrieval: true,
-    initSql: `SET time_zone = '${LEGACY_SESSION_TIME_ZONE}'`,
+    initSql: [
+      `SET time_zone = '${LEGACY_SESSION_TIME_ZONE}'`,
+      ...(options.lockWaitTimeoutSeconds
+        ? [`SET SESSION innodb_lock_wait_timeout = ${options.lockWaitTimeoutSeconds}`]
+        : []),
+    ],
   });
   return new LegacyClient({ adapter });
 }

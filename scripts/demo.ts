@@ -9,12 +9,50 @@ import { createReadModelClient } from '../common/databases.js';
 import { SCOPES } from '../gateway/src/features/auth/scopes.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
 import { migrateReadModel } from '../prisma/read-model/migrate.js';
+import { randomBytes } from 'node:crypto';
+import { connectLegacy, databaseName } from './legacy/legacy-database.js';
 import { seedLegacyDatabase } from './legacy/seed.js';
+import {
+  GATEWAY_GRANTS,
+  provisionLegacyUser,
+  SYNC_GRANTS,
+  urlAs,
+  type LegacyUser,
+} from './legacy/legacy-users.js';
 
 const config = loadConfigOrExit();
 const say = (line: string) => console.log(`[demo] ${line}`);
 
 say(await seedLegacyDatabase(config.legacy.url));
+
+/**
+ * Gateway and worker reach MySQL as their own least-privilege users, as in deployment; when
+ * LEGACY_DATABASE_URL's user may not create users, both use it as it is.
+ */
+async function legacyUrls(): Promise<{ gateway: string; worker: string }> {
+  const account = (user: string): LegacyUser => ({
+    user,
+    password: randomBytes(12).toString('hex'),
+  });
+  const gateway = account('demo_api_gateway');
+  const worker = account('demo_api_sync');
+  const admin = await connectLegacy(config.legacy.url);
+  try {
+    const database = databaseName(config.legacy.url);
+    await provisionLegacyUser(admin, database, gateway, GATEWAY_GRANTS);
+    await provisionLegacyUser(admin, database, worker, SYNC_GRANTS);
+    say(`legacy users ${gateway.user} (member writes) and ${worker.user} (SELECT only) ready`);
+    return { gateway: urlAs(config.legacy.url, gateway), worker: urlAs(config.legacy.url, worker) };
+  } catch {
+    say(
+      'could not create the least-privilege legacy users; gateway and worker use LEGACY_DATABASE_URL',
+    );
+    return { gateway: config.legacy.url, worker: config.legacy.url };
+  } finally {
+    await admin.end();
+  }
+}
+const legacyUrlOf = await legacyUrls();
 
 const applied = await migrateReadModel(config.db.url);
 say(
@@ -31,10 +69,10 @@ await db.$disconnect();
 say(`demo client ${client.client_key} created`);
 
 const children: ChildProcess[] = [];
-function run(script: string) {
+function run(script: string, legacyUrl: string) {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     stdio: ['ignore', 'inherit', 'inherit'],
-    env: process.env,
+    env: { ...process.env, LEGACY_DATABASE_URL: legacyUrl },
   });
   child.on('exit', (code, signal) => {
     if (!stopping) {
@@ -54,8 +92,8 @@ async function stop(code: number) {
 process.once('SIGINT', () => void stop(0));
 process.once('SIGTERM', () => void stop(0));
 
-run('worker/src/main.ts');
-run('gateway/src/main.ts');
+run('worker/src/main.ts', legacyUrlOf.worker);
+run('gateway/src/main.ts', legacyUrlOf.gateway);
 
 const base = `http://127.0.0.1:${config.http.port}`;
 async function waitFor<T>(
@@ -97,4 +135,7 @@ say(`  client_key=${client.client_key}`);
 say(`  client_secret=${client.client_secret}`);
 say('try:');
 console.log(`curl -s -H 'Authorization: Bearer ${token}' '${base}/api/v1/members?limit=5'`);
+console.log(
+  `curl -s -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -H 'Idempotency-Key: demo-1' -d '{"full_name":"Deneme","phone":"+90 532 000 00 01","branch_id":1}' '${base}/api/v1/members'`,
+);
 say('Ctrl-C stops gateway and worker.');

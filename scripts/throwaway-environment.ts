@@ -1,6 +1,6 @@
 // A throwaway environment on existing servers: its own PostgreSQL database (migrated), its own
 // legacy MySQL database (loaded from the project's copy of the dashboard dump) with a SELECT-only
-// user, and its own Redis prefix, all dropped by destroy(). Used by every test file and benchmark
+// user and the gateway's least-privilege user, and its own Redis prefix, all dropped by destroy(). Used by every test file and benchmark
 // so runs never collide.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -8,6 +8,13 @@ import pg from 'pg';
 import { loadConfig, type Config } from '../common/config.js';
 import { migrateReadModel } from '../prisma/read-model/migrate.js';
 import { connectLegacy, createLegacyDatabase } from './legacy/legacy-database.js';
+import {
+  dropLegacyUser,
+  GATEWAY_GRANTS,
+  provisionLegacyUser,
+  SYNC_GRANTS,
+  type LegacyUser,
+} from './legacy/legacy-users.js';
 
 export interface ServerUrls {
   /** Any database on the PostgreSQL server (the path is replaced). */
@@ -23,6 +30,8 @@ export interface ThrowawayEnvironment {
   legacyUrl: string;
   /** A MySQL user holding only SELECT on the legacy database. */
   legacyReadOnlyUrl: string;
+  /** The gateway's user: SELECT on what member writes read, INSERT/UPDATE on two tables. */
+  legacyGatewayUrl: string;
   redisUrl: string;
   redisPrefix: string;
   /** Configuration as the processes would load it, with this environment's URLs. */
@@ -56,17 +65,19 @@ export async function createThrowawayEnvironment(
   const name = `${namePrefix}_${randomBytes(3).toString('hex')}`;
   const databaseUrl = withDatabase(servers.postgresUrl, name);
   const legacyUrl = withDatabase(servers.mysqlUrl, name);
-  const readOnly = {
-    user: `ro_${randomBytes(4).toString('hex')}`,
+  const account = (prefix: string): LegacyUser => ({
+    user: `${prefix}_${randomBytes(4).toString('hex')}`,
     password: randomBytes(12).toString('hex'),
-  };
+  });
+  const readOnly = account('ro');
+  const gateway = account('gw');
 
   await migrateReadModel(databaseUrl);
   await createLegacyDatabase(legacyUrl);
   const admin = await connectLegacy(servers.mysqlUrl, { database: null });
   try {
-    await admin.query(`CREATE USER '${readOnly.user}'@'%' IDENTIFIED BY '${readOnly.password}'`);
-    await admin.query(`GRANT SELECT ON \`${name}\`.* TO '${readOnly.user}'@'%'`);
+    await provisionLegacyUser(admin, name, readOnly, SYNC_GRANTS);
+    await provisionLegacyUser(admin, name, gateway, GATEWAY_GRANTS);
   } finally {
     await admin.end();
   }
@@ -76,6 +87,7 @@ export async function createThrowawayEnvironment(
     databaseUrl,
     legacyUrl,
     legacyReadOnlyUrl: withDatabase(servers.mysqlUrl, name, readOnly),
+    legacyGatewayUrl: withDatabase(servers.mysqlUrl, name, gateway),
     redisUrl: servers.redisUrl,
     redisPrefix: name,
     config: (overrides = {}) =>
@@ -97,7 +109,8 @@ export async function createThrowawayEnvironment(
       await pgAdmin.end();
       const mysqlAdmin = await connectLegacy(servers.mysqlUrl, { database: null });
       await mysqlAdmin.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      await mysqlAdmin.query(`DROP USER IF EXISTS '${readOnly.user}'@'%'`);
+      await dropLegacyUser(mysqlAdmin, readOnly);
+      await dropLegacyUser(mysqlAdmin, gateway);
       await mysqlAdmin.end();
       await deleteRedisKeys(servers.redisUrl, name);
     },

@@ -1,8 +1,10 @@
 // The worker reads the dashboard's database with a user holding only SELECT and leaves its
-// schema exactly as it found it.
+// schema exactly as it found it; the gateway's user can write members and nothing else
+// (test/members-write.test.ts proves the schema unchanged after the write suite).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { legacySchemaSnapshot } from './support/legacy-schema-snapshot.js';
 import { eventually, startWorker } from './support/worker.js';
 
 let env: TestEnvironment;
@@ -18,28 +20,7 @@ afterAll(async () => {
   await env?.destroy();
 });
 
-/** Everything information_schema says about the database's structure. */
-async function schemaSnapshot(): Promise<string> {
-  const queries = {
-    tables:
-      'SELECT table_name, engine, table_collation FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY 1',
-    columns:
-      'SELECT table_name, column_name, ordinal_position, column_type, is_nullable, column_default, extra, collation_name FROM information_schema.columns WHERE table_schema = DATABASE() ORDER BY 1, 3',
-    indexes:
-      'SELECT table_name, index_name, seq_in_index, column_name, non_unique FROM information_schema.statistics WHERE table_schema = DATABASE() ORDER BY 1, 2, 3',
-    constraints:
-      'SELECT table_name, constraint_name, constraint_type FROM information_schema.table_constraints WHERE table_schema = DATABASE() ORDER BY 1, 2',
-    triggers:
-      'SELECT trigger_name FROM information_schema.triggers WHERE trigger_schema = DATABASE() ORDER BY 1',
-    routines:
-      'SELECT routine_name FROM information_schema.routines WHERE routine_schema = DATABASE() ORDER BY 1',
-    views:
-      'SELECT table_name FROM information_schema.views WHERE table_schema = DATABASE() ORDER BY 1',
-  };
-  const snapshot: Record<string, unknown> = {};
-  for (const [name, sql] of Object.entries(queries)) snapshot[name] = await dashboard.query(sql);
-  return JSON.stringify(snapshot, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
-}
+const schemaSnapshot = () => legacySchemaSnapshot(dashboard);
 
 describe('the worker and the legacy database', () => {
   it('when the worker syncs with a SELECT-only user, then it succeeds and the legacy schema is unchanged', async () => {
@@ -70,6 +51,36 @@ describe('the worker and the legacy database', () => {
       await expect(readOnly.insertBranch()).rejects.toThrow(/denied/i);
     } finally {
       await readOnly.close();
+    }
+  });
+
+  it('when the gateway user tries anything beyond member writes, then MySQL refuses', async () => {
+    const gateway = await LegacyDashboard.connect(env.legacyGatewayUrl);
+    try {
+      const denied = [
+        'ALTER TABLE members ADD COLUMN api_note INT',
+        'CREATE TABLE api_own (id INT)',
+        'DROP TABLE member_counters',
+        'DELETE FROM members',
+        'DELETE FROM member_counters',
+        "INSERT INTO branches (name, status) VALUES ('x', 'Aktif')",
+        "UPDATE branches SET name = 'x'",
+        'UPDATE financial_transactions SET amount = 0',
+        'SELECT password_hash FROM staff',
+        'CREATE TRIGGER t BEFORE INSERT ON members FOR EACH ROW SET @x = 1',
+      ];
+      for (const sql of denied) {
+        await expect(gateway.query(sql), sql).rejects.toThrow(/denied/i);
+      }
+      // What it may do: read branches, and write the two tables a member create touches.
+      const branchId = await dashboard.insertBranch();
+      await gateway.query('SELECT status FROM branches WHERE id = ?', [branchId]);
+      await gateway.query('INSERT INTO member_counters (branch_id, last_no) VALUES (?, 0)', [
+        branchId,
+      ]);
+      await gateway.query('UPDATE member_counters SET last_no = 1 WHERE branch_id = ?', [branchId]);
+    } finally {
+      await gateway.close();
     }
   });
 });

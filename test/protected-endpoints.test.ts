@@ -62,7 +62,13 @@ const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 
 function call(endpoint: ProtectedEndpoint, headers: Record<string, string>) {
   const url = `${gateway.url}${pathWith(endpoint, 1)}`;
-  return endpoint.method === 'GET' ? getJson(url, { headers }) : postJson(url, {}, headers);
+  return endpoint.method === 'GET'
+    ? getJson(url, { headers })
+    : getJson(url, {
+        method: endpoint.method,
+        headers: { 'content-type': 'application/json', ...headers },
+        body: '{}',
+      });
 }
 
 async function tokenHolding(scopes: Scope[]) {

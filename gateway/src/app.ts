@@ -4,7 +4,7 @@ import express, { Router } from 'express';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../common/config.js';
-import type { ReadModelClient } from '../../common/databases.js';
+import type { LegacyClient, ReadModelClient } from '../../common/databases.js';
 import type { Logger } from '../../common/logger.js';
 import { createAuthThrottle } from './features/auth/auth-throttle.js';
 import { oauthRoutes } from './features/auth/auth.routes.js';
@@ -12,6 +12,7 @@ import { createTokenService } from './features/auth/tokens.service.js';
 import { docsRoutes } from './features/docs/docs.routes.js';
 import { healthRoutes } from './features/health/health.routes.js';
 import { infoRoutes } from './features/info/info.routes.js';
+import { createMemberWrites } from './features/members/members.write.js';
 import { ENDPOINTS } from './endpoints.js';
 import { createGuard } from './http/authenticate.js';
 import { createDataAges } from './http/data-age.js';
@@ -31,6 +32,12 @@ export interface AppDeps {
   db: ReadModelClient;
   redis: Redis;
   logger: Logger;
+  /**
+   * The dashboard's database, for member writes only (reads come from the read model). Created
+   * from LEGACY_DATABASE_URL when absent; it connects on the first write, so the gateway starts
+   * and serves reads while MySQL is down.
+   */
+  legacy?: LegacyClient;
   /** The registry served on METRICS_PORT (gateway/src/main.ts); a fresh one when absent. */
   metrics?: GatewayMetrics;
 }
@@ -80,7 +87,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): express.Expr
   api.use(
     mountEndpoints(ENDPOINTS, {
       guard,
-      services: { tokens, throttle },
+      services: { tokens, throttle, memberWrites: createMemberWrites(deps) },
       dataAges: createDataAges(deps.db),
       scopedRead: (auth) => scopedReads(auth.dataScope),
     }),

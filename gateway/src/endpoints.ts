@@ -30,6 +30,10 @@ import {
   getMemberPackagesEndpoint,
   listMembersEndpoint,
 } from './features/members/members.endpoints.js';
+import {
+  createMemberEndpoint,
+  updateMemberEndpoint,
+} from './features/members/members.write.endpoints.js';
 import { listNotificationsEndpoint } from './features/notifications/notifications.endpoints.js';
 import {
   getPackageEndpoint,
@@ -45,7 +49,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   refreshTokenEndpoint,
   revokeTokenEndpoint,
   listMembersEndpoint,
+  createMemberEndpoint,
   getMemberEndpoint,
+  updateMemberEndpoint,
   getMemberPackagesEndpoint,
   getMemberFinancialEndpoint,
   listBranchesEndpoint,

@@ -3,12 +3,15 @@ import { createReadModelClient } from '../../common/databases.js';
 import { createLogger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
 import { createApp } from './app.js';
+import { createGatewayLegacyClient } from './features/members/members.legacy.js';
 import { createGatewayMetrics, startMetricsServer } from './http/metrics.js';
 
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.logLevel, name: 'gateway' });
 const db = createReadModelClient(config.db.url);
 const redis = createRedis(config.redis.url);
+// Member writes only; connects on the first write (LEGACY_DATABASE_URL carries the gateway's user).
+const legacy = createGatewayLegacyClient(config.legacy.url);
 redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
 
 const metrics = createGatewayMetrics();
@@ -17,14 +20,17 @@ startMetricsServer(metrics, config.metrics.port, logger).catch((error: unknown) 
   process.exit(1);
 });
 
-const server = createApp({ config, db, redis, logger, metrics }).listen(config.http.port, () => {
-  logger.info({ port: config.http.port }, 'gateway listening');
-});
+const server = createApp({ config, db, redis, logger, metrics, legacy }).listen(
+  config.http.port,
+  () => {
+    logger.info({ port: config.http.port }, 'gateway listening');
+  },
+);
 
 async function shutdown(signal: string) {
   logger.info({ signal }, 'gateway shutting down');
   server.close();
-  await Promise.allSettled([db.$disconnect(), redis.quit()]);
+  await Promise.allSettled([db.$disconnect(), legacy.$disconnect(), redis.quit()]);
   process.exit(0);
 }
 process.once('SIGTERM', () => void shutdown('SIGTERM'));

@@ -77,6 +77,8 @@ export const BRANCH_DATA: Record<string, BranchData | null> = {
   revokeToken: null,
   listMembers: { ...member, branchFilter: true },
   getMember: member,
+  createMember: member,
+  updateMember: member,
   getMemberPackages: { seed: memberWith(memberPackage), branchOf: byBranchId },
   getMemberFinancial: {
     seed: memberWith((d, member_id, branch_id) => d.insertTransaction({ member_id, branch_id })),

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { AuthThrottle } from '../features/auth/auth-throttle.js';
 import type { Scope } from '../features/auth/scopes.js';
 import type { TokenService } from '../features/auth/tokens.service.js';
+import type { MemberWrites } from '../features/members/members.write.js';
 import { authOf, type AuthContext, type Guard } from './authenticate.js';
 import type { DataAges, ReadModelTable } from './data-age.js';
 import { branchFilter } from './data-scope.js';
@@ -38,6 +39,7 @@ export type Access = Scope | null | 'public';
 export interface EndpointServices {
   tokens: TokenService;
   throttle: AuthThrottle;
+  memberWrites: MemberWrites;
 }
 
 type Shape = z.ZodObject | undefined;

@@ -9,6 +9,8 @@ export const ERROR_CODES = [
   'DUPLICATE',
   'RATE_LIMIT_EXCEEDED',
   'SERVER_ERROR',
+  // Beyond the specification's seven: only a PUT /members/{id} carrying If-Match can meet it.
+  'PRECONDITION_FAILED',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -1,6 +1,7 @@
 import { idParams } from '../../http/filters.js';
 import { defineEndpoint } from '../../http/endpoint.js';
 import { notFound } from '../../http/errors.js';
+import { memberETag } from './member-version.js';
 import { transactionListResponse } from '../financial/financial.schemas.js';
 import {
   findMember,
@@ -41,14 +42,16 @@ export const getMemberEndpoint = defineEndpoint({
   method: 'GET',
   path: '/members/{id}',
   summary: 'Bir üyeyi getirir',
-  description: "Another branch's member answers 404 to a bound client.",
+  description:
+    "Another branch's member answers 404 to a bound client. The answer's strong `ETag` is the member's version, for `If-Match` on PUT.",
   access: 'members:read',
   params: idParams,
   response: memberResponse,
   tables: ['members', 'branches'],
-  handle: async ({ read, params }) => {
+  handle: async ({ read, params, setHeader }) => {
     const member = await findMember(read(), params.id);
     if (!member) throw memberNotFound();
+    setHeader('ETag', memberETag(member));
     return { success: true, data: member };
   },
 });

@@ -1,0 +1,46 @@
+// A member's version, the strong ETag of GET /members/{id} and of write answers: a hash of the
+// member's content, so two updates within one second (DATETIME precision) still change it.
+// branch_name is left out: it is the branch's, and a rename does not change the member.
+import { createHash } from 'node:crypto';
+import type { ReadModelRow } from '../../../../worker/src/sync/table-definition.js';
+import { memberResource, type Member } from './members.schemas.js';
+
+const VERSIONED_FIELDS = [
+  'id',
+  'full_name',
+  'surname',
+  'phone',
+  'email',
+  'tc_no',
+  'member_no',
+  'gender',
+  'birth_date',
+  'branch_id',
+  'entry_status',
+  'balance',
+  'freeze_status',
+  'status',
+  'registered_at',
+  'address',
+  'qr_code',
+  'referral_code',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof Member)[];
+
+export function memberETag(member: Member): string {
+  const content = JSON.stringify(VERSIONED_FIELDS.map((field) => member[field]));
+  return `"${createHash('sha256').update(content).digest('base64url').slice(0, 27)}"`;
+}
+
+/** A members row as the sync maps it (members.table.ts) -> the API's Member. */
+export function mappedToMember(row: ReadModelRow): Member {
+  // The mapping keeps DECIMAL as an exact string for PostgreSQL; the API shows a number.
+  return memberResource.toApi({ ...row, balance: Number(row.balance) } as never);
+}
+
+/** If-Match: `*` or a list of strong ETags; weak ones never match (RFC 9110 13.1.1). */
+export function ifMatchAccepts(header: string, current: string): boolean {
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim() === current);
+}

@@ -1,0 +1,163 @@
+// Member writes: the legacy transaction first (the dashboard sees the change at once), then the
+// same rows into the read model through the sync's own path, then the answer. If PostgreSQL
+// fails after the legacy commit the write stands: the answer carries the member as mapped from
+// the legacy row and `readModel: 'pending'` (header X-Read-Model: pending); the worker's next
+// poll converges the read model.
+import type { Redis } from 'ioredis';
+import type { Config } from '../../../../common/config.js';
+import type { LegacyClient, ReadModelClient } from '../../../../common/databases.js';
+import type { Logger } from '../../../../common/logger.js';
+import type { LegacyRow } from '../../../../worker/src/sync/table-definition.js';
+import { membersTable } from '../../../../worker/src/sync/tables/members.table.js';
+import { applyRowsNow } from '../../../../worker/src/sync/sync-rows.js';
+import type { AuthContext } from '../../http/authenticate.js';
+import { branchFilter } from '../../http/data-scope.js';
+import { AppError, serviceUnavailable } from '../../http/errors.js';
+import { recordMemberWrite, type AuditEntry } from './members.audit.js';
+import {
+  createGatewayLegacyClient,
+  createLegacyMember,
+  updateLegacyMember,
+  type LegacyMemberWrite,
+} from './members.legacy.js';
+import { legacyFailure } from './legacy-failures.js';
+import { createLegacyGate, type LegacyGate } from './legacy-gate.js';
+import { createIdempotencyStore, type IdempotencyStore } from './idempotency.js';
+import { ifMatchAccepts, mappedToMember, memberETag } from './member-version.js';
+import type { Member } from './members.schemas.js';
+import type { CreateMemberBody, UpdateMemberBody } from './members.write-schemas.js';
+
+export interface MemberWriteDeps {
+  legacy: LegacyClient;
+  gate: LegacyGate;
+  db: ReadModelClient;
+  logger: Logger;
+}
+
+export interface WriteRequest {
+  auth: AuthContext;
+  requestId: string;
+  idempotencyKey?: string;
+}
+
+export interface WrittenMember {
+  member: Member;
+  etag: string;
+  /** 'pending': the legacy write committed but the read model could not take it yet. */
+  readModel: 'current' | 'pending';
+}
+
+const toMember = (row: LegacyRow) => mappedToMember(membersTable.map(row));
+
+/** Deadlocks (MySQL picks a victim) are retried: the victim's transaction wrote nothing. */
+async function inLegacy(
+  gate: LegacyGate,
+  write: () => Promise<LegacyMemberWrite>,
+): Promise<LegacyMemberWrite> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      const failure = legacyFailure(error);
+      if (failure === 'retry' && attempt < 4) continue;
+      if (failure === 'down') gate.markDown();
+      if (failure instanceof AppError) throw failure;
+      if (failure === 'down') throw serviceUnavailable(2);
+      throw error;
+    }
+  }
+}
+
+async function publish(deps: MemberWriteDeps, write: LegacyMemberWrite): Promise<WrittenMember> {
+  // The answer is the same mapping of the same legacy row that the read model now holds.
+  const member = toMember(write.after);
+  try {
+    await applyRowsNow(deps.db, membersTable, [write.after]);
+    return { member, etag: memberETag(member), readModel: 'current' };
+  } catch (error) {
+    deps.logger.warn({ err: error, member_id: write.id }, 'read model not updated after a write');
+    return { member, etag: memberETag(member), readModel: 'pending' };
+  }
+}
+
+async function audited(
+  deps: MemberWriteDeps,
+  entry: Omit<AuditEntry, 'status' | 'memberId'> & { memberId: number | null; status: number },
+  write: () => Promise<LegacyMemberWrite>,
+): Promise<WrittenMember> {
+  let result: LegacyMemberWrite;
+  try {
+    result = await inLegacy(deps.gate, write);
+  } catch (error) {
+    const status = error instanceof AppError ? error.status : 500;
+    const code = error instanceof AppError ? error.code : 'SERVER_ERROR';
+    await recordMemberWrite(deps.db, deps.logger, { ...entry, status, error: code });
+    throw error;
+  }
+  const written = await publish(deps, result);
+  await recordMemberWrite(deps.db, deps.logger, {
+    ...entry,
+    memberId: result.id,
+    before: result.before && toMember(result.before),
+    after: written.member,
+  });
+  return written;
+}
+
+function createMember(deps: MemberWriteDeps, request: WriteRequest, body: CreateMemberBody) {
+  // A bound client naming another branch is 403 (the branch rule).
+  branchFilter(request.auth.dataScope, body.branch_id);
+  const entry = { ...request, operation: 'create' as const, memberId: null, status: 201 };
+  return audited(deps, entry, () =>
+    deps.gate.run(body.branch_id, () => createLegacyMember(deps.legacy, body)),
+  );
+}
+
+function updateMember(
+  deps: MemberWriteDeps,
+  request: WriteRequest & { ifMatch?: string },
+  id: number,
+  body: UpdateMemberBody,
+) {
+  const { ifMatch } = request;
+  const entry = { ...request, operation: 'update' as const, memberId: id, status: 200 };
+  return audited(deps, entry, () =>
+    deps.gate.run(null, () =>
+      updateLegacyMember(deps.legacy, id, body, {
+        scope: request.auth.dataScope,
+        ...(ifMatch
+          ? { expectVersion: (row) => ifMatchAccepts(ifMatch, memberETag(toMember(row))) }
+          : {}),
+      }),
+    ),
+  );
+}
+
+/** The member write service of one gateway instance. */
+export function createMemberWrites(deps: {
+  config: Config;
+  db: ReadModelClient;
+  redis: Redis;
+  logger: Logger;
+  legacy?: LegacyClient | undefined;
+}) {
+  const writeDeps: MemberWriteDeps = {
+    db: deps.db,
+    logger: deps.logger,
+    legacy: deps.legacy ?? createGatewayLegacyClient(deps.config.legacy.url),
+    gate: createLegacyGate(),
+  };
+  const idempotency: IdempotencyStore = createIdempotencyStore(
+    deps.redis,
+    deps.config.redis.prefix,
+  );
+  return {
+    idempotency,
+    create: (request: WriteRequest, body: CreateMemberBody) =>
+      createMember(writeDeps, request, body),
+    update: (request: WriteRequest & { ifMatch?: string }, id: number, body: UpdateMemberBody) =>
+      updateMember(writeDeps, request, id, body),
+  };
+}
+
+export type MemberWrites = ReturnType<typeof createMemberWrites>;

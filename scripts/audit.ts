@@ -1,0 +1,81 @@
+// `npm run audit -- [--member ID] [--client KEY] [--since DATE] [--limit N] [--json]`: the audit
+// trail of member writes (table member_write_audit), oldest first. One line per write: when,
+// client, request id, operation, member, status, and the fields it changed (before -> after).
+import { parseArgs } from 'node:util';
+import { loadConfigOrExit } from '../common/config.js';
+import { createReadModelClient, type ReadModelPrisma } from '../common/databases.js';
+
+class UsageError extends Error {}
+
+function filtersOf(values: { member?: string; client?: string; since?: string }) {
+  const where: ReadModelPrisma.MemberWriteAuditWhereInput = {};
+  if (values.member !== undefined) {
+    const id = Number(values.member);
+    if (!Number.isInteger(id) || id <= 0) throw new UsageError('--member must be a positive id');
+    where.member_id = id;
+  }
+  if (values.client !== undefined) where.client_key = values.client;
+  if (values.since !== undefined) {
+    const since = new Date(values.since);
+    if (Number.isNaN(since.getTime()))
+      throw new UsageError('--since must be a date (YYYY-MM-DD or ISO)');
+    where.at = { gte: since };
+  }
+  return where;
+}
+
+type Fields = Record<string, unknown> | null;
+
+/** `field: before -> after` for every field that differs. */
+function changedFields(before: Fields, after: Fields): string[] {
+  const keys = new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})]);
+  const changes: string[] = [];
+  for (const key of keys) {
+    const from = JSON.stringify(before?.[key] ?? null);
+    const to = JSON.stringify(after?.[key] ?? null);
+    if (from !== to && key !== 'updated_at')
+      changes.push(`${key}: ${before ? `${from} -> ` : ''}${to}`);
+  }
+  return changes;
+}
+
+const { values } = parseArgs({
+  options: {
+    member: { type: 'string' },
+    client: { type: 'string' },
+    since: { type: 'string' },
+    limit: { type: 'string', default: '1000' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const config = loadConfigOrExit();
+const db = createReadModelClient(config.db.url, { poolSize: 1 });
+try {
+  const rows = await db.memberWriteAudit.findMany({
+    where: filtersOf(values),
+    orderBy: { id: 'asc' },
+    take: Number(values.limit) || 1000,
+  });
+  if (values.json) {
+    console.log(
+      JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v), 2),
+    );
+  } else {
+    for (const row of rows) {
+      const head = [row.at.toISOString(), row.client_key, row.request_id, row.operation];
+      head.push(
+        `member=${row.member_id ?? '-'}`,
+        `${row.status}${row.error ? ` ${row.error}` : ''}`,
+      );
+      const changes = changedFields(row.before as Fields, row.after as Fields);
+      console.log([...head, ...(changes.length > 0 ? [changes.join('; ')] : [])].join('  '));
+    }
+    if (rows.length === 0) console.log('no member writes match');
+  }
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exitCode = 2;
+} finally {
+  await db.$disconnect();
+}

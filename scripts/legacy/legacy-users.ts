@@ -1,0 +1,52 @@
+// The two MySQL users of the product on the dashboard's database (least privilege): the worker
+// reads, the gateway writes members the way the dashboard does. docker/mysql-init/02-users.sql
+// grants the same for docker compose; test/legacy-privileges.test.ts proves what they allow.
+import type { Connection } from 'mariadb';
+
+export interface LegacyUser {
+  user: string;
+  password: string;
+}
+
+/** What the gateway reads to validate and number, and the two tables a member write touches. */
+export const GATEWAY_GRANTS = [
+  'GRANT SELECT ON {db}.branches TO {user}',
+  'GRANT SELECT, INSERT, UPDATE ON {db}.members TO {user}',
+  'GRANT SELECT, INSERT, UPDATE ON {db}.member_counters TO {user}',
+];
+
+export const SYNC_GRANTS = ['GRANT SELECT ON {db}.* TO {user}'];
+
+const quoteId = (name: string) => `\`${name.replace(/`/g, '``')}\``;
+const quoteUser = (user: string) => `'${user.replace(/'/g, "''")}'@'%'`;
+
+/** Creates the user when missing and grants it `grants` on `database` (an admin connection). */
+export async function provisionLegacyUser(
+  admin: Connection,
+  database: string,
+  account: LegacyUser,
+  grants: readonly string[],
+): Promise<void> {
+  await admin.query(`CREATE USER IF NOT EXISTS ${quoteUser(account.user)} IDENTIFIED BY ?`, [
+    account.password,
+  ]);
+  // An existing user (a previous demo run) gets this run's password.
+  await admin.query(`ALTER USER ${quoteUser(account.user)} IDENTIFIED BY ?`, [account.password]);
+  for (const grant of grants) {
+    await admin.query(
+      grant.replace('{db}', quoteId(database)).replace('{user}', quoteUser(account.user)),
+    );
+  }
+}
+
+export async function dropLegacyUser(admin: Connection, account: LegacyUser): Promise<void> {
+  await admin.query(`DROP USER IF EXISTS ${quoteUser(account.user)}`);
+}
+
+/** `url` with the account's credentials instead of its own. */
+export function urlAs(url: string, account: LegacyUser): string {
+  const parsed = new URL(url);
+  parsed.username = account.user;
+  parsed.password = account.password;
+  return parsed.toString();
+}
