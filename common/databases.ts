@@ -12,20 +12,43 @@ export type { Prisma as LegacyPrisma } from '../prisma/generated/legacy/client.j
 /** The dashboard's connections all run in Istanbul time; DATETIME defaults depend on it. */
 export const LEGACY_SESSION_TIME_ZONE = '+03:00';
 
-export function createReadModelClient(
-  url: string,
-  options: { poolSize?: number } = {},
-): ReadModelClient {
+export interface PoolOptions {
+  poolSize?: number;
+  /**
+   * Bound on one query. The server cancels it (statement_timeout) when it is merely slow; the
+   * client gives up on its own (query_timeout, the connection is then discarded) when the server
+   * does not answer at all, e.g. a stopped (SIGSTOP) or unreachable host. Absent: no bound, for
+   * one-off tools.
+   */
+  queryTimeoutMs?: number;
+  /** Bound on opening a connection and on waiting for a free one in the pool. */
+  connectTimeoutMs?: number;
+}
+
+export function createReadModelClient(url: string, options: PoolOptions = {}): ReadModelClient {
+  const timeout = options.queryTimeoutMs;
   const adapter = new PrismaPg({
     connectionString: url,
     max: options.poolSize ?? 10,
     // pg waits forever by default; a dead database must surface as an error instead.
-    connectionTimeoutMillis: 5000,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    idleTimeoutMillis: 30_000,
+    // A half-open TCP connection (host gone) is noticed by the kernel, not only by a timeout.
+    keepAlive: true,
+    ...(timeout
+      ? {
+          statement_timeout: timeout,
+          // The client's bound fires a little after the server's, so a slow query is cancelled
+          // cleanly by the server first and the connection stays usable.
+          query_timeout: timeout + 250,
+          idle_in_transaction_session_timeout: timeout * 4,
+        }
+      : {}),
   });
   return new ReadModelClient({ adapter });
 }
 
-export function createLegacyClient(url: string, options: { poolSize?: number } = {}): LegacyClient {
+export function createLegacyClient(url: string, options: PoolOptions = {}): LegacyClient {
   const parsed = new URL(url);
   const adapter = new PrismaMariaDb({
     host: parsed.hostname,
@@ -34,8 +57,12 @@ export function createLegacyClient(url: string, options: { poolSize?: number } =
     password: decodeURIComponent(parsed.password),
     database: decodeURIComponent(parsed.pathname.replace(/^\//, '')),
     connectionLimit: options.poolSize ?? 5,
-    connectTimeout: 5000,
-    acquireTimeout: 10000,
+    connectTimeout: options.connectTimeoutMs ?? 5000,
+    acquireTimeout: (options.connectTimeoutMs ?? 5000) * 2,
+    // socketTimeout ends a connection whose server stopped answering (a frozen or vanished
+    // host). The driver's queryTimeout is not used: it exists on MariaDB only, and the dashboard
+    // may run on MySQL.
+    ...(options.queryTimeoutMs ? { socketTimeout: options.queryTimeoutMs } : {}),
     allowPublicKeyRetrieval: true,
     initSql: `SET time_zone = '${LEGACY_SESSION_TIME_ZONE}'`,
   });

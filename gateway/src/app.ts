@@ -24,6 +24,8 @@ export interface AppDeps {
   db: ReadModelClient;
   redis: Redis;
   logger: Logger;
+  /** True once the process is stopping (main.ts); /readyz then answers 503. */
+  isStopping?: () => boolean;
 }
 
 export interface AppOptions {
@@ -48,6 +50,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): express.Expr
     prefix: deps.config.redis.prefix,
     failedAttemptsPerMinute: deps.config.tokens.failedAttemptsPerMinute,
     onRedisFailure: deps.config.rateLimit.onRedisFailure,
+    logger: deps.logger,
   });
 
   app.use(requestId);

@@ -1,24 +1,44 @@
+import type { AddressInfo } from 'node:net';
 import { loadConfigOrExit } from '../../common/config.js';
 import { createReadModelClient } from '../../common/databases.js';
+import { throttledLog } from '../../common/log-throttle.js';
 import { createLogger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
+import { onStopSignals } from '../../common/shutdown.js';
 import { createApp } from './app.js';
 
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.logLevel, name: 'gateway' });
-const db = createReadModelClient(config.db.url);
-const redis = createRedis(config.redis.url);
-redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
+const log = throttledLog(logger);
+const db = createReadModelClient(config.db.url, {
+  queryTimeoutMs: config.db.queryTimeoutMs,
+  connectTimeoutMs: config.db.connectTimeoutMs,
+});
+const redis = createRedis(config.redis.url, { commandTimeoutMs: config.redis.commandTimeoutMs });
+redis.on('error', (error) => log('warn', 'redis', { err: error }, 'redis error'));
 
-const server = createApp({ config, db, redis, logger }).listen(config.http.port, () => {
-  logger.info({ port: config.http.port }, 'gateway listening');
+let stopping = false;
+const app = createApp({ config, db, redis, logger, isStopping: () => stopping });
+const server = app.listen(config.http.port, () => {
+  logger.info({ port: (server.address() as AddressInfo).port }, 'gateway listening');
 });
 
-async function shutdown(signal: string) {
-  logger.info({ signal }, 'gateway shutting down');
-  server.close();
-  await Promise.allSettled([db.$disconnect(), redis.quit()]);
-  process.exit(0);
+/** Resolves once every request accepted before the stop has been answered. */
+function closeServer(): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // close() ends idle keep-alive connections once; a connection whose request finishes later
+  // becomes idle afterwards and would keep the server open, so idle ones are ended until done.
+  const sweep = setInterval(() => server.closeIdleConnections(), 100);
+  return closed.finally(() => clearInterval(sweep));
 }
-process.once('SIGTERM', () => void shutdown('SIGTERM'));
-process.once('SIGINT', () => void shutdown('SIGINT'));
+
+onStopSignals({
+  logger,
+  timeoutMs: config.shutdownTimeoutMs,
+  async drain() {
+    stopping = true;
+    await closeServer();
+    // Only now: a request in flight still needs its pool and Redis until it has answered.
+    await Promise.allSettled([db.$disconnect(), redis.quit()]);
+  },
+});

@@ -2,8 +2,15 @@
 // counted per client_key and per IP address in Redis, so every gateway instance shares the counts
 // and a guesser cannot spread attempts over instances or over the three token endpoints.
 import type { Request, RequestHandler } from 'express';
-import { ipKeyGenerator, rateLimit, type RateLimitInfo } from 'express-rate-limit';
+import {
+  ipKeyGenerator,
+  rateLimit,
+  type Logger as LibraryLogger,
+  type RateLimitInfo,
+} from 'express-rate-limit';
 import type { Redis } from 'ioredis';
+import { throttledLog } from '../../../../common/log-throttle.js';
+import type { Logger } from '../../../../common/logger.js';
 import { AppError } from '../../http/errors.js';
 import { GatewayRedisStore } from '../../http/rate-limit/rate-limit-store.js';
 
@@ -34,7 +41,15 @@ export function createAuthThrottle(deps: {
   failedAttemptsPerMinute: number;
   /** The operator's choice for an unreachable Redis (RATE_LIMIT_REDIS_FAILURE), as for the limits. */
   onRedisFailure: 'open' | 'closed';
+  /** Where the limiter's own complaints go (a Redis outage), throttled; never the console. */
+  logger?: Logger;
 }): AuthThrottle {
+  const log = deps.logger ? throttledLog(deps.logger) : () => undefined;
+  const libraryLogger: LibraryLogger = {
+    warn: (error, message) => log('warn', 'auth-throttle', { err: error }, message ?? 'throttle'),
+    error: (error) =>
+      log('warn', 'auth-throttle', { err: error }, 'failed-attempt counters unreachable in Redis'),
+  };
   // One limiter needs one store instance (express-rate-limit refuses a shared one); stores with
   // the same prefix count on the same Redis keys, so every endpoint adds to the same tally.
   const limiter = (
@@ -45,13 +60,16 @@ export function createAuthThrottle(deps: {
     return rateLimit({
       windowMs: WINDOW_MS,
       limit: deps.failedAttemptsPerMinute,
-      // Only responses of 400 and above stay counted: failed attempts, not traffic.
+      // Only 4xx answers stay counted: failed attempts, not traffic. A 5xx (a database down)
+      // says nothing about the credentials, so it must not lock the partner out after recovery.
       skipSuccessfulRequests: true,
+      requestWasSuccessful: (_req, res) => res.statusCode < 400 || res.statusCode >= 500,
       standardHeaders: false,
       legacyHeaders: false,
       requestPropertyName: property,
       store: new GatewayRedisStore(deps.redis, `${deps.prefix}:auth-fail:${dimension}:`, (e) => e),
       passOnStoreError: deps.onRedisFailure === 'open',
+      logger: libraryLogger,
       skip: async (req) => (await keyOf(req)) === null,
       keyGenerator: async (req) => (await keyOf(req)) ?? '',
       handler: (req, _res, next) => {
