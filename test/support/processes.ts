@@ -13,6 +13,8 @@ export interface LogLine {
 export interface RunningProcess {
   child: ChildProcess;
   lines: LogLine[];
+  /** Everything written to stderr: a well-behaved process writes nothing there. */
+  stderr(): string;
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
   waitForLine(match: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
@@ -43,8 +45,10 @@ export function startProcess(
 ): RunningProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', `${kind}/src/main.ts`], {
     env: { ...process.env, ...variables },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   running.add(child);
   const lines: LogLine[] = [];
   const waiters = new Set<() => void>();
@@ -90,6 +94,7 @@ export function startProcess(
   return {
     child,
     lines,
+    stderr: () => stderr,
     exited,
     waitForLine,
     kill: () => {
