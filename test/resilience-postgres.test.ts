@@ -8,6 +8,8 @@ import { createThrowawayEnvironment } from '../scripts/throwaway-environment.js'
 import type { TestEnvironment } from './support/environment.js';
 import {
   createTestClient,
+  getJson,
+  issueTokenPair,
   postJson,
   startGateway,
   type RunningGateway,
@@ -111,11 +113,35 @@ async function assertRecovered(outcomes: Outcome[]) {
   expect((await verifyEnvironment(env)).total).toBe(0);
 }
 
+/** Every token route, called once during the outage: a 503 with Retry-After each. */
+async function tokenRoutesDuringOutage(pair: { access_token: string; refresh_token: string }) {
+  const auth = { authorization: `Bearer ${pair.access_token}` };
+  const answers = await Promise.all([
+    postJson(`${gateway.url}/api/v1/auth/refresh`, { refresh_token: pair.refresh_token }),
+    postJson(`${gateway.url}/api/v1/auth/revoke`, { token_type: 'access' }, auth),
+    getJson(`${gateway.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: client.client_key,
+        client_secret: client.client_secret,
+      }).toString(),
+    }),
+  ]);
+  for (const answer of answers) {
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
+  }
+}
+
 async function duringOutage(begin: () => void | Promise<void>, end: () => void | Promise<void>) {
+  const pair = await issueTokenPair(gateway, client);
   const traffic = load();
   await pause(1000);
   await begin();
   await dashboard.insertMember({ branch_id: branchId });
+  await tokenRoutesDuringOutage(pair);
   await pause(OUTAGE_MS);
   await end();
   await eventually(
