@@ -8,6 +8,8 @@ import { onStopSignals } from '../../common/shutdown.js';
 import { createSyncMetrics } from './sync/sync-metrics.js';
 import { startSyncRunner } from './sync/sync-runner.js';
 
+type SyncRunner = Awaited<ReturnType<typeof startSyncRunner>>;
+
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.logLevel, name: 'worker' });
 const log = throttledLog(logger);
@@ -18,17 +20,8 @@ const connection = createRedis(config.redis.url, { forWorker: true });
 connection.on('error', (error) => log('warn', 'redis', { err: error }, 'redis error'));
 const metrics = createSyncMetrics(readModel);
 
-const runner = await startSyncRunner({
-  legacy,
-  readModel,
-  connection,
-  prefix: config.redis.prefix,
-  intervalMs: config.sync.intervalMs,
-  reconcileIntervalMs: config.sync.reconcileIntervalMs,
-  staleAfterIntervals: config.sync.staleAfterIntervals,
-  logger,
-  metrics,
-});
+/** Set once started; /healthz answers 200 while the worker is still starting. */
+const started: { runner?: SyncRunner } = {};
 
 function json(res: ServerResponse, status: number, body: unknown) {
   res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
@@ -45,7 +38,7 @@ const metricsServer = createServer((req, res) => {
       },
     );
   } else if (req.url === '/healthz') {
-    const stale = runner.upkeep.staleTables();
+    const stale = started.runner?.upkeep.staleTables() ?? [];
     json(res, stale.length === 0 ? 200 : 503, {
       status: stale.length === 0 ? 'ok' : 'stale',
       ...(stale.length > 0 ? { stale_tables: stale } : {}),
@@ -53,10 +46,20 @@ const metricsServer = createServer((req, res) => {
   } else {
     res.writeHead(404).end();
   }
-}).listen(config.metrics.workerPort, () => {
-  const address = metricsServer.address();
-  const port = typeof address === 'object' && address ? address.port : config.metrics.workerPort;
-  logger.info({ intervalMs: config.sync.intervalMs, metricsPort: port }, 'sync worker started');
+});
+
+// Not awaited yet: the stop signals are taken over before the first job can run, so a SIGTERM
+// during start-up is a graceful stop too.
+const starting = startSyncRunner({
+  legacy,
+  readModel,
+  connection,
+  prefix: config.redis.prefix,
+  intervalMs: config.sync.intervalMs,
+  reconcileIntervalMs: config.sync.reconcileIntervalMs,
+  staleAfterIntervals: config.sync.staleAfterIntervals,
+  logger,
+  metrics,
 });
 
 onStopSignals({
@@ -65,10 +68,17 @@ onStopSignals({
   // A job cut by the deadline is safe: a run commits its rows and position in one transaction,
   // and the stalled-job check hands the job to another worker once its lock expires.
   async drain() {
-    await runner.close();
+    await (await starting).close();
     metricsServer.close();
     metricsServer.closeAllConnections();
     await Promise.allSettled([legacy.$disconnect(), readModel.$disconnect()]);
     await connection.quit().catch(() => connection.disconnect());
   },
+});
+
+started.runner = await starting;
+metricsServer.listen(config.metrics.workerPort, () => {
+  const address = metricsServer.address();
+  const port = typeof address === 'object' && address ? address.port : config.metrics.workerPort;
+  logger.info({ intervalMs: config.sync.intervalMs, metricsPort: port }, 'sync worker started');
 });

@@ -35,7 +35,17 @@ export interface SyncRunnerDeps extends SyncDatabases {
 
 export async function startSyncRunner(deps: SyncRunnerDeps) {
   const tables = deps.tables ?? SYNC_TABLES;
-  const options = { ...DEFAULT_SYNC_OPTIONS, ...deps.syncOptions };
+  const configured = { ...DEFAULT_SYNC_OPTIONS, ...deps.syncOptions };
+  let stopping = false;
+  // A stopping worker ends each run at its next batch boundary: the batch's rows and position
+  // commit together, so the next run (here after a restart, or on another worker) resumes
+  // exactly there. The engine reads its budget before every batch; stopping makes it zero.
+  const options: SyncOptions = {
+    ...configured,
+    get timeBudgetMs() {
+      return stopping ? 0 : configured.timeBudgetMs;
+    },
+  };
   // During an outage every poll fails the same way: one line per kind and 10 s, not hundreds.
   const log = throttledLog(deps.logger);
   const upkeepDeps: UpkeepDeps = {
@@ -67,6 +77,7 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
     upkeep,
     /** Stops taking jobs and waits for the ones running to finish. */
     async close() {
+      stopping = true;
       upkeep.stop();
       await Promise.all(workers.map((w) => w.close()));
       await Promise.all(entries.map((e) => e.queue.close()));
