@@ -118,7 +118,7 @@ async function tokenRoutesDuringOutage(pair: { access_token: string; refresh_tok
   const auth = { authorization: `Bearer ${pair.access_token}` };
   const answers = await Promise.all([
     postJson(`${gateway.url}/api/v1/auth/refresh`, { refresh_token: pair.refresh_token }),
-    postJson(`${gateway.url}/api/v1/auth/revoke`, { token_type: 'access' }, auth),
+    postJson(`${gateway.url}/api/v1/auth/revoke`, { token_type: 'current' }, auth),
     getJson(`${gateway.url}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
