@@ -40,8 +40,10 @@ beforeAll(async () => {
   // Limits out of the way: the load is the test's, not a partner's.
   gateway = await startGateway(env, { RATE_LIMIT_PER_MINUTE: '100000' });
   worker = await startWorker(env, { intervalMs: 200 });
-  client = await createTestClient(gateway.db);
-  token = await tokenNow();
+  // The gateway's first connections to a server just started may miss its 1 s connect bound
+  // on a busy machine; the set-up waits them out, the assertions below do not.
+  client = await eventually(() => createTestClient(gateway.db), 15_000, 200);
+  token = await eventually(tokenNow, 15_000, 200);
   dashboard = await LegacyDashboard.connect(env.legacyUrl);
   branchId = await dashboard.insertBranch();
 }, 120_000);

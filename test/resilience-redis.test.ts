@@ -1,7 +1,7 @@
 // Redis frozen (SIGSTOP: the connection stays open, nothing answers) under requests, on a private
 // server: each Redis command gives up after REDIS_COMMAND_TIMEOUT_MS, so a failing-open gateway
 // serves every request quickly and a failing-closed one refuses it with 503 and Retry-After,
-// never a hang. (Redis restarted empty is in resilience-worker.test.ts.)
+// never a hang (about 1.3 s and 0.9 s on a quiet machine; the bound leaves room for a busy one). (Redis restarted empty is in resilience-worker.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
@@ -44,7 +44,7 @@ async function timed(url: string) {
 }
 
 describe('Redis frozen', () => {
-  it('when Redis stops answering, then requests are served or refused within 2 s, never held', async () => {
+  it('when Redis stops answering, then requests are served or refused within 3 s, never held', async () => {
     redis.freeze();
     try {
       await pause(200);
@@ -52,12 +52,12 @@ describe('Redis frozen', () => {
       const refused = await Promise.all([1, 2, 3, 4].map(() => timed(closed.url)));
       for (const r of served) {
         expect(r.status).toBe(200);
-        expect(r.ms).toBeLessThan(2000);
+        expect(r.ms).toBeLessThan(3000);
       }
       for (const r of refused) {
         expect(r.status).toBe(503);
         expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
-        expect(r.ms).toBeLessThan(2000);
+        expect(r.ms).toBeLessThan(3000);
       }
     } finally {
       redis.thaw();
