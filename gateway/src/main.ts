@@ -6,6 +6,7 @@ import { createLogger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
 import { onStopSignals } from '../../common/shutdown.js';
 import { createApp } from './app.js';
+import { createGatewayMetrics, startMetricsServer } from './http/metrics.js';
 
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.logLevel, name: 'gateway' });
@@ -17,8 +18,16 @@ const db = createReadModelClient(config.db.url, {
 const redis = createRedis(config.redis.url, { commandTimeoutMs: config.redis.commandTimeoutMs });
 redis.on('error', (error) => log('warn', 'redis', { err: error }, 'redis error'));
 
+const metrics = createGatewayMetrics();
+const metricsServer = startMetricsServer(metrics, config.metrics.port, logger).catch(
+  (error: unknown) => {
+    logger.fatal({ err: error, port: config.metrics.port }, 'metrics port unavailable');
+    process.exit(1);
+  },
+);
+
 let stopping = false;
-const app = createApp({ config, db, redis, logger, isStopping: () => stopping });
+const app = createApp({ config, db, redis, logger, metrics, isStopping: () => stopping });
 const server = app.listen(config.http.port, () => {
   logger.info({ port: (server.address() as AddressInfo).port }, 'gateway listening');
 });
@@ -40,5 +49,10 @@ onStopSignals({
     await closeServer();
     // Only now: a request in flight still needs its pool and Redis until it has answered.
     await Promise.allSettled([db.$disconnect(), redis.quit()]);
+    // Metrics last, so a scrape can still see the drain; a scraper's keep-alive must not hold it.
+    const served = await metricsServer;
+    const closed = served.close();
+    served.server.closeAllConnections();
+    await closed;
   },
 });

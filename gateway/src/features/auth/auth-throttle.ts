@@ -41,10 +41,10 @@ export function createAuthThrottle(deps: {
   failedAttemptsPerMinute: number;
   /** The operator's choice for an unreachable Redis (RATE_LIMIT_REDIS_FAILURE), as for the limits. */
   onRedisFailure: 'open' | 'closed';
-  /** Where the limiter's own complaints go (a Redis outage), throttled; never the console. */
-  logger?: Logger;
+  /** The library's store failures go here, as JSON once per 10 s, never raw on the console. */
+  logger: Logger;
 }): AuthThrottle {
-  const log = deps.logger ? throttledLog(deps.logger) : () => undefined;
+  const log = throttledLog(deps.logger);
   const libraryLogger: LibraryLogger = {
     warn: (error, message) => log('warn', 'auth-throttle', { err: error }, message ?? 'throttle'),
     error: (error) =>
