@@ -2,6 +2,7 @@
 // to the dashboard's MySQL exactly as the dashboard does (session time zone +03:00).
 import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient as LegacyClient } from '../prisma/generated/legacy/client.js';
 import { PrismaClient as ReadModelClient } from '../prisma/generated/read-model/client.js';
 
@@ -27,7 +28,7 @@ export interface PoolOptions {
 
 export function createReadModelClient(url: string, options: PoolOptions = {}): ReadModelClient {
   const timeout = options.queryTimeoutMs;
-  const adapter = new PrismaPg({
+  const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
     // pg waits forever by default; a dead database must surface as an error instead.
@@ -45,6 +46,11 @@ export function createReadModelClient(url: string, options: PoolOptions = {}): R
         }
       : {}),
   });
+  // A connection the server ends (shutdown, 57P01) can report more than one error; pg-pool
+  // listens for the first only, and an 'error' event nobody listens to ends the process.
+  // Queries still fail and the pool still drops the connection.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   return new ReadModelClient({ adapter });
 }
 
