@@ -17,4 +17,5 @@ RUN npm ci --include=dev && npm cache clean --force
 COPY . .
 USER node
 EXPOSE 3000 9464
-CMD ["npm", "run", "gateway"]
+# node as the process itself: `npm run` ends on SIGTERM without waiting for its child.
+CMD ["node", "--import", "tsx", "gateway/src/main.ts"]

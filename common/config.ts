@@ -77,6 +77,12 @@ const envSchema = z.object({
   CORS_ORIGINS: corsOrigins.default([]),
   TRUST_PROXY: trustProxy.default(false),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  SHUTDOWN_TIMEOUT_MS: positiveInt.default(10000),
+  DB_QUERY_TIMEOUT_MS: positiveInt.default(1500),
+  DB_CONNECT_TIMEOUT_MS: positiveInt.default(1000),
+  SYNC_QUERY_TIMEOUT_MS: positiveInt.default(30000),
+  REDIS_COMMAND_TIMEOUT_MS: positiveInt.default(500),
+  SYNC_STALE_AFTER_INTERVALS: positiveInt.default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -89,9 +95,20 @@ export class ConfigError extends Error {
 function toConfig(env: z.infer<typeof envSchema>) {
   return {
     http: { port: env.PORT, corsOrigins: env.CORS_ORIGINS, trustProxy: env.TRUST_PROXY },
-    db: { url: env.DATABASE_URL },
+    /** How long a stopping process waits for requests and jobs in flight before it exits. */
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    db: {
+      url: env.DATABASE_URL,
+      /** Bounds on the gateway's PostgreSQL: one query, one connection (or pool wait). */
+      queryTimeoutMs: env.DB_QUERY_TIMEOUT_MS,
+      connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
+    },
     legacy: { url: env.LEGACY_DATABASE_URL },
-    redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
+    redis: {
+      url: env.REDIS_URL,
+      prefix: env.REDIS_PREFIX,
+      commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS,
+    },
     tokens: {
       accessTtlSeconds: env.ACCESS_TOKEN_TTL_SECONDS,
       refreshTtlSeconds: env.REFRESH_TOKEN_TTL_SECONDS,
@@ -104,7 +121,14 @@ function toConfig(env: z.infer<typeof envSchema>) {
       perDay: env.RATE_LIMIT_PER_DAY,
       onRedisFailure: env.RATE_LIMIT_REDIS_FAILURE,
     },
-    sync: { intervalMs: env.SYNC_INTERVAL_MS, reconcileIntervalMs: env.RECONCILE_INTERVAL_MS },
+    sync: {
+      intervalMs: env.SYNC_INTERVAL_MS,
+      reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
+      /** The worker's bound on one query, on either database (its batches are larger). */
+      queryTimeoutMs: env.SYNC_QUERY_TIMEOUT_MS,
+      /** A table not brought up to date for this many sync intervals makes the worker unhealthy. */
+      staleAfterIntervals: env.SYNC_STALE_AFTER_INTERVALS,
+    },
     // Each process serves its metrics on METRICS_PORT; processes sharing a host get their own.
     metrics: { port: env.METRICS_PORT, workerPort: env.METRICS_PORT },
     logLevel: env.LOG_LEVEL,

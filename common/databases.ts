@@ -2,6 +2,7 @@
 // to the dashboard's MySQL exactly as the dashboard does (session time zone +03:00).
 import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient as LegacyClient } from '../prisma/generated/legacy/client.js';
 import { PrismaClient as ReadModelClient } from '../prisma/generated/read-model/client.js';
 
@@ -12,22 +13,48 @@ export type { Prisma as LegacyPrisma } from '../prisma/generated/legacy/client.j
 /** The dashboard's connections all run in Istanbul time; DATETIME defaults depend on it. */
 export const LEGACY_SESSION_TIME_ZONE = '+03:00';
 
-export function createReadModelClient(
-  url: string,
-  options: { poolSize?: number } = {},
-): ReadModelClient {
-  const adapter = new PrismaPg({
+export interface PoolOptions {
+  poolSize?: number;
+  /**
+   * Bound on one query. The server cancels it (statement_timeout) when it is merely slow; the
+   * client gives up on its own (query_timeout, the connection is then discarded) when the server
+   * does not answer at all, e.g. a stopped (SIGSTOP) or unreachable host. Absent: no bound, for
+   * one-off tools.
+   */
+  queryTimeoutMs?: number;
+  /** Bound on opening a connection and on waiting for a free one in the pool. */
+  connectTimeoutMs?: number;
+}
+
+export function createReadModelClient(url: string, options: PoolOptions = {}): ReadModelClient {
+  const timeout = options.queryTimeoutMs;
+  const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
     // pg waits forever by default; a dead database must surface as an error instead.
-    connectionTimeoutMillis: 5000,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    idleTimeoutMillis: 30_000,
+    // A half-open TCP connection (host gone) is noticed by the kernel, not only by a timeout.
+    keepAlive: true,
+    ...(timeout
+      ? {
+          statement_timeout: timeout,
+          // The client's bound fires a little after the server's, so a slow query is cancelled
+          // cleanly by the server first and the connection stays usable.
+          query_timeout: timeout + 250,
+          idle_in_transaction_session_timeout: timeout * 4,
+        }
+      : {}),
   });
+  // A connection the server ends (shutdown, 57P01) can report more than one error; pg-pool
+  // listens for the first only, and an 'error' event nobody listens to ends the process.
+  // Queries still fail and the pool still drops the connection.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   return new ReadModelClient({ adapter });
 }
 
-export interface LegacyClientOptions {
-  poolSize?: number;
-  connectTimeoutMs?: number;
+export interface LegacyClientOptions extends PoolOptions {
   acquireTimeoutMs?: number;
   /** Seconds a statement waits for a row lock before failing (MySQL's default is 50). */
   lockWaitTimeoutSeconds?: number;
@@ -43,7 +70,11 @@ export function createLegacyClient(url: string, options: LegacyClientOptions = {
     database: decodeURIComponent(parsed.pathname.replace(/^\//, '')),
     connectionLimit: options.poolSize ?? 5,
     connectTimeout: options.connectTimeoutMs ?? 5000,
-    acquireTimeout: options.acquireTimeoutMs ?? 10000,
+    acquireTimeout: options.acquireTimeoutMs ?? (options.connectTimeoutMs ?? 5000) * 2,
+    // socketTimeout ends a connection whose server stopped answering (a frozen or vanished
+    // host). The driver's queryTimeout is not used: it exists on MariaDB only, and the dashboard
+    // may run on MySQL.
+    ...(options.queryTimeoutMs ? { socketTimeout: options.queryTimeoutMs } : {}),
     allowPublicKeyRetrieval: true,
     initSql: [
       `SET time_zone = '${LEGACY_SESSION_TIME_ZONE}'`,

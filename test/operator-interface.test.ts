@@ -99,8 +99,24 @@ describe('docker-compose.yml', () => {
       expect(service.healthcheck?.test).toBeDefined();
       expect(service.depends_on?.migrate?.condition).toBe('service_completed_successfully');
       expect(service.container_name).toBeUndefined();
+      // Stopping drains: an init passes SIGTERM on, the grace period outlasts the 10 s drain
+      // (both from the shared x-app block, merged in with <<).
+      const shared = { ...service['<<'], ...service };
+      expect(shared.init).toBe(true);
+      expect(shared.stop_grace_period).toBe('15s');
     }
-    expect(compose.services.gateway!.command).toEqual(['npm', 'run', 'gateway']);
-    expect(compose.services.worker!.command).toEqual(['npm', 'run', 'worker']);
+    // node itself receives SIGTERM and drains (npm would end without waiting for it).
+    expect(compose.services.gateway!.command).toEqual([
+      'node',
+      '--import',
+      'tsx',
+      'gateway/src/main.ts',
+    ]);
+    expect(compose.services.worker!.command).toEqual([
+      'node',
+      '--import',
+      'tsx',
+      'worker/src/main.ts',
+    ]);
   });
 });

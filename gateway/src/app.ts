@@ -38,6 +38,8 @@ export interface AppDeps {
    * and serves reads while MySQL is down.
    */
   legacy?: LegacyClient;
+  /** True once the process is stopping (main.ts); /readyz then answers 503. */
+  isStopping?: () => boolean;
   /** The registry served on METRICS_PORT (gateway/src/main.ts); a fresh one when absent. */
   metrics?: GatewayMetrics;
 }

@@ -1,37 +1,61 @@
+import type { AddressInfo } from 'node:net';
 import { loadConfigOrExit } from '../../common/config.js';
 import { createReadModelClient } from '../../common/databases.js';
+import { throttledLog } from '../../common/log-throttle.js';
 import { createLogger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
+import { onStopSignals } from '../../common/shutdown.js';
 import { createApp } from './app.js';
 import { createGatewayLegacyClient } from './features/members/members.legacy.js';
 import { createGatewayMetrics, startMetricsServer } from './http/metrics.js';
 
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.logLevel, name: 'gateway' });
-const db = createReadModelClient(config.db.url);
-const redis = createRedis(config.redis.url);
+const log = throttledLog(logger);
+const db = createReadModelClient(config.db.url, {
+  queryTimeoutMs: config.db.queryTimeoutMs,
+  connectTimeoutMs: config.db.connectTimeoutMs,
+});
+const redis = createRedis(config.redis.url, { commandTimeoutMs: config.redis.commandTimeoutMs });
+redis.on('error', (error) => log('warn', 'redis', { err: error }, 'redis error'));
 // Member writes only; connects on the first write (LEGACY_DATABASE_URL carries the gateway's user).
 const legacy = createGatewayLegacyClient(config.legacy.url);
-redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
 
 const metrics = createGatewayMetrics();
-startMetricsServer(metrics, config.metrics.port, logger).catch((error: unknown) => {
-  logger.fatal({ err: error, port: config.metrics.port }, 'metrics port unavailable');
-  process.exit(1);
-});
-
-const server = createApp({ config, db, redis, logger, metrics, legacy }).listen(
-  config.http.port,
-  () => {
-    logger.info({ port: config.http.port }, 'gateway listening');
+const metricsServer = startMetricsServer(metrics, config.metrics.port, logger).catch(
+  (error: unknown) => {
+    logger.fatal({ err: error, port: config.metrics.port }, 'metrics port unavailable');
+    process.exit(1);
   },
 );
 
-async function shutdown(signal: string) {
-  logger.info({ signal }, 'gateway shutting down');
-  server.close();
-  await Promise.allSettled([db.$disconnect(), legacy.$disconnect(), redis.quit()]);
-  process.exit(0);
+let stopping = false;
+const app = createApp({ config, db, redis, logger, metrics, legacy, isStopping: () => stopping });
+const server = app.listen(config.http.port, () => {
+  logger.info({ port: (server.address() as AddressInfo).port }, 'gateway listening');
+});
+
+/** Resolves once every request accepted before the stop has been answered. */
+function closeServer(): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // close() ends idle keep-alive connections once; a connection whose request finishes later
+  // becomes idle afterwards and would keep the server open, so idle ones are ended until done.
+  const sweep = setInterval(() => server.closeIdleConnections(), 100);
+  return closed.finally(() => clearInterval(sweep));
 }
-process.once('SIGTERM', () => void shutdown('SIGTERM'));
-process.once('SIGINT', () => void shutdown('SIGINT'));
+
+onStopSignals({
+  logger,
+  timeoutMs: config.shutdownTimeoutMs,
+  async drain() {
+    stopping = true;
+    await closeServer();
+    // Only now: a request in flight still needs its pool and Redis until it has answered.
+    await Promise.allSettled([db.$disconnect(), legacy.$disconnect(), redis.quit()]);
+    // Metrics last, so a scrape can still see the drain; a scraper's keep-alive must not hold it.
+    const served = await metricsServer;
+    const closed = served.close();
+    served.server.closeAllConnections();
+    await closed;
+  },
+});

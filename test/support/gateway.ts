@@ -29,8 +29,12 @@ export async function startGateway(
   options: { logger?: Logger; metrics?: GatewayMetrics } = {},
 ): Promise<RunningGateway> {
   const config = env.config(overrides);
-  const db = createReadModelClient(config.db.url, { poolSize: 5 });
-  const redis = createRedis(config.redis.url);
+  const db = createReadModelClient(config.db.url, {
+    poolSize: 5,
+    queryTimeoutMs: config.db.queryTimeoutMs,
+    connectTimeoutMs: config.db.connectTimeoutMs,
+  });
+  const redis = createRedis(config.redis.url, { commandTimeoutMs: config.redis.commandTimeoutMs });
   // The client has no offline queue: like a load balancer waiting for /readyz, tests send no
   // request before Redis is connected.
   if (redis.status !== 'ready') await once(redis, 'ready');

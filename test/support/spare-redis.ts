@@ -2,6 +2,7 @@
 // again on the same port: outages are rehearsed here, never on the shared server.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
+import { track } from './spare-processes.js';
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -32,6 +33,7 @@ export class SpareRedis {
       ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    track(child);
     this.child = child;
     await new Promise<void>((resolve, reject) => {
       let output = '';
@@ -42,6 +44,15 @@ export class SpareRedis {
       child.once('error', reject);
       child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${output}`)));
     });
+  }
+
+  /** SIGSTOP: connections stay open and nothing answers, as with a stalled host. */
+  freeze(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  thaw(): void {
+    this.child?.kill('SIGCONT');
   }
 
   async stop(): Promise<void> {

@@ -10,8 +10,10 @@ export async function startWorker(
   options: { legacyUrl?: string; intervalMs?: number; reconcileIntervalMs?: number } = {},
 ) {
   const config = env.config();
-  const legacy = createLegacyClient(options.legacyUrl ?? env.legacyReadOnlyUrl);
-  const readModel = createReadModelClient(config.db.url, { poolSize: 4 });
+  // The bounds main.ts gives the worker's pools.
+  const bounds = { queryTimeoutMs: config.sync.queryTimeoutMs, connectTimeoutMs: 5000 };
+  const legacy = createLegacyClient(options.legacyUrl ?? env.legacyReadOnlyUrl, bounds);
+  const readModel = createReadModelClient(config.db.url, { ...bounds, poolSize: 4 });
   const connection = createRedis(config.redis.url, { forWorker: true });
   const runner = await startSyncRunner({
     legacy,

@@ -1,48 +1,84 @@
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { loadConfigOrExit } from '../../common/config.js';
 import { createLegacyClient, createReadModelClient } from '../../common/databases.js';
+import { throttledLog } from '../../common/log-throttle.js';
 import { createLogger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
+import { onStopSignals } from '../../common/shutdown.js';
 import { createSyncMetrics } from './sync/sync-metrics.js';
 import { startSyncRunner } from './sync/sync-runner.js';
 
+type SyncRunner = Awaited<ReturnType<typeof startSyncRunner>>;
+
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.logLevel, name: 'worker' });
-const legacy = createLegacyClient(config.legacy.url);
-const readModel = createReadModelClient(config.db.url);
+const log = throttledLog(logger);
+const bounds = { queryTimeoutMs: config.sync.queryTimeoutMs, connectTimeoutMs: 5000 };
+const legacy = createLegacyClient(config.legacy.url, bounds);
+const readModel = createReadModelClient(config.db.url, bounds);
 const connection = createRedis(config.redis.url, { forWorker: true });
-connection.on('error', (error) => logger.warn({ err: error }, 'redis error'));
+connection.on('error', (error) => log('warn', 'redis', { err: error }, 'redis error'));
 const metrics = createSyncMetrics(readModel);
 
-const runner = await startSyncRunner({
+/** Set once started; /healthz answers 200 while the worker is still starting. */
+const started: { runner?: SyncRunner } = {};
+
+function json(res: ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+}
+
+// The operator's port: Prometheus scrapes /metrics, the orchestrator probes /healthz.
+const metricsServer = createServer((req, res) => {
+  if (req.url === '/metrics') {
+    metrics.registry.metrics().then(
+      (body) => res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(body),
+      (error: unknown) => {
+        log('error', 'metrics', { err: error }, 'metrics collection failed');
+        res.writeHead(500).end();
+      },
+    );
+  } else if (req.url === '/healthz') {
+    const stale = started.runner?.upkeep.staleTables() ?? [];
+    json(res, stale.length === 0 ? 200 : 503, {
+      status: stale.length === 0 ? 'ok' : 'stale',
+      ...(stale.length > 0 ? { stale_tables: stale } : {}),
+    });
+  } else {
+    res.writeHead(404).end();
+  }
+});
+
+// Not awaited yet: the stop signals are taken over before the first job can run, so a SIGTERM
+// during start-up is a graceful stop too.
+const starting = startSyncRunner({
   legacy,
   readModel,
   connection,
   prefix: config.redis.prefix,
   intervalMs: config.sync.intervalMs,
   reconcileIntervalMs: config.sync.reconcileIntervalMs,
+  staleAfterIntervals: config.sync.staleAfterIntervals,
   logger,
   metrics,
 });
-logger.info({ intervalMs: config.sync.intervalMs }, 'sync worker started');
 
-const metricsServer = createServer((req, res) => {
-  if (req.url === '/metrics') {
-    metrics.registry.metrics().then(
-      (body) => res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(body),
-      () => res.writeHead(500).end(),
-    );
-  } else {
-    res.writeHead(404).end();
-  }
-}).listen(config.metrics.workerPort);
+onStopSignals({
+  logger,
+  timeoutMs: config.shutdownTimeoutMs,
+  // A job cut by the deadline is safe: a run commits its rows and position in one transaction,
+  // and the stalled-job check hands the job to another worker once its lock expires.
+  async drain() {
+    await (await starting).close();
+    metricsServer.close();
+    metricsServer.closeAllConnections();
+    await Promise.allSettled([legacy.$disconnect(), readModel.$disconnect()]);
+    await connection.quit().catch(() => connection.disconnect());
+  },
+});
 
-async function shutdown(signal: string) {
-  logger.info({ signal }, 'worker shutting down');
-  metricsServer.close();
-  await runner.close();
-  await Promise.allSettled([legacy.$disconnect(), readModel.$disconnect(), connection.quit()]);
-  process.exit(0);
-}
-process.once('SIGTERM', () => void shutdown('SIGTERM'));
-process.once('SIGINT', () => void shutdown('SIGINT'));
+started.runner = await starting;
+metricsServer.listen(config.metrics.workerPort, () => {
+  const address = metricsServer.address();
+  const port = typeof address === 'object' && address ? address.port : config.metrics.workerPort;
+  logger.info({ intervalMs: config.sync.intervalMs, metricsPort: port }, 'sync worker started');
+});

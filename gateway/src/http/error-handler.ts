@@ -21,7 +21,18 @@ const DEPENDENCY_DOWN_NODE_CODES = new Set([
   'EPIPE',
   'ENOTFOUND',
 ]);
+/**
+ * PostgreSQL SQLSTATEs of a server that is away or overloaded rather than of a bad query:
+ * connection exceptions (class 08), shutdown, crash and start-up (57P01-57P05), too many
+ * connections (53300) and a statement cancelled by its timeout (57014).
+ */
+const DEPENDENCY_DOWN_SQLSTATE = /^(08...|57P0[1-5]|53300|57014)$/;
 const DEPENDENCY_DOWN_MESSAGES = [
+  /Query read timeout/i,
+  /the database system is (starting up|shutting down|in recovery)/i,
+  /terminating connection/i,
+  /socket timeout/i,
+  /Command timed out/i,
   /Connection is closed/i,
   /Stream isn't writeable/i,
   /Reached the max retries per request/i,
@@ -31,19 +42,34 @@ const DEPENDENCY_DOWN_MESSAGES = [
   /timeout exceeded when trying to connect/i,
 ];
 
-/** Walks an error's cause chain looking for a sign that PostgreSQL, MySQL or Redis is away. */
+interface ErrorLike {
+  code?: unknown;
+  originalCode?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  meta?: { driverAdapterError?: unknown };
+  /** Where @node-oauth/oauth2-server keeps the error a model function threw. */
+  inner?: unknown;
+}
+
+function signalsDependencyDown({ code, originalCode, message }: ErrorLike): boolean {
+  if (typeof code === 'string') {
+    if (DEPENDENCY_DOWN_PRISMA_CODES.has(code) || DEPENDENCY_DOWN_NODE_CODES.has(code)) return true;
+    if (DEPENDENCY_DOWN_SQLSTATE.test(code)) return true;
+  }
+  if (typeof originalCode === 'string' && DEPENDENCY_DOWN_SQLSTATE.test(originalCode)) return true;
+  return typeof message === 'string' && DEPENDENCY_DOWN_MESSAGES.some((re) => re.test(message));
+}
+
+/**
+ * Walks an error's cause chain looking for a sign that PostgreSQL, MySQL or Redis is away.
+ * Prisma keeps the driver's error under meta.driverAdapterError, the chain goes through it.
+ */
 export function isDependencyDown(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 6; depth++) {
-    const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
-    if (
-      typeof code === 'string' &&
-      (DEPENDENCY_DOWN_PRISMA_CODES.has(code) || DEPENDENCY_DOWN_NODE_CODES.has(code))
-    ) {
-      return true;
-    }
-    if (typeof message === 'string' && DEPENDENCY_DOWN_MESSAGES.some((re) => re.test(message)))
-      return true;
-    e = cause;
+  for (let e: unknown = error, depth = 0; e && depth < 8; depth++) {
+    const link = e as ErrorLike;
+    if (signalsDependencyDown(link)) return true;
+    e = link.meta?.driverAdapterError ?? link.cause ?? link.inner;
   }
   return false;
 }
@@ -67,7 +93,11 @@ interface BodyParserError {
 }
 
 function toAppError(error: unknown): AppError | null {
-  if (error instanceof AppError) return error;
+  // A 500 built around a failure (e.g. the token engine's server_error) that was in truth a
+  // dependency being away is a 503: the partner should retry, not report a bug.
+  if (error instanceof AppError) {
+    return error.status === 500 && isDependencyDown(error.cause) ? serviceUnavailable(5) : error;
+  }
   if (error instanceof z.ZodError) return validationError(zodDetails(error));
   // The router could not percent-decode a path parameter (/members/%FF).
   if (error instanceof URIError) {

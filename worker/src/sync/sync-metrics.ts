@@ -1,24 +1,51 @@
-// Freshness of each synced table, for Prometheus. Read from sync_state at scrape time, because
-// with several worker processes any one of them may have run a table last.
+// Freshness of each synced table, for Prometheus. Read from sync_state, because with several
+// worker processes any one of them may have run a table last. The read is bounded and its last
+// result kept: a scrape must answer while PostgreSQL is down, when the figures matter most.
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ReadModelClient } from '../../../common/databases.js';
 import type { ReconcileResult } from './reconcile.js';
 import type { RejectedRow } from './rejects.js';
 import type { SyncRunResult } from './sync-engine.js';
 
+const READ_TIMEOUT_MS = 1000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 export function createSyncMetrics(readModel: ReadModelClient) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  /** Unix seconds of each table's last full catch-up, as last read (or seen in this process). */
+  const lastSuccess = new Map<string, number>();
+  /** Unix seconds of this process's last run of each table that made progress. */
+  const lastProgress = new Map<string, number>();
+  const note = (table: string, at: number) =>
+    lastSuccess.set(table, Math.max(at, lastSuccess.get(table) ?? 0));
 
-  async function syncedAt(): Promise<Map<string, number>> {
-    const states = await readModel.syncState.findMany({
-      select: { table_name: true, synced_at: true },
-    });
-    return new Map(
-      states.flatMap((s) =>
-        s.synced_at ? [[s.table_name, s.synced_at.getTime() / 1000] as const] : [],
-      ),
-    );
+  const readFailures = new Counter({
+    name: 'sync_state_read_failures_total',
+    help: 'Reads of sync_state that failed or timed out (the last known values were served)',
+    registers: [registry],
+  });
+
+  /** Refreshes lastSuccess from PostgreSQL; false when it could not (values stay as they were). */
+  async function refresh(): Promise<boolean> {
+    try {
+      const states = await withTimeout(
+        readModel.syncState.findMany({ select: { table_name: true, synced_at: true } }),
+        READ_TIMEOUT_MS,
+      );
+      for (const s of states) if (s.synced_at) note(s.table_name, s.synced_at.getTime() / 1000);
+      return true;
+    } catch {
+      readFailures.inc();
+      return false;
+    }
   }
 
   new Gauge({
@@ -27,7 +54,8 @@ export function createSyncMetrics(readModel: ReadModelClient) {
     labelNames: ['table'],
     registers: [registry],
     async collect() {
-      for (const [table, at] of await syncedAt()) this.set({ table }, at);
+      await refresh();
+      for (const [table, at] of lastSuccess) this.set({ table }, at);
     },
   });
   new Gauge({
@@ -35,10 +63,16 @@ export function createSyncMetrics(readModel: ReadModelClient) {
     help: 'Seconds since the table was last brought fully up to date',
     labelNames: ['table'],
     registers: [registry],
-    async collect() {
+    collect() {
       const now = Date.now() / 1000;
-      for (const [table, at] of await syncedAt()) this.set({ table }, Math.max(0, now - at));
+      for (const [table, at] of lastSuccess) this.set({ table }, Math.max(0, now - at));
     },
+  });
+  const stale = new Gauge({
+    name: 'sync_table_stale',
+    help: '1 while the table has not synced for SYNC_STALE_AFTER_INTERVALS intervals, else 0',
+    labelNames: ['table'],
+    registers: [registry],
   });
   const rows = new Counter({
     name: 'sync_rows_written_total',
@@ -65,11 +99,20 @@ export function createSyncMetrics(readModel: ReadModelClient) {
     labelNames: ['table'],
     registers: [registry],
     async collect() {
-      this.reset();
-      const counts = await readModel.syncReject.groupBy({ by: ['table_name'], _count: true });
-      for (const c of counts) this.set({ table: c.table_name }, c._count);
+      try {
+        const counts = await withTimeout(
+          readModel.syncReject.groupBy({ by: ['table_name'], _count: true }),
+          READ_TIMEOUT_MS,
+        );
+        this.reset();
+        for (const c of counts) this.set({ table: c.table_name }, c._count);
+      } catch {
+        readFailures.inc();
+      }
     },
   });
+  /** When each table's last complete reconciliation pass started, as last read. */
+  const reconciledAt = new Map<string, Date>();
   new Gauge({
     name: 'sync_reconcile_lag_seconds',
     help:
@@ -78,13 +121,19 @@ export function createSyncMetrics(readModel: ReadModelClient) {
     labelNames: ['table'],
     registers: [registry],
     async collect() {
-      const states = await readModel.syncState.findMany({
-        select: { table_name: true, reconciled_at: true },
-      });
+      try {
+        const states = await withTimeout(
+          readModel.syncState.findMany({ select: { table_name: true, reconciled_at: true } }),
+          READ_TIMEOUT_MS,
+        );
+        for (const s of states)
+          if (s.reconciled_at) reconciledAt.set(s.table_name, s.reconciled_at);
+      } catch {
+        readFailures.inc();
+      }
       const now = Date.now();
-      for (const s of states)
-        if (s.reconciled_at)
-          this.set({ table: s.table_name }, Math.max(0, (now - s.reconciled_at.getTime()) / 1000));
+      for (const [table, at] of reconciledAt)
+        this.set({ table }, Math.max(0, (now - at.getTime()) / 1000));
     },
   });
   const repaired = new Counter({
@@ -102,8 +151,25 @@ export function createSyncMetrics(readModel: ReadModelClient) {
     recordReconcile(run: ReconcileResult) {
       repaired.inc({ table: run.table }, run.written + run.deleted);
     },
+    refresh,
+    /**
+     * Unix seconds of the table's last known sign of life: a full catch-up by any process, or a
+     * run of this process that made progress (a long backfill is syncing, not stuck).
+     */
+    lastActivityOf(table: string): number | undefined {
+      const times = [lastSuccess.get(table), lastProgress.get(table)].filter(
+        (t) => t !== undefined,
+      );
+      return times.length > 0 ? Math.max(...times) : undefined;
+    },
+    setStale(table: string, isStale: boolean) {
+      stale.set({ table }, isStale ? 1 : 0);
+    },
     recordRun(run: SyncRunResult) {
       rows.inc({ table: run.table }, run.rowsWritten);
+      const now = Date.now() / 1000;
+      if (run.caughtUp) note(run.table, now);
+      if (run.caughtUp || run.rowsWritten > 0) lastProgress.set(run.table, now);
     },
     recordFailure(table: string) {
       failures.inc({ table });

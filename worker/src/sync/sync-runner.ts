@@ -1,8 +1,9 @@
 // Runs the sync of every table on BullMQ: one queue per table with global concurrency 1, so no
 // two runs of one table (sync or reconcile) ever overlap, whatever the number of worker
-// processes; job schedulers upserted here, the one place.
+// processes; job schedulers asserted in sync-upkeep.ts, the one place, and kept there.
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { throttledLog } from '../../../common/log-throttle.js';
 import type { Logger } from '../../../common/logger.js';
 import { JOBS, TABLE_JOB_OPTIONS, syncQueueName, type TableJobData } from '../queues.js';
 import { DEFAULT_RECONCILE_OPTIONS, reconcileTable } from './reconcile.js';
@@ -14,6 +15,7 @@ import {
   type SyncDatabases,
   type SyncOptions,
 } from './sync-engine.js';
+import { assertSchedules, startUpkeep, type TableQueue, type UpkeepDeps } from './sync-upkeep.js';
 import type { SyncTable } from './table-definition.js';
 import { SYNC_TABLES } from './tables/index.js';
 
@@ -26,14 +28,36 @@ export interface SyncRunnerDeps extends SyncDatabases {
   metrics?: SyncMetrics;
   tables?: readonly SyncTable[];
   syncOptions?: Partial<SyncOptions>;
+  /** Sync intervals without a sign of life after which a table counts as stale (default 30). */
+  staleAfterIntervals?: number;
+  /** How often schedulers and freshness are checked (default 5 s). */
+  upkeepIntervalMs?: number;
 }
 
 export async function startSyncRunner(deps: SyncRunnerDeps) {
   const tables = deps.tables ?? SYNC_TABLES;
-  const options = { ...DEFAULT_SYNC_OPTIONS, ...deps.syncOptions };
-  const queues: Queue<TableJobData>[] = [];
+  const configured = { ...DEFAULT_SYNC_OPTIONS, ...deps.syncOptions };
+  let stopping = false;
+  // A stopping worker ends each run at its next batch boundary: the batch's rows and position
+  // commit together, so the next run (here after a restart, or on another worker) resumes
+  // exactly there. The engine reads its budget before every batch; stopping makes it zero.
+  const options: SyncOptions = {
+    ...configured,
+    get timeBudgetMs() {
+      return stopping ? 0 : configured.timeBudgetMs;
+    },
+  };
+  // During an outage every poll fails the same way: one line per kind and 10 s, not hundreds.
+  const log = throttledLog(deps.logger);
+  const upkeepDeps: UpkeepDeps = {
+    ...deps,
+    log,
+    staleAfterMs: (deps.staleAfterIntervals ?? 30) * deps.intervalMs,
+    upkeepIntervalMs: deps.upkeepIntervalMs ?? 5000,
+  };
+  const entries: TableQueue[] = [];
   // Logged once per row and reason: a rejected row is retried on every pass without new lines.
-  const db = {
+  const db: SyncRunnerDeps = {
     ...deps,
     onRejected: (rows: RejectedRow[]) => {
       deps.metrics?.recordRejected(rows);
@@ -48,59 +72,70 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
       connection: deps.connection,
       prefix: deps.prefix,
     });
-    await queue.setGlobalConcurrency(1);
-    const data = { table: table.name };
-    await queue.upsertJobScheduler(
-      JOBS.sync.schedulerId(table.name),
-      { every: deps.intervalMs },
-      { name: JOBS.sync.name, data, opts: TABLE_JOB_OPTIONS },
+    queue.on('error', (error) =>
+      log('error', `queue:${table.name}`, { table: table.name, err: error }, 'sync queue error'),
     );
-    await queue.upsertJobScheduler(
-      JOBS.reconcile.schedulerId(table.name),
-      { every: deps.reconcileIntervalMs },
-      { name: JOBS.reconcile.name, data, opts: TABLE_JOB_OPTIONS },
-    );
-    queues.push(queue);
-
-    const run = async (job: Job<TableJobData>) => {
-      if (job.name === JOBS.reconcile.name) {
-        const reconciled = await reconcileTable(table, db, {
-          ...DEFAULT_RECONCILE_OPTIONS,
-          continueOnly: job.data.continuePass === true,
-        });
-        deps.metrics?.recordReconcile(reconciled);
-        // The pass goes on in a job queued behind the table's waiting sync run, if any.
-        if (!reconciled.passFinished) await queue.add(JOBS.reconcile.name, data, TABLE_JOB_OPTIONS);
-        return reconciled;
-      }
-      const result = await syncTable(table, db, options);
-      deps.metrics?.recordRun(result);
-      return result;
-    };
-    const worker = new Worker<TableJobData>(syncQueueName(table.name), run, {
-      connection: deps.connection,
-      prefix: deps.prefix,
-      concurrency: 1,
-      // A run of a killed worker holds its table's only slot until its lock expires and the
-      // stalled check hands the job back: keep that to seconds, not BullMQ's default minute.
-      lockDuration: 10_000,
-      stalledInterval: 5_000,
-    });
-    worker.on('failed', (job, error) => {
-      deps.metrics?.recordFailure(table.name);
-      deps.logger.warn({ table: table.name, job: job?.name, err: error }, 'sync run failed');
-    });
-    worker.on('error', (error) =>
-      deps.logger.error({ table: table.name, err: error }, 'sync worker error'),
-    );
-    workers.push(worker);
+    const entry = { table, queue };
+    await assertSchedules(entry, upkeepDeps);
+    entries.push(entry);
+    workers.push(createTableWorker(table, db, queue, options, log));
   }
+  const upkeep = startUpkeep(entries, upkeepDeps);
 
   return {
-    queues,
+    queues: entries.map((e) => e.queue),
+    upkeep,
+    /** Stops taking jobs and waits for the ones running to finish. */
     async close() {
+      stopping = true;
+      upkeep.stop();
       await Promise.all(workers.map((w) => w.close()));
-      await Promise.all(queues.map((q) => q.close()));
+      await Promise.all(entries.map((e) => e.queue.close()));
     },
   };
+}
+
+function createTableWorker(
+  table: SyncTable,
+  deps: SyncRunnerDeps,
+  queue: Queue<TableJobData>,
+  options: SyncOptions,
+  log: ReturnType<typeof throttledLog>,
+): Worker<TableJobData> {
+  const data = { table: table.name };
+  const run = async (job: Job<TableJobData>) => {
+    if (job.name === JOBS.reconcile.name) {
+      const reconciled = await reconcileTable(table, deps, {
+        ...DEFAULT_RECONCILE_OPTIONS,
+        continueOnly: job.data.continuePass === true,
+      });
+      deps.metrics?.recordReconcile(reconciled);
+      // The pass goes on in a job queued behind the table's waiting sync run, if any.
+      if (!reconciled.passFinished) {
+        await queue.add(JOBS.reconcile.name, { ...data, continuePass: true }, TABLE_JOB_OPTIONS);
+      }
+      return reconciled;
+    }
+    const result = await syncTable(table, deps, options);
+    deps.metrics?.recordRun(result);
+    return result;
+  };
+  const worker = new Worker<TableJobData>(syncQueueName(table.name), run, {
+    connection: deps.connection,
+    prefix: deps.prefix,
+    concurrency: 1,
+    // A run of a killed worker holds its table's only slot until its lock expires and the
+    // stalled check hands the job back: keep that to seconds, not BullMQ's default minute.
+    lockDuration: 10_000,
+    stalledInterval: 5_000,
+  });
+  worker.on('failed', (job, error) => {
+    deps.metrics?.recordFailure(table.name);
+    const fields = { table: table.name, job: job?.name, err: error };
+    log('warn', `failed:${table.name}:${job?.name}`, fields, 'sync run failed');
+  });
+  worker.on('error', (error) =>
+    log('error', `worker:${table.name}`, { table: table.name, err: error }, 'sync worker error'),
+  );
+  return worker;
 }

@@ -2,8 +2,14 @@
 // counted per client_key and per IP address in Redis, so every gateway instance shares the counts
 // and a guesser cannot spread attempts over instances or over the three token endpoints.
 import type { Request, RequestHandler } from 'express';
-import { ipKeyGenerator, rateLimit, type RateLimitInfo } from 'express-rate-limit';
+import {
+  ipKeyGenerator,
+  rateLimit,
+  type Logger as LibraryLogger,
+  type RateLimitInfo,
+} from 'express-rate-limit';
 import type { Redis } from 'ioredis';
+import { throttledLog } from '../../../../common/log-throttle.js';
 import type { Logger } from '../../../../common/logger.js';
 import { AppError } from '../../http/errors.js';
 import { GatewayRedisStore } from '../../http/rate-limit/rate-limit-store.js';
@@ -35,14 +41,14 @@ export function createAuthThrottle(deps: {
   failedAttemptsPerMinute: number;
   /** The operator's choice for an unreachable Redis (RATE_LIMIT_REDIS_FAILURE), as for the limits. */
   onRedisFailure: 'open' | 'closed';
-  /** The library's store failures go here, as JSON, instead of raw stack traces on the console. */
+  /** The library's store failures go here, as JSON once per 10 s, never raw on the console. */
   logger: Logger;
 }): AuthThrottle {
-  const libraryLogger = {
-    warn: (error: unknown, message?: string) =>
-      deps.logger.warn({ err: error }, message ?? 'auth throttle'),
-    error: (error: unknown, message?: string) =>
-      deps.logger.warn({ err: error }, message ?? 'auth throttle'),
+  const log = throttledLog(deps.logger);
+  const libraryLogger: LibraryLogger = {
+    warn: (error, message) => log('warn', 'auth-throttle', { err: error }, message ?? 'throttle'),
+    error: (error) =>
+      log('warn', 'auth-throttle', { err: error }, 'failed-attempt counters unreachable in Redis'),
   };
   // One limiter needs one store instance (express-rate-limit refuses a shared one); stores with
   // the same prefix count on the same Redis keys, so every endpoint adds to the same tally.
@@ -54,8 +60,10 @@ export function createAuthThrottle(deps: {
     return rateLimit({
       windowMs: WINDOW_MS,
       limit: deps.failedAttemptsPerMinute,
-      // Only responses of 400 and above stay counted: failed attempts, not traffic.
+      // Only 4xx answers stay counted: failed attempts, not traffic. A 5xx (a database down)
+      // says nothing about the credentials, so it must not lock the partner out after recovery.
       skipSuccessfulRequests: true,
+      requestWasSuccessful: (_req, res) => res.statusCode < 400 || res.statusCode >= 500,
       standardHeaders: false,
       legacyHeaders: false,
       requestPropertyName: property,

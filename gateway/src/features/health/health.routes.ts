@@ -2,27 +2,53 @@ import { Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { ReadModelClient } from '../../../../common/databases.js';
 
-/** /healthz: the process answers. /readyz: PostgreSQL and Redis answer too (503 names who not). */
-export function healthRoutes(deps: { db: ReadModelClient; redis: Redis }): Router {
+/** A load balancer's probe must get an answer within this, whatever a dependency does. */
+const CHECK_TIMEOUT_MS = 1000;
+
+type State = 'up' | 'down';
+
+/** 'up' when the check succeeds within the bound; 'down' on failure or when it takes longer. */
+export function probe(check: () => Promise<unknown>, timeoutMs = CHECK_TIMEOUT_MS): Promise<State> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<State>((resolve) => {
+    timer = setTimeout(() => resolve('down'), timeoutMs);
+  });
+  const outcome = check().then(
+    () => 'up' as const,
+    () => 'down' as const,
+  );
+  return Promise.race([outcome, late]).finally(() => clearTimeout(timer));
+}
+
+export interface HealthDeps {
+  db: ReadModelClient;
+  redis: Redis;
+  /** True once the process has been asked to stop: /readyz then turns the balancer away. */
+  isStopping?: () => boolean;
+}
+
+/**
+ * /healthz: the process answers. /readyz: PostgreSQL and Redis answer too, checked in parallel
+ * and within 1 s; a 503 names who does not. A stopping gateway is not ready either, so the
+ * balancer stops sending it traffic while requests in flight finish.
+ */
+export function healthRoutes(deps: HealthDeps): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
     const [postgresql, redis] = await Promise.all([
-      deps.db.$queryRaw`SELECT 1`.then(
-        () => 'up' as const,
-        () => 'down' as const,
-      ),
-      deps.redis.ping().then(
-        () => 'up' as const,
-        () => 'down' as const,
-      ),
+      probe(() => deps.db.$queryRaw`SELECT 1`),
+      probe(() => deps.redis.ping()),
     ]);
-    const ready = postgresql === 'up' && redis === 'up';
-    res
-      .status(ready ? 200 : 503)
-      .json({ status: ready ? 'ready' : 'not ready', dependencies: { postgresql, redis } });
+    const stopping = deps.isStopping?.() ?? false;
+    const ready = postgresql === 'up' && redis === 'up' && !stopping;
+    res.status(ready ? 200 : 503).json({
+      status: ready ? 'ready' : 'not ready',
+      dependencies: { postgresql, redis },
+      ...(stopping ? { stopping: true } : {}),
+    });
   });
   return router;
 }

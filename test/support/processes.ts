@@ -1,0 +1,111 @@
+// Runs the real gateway or worker entry point as a child process, the way an operator does,
+// and reads its JSON log lines: for signals, exit codes and everything main.ts owns.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { TestEnvironment } from './environment.js';
+
+export interface LogLine {
+  msg?: string;
+  level?: number;
+  [field: string]: unknown;
+}
+
+export interface RunningProcess {
+  child: ChildProcess;
+  lines: LogLine[];
+  /** Everything written to stderr: a well-behaved process writes nothing there. */
+  stderr(): string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+  waitForLine(match: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  kill(): void;
+}
+
+const running = new Set<ChildProcess>();
+// A failing test must not leave a gateway or worker behind.
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+export function environmentVariables(env: TestEnvironment): Record<string, string> {
+  return {
+    DATABASE_URL: env.databaseUrl,
+    LEGACY_DATABASE_URL: env.legacyReadOnlyUrl,
+    REDIS_URL: env.redisUrl,
+    REDIS_PREFIX: env.redisPrefix,
+    PORT: '0',
+    METRICS_PORT: '0',
+    LOG_LEVEL: 'info',
+  };
+}
+
+export function startProcess(
+  kind: 'gateway' | 'worker',
+  variables: Record<string, string>,
+): RunningProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', `${kind}/src/main.ts`], {
+    env: { ...process.env, ...variables },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  running.add(child);
+  const lines: LogLine[] = [];
+  const waiters = new Set<() => void>();
+  createInterface({ input: child.stdout }).on('line', (text) => {
+    try {
+      lines.push(JSON.parse(text) as LogLine);
+    } catch {
+      lines.push({ msg: `(not JSON) ${text}` });
+    }
+    for (const wake of waiters) wake();
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      running.delete(child);
+      for (const wake of waiters) wake();
+      resolve(code);
+    }),
+  );
+
+  function waitForLine(match: (line: LogLine) => boolean, timeoutMs = 30_000): Promise<LogLine> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`no such ${kind} log line within ${timeoutMs} ms`));
+      }, timeoutMs);
+      function check() {
+        const found = lines.find(match);
+        if (found) {
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(found);
+        } else if (child.exitCode !== null) {
+          clearTimeout(timer);
+          waiters.delete(check);
+          reject(new Error(`${kind} exited (${child.exitCode}) before the log line`));
+        }
+      }
+      waiters.add(check);
+      check();
+    });
+  }
+
+  return {
+    child,
+    lines,
+    stderr: () => stderr,
+    exited,
+    waitForLine,
+    kill: () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+/** Starts the gateway and resolves with its base URL once it listens. */
+export async function startGatewayProcess(variables: Record<string, string>) {
+  const gateway = startProcess('gateway', variables);
+  const line = await gateway.waitForLine((l) => l.msg === 'gateway listening');
+  return { ...gateway, url: `http://127.0.0.1:${line.port as number}` };
+}

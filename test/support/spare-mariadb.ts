@@ -1,0 +1,97 @@
+// A MariaDB server of the test's own (mariadb-install-db in a temp dir, a spare loopback port)
+// that the test can stop and start again on the same port and data: outages are rehearsed
+// here, never on the shared server.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import {
+  freePort,
+  privateDir,
+  removeDir,
+  signalTree,
+  stopChild,
+  track,
+  waitForOutput,
+} from './spare-processes.js';
+
+export class SpareMariaDb {
+  private child: ChildProcess | null = null;
+
+  private constructor(
+    readonly port: number,
+    private readonly dir: string,
+  ) {}
+
+  static async start(): Promise<SpareMariaDb> {
+    const server = new SpareMariaDb(await freePort(), privateDir('spare-mariadb-', null));
+    try {
+      await promisify(execFile)('mariadb-install-db', [
+        '--no-defaults',
+        `--datadir=${server.dataDir}`,
+        '--user=root',
+        '--auth-root-authentication-method=normal',
+        '--skip-test-db',
+      ]);
+      await server.start();
+    } catch (error) {
+      await server.destroy();
+      throw error;
+    }
+    return server;
+  }
+
+  private get dataDir(): string {
+    return join(this.dir, 'data');
+  }
+
+  /** A URL of this server as root; the database path is for the throwaway environment. */
+  get url(): string {
+    return `mysql://root@127.0.0.1:${this.port}/mysql`;
+  }
+
+  async start(): Promise<void> {
+    const child = spawn(
+      'mariadbd',
+      [
+        '--no-defaults',
+        `--datadir=${this.dataDir}`,
+        '--user=root',
+        `--port=${this.port}`,
+        '--bind-address=127.0.0.1',
+        `--socket=${join(this.dir, 'mariadb.sock')}`,
+        `--pid-file=${join(this.dir, 'mariadb.pid')}`,
+        '--skip-log-bin',
+        '--innodb-buffer-pool-size=32M',
+        '--innodb-flush-log-at-trx-commit=0',
+        '--character-set-server=utf8mb4',
+        '--collation-server=utf8mb4_turkish_ci',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    track(child);
+    this.child = child;
+    await waitForOutput(child, /ready for connections/, 'mariadbd');
+  }
+
+  /** A clean shutdown: connections are closed by the server. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = null;
+    await stopChild(child, 'SIGTERM');
+  }
+
+  freeze(): void {
+    if (this.child?.pid) signalTree(this.child.pid, 'SIGSTOP');
+  }
+
+  thaw(): void {
+    if (this.child?.pid) signalTree(this.child.pid, 'SIGCONT');
+  }
+
+  async destroy(): Promise<void> {
+    const child = this.child;
+    this.child = null;
+    await stopChild(child, 'SIGKILL');
+    removeDir(this.dir);
+  }
+}

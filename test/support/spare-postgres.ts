@@ -1,0 +1,102 @@
+// A PostgreSQL server of the test's own (initdb in a temp dir, a spare loopback port) that the
+// test can stop, start again on the same port and data, and freeze: outages are rehearsed here,
+// never on the shared server.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  freePort,
+  osUser,
+  privateDir,
+  removeDir,
+  signalTree,
+  stopChild,
+  track,
+  waitForOutput,
+  type OsUser,
+} from './spare-processes.js';
+
+function binDir(): string {
+  const versions = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a));
+  if (!versions[0]) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql');
+  return `/usr/lib/postgresql/${versions[0]}/bin`;
+}
+
+export class SparePostgres {
+  private child: ChildProcess | null = null;
+
+  private constructor(
+    readonly port: number,
+    private readonly dir: string,
+    private readonly user: OsUser | null,
+  ) {}
+
+  static async start(): Promise<SparePostgres> {
+    const user = process.getuid?.() === 0 ? osUser('postgres') : null;
+    const dir = privateDir('spare-pg-', user);
+    const server = new SparePostgres(await freePort(), dir, user);
+    try {
+      execFileSync(
+        join(binDir(), 'initdb'),
+        ['-D', server.dataDir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8'],
+        { stdio: 'pipe', ...(user ?? {}) },
+      );
+      await server.start();
+    } catch (error) {
+      await server.destroy();
+      throw error;
+    }
+    return server;
+  }
+
+  private get dataDir(): string {
+    return join(this.dir, 'data');
+  }
+
+  /** A URL of this server; the database path is for createThrowawayEnvironment to replace. */
+  get url(): string {
+    return `postgresql://postgres@127.0.0.1:${this.port}/postgres`;
+  }
+
+  async start(): Promise<void> {
+    const child = spawn(
+      join(binDir(), 'postgres'),
+      ['-D', this.dataDir, '-p', String(this.port), '-k', this.dir, '-h', '127.0.0.1'].concat([
+        '-c',
+        'fsync=off',
+        '-c',
+        'synchronous_commit=off',
+        '-c',
+        'full_page_writes=off',
+      ]),
+      { stdio: ['ignore', 'pipe', 'pipe'], ...(this.user ?? {}) },
+    );
+    track(child);
+    this.child = child;
+    await waitForOutput(child, /ready to accept connections/, 'postgres');
+  }
+
+  /** Fast shutdown: clients see 57P01 "terminating connection due to administrator command". */
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = null;
+    await stopChild(child, 'SIGINT');
+  }
+
+  /** SIGSTOP on the postmaster and every backend: connections stay open, nothing answers. */
+  freeze(): void {
+    if (this.child?.pid) signalTree(this.child.pid, 'SIGSTOP');
+  }
+
+  thaw(): void {
+    if (this.child?.pid) signalTree(this.child.pid, 'SIGCONT');
+  }
+
+  async destroy(): Promise<void> {
+    const child = this.child;
+    this.child = null;
+    // Immediate shutdown: the postmaster takes its backends down with it.
+    await stopChild(child, 'SIGQUIT');
+    removeDir(this.dir);
+  }
+}

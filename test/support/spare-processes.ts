@@ -1,0 +1,107 @@
+// Shared by the spare database servers: free ports, a private temp dir owned by the server's OS
+// user (the servers refuse to run as root), and signals to a server's whole process tree so a
+// "frozen" server is frozen entirely (postmaster and every backend), the way SIGSTOP on a
+// container or a stalled VM would freeze it.
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface OsUser {
+  uid: number;
+  gid: number;
+}
+
+export function osUser(name: string): OsUser {
+  const id = (flag: string) => Number(execFileSync('id', [flag, name]).toString().trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+/** A fresh directory the given user owns; removed by removeDir. */
+export function privateDir(prefix: string, owner: OsUser | null): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (owner) chownSync(dir, owner.uid, owner.gid);
+  return dir;
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** The pid and the pids of all its descendants, from /proc. */
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  const tree: number[] = [];
+  const visit = (p: number) => {
+    tree.push(p);
+    for (const child of children.get(p) ?? []) visit(child);
+  };
+  visit(pid);
+  return tree;
+}
+
+export function signalTree(pid: number, signal: 'SIGSTOP' | 'SIGCONT'): void {
+  for (const p of processTree(pid)) {
+    try {
+      process.kill(p, signal);
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
+/** Servers started by this test process, killed when it exits, whatever happened. */
+const alive = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of alive) {
+    if (child.pid) signalTree(child.pid, 'SIGCONT');
+    child.kill('SIGKILL');
+  }
+});
+
+export function track(child: ChildProcess): void {
+  alive.add(child);
+  child.once('exit', () => alive.delete(child));
+}
+
+export function waitForOutput(child: ChildProcess, ready: RegExp, what: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (ready.test(output)) resolve();
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`${what} exited (${code}): ${output}`)));
+  });
+}
+
+export async function stopChild(child: ChildProcess | null, signal: NodeJS.Signals) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  if (child.pid) signalTree(child.pid, 'SIGCONT');
+  await new Promise((resolve) => {
+    child.once('exit', resolve);
+    child.kill(signal);
+  });
+}

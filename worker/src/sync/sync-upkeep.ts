@@ -1,0 +1,128 @@
+// What keeps a running worker healthy without a restart:
+// - BullMQ job schedulers live only in Redis. A Redis that restarts empty (no persistence, a
+//   failover to a fresh replica) loses them and nothing would ever sync again; they are
+//   re-asserted whenever missing: after every reconnect and on a timer.
+// - A table that has shown no sign of life for several sync intervals is logged, exposed as
+//   the sync_table_stale metric and makes /healthz answer 503, so an orchestrator restarts the
+//   worker when self-repair fails.
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { ThrottledLog } from '../../../common/log-throttle.js';
+import type { Logger } from '../../../common/logger.js';
+import { JOBS, TABLE_JOB_OPTIONS, type TableJobData } from '../queues.js';
+import type { SyncMetrics } from './sync-metrics.js';
+import type { SyncTable } from './table-definition.js';
+
+export interface TableQueue {
+  table: SyncTable;
+  queue: Queue<TableJobData>;
+}
+
+export interface UpkeepDeps {
+  connection: Redis;
+  intervalMs: number;
+  reconcileIntervalMs: number;
+  logger: Logger;
+  log: ThrottledLog;
+  metrics?: SyncMetrics;
+  /** A table is stale after this long without a sign of life. */
+  staleAfterMs: number;
+  /** How often schedulers and freshness are checked. */
+  upkeepIntervalMs: number;
+}
+
+const CHECK_TIMEOUT_MS = 5000;
+
+/** Creates or updates the table's schedulers and its queue's concurrency of one. */
+export async function assertSchedules(entry: TableQueue, deps: UpkeepDeps): Promise<void> {
+  const { table, queue } = entry;
+  const data = { table: table.name };
+  await queue.setGlobalConcurrency(1);
+  await queue.upsertJobScheduler(
+    JOBS.sync.schedulerId(table.name),
+    { every: deps.intervalMs },
+    { name: JOBS.sync.name, data, opts: TABLE_JOB_OPTIONS },
+  );
+  // Every table is reconciled (docs/decisions/0002): some changes leave updated_at as it was.
+  await queue.upsertJobScheduler(
+    JOBS.reconcile.schedulerId(table.name),
+    { every: deps.reconcileIntervalMs },
+    { name: JOBS.reconcile.name, data, opts: TABLE_JOB_OPTIONS },
+  );
+}
+
+async function schedulersPresent({ table, queue }: TableQueue): Promise<boolean> {
+  const ids = [JOBS.sync.schedulerId(table.name), JOBS.reconcile.schedulerId(table.name)];
+  const found = await Promise.all(ids.map((id) => queue.getJobScheduler(id)));
+  return found.every(Boolean);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+export function startUpkeep(entries: readonly TableQueue[], deps: UpkeepDeps) {
+  const startedAt = Date.now() / 1000;
+  const stale = new Set<string>();
+  let running = false;
+
+  async function repairSchedules(): Promise<void> {
+    for (const entry of entries) {
+      if (await schedulersPresent(entry)) continue;
+      deps.logger.warn({ table: entry.table.name }, 'job schedulers missing in Redis; re-created');
+      await assertSchedules(entry, deps);
+    }
+  }
+
+  async function checkFreshness(): Promise<void> {
+    const { metrics } = deps;
+    if (!metrics) return;
+    await metrics.refresh();
+    const now = Date.now() / 1000;
+    for (const { table } of entries) {
+      const age = now - (metrics.lastActivityOf(table.name) ?? startedAt);
+      const isStale = age * 1000 > deps.staleAfterMs;
+      metrics.setStale(table.name, isStale);
+      if (isStale && !stale.has(table.name)) {
+        deps.logger.error({ table: table.name, seconds: Math.round(age) }, 'table not syncing');
+      } else if (!isStale && stale.has(table.name)) {
+        deps.logger.info({ table: table.name }, 'table syncing again');
+      }
+      if (isStale) stale.add(table.name);
+      else stale.delete(table.name);
+    }
+  }
+
+  async function check(): Promise<void> {
+    if (running) return;
+    running = true;
+    try {
+      await withTimeout(repairSchedules(), CHECK_TIMEOUT_MS);
+    } catch (error) {
+      deps.log('warn', 'upkeep', { err: error }, 'job scheduler check failed; retried shortly');
+    } finally {
+      running = false;
+    }
+    await checkFreshness();
+  }
+
+  // ioredis emits ready after every reconnect: the moment a Redis restarted empty is back.
+  const onReady = () => void check();
+  deps.connection.on('ready', onReady);
+  const timer = setInterval(() => void check(), deps.upkeepIntervalMs);
+  timer.unref();
+
+  return {
+    check,
+    /** Tables not syncing for longer than the threshold, as of the last check. */
+    staleTables: () => [...stale],
+    stop() {
+      clearInterval(timer);
+      deps.connection.off('ready', onReady);
+    },
+  };
+}
