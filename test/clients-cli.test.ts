@@ -30,7 +30,14 @@ afterAll(async () => {
 
 async function clients(...args: string[]): Promise<string> {
   const { stdout } = await run('npm', ['run', '--silent', 'clients', '--', ...args], {
-    env: { ...process.env, DATABASE_URL: env.databaseUrl, LEGACY_DATABASE_URL: env.legacyUrl },
+    // The deployment's Redis too: the CLI announces client changes to the gateways' caches there.
+    env: {
+      ...process.env,
+      DATABASE_URL: env.databaseUrl,
+      LEGACY_DATABASE_URL: env.legacyUrl,
+      REDIS_URL: env.redisUrl,
+      REDIS_PREFIX: env.redisPrefix,
+    },
   });
   return stdout;
 }

@@ -8,15 +8,15 @@ import type { ReadModelClient } from '../../common/databases.js';
 import type { Logger } from '../../common/logger.js';
 import { createAuthThrottle } from './features/auth/auth-throttle.js';
 import { authRoutes, oauthRoutes } from './features/auth/auth.routes.js';
+import { createClientEpochs } from './features/auth/client-epochs.js';
 import { createTokenService } from './features/auth/tokens.service.js';
 import { docsRoutes } from './features/docs/docs.routes.js';
 import { healthRoutes } from './features/health/health.routes.js';
 import { infoRoutes } from './features/info/info.routes.js';
 import { memberRoutes } from './features/members/members.routes.js';
-import { createGuard } from './http/authenticate.js';
+import { admission, createGuard } from './http/authenticate.js';
 import { errorHandler, unknownRoute } from './http/error-handler.js';
 import { createGatewayMetrics, metricsRoute } from './http/metrics.js';
-import { clientRateLimits } from './http/rate-limit/rate-limit.js';
 import { requestId } from './http/request-id.js';
 
 export interface AppDeps {
@@ -26,23 +26,16 @@ export interface AppDeps {
   logger: Logger;
 }
 
-export interface AppOptions {
-  /** false only for the benchmark's baseline (bench/rate-limit.ts): the same app without the limiter. */
-  rateLimits?: boolean;
-}
-
-export function createApp(deps: AppDeps, options: AppOptions = {}): express.Express {
+export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
 
-  const tokens = createTokenService(deps);
+  const epochs = createClientEpochs(deps.redis, deps.config.redis.prefix);
+  const tokens = createTokenService({ ...deps, epochs });
   const metrics = createGatewayMetrics();
-  const guard = createGuard(
-    tokens,
-    options.rateLimits === false ? [] : clientRateLimits({ ...deps, metrics }),
-  );
+  const guard = createGuard(admission({ ...deps, metrics }));
   const throttle = createAuthThrottle({
     redis: deps.redis,
     prefix: deps.config.redis.prefix,

@@ -36,7 +36,7 @@ export function authRoutes(tokens: TokenService, guard: Guard, throttle: AuthThr
       await tokens.model.revokeAllOfClient(auth.clientId);
       res.json({ success: true, message: 'İstemcinin tüm belirteçleri iptal edildi.' });
     } else {
-      await tokens.model.revokeAccessToken(auth.tokenId);
+      await tokens.model.revokeAccessToken(auth.tokenId, auth.clientId);
       res.json({ success: true, message: 'Belirteç iptal edildi.' });
     }
   });

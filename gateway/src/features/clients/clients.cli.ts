@@ -2,9 +2,13 @@
 //   create --name NAME --scopes a,b [--branch ID] [--limits M/H/D] [--json]
 //   list [--json] | disable KEY | enable KEY | rotate-secret KEY [--json]
 //   set-scopes KEY a,b | set-limits KEY M/H/D|default
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { loadConfigOrExit } from '../../../../common/config.js';
+import { loadConfigOrExit, type Config } from '../../../../common/config.js';
 import { createReadModelClient, type ReadModelClient } from '../../../../common/databases.js';
+import { createRedis } from '../../../../common/redis.js';
+import { createClientEpochs, type ClientEpochs } from '../auth/client-epochs.js';
 import { isScope, SCOPES, type Scope } from '../auth/scopes.js';
 import {
   createClient,
@@ -45,7 +49,7 @@ function parseBranch(value: string | undefined): number | null {
   return id;
 }
 
-async function run(db: ReadModelClient, argv: string[]): Promise<void> {
+async function run(db: ReadModelClient, epochs: ClientEpochs, argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -107,9 +111,9 @@ async function run(db: ReadModelClient, argv: string[]): Promise<void> {
       return;
     }
     case 'disable':
-      return done(await setClientActive(db, requireKey(), false), 'disabled');
+      return done(await setClientActive(db, epochs, requireKey(), false), 'disabled');
     case 'enable':
-      return done(await setClientActive(db, requireKey(), true), 'enabled');
+      return done(await setClientActive(db, epochs, requireKey(), true), 'enabled');
     case 'rotate-secret': {
       const secret = await rotateClientSecret(db, requireKey());
       if (!secret) throw new UsageError(`no client with key ${key}`);
@@ -123,14 +127,14 @@ async function run(db: ReadModelClient, argv: string[]): Promise<void> {
       const scopes = parseScopes(arg);
       if (scopes.length === 0) throw new UsageError('set-scopes needs KEY a,b');
       return done(
-        await setClientScopes(db, requireKey(), scopes),
+        await setClientScopes(db, epochs, requireKey(), scopes),
         `scopes set to ${scopes.join(',')}`,
       );
     }
     case 'set-limits': {
       if (!arg) throw new UsageError('set-limits needs KEY M/H/D (or "default")');
       const limits = arg === 'default' ? null : parseLimits(arg);
-      return done(await setClientLimits(db, requireKey(), limits), `limits set to ${arg}`);
+      return done(await setClientLimits(db, epochs, requireKey(), limits), `limits set to ${arg}`);
     }
     default:
       throw new UsageError(
@@ -140,10 +144,39 @@ async function run(db: ReadModelClient, argv: string[]): Promise<void> {
   }
 }
 
+/**
+ * The running gateways' token caches are invalidated through Redis (decision 0005). Without it
+ * the change is made in PostgreSQL all the same; the operator is told how long caches may lag.
+ */
+function announcingEpochs(config: Config): ClientEpochs & { close(): void } {
+  const redis = createRedis(config.redis.url);
+  redis.on('error', () => undefined);
+  const ready = once(redis, 'ready').then(
+    () => true,
+    () => false,
+  );
+  const epochs = createClientEpochs(redis, config.redis.prefix);
+  return {
+    ...epochs,
+    async bump(clientId) {
+      const reached = await Promise.race([ready, sleep(3000).then(() => false)]);
+      await (reached ? epochs.bump(clientId) : Promise.reject(new Error('not connected'))).catch(
+        (error: unknown) =>
+          console.error(
+            `warning: Redis unreachable (${(error as Error).message}); running gateways may ` +
+              `serve this client's cached tokens for up to ${config.tokens.cacheSeconds} s`,
+          ),
+      );
+    },
+    close: () => redis.disconnect(),
+  };
+}
+
 const config = loadConfigOrExit();
 const db = createReadModelClient(config.db.url, { poolSize: 2 });
+const epochs = announcingEpochs(config);
 try {
-  await run(db, process.argv.slice(2));
+  await run(db, epochs, process.argv.slice(2));
 } catch (error) {
   const message =
     error instanceof UsageError || error instanceof TypeError
@@ -152,5 +185,6 @@ try {
   console.error(message);
   process.exitCode = error instanceof UsageError || error instanceof TypeError ? 2 : 1;
 } finally {
+  epochs.close();
   await db.$disconnect();
 }
