@@ -80,7 +80,7 @@ async function measure(
   servers: Record<Target, Started>,
   who: Credentials,
 ) {
-  const results = new Map(
+  const results = new Map<BenchEndpoint, Record<Target, LoadResult[]>>(
     ENDPOINTS.map((e) => [e, { gateway: [], baseline: [] }]),
   );
   const targetsOf = (e: BenchEndpoint): Target[] =>
