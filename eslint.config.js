@@ -18,6 +18,31 @@ export default tseslint.config(
     },
   },
   {
+    // The branch rule by construction: read features get the read model only through the
+    // ScopedRead of their endpoint context (gateway/src/http/scoped-read.ts), never the client.
+    files: ['gateway/src/features/**/*.ts'],
+    ignores: [
+      'gateway/src/features/auth/**',
+      'gateway/src/features/clients/**',
+      'gateway/src/features/health/**',
+    ],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/common/databases.js', '**/prisma/generated/**'],
+              allowTypeImports: true,
+              message:
+                'Feature code reads through ctx.read(), which applies the branch rule; it never holds a database client.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read JSON bodies of any shape; asserting on them is the point.
     files: ['test/**/*.ts', '**/*.unit.test.ts'],
     rules: {

@@ -13,6 +13,7 @@ import {
   type RunningGateway,
 } from './support/gateway.js';
 import {
+  BRANCH_DATA,
   describeEndpoint,
   guardedRoutes,
   pathWith,
@@ -76,6 +77,11 @@ describe('the protected endpoint table', () => {
     const listed = PROTECTED_ENDPOINTS.map((e) => `${describeEndpoint(e)} ${String(e.scope)}`);
     expect(declared.length).toBeGreaterThan(0);
     expect([...declared].sort()).toEqual([...listed].sort());
+  });
+
+  it('when an operation is declared, then its branch behaviour is decided in BRANCH_DATA', () => {
+    const undecided = PROTECTED_ENDPOINTS.filter((e) => !(e.operationId in BRANCH_DATA));
+    expect(undecided.map(describeEndpoint)).toEqual([]);
   });
 });
 

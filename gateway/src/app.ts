@@ -7,17 +7,20 @@ import type { Config } from '../../common/config.js';
 import type { ReadModelClient } from '../../common/databases.js';
 import type { Logger } from '../../common/logger.js';
 import { createAuthThrottle } from './features/auth/auth-throttle.js';
-import { authRoutes, oauthRoutes } from './features/auth/auth.routes.js';
+import { oauthRoutes } from './features/auth/auth.routes.js';
 import { createClientEpochs } from './features/auth/client-epochs.js';
 import { createTokenService } from './features/auth/tokens.service.js';
 import { docsRoutes } from './features/docs/docs.routes.js';
 import { healthRoutes } from './features/health/health.routes.js';
 import { infoRoutes } from './features/info/info.routes.js';
-import { memberRoutes } from './features/members/members.routes.js';
+import { ENDPOINTS } from './endpoints.js';
 import { admission, createGuard } from './http/authenticate.js';
+import { createDataAges } from './http/data-age.js';
+import { mountEndpoints } from './http/endpoint.js';
 import { errorHandler, unknownRoute } from './http/error-handler.js';
 import { createGatewayMetrics, metricsRoute } from './http/metrics.js';
 import { requestId } from './http/request-id.js';
+import { createScopedReads } from './http/scoped-read.js';
 
 export interface AppDeps {
   config: Config;
@@ -51,10 +54,17 @@ export function createApp(deps: AppDeps): express.Express {
 
   const api = Router();
   api.use(express.json({ limit: '100kb' }));
-  api.use(infoRoutes());
-  api.use(docsRoutes());
-  api.use(authRoutes(tokens, guard, throttle));
-  api.use(memberRoutes(deps.db, guard));
+  api.use(infoRoutes(ENDPOINTS));
+  api.use(docsRoutes(ENDPOINTS));
+  const scopedReads = createScopedReads(deps.db);
+  api.use(
+    mountEndpoints(ENDPOINTS, {
+      guard,
+      services: { tokens, throttle },
+      dataAges: createDataAges(deps.db),
+      scopedRead: (auth) => scopedReads(auth.dataScope),
+    }),
+  );
   app.use('/api/v1', api);
 
   app.use(unknownRoute);

@@ -1,11 +1,14 @@
-// Every protected endpoint of the gateway, one line each: method, route path (`:id` stands for the
-// id a line's seed returns), the scope the route declares, and how its branch data is seeded in
-// the legacy database and recognised in an answer. test/protected-endpoints.test.ts (401/403) and
-// test/branch-binding.test.ts (branch rule) walk this table; the first also fails when the app
-// has a guarded route without a line here, so a new endpoint is covered by adding its line.
+// Every protected endpoint of the gateway, derived from the endpoint declarations
+// (gateway/src/endpoints.ts): method, route path (`:id` stands for the id a line's seed returns),
+// the scope it declares, and, per operation, how its branch data is seeded in the legacy database
+// and recognised in an answer. test/protected-endpoints.test.ts (401/403) and
+// test/branch-binding.test.ts (branch rule) walk this table; a declared operation without a
+// BRANCH_DATA line fails the first, so a new endpoint's branch behaviour is decided in a test.
 import type { Express } from 'express';
+import { ENDPOINTS } from '../../gateway/src/endpoints.js';
 import type { Scope } from '../../gateway/src/features/auth/scopes.js';
 import { declaredScopeOf } from '../../gateway/src/http/authenticate.js';
+import { expressPath } from '../../gateway/src/http/endpoint.js';
 import type { LegacyDashboard } from './legacy-dashboard.js';
 
 export interface BranchData {
@@ -18,6 +21,7 @@ export interface BranchData {
 }
 
 export interface ProtectedEndpoint {
+  operationId: string;
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   /** null: a valid token is enough (revoke). */
@@ -32,12 +36,23 @@ const member = {
   branchOf: (row: { branch_id: number }) => row.branch_id,
 };
 
+/** Per operation id: its branch data, or null when it answers no branch-owned rows. */
 // prettier-ignore
-export const PROTECTED_ENDPOINTS: ProtectedEndpoint[] = [
-  { method: 'POST', path: '/api/v1/auth/revoke', scope: null, branchData: null },
-  { method: 'GET', path: '/api/v1/members', scope: 'members:list', branchData: { ...member, branchFilter: true } },
-  { method: 'GET', path: '/api/v1/members/:id', scope: 'members:read', branchData: member },
-];
+export const BRANCH_DATA: Record<string, BranchData | null> = {
+  revokeToken: null,
+  listMembers: { ...member, branchFilter: true },
+  getMember: member,
+};
+
+export const PROTECTED_ENDPOINTS: ProtectedEndpoint[] = ENDPOINTS.filter(
+  (e) => e.access !== 'public',
+).map((e) => ({
+  operationId: e.operationId,
+  method: e.method,
+  path: `/api/v1${expressPath(e.path)}`,
+  scope: e.access as Scope | null,
+  branchData: BRANCH_DATA[e.operationId] ?? null,
+}));
 
 /** The path with `:id` replaced. */
 export function pathWith(endpoint: ProtectedEndpoint, id: number | string): string {

@@ -1,47 +1,67 @@
-import type { RequestHandler } from 'express';
+// X-Data-Age: whole seconds since the least recently synced table behind an answer was last
+// brought up to date. The sync positions are read at most once a second per process, in the
+// background of the request that finds them stale, so no request waits on that query except the
+// very first one.
 import type { ReadModelClient } from '../../../common/databases.js';
 
-/** How stale the sync times behind X-Data-Age may be: the header counts whole seconds anyway. */
+/** Read-model tables an endpoint answers from (the worker's sync_state keys). */
+export type ReadModelTable =
+  | 'branches'
+  | 'roles'
+  | 'packages'
+  | 'market_categories'
+  | 'members'
+  | 'staff'
+  | 'member_packages'
+  | 'financial_transactions'
+  | 'installment_plans'
+  | 'installments'
+  | 'market_products'
+  | 'notifications'
+  | 'private_lessons'
+  | 'presence_records';
+
 const REFRESH_MS = 1000;
 
-/**
- * X-Data-Age: whole seconds since the least recently synced table behind the answer was last
- * brought up to date. Left out while one of those tables has never been synced. The sync times
- * are read at most once a second per process (one query shared by the requests waiting for it),
- * not once per request; the age itself is computed per answer.
- */
-export function dataAge(db: ReadModelClient, tables: string[]): RequestHandler {
-  let oldest: { value: number | null; readAt: number } | null = null;
-  let reading: Promise<number | null> | null = null;
+export interface DataAges {
+  /** The header value for these tables, or null while one of them has never been synced. */
+  ageOf(tables: readonly ReadModelTable[]): Promise<string | null>;
+}
 
-  async function readOldest(): Promise<number | null> {
-    const states = await db.syncState.findMany({
-      where: { table_name: { in: tables } },
-      select: { synced_at: true },
-    });
-    const times = states.map((s) => s.synced_at);
-    if (times.length !== tables.length || !times.every((t): t is Date => t !== null)) return null;
-    return Math.min(...times.map((t) => t.getTime()));
-  }
+export function createDataAges(db: ReadModelClient): DataAges {
+  let syncedAt = new Map<string, number>();
+  let loadedAt = 0;
+  let loading: Promise<void> | null = null;
 
-  function current(now: number): Promise<number | null> | number | null {
-    if (oldest && now - oldest.readAt < REFRESH_MS) return oldest.value;
-    reading ??= readOldest()
-      .then((value) => {
-        oldest = { value, readAt: now };
-        return value;
-      })
-      .finally(() => {
-        reading = null;
-      });
-    return reading;
-  }
-
-  return async (_req, res, next) => {
-    const time = await current(Date.now());
-    if (time !== null) {
-      res.set('X-Data-Age', String(Math.max(0, Math.floor((Date.now() - time) / 1000))));
+  const load = async () => {
+    try {
+      const states = await db.syncState.findMany({ select: { table_name: true, synced_at: true } });
+      const next = new Map<string, number>();
+      for (const s of states) if (s.synced_at) next.set(s.table_name, s.synced_at.getTime());
+      syncedAt = next;
+      loadedAt = Date.now();
+    } finally {
+      loading = null;
     }
-    next();
+  };
+
+  return {
+    async ageOf(tables) {
+      if (Date.now() - loadedAt >= REFRESH_MS && !loading) {
+        loading = load();
+        // Only the first load is awaited; later ones refresh in the background, and a failed
+        // one leaves the last known positions (a read answer does not need a fresh header).
+        if (loadedAt === 0) await loading;
+        else loading.catch(() => undefined);
+      }
+      let oldest = Infinity;
+      for (const table of tables) {
+        const at = syncedAt.get(table);
+        if (at === undefined) return null;
+        oldest = Math.min(oldest, at);
+      }
+      if (tables.length === 0) return null;
+      return String(Math.max(0, Math.floor((Date.now() - oldest) / 1000)));
+    },
   };
 }

@@ -1,5 +1,5 @@
-// The branch rule as one mechanism: every read query takes a DataScope, so no endpoint can
-// forget it. A bound client sees only its branch; an unbound one sees all.
+// The caller's branch binding. A bound client sees only its branch (scoped-read.ts applies it to
+// every query); an unbound one sees all.
 import { insufficientScope } from './errors.js';
 
 export type DataScope =
@@ -11,7 +11,7 @@ export function dataScopeOf(branchId: number | null): DataScope {
 
 /**
  * The branch filter a list query applies: the client's own branch, or the requested one.
- * Asking a bound client's query for another branch is 403 (decisions.md).
+ * A bound client naming another branch is refused with 403.
  */
 export function branchFilter(scope: DataScope, requested: number | undefined): number | undefined {
   if (scope.kind === 'all-branches') return requested;
@@ -19,9 +19,4 @@ export function branchFilter(scope: DataScope, requested: number | undefined): n
     throw insufficientScope('Bu şubenin verilerine erişim yetkiniz yok.');
   }
   return scope.branchId;
-}
-
-/** Whether a single object of `branchId` is visible; invisible objects answer 404. */
-export function canSee(scope: DataScope, branchId: number): boolean {
-  return scope.kind === 'all-branches' || scope.branchId === branchId;
 }

@@ -32,3 +32,23 @@ export function paginationOf(page: PageRequest, total: number): Pagination {
     total_pages: Math.ceil(total / page.limit),
   };
 }
+
+/** `{success, data: [...], pagination}`, the answer of every list endpoint. */
+export function listResponse(item: z.ZodType, id: string) {
+  return z
+    .strictObject({ success: z.boolean(), data: z.array(item), pagination: paginationSchema })
+    .meta({ id });
+}
+
+/** One page of a list: the rows of the window and the total, fetched side by side. */
+export async function listPage<Row, Item>(
+  page: PageRequest,
+  query: {
+    rows: (window: { skip: number; take: number }) => Promise<Row[]>;
+    total: () => Promise<number>;
+    toApi: (row: Row) => Item;
+  },
+) {
+  const [rows, total] = await Promise.all([query.rows(pageWindow(page)), query.total()]);
+  return { success: true, data: rows.map(query.toApi), pagination: paginationOf(page, total) };
+}

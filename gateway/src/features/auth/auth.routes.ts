@@ -1,48 +1,8 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import express, { Router, type ErrorRequestHandler } from 'express';
-import { authOf, type Guard } from '../../http/authenticate.js';
 import { AppError } from '../../http/errors.js';
-import { parseInput } from '../../http/validation.js';
-import { bodyField, oauthClientId, type AuthThrottle } from './auth-throttle.js';
-import { refreshRequestSchema, revokeRequestSchema, tokenRequestSchema } from './auth.schemas.js';
+import { oauthClientId, type AuthThrottle } from './auth-throttle.js';
 import { unwrapOAuthError, type TokenService } from './tokens.service.js';
-
-/** POST /api/v1/auth/{token,refresh,revoke}: the specification's JSON token endpoints. */
-export function authRoutes(tokens: TokenService, guard: Guard, throttle: AuthThrottle): Router {
-  const router = Router();
-  const byClientKey = throttle((req) => bodyField(req, 'client_key'));
-  // A refresh names no client; the owner of the presented refresh token is counted instead.
-  const byRefreshToken = throttle((req) => {
-    const refreshToken = bodyField(req, 'refresh_token');
-    return refreshToken ? tokens.model.clientKeyOfRefreshToken(refreshToken) : null;
-  });
-
-  router.post('/auth/token', ...byClientKey, async (req, res) => {
-    const body = parseInput(tokenRequestSchema, req.body ?? {});
-    const data = await tokens.issueTokenPair(body.client_key, body.client_secret);
-    res.set('Cache-Control', 'no-store').json({ success: true, data });
-  });
-
-  router.post('/auth/refresh', ...byRefreshToken, async (req, res) => {
-    const body = parseInput(refreshRequestSchema, req.body ?? {});
-    const data = await tokens.refreshTokenPair(body.refresh_token);
-    res.set('Cache-Control', 'no-store').json({ success: true, data });
-  });
-
-  router.post('/auth/revoke', guard(null), async (req, res) => {
-    const body = parseInput(revokeRequestSchema, req.body ?? {});
-    const auth = authOf(res);
-    if (body.token_type === 'all') {
-      await tokens.model.revokeAllOfClient(auth.clientId);
-      res.json({ success: true, message: 'İstemcinin tüm belirteçleri iptal edildi.' });
-    } else {
-      await tokens.model.revokeAccessToken(auth.tokenId, auth.clientId);
-      res.json({ success: true, message: 'Belirteç iptal edildi.' });
-    }
-  });
-
-  return router;
-}
 
 /**
  * POST /oauth/token: standard OAuth 2.0 (RFC 6749) for off-the-shelf clients. Form body, client

@@ -1,18 +1,9 @@
-// The OpenAPI 3.1 document, generated from the same zod schemas that validate requests, so the
-// two cannot disagree. Components are every schema registered with `.meta({ id })`.
+// The OpenAPI 3.1 document, generated from the endpoint declarations and the same zod schemas
+// that validate requests, so the code and the document cannot disagree. Components are every
+// schema registered with `.meta({ id })`.
 import { z } from 'zod';
+import type { Endpoint } from '../../http/endpoint.js';
 import { ERROR_CODES } from '../../http/errors.js';
-import {
-  refreshRequestSchema,
-  revokeRequestSchema,
-  tokenDataSchema,
-  tokenRequestSchema,
-} from '../auth/auth.schemas.js';
-import {
-  listMembersQuery,
-  memberListResponse,
-  memberResponse,
-} from '../members/members.schemas.js';
 
 export const errorBodySchema = z
   .looseObject({
@@ -25,116 +16,132 @@ export const errorBodySchema = z
   })
   .meta({ id: 'Error' });
 
-const tokenResponse = z
-  .object({ success: z.boolean(), data: tokenDataSchema })
-  .meta({ id: 'TokenResponse' });
-const messageResponse = z
-  .object({ success: z.boolean(), message: z.string() })
-  .meta({ id: 'MessageResponse' });
-
-const ref = (schema: z.ZodType) => {
-  const id = z.globalRegistry.get(schema)?.id;
-  if (!id) throw new Error('only registered schemas can be referenced');
-  return { $ref: `#/components/schemas/${id}` };
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'VALIDATION_ERROR: a parameter or the body is invalid (details name each field)',
+  401: 'INVALID_TOKEN: the token is missing, invalid, expired or revoked',
+  403: 'INSUFFICIENT_SCOPE: the client lacks the scope, or names another branch',
+  404: 'NOT_FOUND: no such object, or one of another branch',
+  409: 'DUPLICATE: a record with the same data already exists',
+  412: 'PRECONDITION_FAILED: If-Match does not match the current version',
+  413: 'VALIDATION_ERROR: the body is over 100 kB',
+  429: 'RATE_LIMIT_EXCEEDED: a limit is exhausted; retryAfter and Retry-After give the wait',
+  500: 'SERVER_ERROR: unexpected failure',
+  503: 'SERVER_ERROR: a dependency is unavailable; Retry-After gives the wait',
 };
-const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema: ref(schema) } } });
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((status) => [
-      String(status),
-      { description: `Error ${status}`, ...json(errorBodySchema) },
-    ]),
-  );
-const queryParameters = (schema: z.ZodObject) =>
-  Object.entries(schema.shape).map(([name, field]) => ({
-    name,
-    in: 'query',
-    required: false,
-    schema: withoutDialect(
-      z.toJSONSchema(field as z.ZodType, { io: 'input', unrepresentable: 'any' }),
-    ),
-  }));
+
 function withoutDialect(schema: Record<string, unknown>) {
   delete schema.$schema;
   return schema;
 }
-const idParameter = {
-  name: 'id',
-  in: 'path',
-  required: true,
-  schema: { type: 'integer', minimum: 1 },
-};
-const bearer = [{ bearerAuth: [] }];
 
-const paths = {
-  '/api/v1': {
-    get: {
-      operationId: 'getApiInfo',
-      summary: 'What the API offers and the branch rule',
-      security: [],
-      responses: { 200: { description: 'ApiInfo' } },
-    },
-  },
-  '/api/v1/auth/token': {
-    post: {
-      operationId: 'createToken',
-      security: [],
-      requestBody: { required: true, ...json(tokenRequestSchema) },
-      responses: {
-        200: { description: 'A new token pair', ...json(tokenResponse) },
-        ...errors(400, 401, 403, 429, 500),
-      },
-    },
-  },
-  '/api/v1/auth/refresh': {
-    post: {
-      operationId: 'refreshToken',
-      security: [],
-      requestBody: { required: true, ...json(refreshRequestSchema) },
-      responses: {
-        200: { description: 'A new pair; the old one is revoked', ...json(tokenResponse) },
-        ...errors(400, 401, 403, 429, 500),
-      },
-    },
-  },
-  '/api/v1/auth/revoke': {
-    post: {
-      operationId: 'revokeToken',
-      security: bearer,
-      requestBody: { required: false, ...json(revokeRequestSchema) },
-      responses: {
-        200: { description: 'Revoked', ...json(messageResponse) },
-        ...errors(401, 429, 500),
-      },
-    },
-  },
-  '/api/v1/members': {
-    get: {
-      operationId: 'listMembers',
-      security: bearer,
-      description: 'Scope members:list. Sorted by id ascending.',
-      parameters: queryParameters(listMembersQuery),
-      responses: {
-        200: { description: 'A page of members', ...json(memberListResponse) },
-        ...errors(400, 401, 403, 429, 500),
-      },
-    },
-  },
-  '/api/v1/members/{id}': {
-    get: {
-      operationId: 'getMember',
-      security: bearer,
-      description: "Scope members:read. Another branch's member answers 404 to a bound client.",
-      parameters: [idParameter],
-      responses: {
-        200: { description: 'One member', ...json(memberResponse) },
-        ...errors(400, 401, 403, 404, 429, 500),
-      },
-    },
-  },
-};
+const inputSchema = (field: z.ZodType) =>
+  withoutDialect(z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }));
 
-export function openApiDocument() {
+function ref(schema: z.ZodType) {
+  const id = z.globalRegistry.get(schema)?.id;
+  if (!id) throw new Error('only registered schemas can be referenced');
+  return { $ref: `#/components/schemas/${id}` };
+}
+const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema: ref(schema) } } });
+
+function parameters(endpoint: Endpoint) {
+  const from = (shape: z.ZodObject | undefined, where: 'path' | 'query') =>
+    Object.entries((shape?.shape ?? {}) as Record<string, z.ZodType>).map(([name, field]) => {
+      const schema = inputSchema(field);
+      const { description } = schema as { description?: string };
+      delete schema.description;
+      return {
+        name,
+        in: where,
+        required: where === 'path' || !field.safeParse(undefined).success,
+        ...(description ? { description } : {}),
+        schema,
+      };
+    });
+  return [
+    ...from(endpoint.params as z.ZodObject | undefined, 'path'),
+    ...from(endpoint.query as z.ZodObject | undefined, 'query'),
+  ];
+}
+
+/** The statuses an endpoint can answer besides success, from what it declares. */
+function errorStatuses(endpoint: Endpoint): number[] {
+  const statuses = new Set<number>([500, 503, ...(endpoint.errors ?? [])]);
+  if (endpoint.params || endpoint.query || endpoint.body) statuses.add(400);
+  if (endpoint.body) statuses.add(413);
+  if (endpoint.access !== 'public') [401, 403, 429].forEach((s) => statuses.add(s));
+  if (endpoint.path.includes('{')) statuses.add(404);
+  return [...statuses].sort();
+}
+
+function operation(endpoint: Endpoint) {
+  const scope = endpoint.access;
+  const scopeText =
+    scope === 'public'
+      ? 'No token needed.'
+      : scope === null
+        ? 'Any valid token, no scope.'
+        : `Scope \`${scope}\`.`;
+  return {
+    operationId: endpoint.operationId,
+    tags: [endpoint.group],
+    summary: endpoint.summary,
+    description: [scopeText, endpoint.description].filter(Boolean).join(' '),
+    security: scope === 'public' ? [] : [{ bearerAuth: scope === null ? [] : [scope] }],
+    ...(scope === 'public' || scope === null ? {} : { 'x-required-scope': scope }),
+    parameters: parameters(endpoint),
+    ...(endpoint.body
+      ? { requestBody: { required: !endpoint.bodyOptional, ...json(endpoint.body as z.ZodType) } }
+      : {}),
+    responses: {
+      [String(endpoint.status ?? 200)]: {
+        description: endpoint.summary,
+        ...(endpoint.tables.length > 0
+          ? {
+              headers: {
+                'X-Data-Age': {
+                  description:
+                    'Seconds since the least recently synced table behind the answer was brought up to date',
+                  schema: { type: 'integer', minimum: 0 },
+                },
+              },
+            }
+          : {}),
+        ...json(endpoint.response as z.ZodType),
+      },
+      ...Object.fromEntries(
+        errorStatuses(endpoint).map((status) => [
+          String(status),
+          {
+            description: ERROR_DESCRIPTIONS[status] ?? `Error ${status}`,
+            ...json(errorBodySchema),
+          },
+        ]),
+      ),
+    },
+  };
+}
+
+function paths(endpoints: readonly Endpoint[]) {
+  const out: Record<string, Record<string, unknown>> = {
+    '/api/v1': {
+      get: {
+        operationId: 'getApiInfo',
+        summary: 'What the API offers and the branch rule',
+        security: [],
+        responses: { 200: { description: 'ApiInfo, wrapped as {success, data}' } },
+      },
+    },
+  };
+  for (const endpoint of endpoints) {
+    const path = `/api/v1${endpoint.path}`;
+    (out[path] ??= {})[endpoint.method.toLowerCase()] = operation(endpoint);
+  }
+  return out;
+}
+
+export function openApiDocument(endpoints: readonly Endpoint[]) {
+  const documentPaths = paths(endpoints);
   // Registered schemas become components; references between them use the same URI form.
   const { schemas } = z.toJSONSchema(z.globalRegistry, {
     uri: (id) => `#/components/schemas/${id}`,
@@ -151,14 +158,24 @@ export function openApiDocument() {
       title: 'Dashboard External API',
       version: '1.0.0',
       description:
-        'Partner API of the club management dashboard. Pagination: page (default 1), limit (default 50, max 200); ' +
-        'out-of-range values are 400 VALIDATION_ERROR, never clamped. Protected responses carry X-RateLimit-* headers.',
+        'Partner API of the club management dashboard. Lists take page (default 1) and limit (default 50, max 200); ' +
+        'out-of-range values are 400 VALIDATION_ERROR, never clamped. Lists are sorted by id ascending, time series ' +
+        'newest first. Dates are Istanbul calendar days (YYYY-MM-DD), inclusive. A client bound to a branch sees only ' +
+        "that branch's data: naming another branch is 403, another branch's object is 404. Protected responses carry " +
+        'X-RateLimit-{Limit,Remaining}-{Minute,Hour,Day}; read responses carry X-Data-Age.',
     },
     servers: [{ url: '/' }],
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Access token from POST /api/v1/auth/token. Each operation names the scope it needs.',
+        },
+      },
       schemas,
     },
-    paths,
+    paths: documentPaths,
   };
 }

@@ -1,11 +1,35 @@
 import { Router } from 'express';
-import { apiInfo } from './api-info.js';
+import { ENDPOINT_GROUPS, type Endpoint } from '../../http/endpoint.js';
+
+export const BRANCH_POLICY =
+  'Bir şubeye bağlı istemci yalnızca o şubenin verilerini görür; şube bağlaması boş (null) olan istemci tüm şubeleri görür.';
+
+/** ApiInfo: every operation in the specification's groups, from the endpoint declarations. */
+export function apiInfo(endpoints: readonly Endpoint[]) {
+  return {
+    name: 'Dashboard External API',
+    version: 'v1',
+    documentation: '/api/v1/docs',
+    branch_policy: BRANCH_POLICY,
+    endpoints: Object.fromEntries(
+      ENDPOINT_GROUPS.map((group) => [
+        group,
+        Object.fromEntries(
+          endpoints
+            .filter((e) => e.group === group)
+            .map((e) => [e.operationId, `${e.method} /api/v1${e.path}`]),
+        ),
+      ]),
+    ),
+  };
+}
 
 /** GET /api/v1: what the API offers and the branch rule; no token needed. */
-export function infoRoutes(): Router {
+export function infoRoutes(endpoints: readonly Endpoint[]): Router {
   const router = Router();
+  const info = { success: true, data: apiInfo(endpoints) };
   router.get('/', (_req, res) => {
-    res.json({ success: true, data: apiInfo });
+    res.json(info);
   });
   return router;
 }

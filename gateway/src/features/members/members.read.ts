@@ -1,64 +1,94 @@
-// Member reads, from the read model only.
-import type { ReadModelClient, ReadModelPrisma } from '../../../../common/databases.js';
-import { dateOnly } from '../../../../common/legacy-time.js';
-import { foldTurkish, phoneSearchDigits } from '../../../../common/turkish.js';
-import { branchFilter, canSee, type DataScope } from '../../http/data-scope.js';
-import { pageWindow } from '../../http/pagination.js';
-import type { ListMembersQuery, Member } from './members.schemas.js';
-
-type MemberRow = ReadModelPrisma.MemberGetPayload<object>;
+// Member reads, from the read model as the caller may see it.
+import type { ReadModelPrisma } from '../../../../common/databases.js';
+import { foldedSearch, instantRange, phoneDigitsSearch } from '../../http/filters.js';
+import { listPage } from '../../http/pagination.js';
+import type { ScopedRead } from '../../http/scoped-read.js';
+import { transactionResource } from '../financial/financial.schemas.js';
+import type { z } from 'zod';
+import {
+  memberPackageResource,
+  memberResource,
+  type ListMembersQuery,
+  type memberFinancialQuery,
+  type memberPackagesQuery,
+} from './members.schemas.js';
 
 const STATUS_VALUES = { active: 'Aktif', passive: 'Pasif' } as const;
 
-export function toMember(row: MemberRow): Member {
-  return {
-    id: row.id,
-    full_name: row.full_name,
-    surname: row.surname,
-    phone: row.phone,
-    email: row.email,
-    tc_no: row.tc_no,
-    member_no: row.member_no,
-    gender: row.gender as Member['gender'],
-    birth_date: row.birth_date ? dateOnly(row.birth_date) : null,
-    branch_id: row.branch_id,
-    branch_name: row.branch_name,
-    entry_status: row.entry_status,
-    balance: row.balance.toNumber(),
-    freeze_status: row.freeze_status,
-    status: row.status as Member['status'],
-    registered_at: row.registered_at.toISOString(),
-    address: row.address,
-    qr_code: row.qr_code,
-    referral_code: row.referral_code,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
-
 function searchCondition(search: string): ReadModelPrisma.MemberWhereInput {
-  const folded = foldTurkish(search);
-  const digits = phoneSearchDigits(search);
-  const conditions: ReadModelPrisma.MemberWhereInput[] = [{ search_text: { contains: folded } }];
-  if (digits) conditions.push({ phone_digits: { contains: digits } });
-  return { OR: conditions };
+  const phone = phoneDigitsSearch(search);
+  return { OR: [foldedSearch(search), ...(phone ? [phone] : [])] };
 }
 
-export async function listMembers(db: ReadModelClient, scope: DataScope, query: ListMembersQuery) {
-  const branchId = branchFilter(scope, query.branch_id);
+export function listMembers(read: ScopedRead, query: ListMembersQuery) {
   const where: ReadModelPrisma.MemberWhereInput = {
-    ...(branchId !== undefined ? { branch_id: branchId } : {}),
+    ...(query.branch_id !== undefined ? { branch_id: query.branch_id } : {}),
     ...(query.status ? { status: STATUS_VALUES[query.status] } : {}),
     ...(query.search ? searchCondition(query.search) : {}),
   };
-  const [rows, total] = await Promise.all([
-    db.member.findMany({ where, orderBy: { id: 'asc' }, ...pageWindow(query) }),
-    db.member.count({ where }),
-  ]);
-  return { members: rows.map(toMember), total };
+  return listPage(query, {
+    rows: (window) =>
+      read.member.findMany({
+        where,
+        orderBy: { id: 'asc' },
+        select: memberResource.select,
+        ...window,
+      }),
+    total: () => read.member.count({ where }),
+    toApi: memberResource.toApi,
+  });
 }
 
-export async function findMember(db: ReadModelClient, scope: DataScope, id: number) {
-  const row = await db.member.findUnique({ where: { id } });
-  return row && canSee(scope, row.branch_id) ? toMember(row) : null;
+export async function findMember(read: ScopedRead, id: number) {
+  const row = await read.member.findUnique({ where: { id }, select: memberResource.select });
+  return row ? memberResource.toApi(row) : null;
+}
+
+/** Whether the caller may see member `id`: its sub-resources are 404 otherwise. */
+export async function memberVisible(read: ScopedRead, id: number): Promise<boolean> {
+  return (await read.member.count({ where: { id } })) > 0;
+}
+
+export function listMemberPackages(
+  read: ScopedRead,
+  memberId: number,
+  query: z.infer<typeof memberPackagesQuery>,
+) {
+  const where = { member_id: memberId, ...(query.status ? { status: query.status } : {}) };
+  return listPage(query, {
+    rows: (window) =>
+      read.memberPackage.findMany({
+        where,
+        orderBy: { id: 'asc' },
+        select: memberPackageResource.select,
+        ...window,
+      }),
+    total: () => read.memberPackage.count({ where }),
+    toApi: memberPackageResource.toApi,
+  });
+}
+
+export function listMemberTransactions(
+  read: ScopedRead,
+  memberId: number,
+  query: z.infer<typeof memberFinancialQuery>,
+) {
+  const where: ReadModelPrisma.FinancialTransactionWhereInput = {
+    member_id: memberId,
+    ...(query.transaction_type ? { transaction_type: query.transaction_type } : {}),
+    ...(query.start_date || query.end_date
+      ? { transaction_date: instantRange(query.start_date, query.end_date) }
+      : {}),
+  };
+  return listPage(query, {
+    rows: (window) =>
+      read.financialTransaction.findMany({
+        where,
+        orderBy: [{ transaction_date: 'desc' }, { id: 'desc' }],
+        select: transactionResource.select,
+        ...window,
+      }),
+    total: () => read.financialTransaction.count({ where }),
+    toApi: transactionResource.toApi,
+  });
 }

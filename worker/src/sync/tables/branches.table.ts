@@ -1,4 +1,5 @@
 import { Prisma } from '../../../../prisma/generated/legacy/client.js';
+import { foldTurkish } from '../../../../common/turkish.js';
 import { dayOrNull, instant, int, text, textOrNull } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
@@ -19,6 +20,7 @@ export const branchesTable: SyncTable = {
     founded_at: 'date',
     created_at: 'instant',
     updated_at: 'instant',
+    search_text: 'text',
   },
   map: (row) => ({
     id: int(row.id),
@@ -31,6 +33,7 @@ export const branchesTable: SyncTable = {
     founded_at: dayOrNull(row.founded_at),
     created_at: instant(row.created_at),
     updated_at: instant(row.updated_at),
+    search_text: foldTurkish([row.name, row.address].map(textOrNull).join(' ')),
   }),
   dependents: [
     { table: 'members', on: 'd.branch_id = s.id', columns: { branch_name: 's.name' } },

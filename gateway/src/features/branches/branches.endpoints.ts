@@ -1,0 +1,107 @@
+import type { ReadModelPrisma } from '../../../../common/databases.js';
+import { defineEndpoint } from '../../http/endpoint.js';
+import { notFound } from '../../http/errors.js';
+import { foldedSearch, idParams } from '../../http/filters.js';
+import { listPage } from '../../http/pagination.js';
+import {
+  activePackages,
+  istanbulCalendar,
+  memberCounts,
+  moneyIn,
+  monthRange,
+} from '../dashboard/statistics.read.js';
+import {
+  branchesQuery,
+  branchListResponse,
+  branchResource,
+  branchResponse,
+  branchStatsResponse,
+} from './branches.schemas.js';
+
+const branchNotFound = () => notFound('Şube bulunamadı.');
+
+export const listBranchesEndpoint = defineEndpoint({
+  operationId: 'listBranches',
+  group: 'branches',
+  method: 'GET',
+  path: '/branches',
+  summary: 'Şubeleri listeler',
+  description: 'Sorted by id ascending. A bound client sees its own branch only.',
+  access: 'branches:read',
+  query: branchesQuery,
+  response: branchListResponse,
+  tables: ['branches'],
+  handle: ({ read, query }) => {
+    const where: ReadModelPrisma.BranchWhereInput = {
+      status: query.status,
+      ...(query.search ? foldedSearch(query.search) : {}),
+    };
+    return listPage(query, {
+      rows: (window) =>
+        read().branch.findMany({
+          where,
+          orderBy: { id: 'asc' },
+          select: branchResource.select,
+          ...window,
+        }),
+      total: () => read().branch.count({ where }),
+      toApi: branchResource.toApi,
+    });
+  },
+});
+
+export const getBranchEndpoint = defineEndpoint({
+  operationId: 'getBranch',
+  group: 'branches',
+  method: 'GET',
+  path: '/branches/{id}',
+  summary: 'Bir şubeyi getirir',
+  description: 'Another branch answers 404 to a bound client.',
+  access: 'branches:read',
+  params: idParams,
+  response: branchResponse,
+  tables: ['branches'],
+  handle: async ({ read, params }) => {
+    const row = await read().branch.findUnique({
+      where: { id: params.id },
+      select: branchResource.select,
+    });
+    if (!row) throw branchNotFound();
+    return { success: true, data: branchResource.toApi(row) };
+  },
+});
+
+export const getBranchStatsEndpoint = defineEndpoint({
+  operationId: 'getBranchStats',
+  group: 'branches',
+  method: 'GET',
+  path: '/branches/{id}/stats',
+  summary: 'Şube istatistikleri',
+  description:
+    'total_members: live members; active_members: live members with status Aktif; active_packages: ' +
+    'member packages with status Aktif ending today or later; monthly_revenue: income (Gelir, not ' +
+    'cancelled, active) of the current Istanbul month.',
+  access: 'branches:read',
+  params: idParams,
+  response: branchStatsResponse,
+  tables: ['branches', 'members', 'member_packages', 'financial_transactions'],
+  handle: async ({ read, params }) => {
+    const scoped = read();
+    if ((await scoped.branch.count({ where: { id: params.id } })) === 0) throw branchNotFound();
+    const calendar = istanbulCalendar();
+    const [[total, active], packages, money] = await Promise.all([
+      memberCounts(scoped, params.id),
+      activePackages(scoped, params.id, calendar.today),
+      moneyIn(scoped, params.id, monthRange(calendar)),
+    ]);
+    return {
+      success: true,
+      data: {
+        total_members: total,
+        active_members: active,
+        active_packages: packages,
+        monthly_revenue: money.income,
+      },
+    };
+  },
+});

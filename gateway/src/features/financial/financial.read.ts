@@ -1,0 +1,53 @@
+// Financial reads, from the read model as the caller may see it.
+import type { z } from 'zod';
+import type { ReadModelPrisma } from '../../../../common/databases.js';
+import { instantRange } from '../../http/filters.js';
+import { listPage } from '../../http/pagination.js';
+import type { ScopedRead } from '../../http/scoped-read.js';
+import {
+  installmentPlanResource,
+  transactionResource,
+  type installmentsQuery,
+  type transactionsQuery,
+} from './financial.schemas.js';
+
+export function listTransactions(read: ScopedRead, query: z.infer<typeof transactionsQuery>) {
+  const where: ReadModelPrisma.FinancialTransactionWhereInput = {
+    branch_id: query.branch_id,
+    member_id: query.member_id,
+    transaction_type: query.transaction_type,
+    payment_method: query.payment_method,
+    is_cancelled: query.is_cancelled,
+    transaction_date: instantRange(query.start_date, query.end_date),
+  };
+  return listPage(query, {
+    rows: (window) =>
+      read.financialTransaction.findMany({
+        where,
+        orderBy: [{ transaction_date: 'desc' }, { id: 'desc' }],
+        select: transactionResource.select,
+        ...window,
+      }),
+    total: () => read.financialTransaction.count({ where }),
+    toApi: transactionResource.toApi,
+  });
+}
+
+export function listInstallmentPlans(read: ScopedRead, query: z.infer<typeof installmentsQuery>) {
+  const where: ReadModelPrisma.InstallmentPlanWhereInput = {
+    branch_id: query.branch_id,
+    member_id: query.member_id,
+    status: query.status,
+  };
+  return listPage(query, {
+    rows: (window) =>
+      read.installmentPlan.findMany({
+        where,
+        orderBy: { id: 'asc' },
+        select: installmentPlanResource.select,
+        ...window,
+      }),
+    total: () => read.installmentPlan.count({ where }),
+    toApi: installmentPlanResource.toApi,
+  });
+}

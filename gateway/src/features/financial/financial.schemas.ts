@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { booleanFilter, checkDateRange, dayFilter, optionalId } from '../../http/filters.js';
+import { listResponse, paginationQuery } from '../../http/pagination.js';
+import { defineResource } from '../../http/resource.js';
+
+export const TRANSACTION_TYPES = ['Gelir', 'Gider'] as const;
+export const PAYMENT_METHODS = ['Nakit', 'Kredi Kartı', 'Havale/EFT', 'Bakiye'] as const;
+export const INSTALLMENT_PLAN_STATUSES = ['Aktif', 'Tamamlandı', 'İptal'] as const;
+
+const oneOf = (values: readonly string[]) =>
+  z.string().meta({ description: `One of: ${values.join(', ')}.` });
+
+export const transactionResource = defineResource('FinancialTransaction', {
+  id: z.int(),
+  member_id: z.int().nullable(),
+  transaction_type: oneOf(TRANSACTION_TYPES),
+  transaction_code: oneOf([
+    'PAKET_SATIS',
+    'MARKET_SATIS',
+    'TAKSIT_TAHSILAT',
+    'OZEL_DERS',
+    'IADE',
+    'GIDER',
+  ]),
+  reference_id: z.int().nullable(),
+  reference_table: z.string().nullable(),
+  amount: z.number(),
+  balance_before: z.number(),
+  balance_after: z.number(),
+  payment_method: oneOf(PAYMENT_METHODS),
+  description: z.string(),
+  staff_name: z.string().nullable(),
+  staff_id: z.int().nullable(),
+  branch_id: z.int(),
+  transaction_date: z.iso.datetime(),
+  is_active: z.boolean(),
+  is_cancelled: z.boolean(),
+  cancelled_at: z.iso.datetime().nullable(),
+  cancel_reason: z.string().nullable(),
+  cancelled_by: z.int().nullable(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+
+export const installmentPlanResource = defineResource('InstallmentPlan', {
+  id: z.int(),
+  member_id: z.int(),
+  member_name: z.string(),
+  branch_id: z.int(),
+  status: oneOf(INSTALLMENT_PLAN_STATUSES),
+  total_amount: z.number(),
+  collected_amount: z.number(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+
+export const financialSummarySchema = z
+  .strictObject({
+    total_transactions: z.int(),
+    total_income: z.number(),
+    total_expense: z.number(),
+    net_amount: z.number(),
+  })
+  .meta({ id: 'FinancialSummary' });
+
+export const transactionsQuery = paginationQuery
+  .extend({
+    branch_id: optionalId,
+    member_id: optionalId,
+    start_date: dayFilter,
+    end_date: dayFilter,
+    transaction_type: z.enum(TRANSACTION_TYPES).optional(),
+    payment_method: z.enum(PAYMENT_METHODS).optional(),
+    is_cancelled: booleanFilter,
+  })
+  .superRefine(checkDateRange);
+
+export const summaryQuery = z
+  .object({
+    branch_id: optionalId,
+    start_date: dayFilter.meta({
+      description: 'Default: the first day of the current Istanbul month.',
+    }),
+    end_date: dayFilter.meta({
+      description: 'Default: the last day of the current Istanbul month.',
+    }),
+  })
+  .superRefine(checkDateRange);
+
+export const installmentsQuery = paginationQuery.extend({
+  branch_id: optionalId,
+  member_id: optionalId,
+  status: z.enum(INSTALLMENT_PLAN_STATUSES).optional(),
+});
+
+export const transactionListResponse = listResponse(
+  transactionResource.schema,
+  'FinancialTransactionListResponse',
+);
+export const installmentListResponse = listResponse(
+  installmentPlanResource.schema,
+  'InstallmentPlanListResponse',
+);
+export const financialSummaryResponse = z
+  .object({ success: z.boolean(), data: financialSummarySchema })
+  .meta({ id: 'FinancialSummaryResponse' });

@@ -1,0 +1,90 @@
+import { idParams } from '../../http/filters.js';
+import { defineEndpoint } from '../../http/endpoint.js';
+import { notFound } from '../../http/errors.js';
+import { transactionListResponse } from '../financial/financial.schemas.js';
+import {
+  findMember,
+  listMemberPackages,
+  listMembers,
+  listMemberTransactions,
+  memberVisible,
+} from './members.read.js';
+import {
+  listMembersQuery,
+  memberFinancialQuery,
+  memberListResponse,
+  memberPackageListResponse,
+  memberPackagesQuery,
+  memberResponse,
+} from './members.schemas.js';
+
+const memberNotFound = () => notFound('Üye bulunamadı.');
+
+export const listMembersEndpoint = defineEndpoint({
+  operationId: 'listMembers',
+  group: 'members',
+  method: 'GET',
+  path: '/members',
+  summary: 'Üyeleri listeler',
+  description:
+    'Sorted by id ascending. `search` matches name, surname, e-mail (Turkish-insensitive) and phone digits.',
+  access: 'members:list',
+  query: listMembersQuery,
+  response: memberListResponse,
+  tables: ['members', 'branches'],
+  handle: ({ read, query }) => listMembers(read(), query),
+});
+
+export const getMemberEndpoint = defineEndpoint({
+  operationId: 'getMember',
+  group: 'members',
+  method: 'GET',
+  path: '/members/{id}',
+  summary: 'Bir üyeyi getirir',
+  description: "Another branch's member answers 404 to a bound client.",
+  access: 'members:read',
+  params: idParams,
+  response: memberResponse,
+  tables: ['members', 'branches'],
+  handle: async ({ read, params }) => {
+    const member = await findMember(read(), params.id);
+    if (!member) throw memberNotFound();
+    return { success: true, data: member };
+  },
+});
+
+export const getMemberPackagesEndpoint = defineEndpoint({
+  operationId: 'getMemberPackages',
+  group: 'members',
+  method: 'GET',
+  path: '/members/{id}/packages',
+  summary: 'Bir üyenin paketlerini listeler',
+  description: 'Sorted by id ascending.',
+  access: 'members:read',
+  params: idParams,
+  query: memberPackagesQuery,
+  response: memberPackageListResponse,
+  tables: ['members', 'member_packages', 'packages'],
+  handle: async ({ read, params, query }) => {
+    if (!(await memberVisible(read(), params.id))) throw memberNotFound();
+    return listMemberPackages(read(), params.id, query);
+  },
+});
+
+export const getMemberFinancialEndpoint = defineEndpoint({
+  operationId: 'getMemberFinancial',
+  group: 'members',
+  method: 'GET',
+  path: '/members/{id}/financial',
+  summary: 'Bir üyenin finansal hareketlerini listeler',
+  description: 'Newest first (transaction_date, then id, descending).',
+  access: 'members:read',
+  params: idParams,
+  query: memberFinancialQuery,
+  response: transactionListResponse,
+  tables: ['members', 'financial_transactions', 'staff'],
+  handle: async ({ read, params, query }) => {
+    if (!(await memberVisible(read(), params.id))) throw memberNotFound();
+    return listMemberTransactions(read(), params.id, query);
+  },
+});

@@ -1,0 +1,170 @@
+// One declaration per operation. The router, the OpenAPI document, the info endpoint and the
+// tests' endpoint table are all derived from the list in gateway/src/endpoints.ts, so an endpoint
+// is added in one place and cannot be mounted without deciding its scope.
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { z } from 'zod';
+import type { AuthThrottle } from '../features/auth/auth-throttle.js';
+import type { Scope } from '../features/auth/scopes.js';
+import type { TokenService } from '../features/auth/tokens.service.js';
+import { authOf, type AuthContext, type Guard } from './authenticate.js';
+import type { DataAges, ReadModelTable } from './data-age.js';
+import { branchFilter } from './data-scope.js';
+import { parseInput } from './validation.js';
+import type { ScopedRead } from './scoped-read.js';
+
+/** The groups of the info endpoint, in the specification's order. */
+export const ENDPOINT_GROUPS = [
+  'auth',
+  'members',
+  'branches',
+  'packages',
+  'financial',
+  'dashboard',
+  'market',
+  'staff',
+  'notifications',
+  'private_lessons',
+  'presence',
+] as const;
+export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
+
+/**
+ * Who may call: `'public'` needs no token (token, refresh); `null` needs a valid token and no
+ * scope (revoke); a scope needs a token holding it. There is no default.
+ */
+export type Access = Scope | null | 'public';
+
+/** What handlers may use beside the read model; features add what they need here. */
+export interface EndpointServices {
+  tokens: TokenService;
+  throttle: AuthThrottle;
+}
+
+type Shape = z.ZodObject | undefined;
+type Parsed<S extends Shape> = S extends z.ZodObject ? z.infer<S> : undefined;
+
+export interface EndpointContext<P extends Shape, Q extends Shape, B extends Shape> {
+  params: Parsed<P>;
+  query: Parsed<Q>;
+  body: Parsed<B>;
+  /** The caller; throws on a public endpoint, which has none. */
+  auth: () => AuthContext;
+  /** The read model as the caller may see it: the branch rule is already applied. */
+  read: () => ScopedRead;
+  services: EndpointServices;
+  header: (name: string) => string | undefined;
+  setHeader: (name: string, value: string) => void;
+  requestId: string;
+}
+
+export interface EndpointSpec<
+  P extends Shape = undefined,
+  Q extends Shape = undefined,
+  B extends Shape = undefined,
+  R extends z.ZodType = z.ZodType,
+> {
+  operationId: string;
+  group: EndpointGroup;
+  method: 'GET' | 'POST' | 'PUT';
+  /** OpenAPI form under /api/v1, e.g. `/members/{id}`. */
+  path: `/${string}`;
+  summary: string;
+  description?: string;
+  access: Access;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Whether the body may be left out (revoke). */
+  bodyOptional?: boolean;
+  response: R;
+  status?: 200 | 201;
+  /** Statuses beyond those every endpoint of its kind can answer (e.g. 409). */
+  errors?: number[];
+  /** Read-model tables behind the answer, for X-Data-Age; empty for none. */
+  tables: readonly ReadModelTable[];
+  /** Handlers run before parsing (token endpoints' failed-attempt throttle). */
+  before?: (services: EndpointServices) => RequestHandler[];
+  handle(ctx: EndpointContext<P, Q, B>): Promise<z.input<R>>;
+}
+
+// The list holds declarations of every input shape; each handler was type-checked against its
+// own declaration by defineEndpoint.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Endpoint = EndpointSpec<any, any, any, any>;
+
+export function defineEndpoint<
+  P extends Shape = undefined,
+  Q extends Shape = undefined,
+  B extends Shape = undefined,
+  R extends z.ZodType = z.ZodType,
+>(spec: EndpointSpec<P, Q, B, R>): Endpoint {
+  return spec;
+}
+
+/** Express's path syntax for an OpenAPI path. */
+export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+export interface MountDeps {
+  guard: Guard;
+  services: EndpointServices;
+  dataAges: DataAges;
+  scopedRead: (auth: AuthContext) => ScopedRead;
+}
+
+/**
+ * A bound client naming another branch explicitly (a `branch_id` filter, or `branch_id` in a
+ * body) is refused with 403, whatever the endpoint: the scoped read would only answer nothing.
+ */
+function checkNamedBranch(res: Response, ...inputs: unknown[]) {
+  if (res.locals.auth === undefined) return;
+  const { dataScope } = authOf(res);
+  for (const input of inputs) {
+    const named = (input as { branch_id?: unknown } | undefined)?.branch_id;
+    if (typeof named === 'number') branchFilter(dataScope, named);
+  }
+}
+
+function contextOf(endpoint: Endpoint, req: Request, res: Response, deps: MountDeps) {
+  const query: unknown = endpoint.query ? parseInput(endpoint.query, req.query) : undefined;
+  const body: unknown = endpoint.body ? parseInput(endpoint.body, req.body ?? {}) : undefined;
+  checkNamedBranch(res, query, body);
+  const params: unknown = endpoint.params ? parseInput(endpoint.params, req.params) : undefined;
+  return {
+    params,
+    query,
+    body,
+    auth: () => authOf(res),
+    read: () => deps.scopedRead(authOf(res)),
+    services: deps.services,
+    header: (name: string) => req.get(name),
+    setHeader: (name: string, value: string) => void res.set(name, value),
+    requestId: res.locals.requestId as string,
+  };
+}
+
+function handlerOf(endpoint: Endpoint, deps: MountDeps): RequestHandler {
+  return async (req, res) => {
+    const ctx = contextOf(endpoint, req, res, deps);
+    const body: unknown = await endpoint.handle(ctx);
+    if (endpoint.tables.length > 0) {
+      const age = await deps.dataAges.ageOf(endpoint.tables);
+      if (age !== null) res.set('X-Data-Age', age);
+    }
+    res.status(endpoint.status ?? 200).json(body);
+  };
+}
+
+export function mountEndpoints(endpoints: readonly Endpoint[], deps: MountDeps): Router {
+  const router = Router();
+  for (const endpoint of endpoints) {
+    // The type requires a decision; this catches a declaration that slipped past it.
+    if (endpoint.access === undefined) {
+      throw new Error(`${endpoint.operationId} declares no access (scope, null or 'public')`);
+    }
+    const guard = endpoint.access === 'public' ? [] : [deps.guard(endpoint.access)];
+    const before = endpoint.before?.(deps.services) ?? [];
+    const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'put';
+    router[method](expressPath(endpoint.path), ...guard, ...before, handlerOf(endpoint, deps));
+  }
+  return router;
+}

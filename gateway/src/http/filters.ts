@@ -1,0 +1,78 @@
+// Query and path parameters shared by the endpoints, validated once: a bad value is 400
+// VALIDATION_ERROR with details, never ignored or clamped.
+import { z } from 'zod';
+import { foldTurkish, phoneSearchDigits } from '../../../common/turkish.js';
+
+const MAX_ID = 2_147_483_647;
+
+export const id = z.coerce.number().int().positive().max(MAX_ID);
+export const optionalId = id.optional();
+
+export const idParams = z.object({ id: id.meta({ description: 'Kayıt numarası' }) });
+
+/** `true` / `false` exactly. */
+export const booleanFilter = z
+  .enum(['true', 'false'])
+  .transform((v) => v === 'true')
+  .optional();
+
+/** An Istanbul calendar day, `YYYY-MM-DD`, that exists. */
+export const dayFilter = z.iso
+  .date()
+  .meta({ description: 'İstanbul takvim günü (YYYY-MM-DD), dahil' })
+  .optional();
+
+export const searchFilter = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .meta({ description: 'Türkçe kurallarına göre büyük/küçük harf ve aksan duyarsız arama' })
+  .optional();
+
+/** Query schemas with start_date/end_date: an empty range is a mistake, not an empty answer. */
+export function checkDateRange(
+  value: { start_date?: string | undefined; end_date?: string | undefined },
+  ctx: z.RefinementCtx,
+) {
+  if (value.start_date && value.end_date && value.start_date > value.end_date) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['end_date'],
+      message: 'end_date, start_date değerinden önce olamaz.',
+    });
+  }
+}
+
+const istanbulMidnight = (day: string) => new Date(`${day}T00:00:00+03:00`);
+
+function nextDay(day: string): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
+}
+
+/** Inclusive Istanbul days -> a half-open range of instants, for timestamptz columns. */
+export function instantRange(start: string | undefined, end: string | undefined) {
+  if (!start && !end) return undefined;
+  return {
+    ...(start ? { gte: istanbulMidnight(start) } : {}),
+    ...(end ? { lt: istanbulMidnight(nextDay(end)) } : {}),
+  };
+}
+
+/** LIKE's own wildcards in a user's search are plain characters. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** The Prisma condition for a Turkish-aware search over a folded `search_text` column. */
+export function foldedSearch(search: string) {
+  return { search_text: { contains: escapeLike(foldTurkish(search)) } };
+}
+
+/** Digits of a phone search, LIKE-safe, or null when the search is not a phone number. */
+export function phoneDigitsSearch(search: string) {
+  const digits = phoneSearchDigits(search);
+  return digits ? { phone_digits: { contains: digits } } : null;
+}
