@@ -71,6 +71,16 @@ export const ENDPOINTS: BenchEndpoint[] = [
     baseline: (pool) => page(pool, 'members', 'WHERE search_text LIKE $1', [`%${SEARCH_TERM}%`]),
   },
   list('members list', 'members', '/api/v1/members'),
+  list('packages list', 'packages', '/api/v1/packages'),
+  list('transactions', 'financial_transactions', '/api/v1/financial/transactions'),
+  // Aggregates over the whole read model; no bare counterpart.
+  {
+    name: 'dashboard stats',
+    method: 'GET',
+    path: '/api/v1/dashboard/stats',
+    connections: 10,
+    bearer: true,
+  },
   {
     name: 'token issuance',
     method: 'POST',

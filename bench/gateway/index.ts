@@ -63,7 +63,8 @@ function summary(name: string, results: Record<Target, LoadResult[]>) {
       ? `${t}: n/a`
       : `${t} ${fmt(mean(rps(t)))} req/s (rounds ${fmt(Math.min(...rps(t)))}–${fmt(Math.max(...rps(t)))}), ` +
         `p50 ${fmt(median(results[t].map((r) => r.p50Ms)), 2)} ms, ` +
-        `p99 ${fmt(median(results[t].map((r) => r.p99Ms)), 2)} ms (worst ${fmt(Math.max(...results[t].map((r) => r.p99Ms)), 2)})`;
+        `p99 ${fmt(median(results[t].map((r) => r.p99Ms)), 2)} ms (worst ${fmt(Math.max(...results[t].map((r) => r.p99Ms)), 2)}), ` +
+        `server CPU ${fmt(median(results[t].map((r) => r.cpuMsPerRequest ?? 0)), 3)} ms/request`;
   const ratios = results.gateway.map((g, i) =>
     results.baseline[i] ? g.requestsPerSecond / results.baseline[i].requestsPerSecond : NaN,
   );
@@ -94,10 +95,13 @@ async function measure(
     for (const endpoint of ENDPOINTS) {
       const order = round % 2 === 0 ? targetsOf(endpoint) : targetsOf(endpoint).reverse();
       for (const target of order) {
+        const cpuBefore = servers[target].cpuMs();
         const result = await applyLoad(requestOf(endpoint, servers[target], who, options.seconds));
+        result.cpuMsPerRequest =
+          (servers[target].cpuMs() - cpuBefore) / (result.requestsPerSecond * options.seconds);
         results.get(endpoint)![target].push(result);
         console.log(
-          `round ${round + 1} ${endpoint.name.padEnd(16)} ${target.padEnd(8)} ${fmt(result.requestsPerSecond).padStart(6)} req/s  p50 ${fmt(result.p50Ms, 2)} ms  p99 ${fmt(result.p99Ms, 2)} ms${result.failures ? `  ${result.failures} failed` : ''}`,
+          `round ${round + 1} ${endpoint.name.padEnd(16)} ${target.padEnd(8)} ${fmt(result.requestsPerSecond).padStart(6)} req/s  p50 ${fmt(result.p50Ms, 2)} ms  p99 ${fmt(result.p99Ms, 2)} ms  cpu ${fmt(result.cpuMsPerRequest, 3)} ms/req${result.failures ? `  ${result.failures} failed` : ''}`,
         );
       }
     }

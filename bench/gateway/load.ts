@@ -24,6 +24,8 @@ export interface LoadResult {
   p99Ms: number;
   /** Answers other than 2xx, plus socket errors and timeouts. */
   failures: number;
+  /** The server process's CPU time per answered request (filled in by the caller). */
+  cpuMsPerRequest?: number;
 }
 
 function hasWrk(): boolean {

@@ -11,6 +11,8 @@ export interface Started {
   child: ChildProcess;
   /** Resident set size now, in MB (Linux /proc). */
   rssMb(): number;
+  /** CPU time used so far (user + system), in ms (Linux /proc). */
+  cpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -31,6 +33,11 @@ function started(child: ChildProcess, port: number): Started {
     rssMb() {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+    },
+    cpuMs() {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      // utime and stime, in clock ticks (100 a second on Linux).
+      return (Number(fields[11]) + Number(fields[12])) * 10;
     },
     async stop() {
       if (child.exitCode !== null) return;
