@@ -108,4 +108,21 @@ describe('token cache', () => {
     await setClientScopes(one.db, epochs(), client.client_key, ['members:read']);
     expectRefused(await member(two, pair.access_token), 403);
   });
+
+  it('when the cache is off, then a token revoked in PostgreSQL alone is refused on the next request', async () => {
+    const uncached = await startGateway(env, { TOKEN_CACHE_SECONDS: '0' });
+    try {
+      const pair = await issueTokenPair(uncached, await createTestClient(uncached.db));
+      const first = await member(uncached, pair.access_token);
+      expect(first.status).toBe(200);
+      expect(first.headers.get('x-ratelimit-remaining-minute')).toBe('59');
+      await uncached.db.apiToken.update({
+        where: { access_token_hash: sha256(pair.access_token) },
+        data: { revoked_at: new Date(), revoke_reason: 'revoked' },
+      });
+      expectRefused(await member(uncached, pair.access_token));
+    } finally {
+      await uncached.close();
+    }
+  });
 });

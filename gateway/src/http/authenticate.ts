@@ -31,6 +31,8 @@ export interface GuardDeps {
 
 /** Never an epoch Redis holds: a token read without one is checked (and reloaded) first. */
 const UNKNOWN_EPOCH = '\u0000unknown';
+/** With the cache off, a token read for one request needs no epoch check. */
+const ANY_EPOCH = '*';
 /** Epoch changes in a row before giving up on one request (a client being edited in a loop). */
 const MAX_RELOADS = 3;
 
@@ -43,6 +45,7 @@ function bearerTokenOf(req: Request): string | null {
 export type Admission = (req: Request, res: Response) => Promise<void>;
 
 export function admission(deps: GuardDeps): Admission {
+  const cacheOn = deps.config.tokens.cacheSeconds > 0;
   const cache = new TokenCache(deps.config.tokens.cacheSeconds * 1000);
   // Changes made while this instance could not see Redis would not show in the epoch it reads
   // afterwards: start from PostgreSQL again after every lost connection.
@@ -53,6 +56,7 @@ export function admission(deps: GuardDeps): Admission {
   async function fromDatabase(hash: string, epoch = UNKNOWN_EPOCH): Promise<CachedToken> {
     const token = await readAccessToken(deps.db, hash);
     if (!token) throw invalidToken();
+    if (!cacheOn) return { ...token, epoch: ANY_EPOCH, cachedUntil: 0 };
     return epoch === UNKNOWN_EPOCH
       ? { ...token, epoch, cachedUntil: 0 }
       : cache.set(hash, token, epoch);

@@ -12,7 +12,8 @@ const WINDOW_MS: Record<WindowName, number> = {
 };
 
 // KEYS: minute, hour, day counters, then the epoch. ARGV: the epoch the caller's token was loaded
-// under, the three limits, the three window lengths in ms.
+// under ('*': read from PostgreSQL for this request alone, nothing to check), the three limits,
+// the three window lengths in ms.
 // Fixed windows that start at a client's first request (INCR, then PEXPIRE on the first hit).
 // A request refused by one window is not counted in the later ones, which are only read, so
 // its 429 can report them; refused requests keep counting in the refusing window.
@@ -20,7 +21,7 @@ const WINDOW_MS: Record<WindowName, number> = {
 // {refusing window (0 = admitted), epoch, used1, pttl1, used2, pttl2, used3, pttl3}.
 const SCRIPT = `
 local epoch = redis.call('GET', KEYS[4]) or ''
-if epoch ~= ARGV[1] then return {-1, epoch} end
+if ARGV[1] ~= '*' and epoch ~= ARGV[1] then return {-1, epoch} end
 local answer = {0, epoch}
 for i = 1, 3 do
   local used, ttl
