@@ -9,6 +9,7 @@ import { createLogger } from '../common/logger.js';
 import { createRedis } from '../common/redis.js';
 import { createApp } from '../gateway/src/app.js';
 import { sha256 } from '../gateway/src/features/clients/client-secrets.js';
+import { createGatewayMetrics } from '../gateway/src/http/metrics.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,
@@ -55,7 +56,7 @@ async function untilCounted(gateway: RunningGateway, token: string) {
 }
 
 async function failures(gateway: RunningGateway, outcome: 'allowed' | 'refused') {
-  const text = await (await fetch(`${gateway.url}/metrics`)).text();
+  const text = await gateway.metrics.registry.metrics();
   const line = text
     .split('\n')
     .find((l) => l.startsWith(`gateway_rate_limit_store_failures_total{outcome="${outcome}"}`));
@@ -146,6 +147,7 @@ describe('Redis unreachable', () => {
       db,
       redis: client,
       app,
+      metrics: createGatewayMetrics(),
       close: () => Promise.resolve(),
     };
     try {
