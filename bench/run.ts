@@ -1,12 +1,15 @@
-// npm run bench [-- --only gateway|backfill] [--seconds S] [--rounds R] [--members N] [--profile]
-//   [--scale S]
+// npm run bench [-- --only gateway|backfill|lag] [--seconds S] [--rounds R] [--members N]
+//   [--profile] [--scale S] [--lag-rate R --lag-seconds S --lag-scale S]
 // A thin dispatcher: every benchmark brings its own throwaway databases and Redis prefix on the
 // configured servers and reports against a baseline measured in the same run.
 //   gateway:  the compiled gateway against a bare node:http + pg server (bench/gateway/).
-//   backfill: read-model backfill rate over a generated dashboard (scale 350 ≈ 1,000,000 rows).
+//   backfill: read-model backfill rate over a generated dashboard (scale 350 ≈ 1,000,000 rows),
+//             then the cost of one full reconciliation pass over it.
+//   lag:      commit-to-visible p50/p99 under legacy write load, and the worker's legacy load.
 import { parseArgs } from 'node:util';
 import { benchBackfill } from './backfill.js';
 import { benchGateway } from './gateway/index.js';
+import { benchLag } from './lag.js';
 
 const { values } = parseArgs({
   options: {
@@ -16,6 +19,9 @@ const { values } = parseArgs({
     members: { type: 'string', default: '200000' },
     profile: { type: 'boolean', default: false },
     scale: { type: 'string', default: '350' },
+    'lag-rate': { type: 'string', default: '50' },
+    'lag-seconds': { type: 'string', default: '60' },
+    'lag-scale': { type: 'string', default: '35' },
   },
 });
 const wanted = (name: string) => values.only === undefined || values.only === name;
@@ -32,4 +38,12 @@ if (wanted('gateway')) {
 if (wanted('backfill')) {
   console.log('\n== backfill: read-model rows per second');
   await benchBackfill({ scale: Number(values.scale) });
+}
+if (wanted('lag')) {
+  console.log('\n== lag: commit-to-visible under legacy write load');
+  await benchLag({
+    rate: Number(values['lag-rate']),
+    seconds: Number(values['lag-seconds']),
+    scale: Number(values['lag-scale']),
+  });
 }

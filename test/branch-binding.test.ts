@@ -1,7 +1,9 @@
 // The branch rule on every endpoint of the table in support/protected-endpoints.ts: each line's
 // seed puts one row into the bound client's branch and one into another branch; the bound client
 // never receives the other branch's row, while an unbound client does (so the check can fail).
+// Statistics hold no rows: a bound client's must equal an unbound client's for its branch alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENDPOINTS } from '../gateway/src/endpoints.js';
 import { SCOPES } from '../gateway/src/features/auth/scopes.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
@@ -20,11 +22,12 @@ import {
   type BranchData,
   type ProtectedEndpoint,
 } from './support/protected-endpoints.js';
+import { NO_RATE_LIMIT } from './support/read-fixture.js';
 import { syncOnce } from './support/sync-once.js';
 
+type BranchEndpoint = ProtectedEndpoint & { branchData: BranchData };
 const BRANCH_ENDPOINTS = PROTECTED_ENDPOINTS.filter(
-  (e): e is ProtectedEndpoint & { branchData: BranchData } =>
-    e.method === 'GET' && e.branchData !== null,
+  (e): e is BranchEndpoint => e.method === 'GET' && e.branchData !== null,
 );
 
 let env: TestEnvironment;
@@ -33,7 +36,14 @@ let own: number;
 let foreign: number;
 let boundToken: string;
 let unboundToken: string;
-const seeded = new Map<ProtectedEndpoint, { own: number; foreign: number }>();
+const seeded = new Map<ProtectedEndpoint, { own: number; foreign: number; global?: number }>();
+/** A member of the bound branch holding a package and a payment booked in the other branch. */
+let travelling: {
+  member: number;
+  ownPackage: number;
+  foreignPackage: number;
+  foreignPayment: number;
+};
 
 beforeAll(async () => {
   env = await createTestEnvironment();
@@ -42,16 +52,19 @@ beforeAll(async () => {
     own = await dashboard.insertBranch();
     foreign = await dashboard.insertBranch();
     for (const endpoint of BRANCH_ENDPOINTS) {
+      const { seed, seedGlobal } = endpoint.branchData;
       seeded.set(endpoint, {
-        own: await endpoint.branchData.seed(dashboard, own),
-        foreign: await endpoint.branchData.seed(dashboard, foreign),
+        own: await seed(dashboard, own),
+        foreign: await seed(dashboard, foreign),
+        ...(seedGlobal ? { global: await seedGlobal(dashboard) } : {}),
       });
     }
+    travelling = await seedTravellingMember(dashboard);
   } finally {
     await dashboard.close();
   }
   await syncOnce(env);
-  gateway = await startGateway(env);
+  gateway = await startGateway(env, NO_RATE_LIMIT);
   boundToken = await issueToken(
     gateway,
     await createTestClient(gateway.db, { scopes: [...SCOPES], branchId: own }),
@@ -62,43 +75,107 @@ beforeAll(async () => {
   );
 });
 
+async function seedTravellingMember(d: LegacyDashboard) {
+  const member = await d.insertMember({ branch_id: own });
+  const package_id = await d.insertPackage();
+  return {
+    member,
+    ownPackage: await d.insertMemberPackage({ member_id: member, package_id, branch_id: own }),
+    foreignPackage: await d.insertMemberPackage({
+      member_id: member,
+      package_id,
+      branch_id: foreign,
+    }),
+    foreignPayment: await d.insertTransaction({ member_id: member, branch_id: foreign }),
+  };
+}
+
 afterAll(async () => {
   await gateway?.close();
   await env?.destroy();
 });
 
-const get = (path: string, token: string) => getJson(`${gateway.url}${path}`, bearer(token));
+/** A list is asked for its largest page, so no row hides behind pagination. */
+function get(endpoint: ProtectedEndpoint, id: number, token: string, query = '') {
+  const params = new URLSearchParams(query);
+  if (endpoint.list) params.set('limit', '200');
+  const search = params.size > 0 ? `?${params.toString()}` : '';
+  return getJson(`${gateway.url}${pathWith(endpoint, id)}${search}`, bearer(token));
+}
+
+const rowsOf = (body: { data: unknown }): any[] =>
+  Array.isArray(body.data) ? body.data : [body.data];
 
 /** The branch of every row in an answer: a list's items, or the single object. */
-function branchesIn(endpoint: { branchData: BranchData }, body: { data: unknown }): number[] {
-  const rows = Array.isArray(body.data) ? body.data : [body.data];
-  return rows.map((row) => endpoint.branchData.branchOf(row));
-}
+const branchesIn = (endpoint: BranchEndpoint, body: { data: unknown }) =>
+  rowsOf(body).map((row) => endpoint.branchData.branchOf!(row));
+
+const idsIn = (body: { data: unknown }) => rowsOf(body).map((row: { id: number }) => row.id);
 
 describe.each(BRANCH_ENDPOINTS.map((e) => [describeEndpoint(e), e] as const))(
   '%s',
   (_name, endpoint) => {
     const single = endpoint.path.includes(':id');
+    const rows = endpoint.branchData.branchOf !== undefined;
+    const ownRows = endpoint.list && !single;
     const ids = () => seeded.get(endpoint)!;
 
-    it('when a bound client asks, then every row it receives is of its own branch', async () => {
-      const { status, body } = await get(pathWith(endpoint, ids().own), boundToken);
-      expect(status).toBe(200);
-      const branches = branchesIn(endpoint, body as { data: unknown });
-      expect(branches.length).toBeGreaterThan(0);
-      expect(new Set(branches)).toEqual(new Set([own]));
-    });
+    it.runIf(rows)(
+      'when a bound client asks, then every row it receives is of its own branch',
+      async () => {
+        const { status, body } = await get(endpoint, ids().own, boundToken);
+        expect(status).toBe(200);
+        const branches = branchesIn(endpoint, body as { data: unknown });
+        expect(branches).toContain(own);
+        expect(branches.filter((b) => b !== own && b !== null)).toEqual([]);
+        if (ownRows) {
+          expect(idsIn(body as { data: unknown })).toContain(ids().own);
+          expect(idsIn(body as { data: unknown })).not.toContain(ids().foreign);
+        }
+      },
+    );
 
-    it('when an unbound client asks, then it receives the other branch too', async () => {
-      const { status, body } = await get(pathWith(endpoint, ids().foreign), unboundToken);
-      expect(status).toBe(200);
-      expect(branchesIn(endpoint, body as { data: unknown })).toContain(foreign);
-    });
+    it.runIf(rows)(
+      'when an unbound client asks, then it receives the other branch too',
+      async () => {
+        const { status, body } = await get(endpoint, ids().foreign, unboundToken);
+        expect(status).toBe(200);
+        expect(branchesIn(endpoint, body as { data: unknown })).toContain(foreign);
+        if (ownRows) expect(idsIn(body as { data: unknown })).toContain(ids().foreign);
+      },
+    );
+
+    it.runIf(endpoint.branchData.seedGlobal !== undefined)(
+      'when a bound client asks, then rows addressed to every branch are listed beside its own',
+      async () => {
+        const { body } = await get(endpoint, ids().own, boundToken);
+        const global = rowsOf(body as { data: unknown }).find((r) => r.id === ids().global);
+        expect(global).toBeDefined();
+        expect(endpoint.branchData.branchOf!(global)).toBeNull();
+      },
+    );
+
+    it.runIf(!rows)(
+      'when a bound client asks, then the statistics are those of its branch alone',
+      async () => {
+        const filter = endpoint.branchData.branchFilter ? `branch_id=${own}` : '';
+        const bound = await get(endpoint, ids().own, boundToken);
+        const ownOnly = await get(endpoint, ids().own, unboundToken, filter);
+        expect(bound.status).toBe(200);
+        expect(bound.body.data).toEqual(ownOnly.body.data);
+        expect(Object.values(bound.body.data as object).some((v) => v !== 0)).toBe(true);
+        // The seeds gave both branches activity, so all branches together differ.
+        if (!single) {
+          const everything = await get(endpoint, ids().own, unboundToken);
+          expect(everything.body.data).not.toEqual(bound.body.data);
+        }
+      },
+    );
 
     it.runIf(single)(
       "when a bound client asks for another branch's object, then it answers 404 NOT_FOUND",
       async () => {
-        const { status, body } = await get(pathWith(endpoint, ids().foreign), boundToken);
+        const { status, body } = await get(endpoint, ids().foreign, boundToken);
         expect(status).toBe(404);
         expect(body).toMatchObject({ success: false, error: 'NOT_FOUND' });
       },
@@ -107,16 +184,78 @@ describe.each(BRANCH_ENDPOINTS.map((e) => [describeEndpoint(e), e] as const))(
     it.runIf(endpoint.branchData.branchFilter === true)(
       'when a bound client names another branch_id, then it answers 403 INSUFFICIENT_SCOPE, and its own is fine',
       async () => {
-        const path = pathWith(endpoint, ids().own);
-        const other = await get(`${path}?branch_id=${foreign}`, boundToken);
+        const other = await get(endpoint, ids().own, boundToken, `branch_id=${foreign}`);
         expect(other.status).toBe(403);
         expect(other.body).toMatchObject({ success: false, error: 'INSUFFICIENT_SCOPE' });
-        const mine = await get(`${path}?branch_id=${own}`, boundToken);
+        const mine = await get(endpoint, ids().own, boundToken, `branch_id=${own}`);
         expect(mine.status).toBe(200);
-        expect(new Set(branchesIn(endpoint, mine.body as { data: unknown }))).toEqual(
-          new Set([own]),
-        );
+        if (rows) {
+          expect(new Set(branchesIn(endpoint, mine.body as { data: unknown }))).toEqual(
+            new Set([own]),
+          );
+        }
       },
     );
   },
 );
+
+describe("a bound branch's member with rows booked in another branch", () => {
+  const subResource = (suffix: string, token: string) =>
+    getJson(
+      `${gateway.url}/api/v1/members/${travelling.member}/${suffix}?limit=200`,
+      bearer(token),
+    );
+
+  it('when a bound client lists its packages, then the one booked in the other branch is left out', async () => {
+    const bound = await subResource('packages', boundToken);
+    expect(bound.status).toBe(200);
+    expect(idsIn(bound.body as { data: unknown })).toEqual([travelling.ownPackage]);
+    const unbound = await subResource('packages', unboundToken);
+    expect(idsIn(unbound.body as { data: unknown })).toContain(travelling.foreignPackage);
+  });
+
+  it("when a bound client lists its financial history, then the other branch's payment is left out", async () => {
+    const bound = await subResource('financial', boundToken);
+    expect(bound.status).toBe(200);
+    expect(idsIn(bound.body as { data: unknown })).toEqual([]);
+    const unbound = await subResource('financial', unboundToken);
+    expect(idsIn(unbound.body as { data: unknown })).toEqual([travelling.foreignPayment]);
+  });
+});
+
+describe('the branch-binding table', () => {
+  it('when the table is read, then every branch-owned read operation is covered, lists and sub-resources included', () => {
+    const covered = BRANCH_ENDPOINTS.map((e) => e.operationId);
+    expect(covered).toEqual(
+      expect.arrayContaining([
+        'listMembers',
+        'getMember',
+        'getMemberPackages',
+        'getMemberFinancial',
+        'listTransactions',
+        'listInstallments',
+        'listStaff',
+        'getStaff',
+        'listNotifications',
+        'listPrivateLessons',
+        'listPresence',
+        'getBranchStats',
+        'getDashboardStats',
+        'getDashboardDaily',
+        'getFinancialSummary',
+      ]),
+    );
+    const unguarded = PROTECTED_ENDPOINTS.filter((e) => e.method === 'GET' && !e.branchData);
+    expect(unguarded.map((e) => e.operationId).sort()).toEqual(
+      ['getPackage', 'listMarketCategories', 'listMarketProducts', 'listPackages'].sort(),
+    );
+  });
+
+  it('when an operation takes a branch_id filter, then its line runs the 403 check', () => {
+    const filtering = ENDPOINTS.filter((e) => e.query && 'branch_id' in e.query.shape);
+    const checked = BRANCH_ENDPOINTS.filter((e) => e.branchData.branchFilter);
+    expect(checked.map((e) => e.operationId).sort()).toEqual(
+      filtering.map((e) => e.operationId).sort(),
+    );
+  });
+});

@@ -33,8 +33,11 @@ afterAll(async () => {
 async function reconcileAll() {
   const legacy = createLegacyClient(env.legacyReadOnlyUrl, { poolSize: 2 });
   try {
-    for (const table of SYNC_TABLES.filter((t) => t.reconcile))
-      await reconcileTable(table, { legacy, readModel });
+    for (const table of SYNC_TABLES) {
+      let slice;
+      do slice = await reconcileTable(table, { legacy, readModel });
+      while (!slice.passFinished);
+    }
   } finally {
     await legacy.$disconnect();
   }

@@ -2,12 +2,18 @@
 // `SET time_zone = '+03:00'`, plain SQL, MySQL maintaining updated_at.
 import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mariadb';
+import { instantToLegacyWallClock } from '../../common/legacy-time.js';
 import { connectLegacy } from '../../scripts/legacy/legacy-database.js';
 
-type Values = Record<string, string | number | boolean | null | Date>;
+export type Values = Record<string, string | number | boolean | null | Date>;
 
 let sequence = 0;
 const unique = () => `${Date.now() % 1_000_000}${++sequence}${randomBytes(2).toString('hex')}`;
+
+/** A DATETIME value as the dashboard writes it: Istanbul wall-clock time of `instant`. */
+export function istanbulDateTime(instant = new Date()): string {
+  return instantToLegacyWallClock(instant).toISOString().slice(0, 19).replace('T', ' ');
+}
 
 export class LegacyDashboard {
   private constructor(readonly conn: Connection) {}
@@ -52,6 +58,83 @@ export class LegacyDashboard {
       qr_code: `QR${n}`,
       ...values,
     });
+  }
+
+  insertPackage(values: Values = {}): Promise<number> {
+    return this.insert('packages', { name: `Paket ${unique()}`, price: 1000, ...values });
+  }
+
+  insertMemberPackage(
+    values: Values & { member_id: number; package_id: number; branch_id: number },
+  ): Promise<number> {
+    return this.insert('member_packages', {
+      start_date: '2026-11-01',
+      end_date: '2026-12-01',
+      status: 'Aktif',
+      price_paid: 900,
+      ...values,
+    });
+  }
+
+  /** An income by default, dated now. */
+  insertTransaction(values: Values & { branch_id: number }): Promise<number> {
+    return this.insert('financial_transactions', {
+      transaction_type: 'Gelir',
+      transaction_code: 'PAKET_SATIS',
+      amount: 100,
+      payment_method: 'Nakit',
+      transaction_date: istanbulDateTime(),
+      ...values,
+    });
+  }
+
+  insertInstallmentPlan(
+    values: Values & { member_id: number; branch_id: number },
+  ): Promise<number> {
+    return this.insert('installment_plans', { total_amount: 3000, ...values });
+  }
+
+  insertInstallment(values: Values & { plan_id: number }): Promise<number> {
+    return this.insert('installments', { due_date: '2026-12-01', amount: 1000, ...values });
+  }
+
+  insertRole(name = 'Resepsiyon'): Promise<number> {
+    return this.insert('roles', { name });
+  }
+
+  insertStaff(values: Values & { branch_id: number; role_id: number }): Promise<number> {
+    const n = unique();
+    return this.insert('staff', {
+      full_name: 'Personel',
+      username: `user${n}`,
+      email: `user${n}@example.com`,
+      password_hash: `$2y$10$${n}`,
+      ...values,
+    });
+  }
+
+  insertNotification(values: Values & { branch_id: number | null }): Promise<number> {
+    return this.insert('notifications', { title: 'Duyuru', message: 'Metin', ...values });
+  }
+
+  insertPrivateLesson(values: Values & { member_id: number; package_id: number }): Promise<number> {
+    return this.insert('private_lessons', { total_lessons: 10, remaining_lessons: 10, ...values });
+  }
+
+  insertPresence(values: Values & { member_id: number; branch_id: number }): Promise<number> {
+    return this.insert('presence_logs', {
+      entry_time: '2026-11-21 09:00:00',
+      access_method: 'QR',
+      ...values,
+    });
+  }
+
+  insertMarketCategory(values: Values = {}): Promise<number> {
+    return this.insert('market_categories', { name: `Kategori ${unique()}`, ...values });
+  }
+
+  insertMarketProduct(values: Values & { category_id: number }): Promise<number> {
+    return this.insert('market_products', { name: `Ürün ${unique()}`, price: 50, ...values });
   }
 
   async close(): Promise<void> {

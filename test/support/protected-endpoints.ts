@@ -14,8 +14,14 @@ import type { LegacyDashboard } from './legacy-dashboard.js';
 export interface BranchData {
   /** Inserts one row the endpoint answers into `branchId`; returns the id that fills `:id`. */
   seed: (dashboard: LegacyDashboard, branchId: number) => Promise<number>;
-  /** The branch of one answered row (an item of a list's `data`, or a single object's `data`). */
-  branchOf: (row: any) => number;
+  /**
+   * The branch of one answered row (an item of a list's `data`, or a single object's `data`);
+   * null for a row addressed to every branch. Absent for statistics, whose answer holds no rows:
+   * a bound client's statistics must then equal those of its branch alone.
+   */
+  branchOf?: (row: any) => number | null;
+  /** Inserts a row addressed to every branch, which a bound client sees beside its own. */
+  seedGlobal?: (dashboard: LegacyDashboard) => Promise<number>;
   /** The endpoint takes a `branch_id` query filter (a bound client's foreign branch is 403). */
   branchFilter?: boolean;
 }
@@ -26,22 +32,108 @@ export interface ProtectedEndpoint {
   path: string;
   /** null: a valid token is enough (revoke). */
   scope: Scope | null;
+  /** The answer is a page of rows (`data` is a list, with `pagination`). */
+  list: boolean;
   /** null: the endpoint answers no branch-owned rows (revoke, packages, market). */
   branchData: BranchData | null;
 }
 
-const member = {
-  seed: (dashboard: LegacyDashboard, branchId: number) =>
-    dashboard.insertMember({ branch_id: branchId }),
-  branchOf: (row: { branch_id: number }) => row.branch_id,
+type Seed = BranchData['seed'];
+const byBranchId = (row: { branch_id: number | null }) => row.branch_id;
+
+const memberSeed: Seed = (d, branchId) => d.insertMember({ branch_id: branchId });
+/** A member of the branch with something of `extra` attached; `:id` is the member. */
+const memberWith =
+  (extra: (d: LegacyDashboard, memberId: number, branchId: number) => Promise<unknown>): Seed =>
+  async (d, branchId) => {
+    const memberId = await d.insertMember({ branch_id: branchId });
+    await extra(d, memberId, branchId);
+    return memberId;
+  };
+const memberPackage = async (d: LegacyDashboard, memberId: number, branchId: number) =>
+  d.insertMemberPackage({
+    member_id: memberId,
+    package_id: await d.insertPackage(),
+    branch_id: branchId,
+    end_date: '2099-12-31',
+  });
+/** Something for every statistic to count: an active member with a package, an income today. */
+const activitySeed: Seed = async (d, branchId) => {
+  await memberWith(memberPackage)(d, branchId);
+  await d.insertTransaction({ branch_id: branchId, amount: 250 });
+  return branchId;
 };
 
+const member = { seed: memberSeed, branchOf: byBranchId };
+/** A branch is its own row: `:id` is the branch itself. */
+const branch = {
+  seed: ((_d, branchId) => Promise.resolve(branchId)) as Seed,
+  branchOf: (row: { id: number }) => row.id,
+};
+const statistics = { seed: activitySeed };
+
 /** Per operation id: its branch data, or null when it answers no branch-owned rows. */
-// prettier-ignore
 export const BRANCH_DATA: Record<string, BranchData | null> = {
   revokeToken: null,
   listMembers: { ...member, branchFilter: true },
   getMember: member,
+  getMemberPackages: { seed: memberWith(memberPackage), branchOf: byBranchId },
+  getMemberFinancial: {
+    seed: memberWith((d, member_id, branch_id) => d.insertTransaction({ member_id, branch_id })),
+    branchOf: byBranchId,
+  },
+  listBranches: branch,
+  getBranch: branch,
+  getBranchStats: statistics,
+  listPackages: null,
+  getPackage: null,
+  listTransactions: {
+    seed: (d, branch_id) => d.insertTransaction({ branch_id }),
+    branchOf: byBranchId,
+    branchFilter: true,
+  },
+  getFinancialSummary: { ...statistics, branchFilter: true },
+  listInstallments: {
+    seed: async (d, branch_id) =>
+      d.insertInstallmentPlan({ member_id: await d.insertMember({ branch_id }), branch_id }),
+    branchOf: byBranchId,
+    branchFilter: true,
+  },
+  getDashboardStats: { ...statistics, branchFilter: true },
+  getDashboardDaily: { ...statistics, branchFilter: true },
+  listMarketProducts: null,
+  listMarketCategories: null,
+  listStaff: {
+    seed: async (d, branch_id) => d.insertStaff({ branch_id, role_id: await d.insertRole() }),
+    branchOf: byBranchId,
+    branchFilter: true,
+  },
+  getStaff: {
+    seed: async (d, branch_id) => d.insertStaff({ branch_id, role_id: await d.insertRole() }),
+    branchOf: byBranchId,
+  },
+  listNotifications: {
+    seed: (d, branch_id) => d.insertNotification({ branch_id }),
+    seedGlobal: (d) => d.insertNotification({ branch_id: null }),
+    branchOf: byBranchId,
+    branchFilter: true,
+  },
+  // A private lesson belongs to the branch of its member.
+  listPrivateLessons: {
+    seed: async (d, branch_id) =>
+      d.insertPrivateLesson({
+        member_id: await d.insertMember({ branch_id }),
+        package_id: await d.insertPackage(),
+      }),
+    branchOf: byBranchId,
+    branchFilter: true,
+  },
+  listPresence: {
+    seed: async (d, branch_id) =>
+      d.insertPresence({ member_id: await d.insertMember({ branch_id }), branch_id }),
+    branchOf: byBranchId,
+    branchFilter: true,
+  },
 };
 
 export const PROTECTED_ENDPOINTS: ProtectedEndpoint[] = ENDPOINTS.filter(
@@ -51,6 +143,7 @@ export const PROTECTED_ENDPOINTS: ProtectedEndpoint[] = ENDPOINTS.filter(
   method: e.method,
   path: `/api/v1${expressPath(e.path)}`,
   scope: e.access as Scope | null,
+  list: 'pagination' in ((e.response as { shape?: object }).shape ?? {}),
   branchData: BRANCH_DATA[e.operationId] ?? null,
 }));
 

@@ -35,7 +35,90 @@ const randomId = async (d: LegacyDashboard, pick: Picker, table: string, where =
 
 const NAMES = ['Şule', 'İlker', 'Ömer', 'Çiğdem', 'Ilgaz', 'Gökçe', 'Ümran'];
 
+/** Runs writes as an import script or an old PHP page does: no strict mode, no FK checks. */
+async function loosely(d: LegacyDashboard, write: () => Promise<unknown>) {
+  await d.query("SET SESSION sql_mode = '', foreign_key_checks = 0");
+  try {
+    await write();
+  } finally {
+    await d.query('SET SESSION sql_mode = DEFAULT, foreign_key_checks = 1');
+  }
+}
+
+/** Changes no keyset poll can see, and rows written the way a ten-year-old dashboard writes. */
+const LEGACY_ODDITIES: Record<string, Mutation> = {
+  async importWithOldUpdatedAt(d, pick) {
+    const branch = await randomId(d, pick, 'branches');
+    if (branch)
+      await d.insertMember({
+        branch_id: branch,
+        full_name: pick.from(NAMES),
+        created_at: '2019-03-01 10:00:00',
+        updated_at: '2019-03-01 10:00:00',
+      });
+  },
+  async updateKeepingUpdatedAt(d, pick) {
+    const id = await randomId(d, pick, 'members', 'is_deleted = 0');
+    if (id)
+      await d.query('UPDATE members SET surname = ?, updated_at = updated_at WHERE id = ?', [
+        pick.from(NAMES),
+        id,
+      ]);
+  },
+  async priceKeepingUpdatedAt(d, pick) {
+    const id = await randomId(d, pick, 'market_products');
+    if (id)
+      await d.query('UPDATE market_products SET stock = ?, updated_at = updated_at WHERE id = ?', [
+        pick.int(0, 99),
+        id,
+      ]);
+  },
+  async zeroDates(d, pick) {
+    const id = await randomId(d, pick, 'members', 'is_deleted = 0');
+    if (id)
+      await loosely(d, () =>
+        d.query("UPDATE members SET birth_date = '0000-00-00', registered_at = ? WHERE id = ?", [
+          pick.from(['0000-00-00 00:00:00', '2020-00-10 10:00:00', '2021-05-01 10:00:00']),
+          id,
+        ]),
+      );
+  },
+  async zeroDatetimeImport(d, pick) {
+    const branch = await randomId(d, pick, 'branches');
+    // Both timestamps zero: the one kind of member no API field can represent.
+    if (branch)
+      await loosely(d, () =>
+        d.insertMember({
+          branch_id: branch,
+          created_at: '0000-00-00 00:00:00',
+          updated_at: pick.from(['0000-00-00 00:00:00', '2026-11-01 08:00:00']),
+        }),
+      );
+  },
+  async outsideDocumentedSets(d, pick) {
+    const id = await randomId(d, pick, 'members', 'is_deleted = 0');
+    if (id) await loosely(d, () => d.update('members', id, { gender: pick.from(['X', '']) }));
+  },
+  async orphanForeignKeys(d, pick) {
+    await loosely(d, async () => {
+      await d.insertMember({ branch_id: 900_000 + pick.int(0, 99) });
+      const member = await randomId(d, pick, 'members');
+      if (member)
+        await d.insert('member_packages', {
+          member_id: member,
+          package_id: 800_000,
+          branch_id: 1,
+          start_date: '2026-11-01',
+          end_date: '2026-12-01',
+          status: 'Aktif',
+          price_paid: 100,
+        });
+    });
+  },
+};
+
 export const MUTATIONS: Record<string, Mutation> = {
+  ...LEGACY_ODDITIES,
   async insertMember(d, pick) {
     const branch = await randomId(d, pick, 'branches');
     if (branch) await d.insertMember({ branch_id: branch, full_name: pick.from(NAMES) });

@@ -12,6 +12,8 @@ export type JobKind = keyof typeof JOBS;
 
 export interface TableJobData {
   table: string;
+  /** A reconcile job queued to go on with a pass: it never starts a new one. */
+  continuePass?: boolean;
 }
 
 export const TABLE_JOB_OPTIONS: JobsOptions = {

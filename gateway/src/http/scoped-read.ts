@@ -79,12 +79,22 @@ function branchScoped(db: ReadModelClient, branchId: number) {
   });
 }
 
+/**
+ * Only the read operations of a model, bound to its delegate. Prisma's delegate itself also
+ * carries the writes and `$parent`, the whole client (tokens, raw SQL): a cast would reach them.
+ */
+function readOperationsOf(delegate: Record<string, unknown>) {
+  const operations = [...READ_OPERATIONS].map((op) => {
+    const operation = delegate[op] as (...args: unknown[]) => unknown;
+    return [op, operation.bind(delegate)];
+  });
+  return Object.freeze(Object.fromEntries(operations) as object);
+}
+
 function toScopedRead(client: Record<DataModel, unknown>, sql: ScopedSql): ScopedRead {
   const models = [...Object.keys(BRANCH_OWNED), ...GLOBAL] as DataModel[];
-  return Object.freeze({
-    ...Object.fromEntries(models.map((m) => [m, client[m]])),
-    sql,
-  }) as ScopedRead;
+  const delegates = models.map((m) => [m, readOperationsOf(client[m] as Record<string, unknown>)]);
+  return Object.freeze({ ...Object.fromEntries(delegates), sql }) as ScopedRead;
 }
 
 /**

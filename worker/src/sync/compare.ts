@@ -5,6 +5,7 @@ import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js'
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import { columnName, ident } from './read-model-writes.js';
 import type { SyncDatabases } from './sync-engine.js';
+import { mapLegacyRows } from './rejects.js';
 import type { ColumnType, LegacyRow, SyncTable } from './table-definition.js';
 
 export interface ChunkComparison {
@@ -15,6 +16,8 @@ export interface ChunkComparison {
   missing: number[];
   extra: number[];
   different: { id: number; columns: string[] }[];
+  /** Rows the read model cannot represent, with the reason (they keep their last good copy). */
+  rejected: { id: number; reason: string }[];
 }
 
 /** A canonical text for a value of a column type, whichever side it came from. */
@@ -72,38 +75,54 @@ export async function* compareTable(
       FROM ${ident(table.name)} WHERE id > ${after} ${bound} ORDER BY id`;
 
     const held = new Map(readRows.map((row) => [Number(row.id as number | bigint), row]));
-    const result: ChunkComparison = {
-      toWrite: [],
-      toDelete: [],
-      missing: [],
-      extra: [],
-      different: [],
-    };
-    const live = new Set<number>();
-    for (const legacyRow of legacyRows) {
-      const id = Number(legacyRow[keyColumn]);
-      if (table.isGone?.(legacyRow)) continue;
-      live.add(id);
-      const current = held.get(id);
-      if (!current) {
-        result.missing.push(id);
-        result.toWrite.push(legacyRow);
-        continue;
-      }
-      const columnsDiffering = differingColumns(table, table.map(legacyRow), current);
-      if (columnsDiffering.length > 0) {
-        result.different.push({ id, columns: columnsDiffering });
-        result.toWrite.push(legacyRow);
-      }
-    }
-    for (const id of held.keys()) {
-      if (!live.has(id)) {
-        result.extra.push(id);
-        result.toDelete.push(id);
-      }
-    }
-    yield result;
+    yield classify(table, legacyRows, held);
     if (upper === null) return;
     after = upper;
   }
+}
+
+/** Legacy rows of a key range against the read-model rows of the same range. */
+export function classify(
+  table: SyncTable,
+  legacyRows: LegacyRow[],
+  held: Map<number, Record<string, unknown>>,
+): ChunkComparison {
+  const result: ChunkComparison = {
+    toWrite: [],
+    toDelete: [],
+    missing: [],
+    extra: [],
+    different: [],
+    rejected: [],
+  };
+  const { mapped, rejected } = mapLegacyRows(table, legacyRows);
+  const seen = new Set<number>(rejected.map((r) => r.id));
+  for (const r of rejected) {
+    result.rejected.push({ id: r.id, reason: r.reason });
+    const legacyRow = legacyRows.find((row) => Number(row[columnName(table.key)]) === r.id);
+    if (legacyRow) result.toWrite.push(legacyRow);
+  }
+  for (const { legacy, row, gone } of mapped) {
+    const id = row.id as number;
+    if (gone) continue;
+    seen.add(id);
+    const current = held.get(id);
+    if (!current) {
+      result.missing.push(id);
+      result.toWrite.push(legacy);
+      continue;
+    }
+    const columnsDiffering = differingColumns(table, row, current);
+    if (columnsDiffering.length > 0) {
+      result.different.push({ id, columns: columnsDiffering });
+      result.toWrite.push(legacy);
+    }
+  }
+  for (const id of held.keys()) {
+    if (!seen.has(id)) {
+      result.extra.push(id);
+      result.toDelete.push(id);
+    }
+  }
+  return result;
 }

@@ -1,23 +1,46 @@
-// Turning legacy raw-query values into API-ready read-model values.
+// Turning legacy raw-query values into API-ready read-model values. A value that cannot be
+// represented throws UnmappableValue: its row is set aside (rejects.ts), never its whole table.
 import { Prisma } from '../../../prisma/generated/legacy/client.js';
 import { dateOnly, legacyWallClockToInstant } from '../../../common/legacy-time.js';
 
-export function int(value: unknown): number {
+/** A legacy value with no read-model representation; the message is the reject reason. */
+export class UnmappableValue extends Error {}
+
+export function int(value: unknown, reason?: string): number {
   if (typeof value === 'bigint' || typeof value === 'number') return Number(value);
-  throw new TypeError(`expected an integer, got ${typeof value}`);
+  throw new UnmappableValue(
+    reason ?? `expected an integer, got ${value === null ? 'null' : typeof value}`,
+  );
 }
 
 export function intOrNull(value: unknown): number | null {
   return value === null || value === undefined ? null : int(value);
 }
 
+/** PostgreSQL text cannot hold NUL, which a MySQL VARCHAR can: it is dropped. */
 export function text(value: unknown): string {
-  if (typeof value === 'string') return value;
-  throw new TypeError(`expected a string, got ${typeof value}`);
+  if (typeof value === 'string') return value.includes('\0') ? value.replace(/\0/g, '') : value;
+  throw new UnmappableValue(`expected a string, got ${value === null ? 'null' : typeof value}`);
 }
 
 export function textOrNull(value: unknown): string | null {
   return value === null || value === undefined ? null : text(value);
+}
+
+/** One of a documented set; anything else (an invalid ENUM reads '') is null. */
+export function oneOfOrNull<T extends string>(value: unknown, allowed: readonly T[]): T | null {
+  const found = allowed.find((a) => a === value);
+  return found ?? null;
+}
+
+/** One of a documented set, required: anything else cannot be represented. */
+export function oneOf<T extends string>(value: unknown, allowed: readonly T[], field: string): T {
+  const found = oneOfOrNull(value, allowed);
+  if (found === null)
+    throw new UnmappableValue(
+      `${field}: ${JSON.stringify(value)} is not one of ${allowed.join(', ')}`,
+    );
+  return found;
 }
 
 /** TINYINT(1) 0/1 -> boolean. */
@@ -29,25 +52,69 @@ export function bool(value: unknown): boolean {
 export function decimal(value: unknown): string {
   // Prisma hands DECIMAL to raw queries as a Decimal.js instance.
   if (value instanceof Prisma.Decimal || typeof value === 'number') return value.toString();
-  throw new TypeError(`expected a decimal, got ${typeof value}`);
+  throw new UnmappableValue(`expected a decimal, got ${value === null ? 'null' : typeof value}`);
 }
 
-/** DATETIME (Istanbul wall clock) -> the instant it denotes. */
-export function instant(value: unknown): Date {
-  if (value instanceof Date) return legacyWallClockToInstant(value);
-  throw new TypeError(`expected a DATETIME, got ${typeof value}`);
+const DATE_TIME_TEXT = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2})(?:\.\d+)?)?$/;
+
+/**
+ * A legacy DATE or DATETIME, read as text (sources CAST them AS CHAR, because the driver adapter
+ * throws on a zero date and fails the whole batch) -> its wall-clock Date. Zero dates
+ * ('0000-00-00'), partly zero ones ('2020-00-10') and impossible ones ('2020-02-30'), which
+ * sessions without NO_ZERO_DATE / NO_ZERO_IN_DATE write, are null.
+ */
+export function legacyWallClock(value: unknown): Date | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value;
+  const match = typeof value === 'string' ? DATE_TIME_TEXT.exec(value) : null;
+  if (!match) throw new UnmappableValue(`unreadable date ${JSON.stringify(value)}`);
+  const [year, month, dayOfMonth, hours, minutes, seconds] = match
+    .slice(1)
+    .map((p) => Number(p ?? 0));
+  if (!year || !month || !dayOfMonth) return null;
+  const date = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, keeps years 0-99 as they are.
+  date.setUTCFullYear(year, month - 1, dayOfMonth);
+  date.setUTCHours(hours ?? 0, minutes ?? 0, seconds ?? 0, 0);
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== dayOfMonth) return null;
+  return date;
 }
 
+/** DATETIME (Istanbul wall clock) -> the instant it denotes; null for zero datetimes. */
 export function instantOrNull(value: unknown): Date | null {
-  return value === null || value === undefined ? null : instant(value);
+  const wallClock = legacyWallClock(value);
+  return wallClock && legacyWallClockToInstant(wallClock);
 }
 
-/** DATE -> YYYY-MM-DD (an Istanbul calendar day, no time zone involved). */
-export function day(value: unknown): string {
-  if (value instanceof Date) return dateOnly(value);
-  throw new TypeError(`expected a DATE, got ${typeof value}`);
+/** A NOT NULL DATETIME: a zero one cannot be represented. */
+export function instant(value: unknown, field = 'datetime'): Date {
+  const result = instantOrNull(value);
+  if (!result) throw new UnmappableValue(`${field}: zero or invalid datetime ${String(value)}`);
+  return result;
 }
 
+/** DATE -> YYYY-MM-DD (an Istanbul calendar day, no time zone involved); null for zero dates. */
 export function dayOrNull(value: unknown): string | null {
-  return value === null || value === undefined ? null : day(value);
+  const wallClock = legacyWallClock(value);
+  return wallClock && dateOnly(wallClock);
+}
+
+export function day(value: unknown, field = 'date'): string {
+  const result = dayOrNull(value);
+  if (!result) throw new UnmappableValue(`${field}: zero or invalid date ${String(value)}`);
+  return result;
+}
+
+/**
+ * created_at and updated_at, NOT NULL in the API: a zero one (rows imported by hand) takes the
+ * other's value; only a row where both are zero cannot be represented.
+ */
+export function timestamps(row: Record<string, unknown>): { created_at: Date; updated_at: Date } {
+  const created = instantOrNull(row.created_at);
+  const updated = instantOrNull(row.updated_at);
+  const createdAt = created ?? updated;
+  const updatedAt = updated ?? created;
+  if (!createdAt || !updatedAt)
+    throw new UnmappableValue('created_at and updated_at: both zero or invalid');
+  return { created_at: createdAt, updated_at: updatedAt };
 }

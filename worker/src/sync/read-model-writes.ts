@@ -2,18 +2,29 @@
 // refresh of dependent copies. Shared by the incremental sync and the reconciliation.
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import type { ReadModelClient } from '../../../common/databases.js';
+import {
+  clearRejects,
+  mapLegacyRows,
+  recordRejects,
+  type RejectListener,
+  type RejectedRow,
+} from './rejects.js';
 import type {
   ColumnType,
   DependentColumns,
   LegacyRow,
   ReadModelRow,
+  ReadModelValue,
   SyncTable,
 } from './table-definition.js';
 
 export type ReadModelTx = Parameters<Parameters<ReadModelClient['$transaction']>[0]>[0];
 
-// PostgreSQL allows 65535 bind parameters per statement; stay well below.
-const MAX_PARAMS_PER_STATEMENT = 30_000;
+/**
+ * Options of every sync transaction: Prisma's defaults (2 s to get a connection, 5 s to finish)
+ * fail batches on a busy server while all tables' runs share one pool.
+ */
+export const SYNC_TRANSACTION = { maxWait: 15_000, timeout: 120_000 } as const;
 
 const PG_TYPES: Record<ColumnType, string> = {
   int: 'integer',
@@ -28,55 +39,127 @@ const PG_TYPES: Record<ColumnType, string> = {
 export const ident = (name: string) => Sql.raw(`"${name.replace(/"/g, '""')}"`);
 export const columnName = (qualified: string) => qualified.split('.').pop() ?? qualified;
 
-function chunks<T>(items: T[], columns: number): T[][] {
-  const size = Math.max(1, Math.floor(MAX_PARAMS_PER_STATEMENT / columns));
-  const result: T[][] = [];
-  for (let i = 0; i < items.length; i += size) result.push(items.slice(i, i + size));
-  return result;
-}
-
-/** Legacy rows -> read model: upsert the live ones, delete the gone ones, refresh dependents. */
+/**
+ * Legacy rows -> read model: upsert the live ones, delete the gone ones, refresh dependents. A
+ * row that cannot be mapped or stored is set aside in sync_rejects (rejects.ts) and the others
+ * are written: one bad legacy row never stops its table. Returns the rows changed.
+ */
 export async function applyLegacyRows(
   tx: ReadModelTx,
   table: SyncTable,
   rows: LegacyRow[],
+  onRejected?: RejectListener,
 ): Promise<number> {
-  const mapped = rows.map((row) => ({ row: table.map(row), gone: table.isGone?.(row) ?? false }));
+  const { mapped, rejected } = mapLegacyRows(table, rows);
   const live = mapped.filter((m) => !m.gone).map((m) => m.row);
   const gone = mapped.filter((m) => m.gone).map((m) => m.row.id as number);
-  let changed = await upsertRows(tx, table, live);
-  changed += await deleteRows(tx, table, gone);
-  await refreshDependents(
+  const upserted = await upsertIsolatingFailures(tx, table, live);
+  rejected.push(...upserted.failed);
+  const changed = upserted.changed + (await deleteRows(tx, table, gone));
+  const failedIds = new Set(upserted.failed.map((f) => f.id));
+  const stored = mapped.map((m) => m.row).filter((row) => !failedIds.has(row.id as number));
+  await refreshDependents(tx, table, stored);
+  if (rejected.length > 0) {
+    const fresh = await recordRejects(tx, rejected);
+    if (fresh.length > 0) onRejected?.(fresh);
+  }
+  await clearRejects(
     tx,
     table,
-    mapped.map((m) => m.row),
+    stored.map((row) => row.id as number),
   );
   return changed;
 }
 
-/** Returns the number of rows actually inserted or changed (identical rows are not rewritten). */
+/**
+ * Upserts in one statement; when PostgreSQL refuses it (a number out of range, a byte sequence it
+ * does not accept), retries row by row, each in its own savepoint, to find the rows it refuses.
+ */
+async function upsertIsolatingFailures(tx: ReadModelTx, table: SyncTable, rows: ReadModelRow[]) {
+  const failed: RejectedRow[] = [];
+  if (rows.length === 0) return { changed: 0, failed };
+  try {
+    await tx.$executeRaw`SAVEPOINT upsert_batch`;
+    const changed = await upsertRows(tx, table, rows);
+    await tx.$executeRaw`RELEASE SAVEPOINT upsert_batch`;
+    return { changed, failed };
+  } catch {
+    await tx.$executeRaw`ROLLBACK TO SAVEPOINT upsert_batch`;
+  }
+  let changed = 0;
+  for (const row of rows) {
+    try {
+      await tx.$executeRaw`SAVEPOINT upsert_row`;
+      changed += await upsertRows(tx, table, [row]);
+      await tx.$executeRaw`RELEASE SAVEPOINT upsert_row`;
+    } catch (error) {
+      await tx.$executeRaw`ROLLBACK TO SAVEPOINT upsert_row`;
+      failed.push({ table: table.name, id: row.id as number, reason: refusal(error) });
+    }
+  }
+  return { changed, failed };
+}
+
+/** PostgreSQL's own words (e.g. 'value "3000000000" is out of range for type integer'). */
+function refusal(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const words = /Message: `([^`]*)`/.exec(message)?.[1] ?? message;
+  return `read model refused the row: ${words}`.slice(0, 500);
+}
+
+/**
+ * Returns the number of rows actually inserted or changed (identical rows are not rewritten).
+ * Each column travels as one text array, unnested and cast by PostgreSQL: a statement of
+ * thousands of rows has as many parameters as columns, which parses and binds far faster than
+ * a VALUES list of one parameter per value.
+ */
 export async function upsertRows(
   tx: ReadModelTx,
   table: SyncTable,
   rows: ReadModelRow[],
 ): Promise<number> {
+  if (rows.length === 0) return 0;
+  const { columnList, source, assignments, current, incoming } = upsertParts(table);
+  const arrays = Object.keys(table.columns).map((c) => rows.map((row) => asText(row[c])));
+  const unnested = Sql.join(arrays.map((values) => Sql.sql`${values}::text[]`));
+  return tx.$executeRaw`INSERT INTO ${ident(table.name)} AS t (${columnList})
+    SELECT ${source} FROM unnest(${unnested}) AS u(${columnList})
+    ON CONFLICT (id) DO UPDATE SET ${assignments}
+    WHERE (${current}) IS DISTINCT FROM (${incoming})`;
+}
+
+/** A read-model value as the text PostgreSQL casts back to its column type. */
+function asText(value: ReadModelValue | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.toISOString();
+  return String(value);
+}
+
+const upsertStatements = new WeakMap<SyncTable, ReturnType<typeof buildUpsertParts>>();
+
+function upsertParts(table: SyncTable) {
+  let parts = upsertStatements.get(table);
+  if (!parts) {
+    parts = buildUpsertParts(table);
+    upsertStatements.set(table, parts);
+  }
+  return parts;
+}
+
+function buildUpsertParts(table: SyncTable) {
   const columns = Object.keys(table.columns);
   const updatable = columns.filter((c) => c !== 'id');
-  const columnList = Sql.join(columns.map(ident));
-  const assignments = Sql.join(updatable.map((c) => Sql.sql`${ident(c)} = EXCLUDED.${ident(c)}`));
-  const current = Sql.join(updatable.map((c) => Sql.sql`t.${ident(c)}`));
-  const incoming = Sql.join(updatable.map((c) => Sql.sql`EXCLUDED.${ident(c)}`));
-  let changed = 0;
-  for (const chunk of chunks(rows, columns.length)) {
-    const values = Sql.join(
-      chunk.map((row) => Sql.sql`(${Sql.join(columns.map((c) => row[c] ?? null))})`),
-    );
-    changed +=
-      await tx.$executeRaw`INSERT INTO ${ident(table.name)} AS t (${columnList}) VALUES ${values}
-      ON CONFLICT (id) DO UPDATE SET ${assignments}
-      WHERE (${current}) IS DISTINCT FROM (${incoming})`;
-  }
-  return changed;
+  return {
+    columnList: Sql.join(columns.map(ident)),
+    source: Sql.join(
+      Object.entries(table.columns).map(
+        ([c, type]) => Sql.sql`u.${ident(c)}::${Sql.raw(PG_TYPES[type])}`,
+      ),
+    ),
+    assignments: Sql.join(updatable.map((c) => Sql.sql`${ident(c)} = EXCLUDED.${ident(c)}`)),
+    current: Sql.join(updatable.map((c) => Sql.sql`t.${ident(c)}`)),
+    incoming: Sql.join(updatable.map((c) => Sql.sql`EXCLUDED.${ident(c)}`)),
+  };
 }
 
 export async function deleteRows(
@@ -91,7 +174,7 @@ export async function deleteRows(
 
 /**
  * Refreshes every copy of these rows' values in other tables. The rows themselves, gone ones
- * included, are the source `s` (a VALUES list), so a rename just before a delete still reaches
+ * included, are the source `s` (unnested arrays), so a rename just before a delete still reaches
  * the copies. Runs for unchanged rows too: a copy written by a concurrent run of the dependent
  * table from an older read is mended on the next look-back pass.
  */
@@ -102,18 +185,13 @@ export async function refreshDependents(
 ): Promise<void> {
   if (rows.length === 0) return;
   for (const dependent of table.dependents ?? []) {
-    const { sourceColumns, alias, assignments, stale } = dependentUpdate(table, dependent);
-    for (const chunk of chunks(rows, sourceColumns.length)) {
-      const values = Sql.join(
-        chunk.map(
-          (row) =>
-            Sql.sql`(${Sql.join(sourceColumns.map((c) => Sql.sql`${row[c.column] ?? null}::${c.pgType}`))})`,
-        ),
-      );
-      await tx.$executeRaw`UPDATE ${ident(dependent.table)} d SET ${assignments}
-        FROM (VALUES ${values}) AS ${alias}
-        WHERE ${Sql.raw(dependent.on)} AND (${stale})`;
-    }
+    const { sourceColumns, names, casts, assignments, stale } = dependentUpdate(table, dependent);
+    const unnested = Sql.join(
+      sourceColumns.map((c) => Sql.sql`${rows.map((row) => asText(row[c.column]))}::text[]`),
+    );
+    await tx.$executeRaw`UPDATE ${ident(dependent.table)} d SET ${assignments}
+      FROM (SELECT ${casts} FROM unnest(${unnested}) AS u(${names})) AS s
+      WHERE ${Sql.raw(dependent.on)} AND (${stale})`;
   }
 }
 
@@ -130,7 +208,7 @@ function dependentUpdate(table: SyncTable, dependent: DependentColumns) {
 }
 
 function buildDependentUpdate(table: SyncTable, dependent: DependentColumns) {
-  // Only the source columns the expressions name travel in the VALUES list.
+  // Only the source columns the expressions name travel, one array each.
   const expressions = [dependent.on, ...Object.values(dependent.columns)].join(' ');
   const named = [...expressions.matchAll(/\bs\.([a-z_]+)/g)].map((m) => m[1] ?? '');
   const sourceColumns = [...new Set(['id', ...named])].map((column) => {
@@ -142,7 +220,10 @@ function buildDependentUpdate(table: SyncTable, dependent: DependentColumns) {
   const sets = Object.entries(dependent.columns);
   return {
     sourceColumns,
-    alias: Sql.raw(`s(${sourceColumns.map((c) => `"${c.column}"`).join(', ')})`),
+    names: Sql.join(sourceColumns.map((c) => ident(c.column))),
+    casts: Sql.join(
+      sourceColumns.map((c) => Sql.sql`u.${ident(c.column)}::${c.pgType} AS ${ident(c.column)}`),
+    ),
     assignments: Sql.join(sets.map(([c, expr]) => Sql.sql`${ident(c)} = ${Sql.raw(expr)}`)),
     stale: Sql.join(
       sets.map(([c, expr]) => Sql.sql`d.${ident(c)} IS DISTINCT FROM ${Sql.raw(expr)}`),

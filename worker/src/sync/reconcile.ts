@@ -1,31 +1,166 @@
-// Reconciliation: repairs what keyset polling cannot see (hard deletes, in-place changes of
-// tables without updated_at, inserts committed out of id order) by comparing the whole table
-// with the legacy one, chunk by chunk.
-import { compareTable } from './compare.js';
-import { applyLegacyRows, deleteRows } from './read-model-writes.js';
+// Reconciliation of every table: repairs what keyset polling cannot see (hard deletes, in-place
+// changes of tables without updated_at, updates that keep updated_at, imports with an old
+// explicit updated_at, inserts committed out of id order, stale derived copies). Each pass walks
+// the primary key in spans; per span both databases compute bucket checksums (checksum.ts), and
+// only buckets that differ are read row by row and repaired through the incremental sync's own
+// write path. A pass runs in time slices between the table's sync runs, resuming from a cursor
+// kept in sync_state, so a big table never holds up its sync.
+import { differingBuckets, legacyBuckets, readModelBuckets } from './checksum.js';
+import { classify } from './compare.js';
+import { applyLegacyRows, deleteRows, ident, SYNC_TRANSACTION } from './read-model-writes.js';
+import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
+import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import type { SyncDatabases } from './sync-engine.js';
-import type { SyncTable } from './table-definition.js';
+import type { LegacyRow, SyncTable } from './table-definition.js';
+
+export interface ReconcileOptions {
+  /** Primary-key values per checksum query (one query on each side). */
+  spanIds: number;
+  /** Primary-key values per bucket: the unit read row by row when it differs. */
+  bucketWidth: number;
+  /** A slice stops after this long; the pass goes on in the table's next reconcile job. */
+  sliceMs: number;
+  /** Only go on with a pass in progress (a follow-up job), never start one. */
+  continueOnly?: boolean;
+}
+
+export const DEFAULT_RECONCILE_OPTIONS: ReconcileOptions = {
+  spanIds: 20_000,
+  bucketWidth: 500,
+  sliceMs: 300,
+};
 
 export interface ReconcileResult {
   table: string;
   written: number;
   deleted: number;
+  /** Legacy rows the checksums covered, and rows read one by one from differing buckets. */
+  legacyRowsChecked: number;
+  legacyRowsRead: number;
+  bucketsRepaired: number;
+  /** Time spent in legacy queries. */
+  legacyMs: number;
+  /** Whether this slice ended the pass. */
+  passFinished: boolean;
 }
 
 export async function reconcileTable(
   table: SyncTable,
   db: SyncDatabases,
-  chunkSize = 2000,
+  options: ReconcileOptions = DEFAULT_RECONCILE_OPTIONS,
 ): Promise<ReconcileResult> {
-  const result: ReconcileResult = { table: table.name, written: 0, deleted: 0 };
-  for await (const chunk of compareTable(table, db, chunkSize)) {
-    if (chunk.toWrite.length === 0 && chunk.toDelete.length === 0) continue;
-    await db.readModel.$transaction(async (tx) => {
-      await applyLegacyRows(tx, table, chunk.toWrite);
-      await deleteRows(tx, table, chunk.toDelete);
-    });
-    result.written += chunk.toWrite.length;
-    result.deleted += chunk.toDelete.length;
+  const started = Date.now();
+  const result: ReconcileResult = {
+    table: table.name,
+    written: 0,
+    deleted: 0,
+    legacyRowsChecked: 0,
+    legacyRowsRead: 0,
+    bucketsRepaired: 0,
+    legacyMs: 0,
+    passFinished: false,
+  };
+  const state = await db.readModel.syncState.findUnique({ where: { table_name: table.name } });
+  const passStartedAt = state?.reconcile_cursor != null ? state.reconcile_started_at : null;
+  let cursor = passStartedAt ? state!.reconcile_cursor! : -1n;
+  const pass = passStartedAt ?? new Date(started);
+  if (!passStartedAt && options.continueOnly) return { ...result, passFinished: true };
+
+  while (Date.now() - started < options.sliceMs) {
+    const next = await nextKey(table, db, cursor, result);
+    if (next === null) {
+      result.passFinished = true;
+      break;
+    }
+    const width = BigInt(options.bucketWidth);
+    const from = next - (next % width);
+    const to = from + BigInt(options.spanIds);
+    await reconcileSpan(table, db, from, to, options.bucketWidth, result);
+    cursor = to - 1n;
   }
+  const progress = result.passFinished
+    ? { reconcile_cursor: null, reconcile_started_at: null, reconciled_at: pass }
+    : { reconcile_cursor: cursor, reconcile_started_at: pass };
+  await db.readModel.syncState.upsert({
+    where: { table_name: table.name },
+    create: { table_name: table.name, ...progress },
+    update: progress,
+  });
   return result;
+}
+
+/** The smallest primary key past the cursor on either side, or null at the end of the pass. */
+async function nextKey(
+  table: SyncTable,
+  db: SyncDatabases,
+  cursor: bigint,
+  result: ReconcileResult,
+): Promise<bigint | null> {
+  const key = LegacySql.raw(table.key);
+  const legacyStarted = Date.now();
+  const [legacyRow] = await db.legacy.$queryRaw<LegacyRow[]>`SELECT ${key} AS id
+    FROM ${LegacySql.raw(baseTableOf(table))} WHERE ${key} > ${cursor} ORDER BY ${key} LIMIT 1`;
+  result.legacyMs += Date.now() - legacyStarted;
+  const [held] = await db.readModel.$queryRaw<{ id: bigint | null }[]>`SELECT min(id)::bigint AS id
+    FROM ${ident(table.name)} WHERE id > ${cursor}`;
+  const candidates = [legacyRow?.id, held?.id]
+    .filter((v) => v !== null && v !== undefined)
+    .map((v) => BigInt(v as bigint | number));
+  return candidates.length === 0 ? null : candidates.reduce((a, b) => (a < b ? a : b));
+}
+
+/** `members m` from a source's FROM clause: the synced table and its alias, without joins. */
+function baseTableOf(table: SyncTable): string {
+  const alias = table.key.split('.')[0] ?? '';
+  const match = new RegExp(`\\bFROM\\s+(\\w+)\\s+${alias}\\b`, 'i').exec(table.source.sql);
+  if (!match?.[1]) throw new Error(`${table.name}: cannot find the synced table in its source`);
+  return `${match[1]} ${alias}`;
+}
+
+async function reconcileSpan(
+  table: SyncTable,
+  db: SyncDatabases,
+  from: bigint,
+  to: bigint,
+  bucketWidth: number,
+  result: ReconcileResult,
+) {
+  const legacyStarted = Date.now();
+  const legacySums = await legacyBuckets(table, db, from, to, bucketWidth);
+  result.legacyMs += Date.now() - legacyStarted;
+  const heldSums = await readModelBuckets(table, db, from, to, bucketWidth);
+  for (const sum of legacySums.values()) result.legacyRowsChecked += sum.count;
+  for (const bucket of differingBuckets(legacySums, heldSums)) {
+    const lo = bucket * BigInt(bucketWidth);
+    await repairRange(table, db, lo, lo + BigInt(bucketWidth) - 1n, result);
+  }
+}
+
+/** Row-by-row comparison and repair of the keys lo..hi, in one read-model transaction. */
+export async function repairRange(
+  table: SyncTable,
+  db: SyncDatabases,
+  lo: bigint,
+  hi: bigint,
+  result: ReconcileResult,
+) {
+  const key = LegacySql.raw(table.key);
+  const legacyStarted = Date.now();
+  const legacyRows = await db.legacy.$queryRaw<LegacyRow[]>`${table.source}
+    WHERE ${key} BETWEEN ${lo} AND ${hi} ORDER BY ${key}`;
+  result.legacyMs += Date.now() - legacyStarted;
+  result.legacyRowsRead += legacyRows.length;
+  const columns = Sql.join(Object.keys(table.columns).map(ident));
+  const readRows = await db.readModel.$queryRaw<Record<string, unknown>[]>`SELECT ${columns}
+    FROM ${ident(table.name)} WHERE id BETWEEN ${lo} AND ${hi}`;
+  const held = new Map(readRows.map((row) => [Number(row.id as number | bigint), row]));
+  const chunk = classify(table, legacyRows, held);
+  result.bucketsRepaired += 1;
+  if (chunk.toWrite.length === 0 && chunk.toDelete.length === 0) return;
+  await db.readModel.$transaction(async (tx) => {
+    await applyLegacyRows(tx, table, chunk.toWrite, db.onRejected);
+    await deleteRows(tx, table, chunk.toDelete);
+  }, SYNC_TRANSACTION);
+  result.written += chunk.toWrite.length - chunk.rejected.length;
+  result.deleted += chunk.toDelete.length;
 }

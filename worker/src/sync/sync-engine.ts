@@ -8,7 +8,9 @@
 // deletes are left to the reconciliation (reconcile.ts).
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import type { LegacyClient, ReadModelClient } from '../../../common/databases.js';
-import { applyLegacyRows, columnName } from './read-model-writes.js';
+import { applyLegacyRows, columnName, SYNC_TRANSACTION } from './read-model-writes.js';
+import { legacyWallClock } from './legacy-values.js';
+import type { RejectListener } from './rejects.js';
 import type { LegacyRow, SyncTable } from './table-definition.js';
 
 export interface SyncOptions {
@@ -21,7 +23,7 @@ export interface SyncOptions {
 
 export const DEFAULT_SYNC_OPTIONS: SyncOptions = {
   lookbackSeconds: 10,
-  batchSize: 2000,
+  batchSize: 5000,
   timeBudgetMs: 20_000,
 };
 
@@ -43,6 +45,8 @@ export interface SyncRunResult {
 export interface SyncDatabases {
   legacy: LegacyClient;
   readModel: ReadModelClient;
+  /** Told of newly rejected rows, to count and log them (rejects.ts). */
+  onRejected?: RejectListener;
 }
 
 export async function syncTable(
@@ -65,52 +69,114 @@ export async function syncTable(
     writeMs: 0,
   };
 
-  while (!result.caughtUp && Date.now() - started < options.timeBudgetMs) {
-    const readStartedAt = new Date();
-    const legacyNow = table.changedAt ? await legacyClock(db.legacy) : null;
-    const rows = await readBatch(db.legacy, table, position, options.batchSize);
+  let next: Promise<Batch> | null = readNext(table, db, position, options);
+  while (next) {
+    const batch: Batch = await next;
+    result.legacyReadMs += batch.readMs;
+    result.rowsRead += batch.rows.length;
+    result.caughtUp = batch.rows.length < options.batchSize;
+    position = positionAfter(table, batch.rows, position);
+    // The next batch is read from the legacy database while this one is written.
+    next =
+      result.caughtUp || Date.now() - started >= options.timeBudgetMs
+        ? null
+        : readNext(table, db, position, options);
     const writeStartedAt = Date.now();
-    result.legacyReadMs += writeStartedAt - readStartedAt.getTime();
-    result.rowsRead += rows.length;
-    result.caughtUp = rows.length < options.batchSize;
-
-    const last = rows.at(-1);
-    if (last) {
-      position = {
-        changedAt: table.changedAt ? (last[columnName(table.changedAt)] as Date) : null,
-        id: BigInt(last[columnName(table.key)] as bigint | number),
-      };
-    }
-    const horizon = legacyNow && new Date(legacyNow.getTime() - options.lookbackSeconds * 1000);
-    const stored: Position =
-      horizon && position.changedAt && position.changedAt > horizon
-        ? { changedAt: horizon, id: 0n }
-        : position;
-
-    result.rowsWritten += await db.readModel.$transaction(async (tx) => {
-      const written = await applyLegacyRows(tx, table, rows);
-      await tx.syncState.upsert({
-        where: { table_name: table.name },
-        create: {
-          table_name: table.name,
-          cursor_changed_at: stored.changedAt,
-          cursor_id: stored.id,
-          synced_at: result.caughtUp ? readStartedAt : null,
-          rows_synced: written,
-        },
-        update: {
-          cursor_changed_at: stored.changedAt,
-          cursor_id: stored.id,
-          ...(result.caughtUp ? { synced_at: readStartedAt } : {}),
-          rows_synced: { increment: written },
-          updated_at: new Date(),
-        },
-      });
-      return written;
-    });
+    result.rowsWritten += await commitBatch(table, db, batch, position, result.caughtUp, options);
     result.writeMs += Date.now() - writeStartedAt;
   }
   return result;
+}
+
+interface Batch {
+  rows: LegacyRow[];
+  legacyNow: Date | null;
+  readStartedAt: Date;
+  readMs: number;
+}
+
+function readNext(
+  table: SyncTable,
+  db: SyncDatabases,
+  from: Position,
+  options: SyncOptions,
+): Promise<Batch> {
+  const read = async (): Promise<Batch> => {
+    const readStartedAt = new Date();
+    const legacyNow = table.changedAt ? await legacyClock(db.legacy) : null;
+    const rows = await readBatch(db.legacy, table, from, options.batchSize);
+    return { rows, legacyNow, readStartedAt, readMs: Date.now() - readStartedAt.getTime() };
+  };
+  const promise = read();
+  // Awaited later, or dropped when the run ends first: never an unhandled rejection.
+  promise.catch(() => undefined);
+  return promise;
+}
+
+function positionAfter(table: SyncTable, rows: LegacyRow[], position: Position): Position {
+  const last = rows.at(-1);
+  if (!last) return position;
+  return {
+    changedAt: table.changedAt ? positionTime(last[columnName(table.changedAt)]) : null,
+    id: BigInt(last[columnName(table.key)] as bigint | number),
+  };
+}
+
+/** Writes a batch and the table's position in one read-model transaction. */
+async function commitBatch(
+  table: SyncTable,
+  db: SyncDatabases,
+  batch: Batch,
+  position: Position,
+  caughtUp: boolean,
+  options: SyncOptions,
+): Promise<number> {
+  const { legacyNow, readStartedAt } = batch;
+  const horizon = legacyNow && new Date(legacyNow.getTime() - options.lookbackSeconds * 1000);
+  const stored: Position =
+    horizon && position.changedAt && position.changedAt > horizon
+      ? { changedAt: horizon, id: 0n }
+      : position;
+  const cursor = { cursor_changed_at: stored.changedAt, cursor_id: stored.id };
+  return db.readModel.$transaction(async (tx) => {
+    // Rows and position commit together, so a commit lost in a crash is simply read again: no
+    // need to wait for the WAL flush.
+    await tx.$executeRaw`SET LOCAL synchronous_commit TO OFF`;
+    const written = await applyLegacyRows(tx, table, batch.rows, db.onRejected);
+    await tx.syncState.upsert({
+      where: { table_name: table.name },
+      create: {
+        table_name: table.name,
+        ...cursor,
+        synced_at: caughtUp ? readStartedAt : null,
+        rows_synced: written,
+      },
+      update: {
+        ...cursor,
+        ...(caughtUp ? { synced_at: readStartedAt } : {}),
+        rows_synced: { increment: written },
+        updated_at: new Date(),
+      },
+    });
+    return written;
+  }, SYNC_TRANSACTION);
+}
+
+/**
+ * The change column of a batch's last row (read as text, see legacy-values.ts) as a position. A
+ * zero or partly zero value ('0000-00-00 00:00:00', '2020-00-10 ...') becomes the first real
+ * time after it in MySQL's order (month and day 0 -> 1), so the position always moves forward.
+ */
+function positionTime(value: unknown): Date {
+  const valid = legacyWallClock(value);
+  if (valid) return valid;
+  const [year = 0, month = 0, day = 0, h = 0, m = 0, s = 0] = String(value)
+    .split(/[^0-9]+/)
+    .map(Number);
+  const position = new Date(0);
+  position.setUTCFullYear(year, Math.max(month, 1) - 1, Math.max(day, 1));
+  position.setUTCHours(h, m, s, 0);
+  return position;
 }
 
 /** The legacy database's own clock, in its wall-clock form (the session runs at +03:00). */

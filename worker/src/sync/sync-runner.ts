@@ -5,7 +5,8 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../../common/logger.js';
 import { JOBS, TABLE_JOB_OPTIONS, syncQueueName, type TableJobData } from '../queues.js';
-import { reconcileTable } from './reconcile.js';
+import { DEFAULT_RECONCILE_OPTIONS, reconcileTable } from './reconcile.js';
+import type { RejectedRow } from './rejects.js';
 import type { SyncMetrics } from './sync-metrics.js';
 import {
   DEFAULT_SYNC_OPTIONS,
@@ -31,6 +32,15 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
   const tables = deps.tables ?? SYNC_TABLES;
   const options = { ...DEFAULT_SYNC_OPTIONS, ...deps.syncOptions };
   const queues: Queue<TableJobData>[] = [];
+  // Logged once per row and reason: a rejected row is retried on every pass without new lines.
+  const db = {
+    ...deps,
+    onRejected: (rows: RejectedRow[]) => {
+      deps.metrics?.recordRejected(rows);
+      for (const r of rows)
+        deps.logger.warn({ table: r.table, id: r.id, reason: r.reason }, 'legacy row rejected');
+    },
+  };
   const workers: Worker<TableJobData>[] = [];
 
   for (const table of tables) {
@@ -45,18 +55,25 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
       { every: deps.intervalMs },
       { name: JOBS.sync.name, data, opts: TABLE_JOB_OPTIONS },
     );
-    if (table.reconcile) {
-      await queue.upsertJobScheduler(
-        JOBS.reconcile.schedulerId(table.name),
-        { every: deps.reconcileIntervalMs },
-        { name: JOBS.reconcile.name, data, opts: TABLE_JOB_OPTIONS },
-      );
-    }
+    await queue.upsertJobScheduler(
+      JOBS.reconcile.schedulerId(table.name),
+      { every: deps.reconcileIntervalMs },
+      { name: JOBS.reconcile.name, data, opts: TABLE_JOB_OPTIONS },
+    );
     queues.push(queue);
 
     const run = async (job: Job<TableJobData>) => {
-      if (job.name === JOBS.reconcile.name) return reconcileTable(table, deps);
-      const result = await syncTable(table, deps, options);
+      if (job.name === JOBS.reconcile.name) {
+        const reconciled = await reconcileTable(table, db, {
+          ...DEFAULT_RECONCILE_OPTIONS,
+          continueOnly: job.data.continuePass === true,
+        });
+        deps.metrics?.recordReconcile(reconciled);
+        // The pass goes on in a job queued behind the table's waiting sync run, if any.
+        if (!reconciled.passFinished) await queue.add(JOBS.reconcile.name, data, TABLE_JOB_OPTIONS);
+        return reconciled;
+      }
+      const result = await syncTable(table, db, options);
       deps.metrics?.recordRun(result);
       return result;
     };

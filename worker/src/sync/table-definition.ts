@@ -44,14 +44,16 @@ export interface SyncTable {
   map(row: LegacyRow): ReadModelRow;
   /** Whether a legacy row no longer exists for readers (a soft delete); it leaves the read model. */
   isGone?(row: LegacyRow): boolean;
+  /** isGone as SQL over the source's columns aliased `s`, for checksums computed in MySQL. */
+  goneSql?: string;
+  /**
+   * Read-model columns computed in code from other columns (search folds): left out of the
+   * chunk checksums, which MySQL computes; they follow the columns they are computed from.
+   */
+  computedColumns?: readonly string[];
   /**
    * Other read-model tables showing values of this one, refreshed from every synced row, gone
    * ones included, so a copy never outlives a rename made just before a delete.
    */
   dependents?: readonly DependentColumns[];
-  /**
-   * Compared row by row with the legacy table every RECONCILE_INTERVAL_MS, because some change
-   * leaves no trace in the change column (hard deletes, tables without updated_at).
-   */
-  reconcile?: boolean;
 }

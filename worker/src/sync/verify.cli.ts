@@ -21,6 +21,9 @@ try {
     );
     for (const d of r.different.slice(0, SHOWN))
       console.log(`  ${r.table} #${d.id}: ${d.columns.join(', ')}`);
+    if (r.rejected.length > 0) console.log(`${r.table}: ${r.rejected.length} rejected`);
+    for (const j of r.rejected.slice(0, SHOWN))
+      console.log(`  ${r.table} #${j.id} rejected: ${j.reason}`);
   }
   const total = differenceCount(reports);
   console.log(`total: ${total} difference${total === 1 ? '' : 's'}`);

@@ -1,12 +1,12 @@
 import { Prisma } from '../../../../prisma/generated/legacy/client.js';
 import { foldTurkish } from '../../../../common/turkish.js';
-import { dayOrNull, instant, int, text, textOrNull } from '../legacy-values.js';
+import { dayOrNull, int, text, textOrNull, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const branchesTable: SyncTable = {
   name: 'branches',
   source: Prisma.sql`SELECT b.id, b.name, b.address, b.status, b.manager_name, b.phone, b.email,
-    b.founded_at, b.created_at, b.updated_at FROM branches b`,
+    CAST(b.founded_at AS CHAR) AS founded_at, CAST(b.created_at AS CHAR) AS created_at, CAST(b.updated_at AS CHAR) AS updated_at FROM branches b`,
   changedAt: 'b.updated_at',
   key: 'b.id',
   columns: {
@@ -22,6 +22,7 @@ export const branchesTable: SyncTable = {
     updated_at: 'instant',
     search_text: 'text',
   },
+  computedColumns: ['search_text'],
   map: (row) => ({
     id: int(row.id),
     name: text(row.name),
@@ -31,8 +32,7 @@ export const branchesTable: SyncTable = {
     phone: textOrNull(row.phone),
     email: textOrNull(row.email),
     founded_at: dayOrNull(row.founded_at),
-    created_at: instant(row.created_at),
-    updated_at: instant(row.updated_at),
+    ...timestamps(row),
     search_text: foldTurkish([row.name, row.address].map(textOrNull).join(' ')),
   }),
   dependents: [

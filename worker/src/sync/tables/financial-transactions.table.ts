@@ -8,6 +8,7 @@ import {
   intOrNull,
   text,
   textOrNull,
+  timestamps,
 } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
@@ -15,8 +16,8 @@ export const financialTransactionsTable: SyncTable = {
   name: 'financial_transactions',
   source: Prisma.sql`SELECT ft.id, ft.member_id, ft.transaction_type, ft.transaction_code, ft.reference_id,
     ft.reference_table, ft.amount, ft.balance_before, ft.balance_after, ft.payment_method, ft.description,
-    st.full_name AS staff_name, ft.staff_id, ft.branch_id, ft.transaction_date, ft.is_active, ft.is_cancelled,
-    ft.cancelled_at, ft.cancel_reason, ft.cancelled_by, ft.created_at, ft.updated_at
+    st.full_name AS staff_name, ft.staff_id, ft.branch_id, CAST(ft.transaction_date AS CHAR) AS transaction_date, ft.is_active, ft.is_cancelled,
+    CAST(ft.cancelled_at AS CHAR) AS cancelled_at, ft.cancel_reason, ft.cancelled_by, CAST(ft.created_at AS CHAR) AS created_at, CAST(ft.updated_at AS CHAR) AS updated_at
     FROM financial_transactions ft LEFT JOIN staff st ON st.id = ft.staff_id`,
   changedAt: 'ft.updated_at',
   key: 'ft.id',
@@ -59,13 +60,12 @@ export const financialTransactionsTable: SyncTable = {
     staff_name: textOrNull(row.staff_name),
     staff_id: intOrNull(row.staff_id),
     branch_id: int(row.branch_id),
-    transaction_date: instant(row.transaction_date),
+    transaction_date: instant(row.transaction_date, 'transaction_date'),
     is_active: bool(row.is_active),
     is_cancelled: bool(row.is_cancelled),
     cancelled_at: instantOrNull(row.cancelled_at),
     cancel_reason: textOrNull(row.cancel_reason),
     cancelled_by: intOrNull(row.cancelled_by),
-    created_at: instant(row.created_at),
-    updated_at: instant(row.updated_at),
+    ...timestamps(row),
   }),
 };

@@ -1,5 +1,5 @@
 import { Prisma } from '../../../../prisma/generated/legacy/client.js';
-import { decimal, instant, int, text } from '../legacy-values.js';
+import { decimal, int, text, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const installmentPlansTable: SyncTable = {
@@ -9,7 +9,7 @@ export const installmentPlansTable: SyncTable = {
     (SELECT COALESCE(SUM(i.amount), 0) FROM installments i WHERE i.plan_id = ip.id AND i.is_paid = 1)
       AS collected_amount,
     ip.created_at, ip.updated_at
-    FROM installment_plans ip STRAIGHT_JOIN members m ON m.id = ip.member_id`,
+    FROM installment_plans ip LEFT JOIN members m ON m.id = ip.member_id`,
   changedAt: 'ip.updated_at',
   key: 'ip.id',
   columns: {
@@ -31,7 +31,6 @@ export const installmentPlansTable: SyncTable = {
     status: text(row.status),
     total_amount: decimal(row.total_amount),
     collected_amount: decimal(row.collected_amount),
-    created_at: instant(row.created_at),
-    updated_at: instant(row.updated_at),
+    ...timestamps(row),
   }),
 };

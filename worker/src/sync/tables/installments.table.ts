@@ -1,11 +1,11 @@
 import { Prisma } from '../../../../prisma/generated/legacy/client.js';
-import { bool, day, decimal, instant, instantOrNull, int } from '../legacy-values.js';
+import { bool, day, decimal, instantOrNull, int, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const installmentsTable: SyncTable = {
   name: 'installments',
-  source: Prisma.sql`SELECT i.id, i.plan_id, i.due_date, i.amount, i.is_paid, i.paid_at, i.created_at,
-    i.updated_at FROM installments i`,
+  source: Prisma.sql`SELECT i.id, i.plan_id, CAST(i.due_date AS CHAR) AS due_date, i.amount, i.is_paid, CAST(i.paid_at AS CHAR) AS paid_at, CAST(i.created_at AS CHAR) AS created_at,
+    CAST(i.updated_at AS CHAR) AS updated_at FROM installments i`,
   changedAt: 'i.updated_at',
   key: 'i.id',
   columns: {
@@ -21,12 +21,11 @@ export const installmentsTable: SyncTable = {
   map: (row) => ({
     id: int(row.id),
     plan_id: int(row.plan_id),
-    due_date: day(row.due_date),
+    due_date: day(row.due_date, 'due_date'),
     amount: decimal(row.amount),
     is_paid: bool(row.is_paid),
     paid_at: instantOrNull(row.paid_at),
-    created_at: instant(row.created_at),
-    updated_at: instant(row.updated_at),
+    ...timestamps(row),
   }),
   dependents: [
     {

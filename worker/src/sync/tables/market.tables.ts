@@ -1,11 +1,11 @@
 import { Prisma } from '../../../../prisma/generated/legacy/client.js';
 import { foldTurkish } from '../../../../common/turkish.js';
-import { bool, decimal, instant, int, text } from '../legacy-values.js';
+import { bool, decimal, instant, int, text, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const marketCategoriesTable: SyncTable = {
   name: 'market_categories',
-  source: Prisma.sql`SELECT c.id, c.name, c.is_active, c.created_at FROM market_categories c`,
+  source: Prisma.sql`SELECT c.id, c.name, c.is_active, CAST(c.created_at AS CHAR) AS created_at FROM market_categories c`,
   // No updated_at: the category screen edits rows in place.
   changedAt: null,
   key: 'c.id',
@@ -14,19 +14,18 @@ export const marketCategoriesTable: SyncTable = {
     id: int(row.id),
     name: text(row.name),
     is_active: bool(row.is_active),
-    created_at: instant(row.created_at),
+    created_at: instant(row.created_at, 'created_at'),
   }),
   dependents: [
     { table: 'market_products', on: 'd.category_id = s.id', columns: { category_name: 's.name' } },
   ],
-  reconcile: true,
 };
 
 export const marketProductsTable: SyncTable = {
   name: 'market_products',
-  source: Prisma.sql`SELECT p.id, p.name, p.category_id, c.name AS category_name, p.price, p.stock,
-    p.is_active, p.created_at, p.updated_at
-    FROM market_products p STRAIGHT_JOIN market_categories c ON c.id = p.category_id`,
+  source: Prisma.sql`SELECT p.id, p.name, p.category_id, COALESCE(c.name, '') AS category_name, p.price, p.stock,
+    p.is_active, CAST(p.created_at AS CHAR) AS created_at, CAST(p.updated_at AS CHAR) AS updated_at
+    FROM market_products p LEFT JOIN market_categories c ON c.id = p.category_id`,
   changedAt: 'p.updated_at',
   key: 'p.id',
   columns: {
@@ -41,6 +40,7 @@ export const marketProductsTable: SyncTable = {
     updated_at: 'instant',
     search_text: 'text',
   },
+  computedColumns: ['search_text'],
   map: (row) => ({
     id: int(row.id),
     name: text(row.name),
@@ -49,8 +49,7 @@ export const marketProductsTable: SyncTable = {
     price: decimal(row.price),
     stock: int(row.stock),
     is_active: bool(row.is_active),
-    created_at: instant(row.created_at),
-    updated_at: instant(row.updated_at),
+    ...timestamps(row),
     search_text: foldTurkish(text(row.name)),
   }),
 };

@@ -1,12 +1,12 @@
 import { Prisma } from '../../../../prisma/generated/legacy/client.js';
-import { day, decimal, instant, int, text } from '../legacy-values.js';
+import { day, decimal, int, text, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const memberPackagesTable: SyncTable = {
   name: 'member_packages',
-  source: Prisma.sql`SELECT mp.id, mp.member_id, mp.package_id, mp.branch_id, p.name AS package_type_name,
-    mp.start_date, mp.end_date, mp.status, mp.price_paid, mp.created_at, mp.updated_at
-    FROM member_packages mp STRAIGHT_JOIN packages p ON p.id = mp.package_id`,
+  source: Prisma.sql`SELECT mp.id, mp.member_id, mp.package_id, mp.branch_id, COALESCE(p.name, '') AS package_type_name,
+    CAST(mp.start_date AS CHAR) AS start_date, CAST(mp.end_date AS CHAR) AS end_date, mp.status, mp.price_paid, CAST(mp.created_at AS CHAR) AS created_at, CAST(mp.updated_at AS CHAR) AS updated_at
+    FROM member_packages mp LEFT JOIN packages p ON p.id = mp.package_id`,
   changedAt: 'mp.updated_at',
   key: 'mp.id',
   columns: {
@@ -28,13 +28,10 @@ export const memberPackagesTable: SyncTable = {
     package_id: int(row.package_id),
     branch_id: int(row.branch_id),
     package_type_name: text(row.package_type_name),
-    start_date: day(row.start_date),
-    end_date: day(row.end_date),
+    start_date: day(row.start_date, 'start_date'),
+    end_date: day(row.end_date, 'end_date'),
     status: text(row.status),
     price_paid: decimal(row.price_paid),
-    created_at: instant(row.created_at),
-    updated_at: instant(row.updated_at),
+    ...timestamps(row),
   }),
-  // The dashboard DELETEs rows entered by mistake.
-  reconcile: true,
 };

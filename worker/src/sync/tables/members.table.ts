@@ -1,6 +1,17 @@
 import { Prisma } from '../../../../prisma/generated/legacy/client.js';
 import { digitsOf, foldTurkish } from '../../../../common/turkish.js';
-import { bool, dayOrNull, decimal, instant, int, text, textOrNull } from '../legacy-values.js';
+import {
+  bool,
+  dayOrNull,
+  decimal,
+  instantOrNull,
+  int,
+  oneOf,
+  oneOfOrNull,
+  text,
+  textOrNull,
+  timestamps,
+} from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 /** members.full_name + ' ' + members.surname, just full_name without a surname (legacy README). */
@@ -9,10 +20,10 @@ export const MEMBER_NAME_SQL = "concat_ws(' ', s.full_name, s.surname)";
 export const membersTable: SyncTable = {
   name: 'members',
   source: Prisma.sql`SELECT m.id, m.full_name, m.surname, m.phone, m.email, m.tc_no, m.member_no,
-    m.gender, m.birth_date, m.branch_id, b.name AS branch_name, m.entry_status, m.balance,
-    m.freeze_status, m.status, m.registered_at, m.address, m.qr_code, m.referral_code,
-    m.is_deleted, m.created_at, m.updated_at
-    FROM members m STRAIGHT_JOIN branches b ON b.id = m.branch_id`,
+    m.gender, CAST(m.birth_date AS CHAR) AS birth_date, m.branch_id, COALESCE(b.name, '') AS branch_name, m.entry_status, m.balance,
+    m.freeze_status, m.status, CAST(m.registered_at AS CHAR) AS registered_at, m.address, m.qr_code, m.referral_code,
+    m.is_deleted, CAST(m.created_at AS CHAR) AS created_at, CAST(m.updated_at AS CHAR) AS updated_at
+    FROM members m LEFT JOIN branches b ON b.id = m.branch_id`,
   changedAt: 'm.updated_at',
   key: 'm.id',
   columns: {
@@ -42,11 +53,14 @@ export const membersTable: SyncTable = {
   },
   // A soft-deleted member no longer exists for any reader.
   isGone: (row) => bool(row.is_deleted),
+  goneSql: 's.is_deleted = 1',
+  computedColumns: ['search_text', 'phone_digits'],
   map: (row) => {
     const fullName = text(row.full_name);
     const surname = textOrNull(row.surname);
     const email = textOrNull(row.email);
     const phone = text(row.phone);
+    const times = timestamps(row);
     return {
       id: int(row.id),
       full_name: fullName,
@@ -55,20 +69,20 @@ export const membersTable: SyncTable = {
       email,
       tc_no: textOrNull(row.tc_no),
       member_no: text(row.member_no),
-      gender: textOrNull(row.gender),
+      gender: oneOfOrNull(row.gender, ['Erkek', 'Kadın']),
       birth_date: dayOrNull(row.birth_date),
       branch_id: int(row.branch_id),
       branch_name: text(row.branch_name),
       entry_status: bool(row.entry_status),
       balance: decimal(row.balance),
       freeze_status: bool(row.freeze_status),
-      status: text(row.status),
-      registered_at: instant(row.registered_at),
+      status: oneOf(row.status, ['Aktif', 'Pasif'], 'status'),
+      // A zero registered_at: the member was registered when the row was created.
+      registered_at: instantOrNull(row.registered_at) ?? times.created_at,
       address: textOrNull(row.address),
       qr_code: text(row.qr_code),
       referral_code: textOrNull(row.referral_code),
-      created_at: instant(row.created_at),
-      updated_at: instant(row.updated_at),
+      ...times,
       search_text: foldTurkish([fullName, surname, email].filter(Boolean).join(' ')),
       phone_digits: digitsOf(phone),
     };

@@ -4,7 +4,7 @@ import type { SyncTable } from '../table-definition.js';
 
 export const notificationsTable: SyncTable = {
   name: 'notifications',
-  source: Prisma.sql`SELECT n.id, n.branch_id, n.title, n.message, n.type, n.is_read, n.created_at
+  source: Prisma.sql`SELECT n.id, n.branch_id, n.title, n.message, n.type, n.is_read, CAST(n.created_at AS CHAR) AS created_at
     FROM notifications n`,
   // No updated_at: is_read flips in place, and rows older than 90 days are DELETEd nightly.
   changedAt: null,
@@ -25,7 +25,6 @@ export const notificationsTable: SyncTable = {
     message: text(row.message),
     type: text(row.type),
     is_read: bool(row.is_read),
-    created_at: instant(row.created_at),
+    created_at: instant(row.created_at, 'created_at'),
   }),
-  reconcile: true,
 };

@@ -1,11 +1,11 @@
 import { Prisma } from '../../../../prisma/generated/legacy/client.js';
-import { bool, decimal, instant, int, intOrNull, text } from '../legacy-values.js';
+import { bool, decimal, int, intOrNull, text, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const packagesTable: SyncTable = {
   name: 'packages',
   source: Prisma.sql`SELECT p.id, p.name, p.price, p.duration_days, p.duration_months, p.is_active,
-    p.sort_order, p.created_at, p.updated_at FROM packages p`,
+    p.sort_order, CAST(p.created_at AS CHAR) AS created_at, CAST(p.updated_at AS CHAR) AS updated_at FROM packages p`,
   changedAt: 'p.updated_at',
   key: 'p.id',
   columns: {
@@ -27,8 +27,7 @@ export const packagesTable: SyncTable = {
     duration_months: intOrNull(row.duration_months),
     is_active: bool(row.is_active),
     sort_order: int(row.sort_order),
-    created_at: instant(row.created_at),
-    updated_at: instant(row.updated_at),
+    ...timestamps(row),
   }),
   dependents: [
     {

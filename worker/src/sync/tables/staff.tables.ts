@@ -1,6 +1,6 @@
 import { Prisma } from '../../../../prisma/generated/legacy/client.js';
 import { foldTurkish } from '../../../../common/turkish.js';
-import { bool, instant, instantOrNull, int, text } from '../legacy-values.js';
+import { bool, instantOrNull, int, text, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const rolesTable: SyncTable = {
@@ -12,16 +12,15 @@ export const rolesTable: SyncTable = {
   columns: { id: 'int', name: 'text' },
   map: (row) => ({ id: int(row.id), name: text(row.name) }),
   dependents: [{ table: 'staff', on: 'd.role_id = s.id', columns: { role_name: 's.name' } }],
-  reconcile: true,
 };
 
 // password_hash and remember_token are never selected: they must not leave the dashboard's database.
 export const staffTable: SyncTable = {
   name: 'staff',
   source: Prisma.sql`SELECT st.id, st.full_name, st.username, st.email, st.phone, st.branch_id,
-    b.name AS branch_name, st.role_id, r.name AS role_name, st.is_active, st.last_login, st.created_at,
-    st.updated_at
-    FROM staff st STRAIGHT_JOIN branches b ON b.id = st.branch_id STRAIGHT_JOIN roles r ON r.id = st.role_id`,
+    COALESCE(b.name, '') AS branch_name, st.role_id, COALESCE(r.name, '') AS role_name, st.is_active, CAST(st.last_login AS CHAR) AS last_login, CAST(st.created_at AS CHAR) AS created_at,
+    CAST(st.updated_at AS CHAR) AS updated_at
+    FROM staff st LEFT JOIN branches b ON b.id = st.branch_id LEFT JOIN roles r ON r.id = st.role_id`,
   changedAt: 'st.updated_at',
   key: 'st.id',
   columns: {
@@ -40,6 +39,7 @@ export const staffTable: SyncTable = {
     updated_at: 'instant',
     search_text: 'text',
   },
+  computedColumns: ['search_text'],
   map: (row) => ({
     id: int(row.id),
     full_name: text(row.full_name),
@@ -52,8 +52,7 @@ export const staffTable: SyncTable = {
     role_name: text(row.role_name),
     is_active: bool(row.is_active),
     last_login: instantOrNull(row.last_login),
-    created_at: instant(row.created_at),
-    updated_at: instant(row.updated_at),
+    ...timestamps(row),
     search_text: foldTurkish([row.full_name, row.username, row.email].map(text).join(' ')),
   }),
   dependents: [

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import {
+  UnmappableValue,
+  day,
+  dayOrNull,
+  instantOrNull,
+  legacyWallClock,
+  oneOfOrNull,
+  text,
+  timestamps,
+} from './legacy-values.js';
+
+describe('legacy values read as text', () => {
+  it('when a date is zero, partly zero or impossible, then it reads null', () => {
+    for (const value of ['0000-00-00', '2020-00-10', '2020-05-00', '2021-02-29'])
+      expect(dayOrNull(value), value).toBeNull();
+    expect(instantOrNull('0000-00-00 00:00:00')).toBeNull();
+  });
+
+  it('when a date is valid, then it keeps its calendar day and its wall clock', () => {
+    expect(dayOrNull('2024-02-29')).toBe('2024-02-29');
+    expect(instantOrNull('2026-11-21 10:00:00')?.toISOString()).toBe('2026-11-21T07:00:00.000Z');
+    expect(legacyWallClock('0099-01-02')?.getUTCFullYear()).toBe(99);
+  });
+
+  it('when a required date is zero, then the row cannot be represented', () => {
+    expect(() => day('0000-00-00', 'due_date')).toThrow(UnmappableValue);
+    expect(() => day('0000-00-00', 'due_date')).toThrow(/due_date/);
+  });
+
+  it('when one timestamp is zero, then it takes the other; when both are, the row is rejected', () => {
+    const both = timestamps({
+      created_at: '0000-00-00 00:00:00',
+      updated_at: '2026-01-01 03:00:00',
+    });
+    expect(both.created_at).toEqual(both.updated_at);
+    expect(() =>
+      timestamps({ created_at: '0000-00-00 00:00:00', updated_at: '0000-00-00 00:00:00' }),
+    ).toThrow(UnmappableValue);
+  });
+
+  it('when a value is outside its set or holds NUL, then it reads null or loses the NUL', () => {
+    expect(oneOfOrNull('', ['Erkek', 'Kadın'])).toBeNull();
+    expect(text('A\0B')).toBe('AB');
+  });
+});
