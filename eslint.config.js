@@ -56,7 +56,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['eslint.config.js'],
+    files: ['eslint.config.js', 'scripts/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
 );

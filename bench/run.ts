@@ -1,22 +1,26 @@
-// npm run bench [-- --only rate-limit|backfill|lag|member-writes] [--seconds N] [--connections C] [--scale S]
-// Every benchmark brings its own throwaway databases and Redis prefix on the configured servers
-// and reports against a baseline measured in the same run.
-//   rate-limit: gateway throughput with and without the per-client limiter, as a ratio.
-//   backfill:   read-model backfill rate over a generated dashboard (scale 350 ≈ 1,000,000 rows),
-//               then the cost of one full reconciliation pass over it.
-//   lag:        commit-to-visible p50/p99 under legacy write load, and the worker's legacy load.
+// npm run bench [-- --only gateway|backfill|lag|member-writes] [--seconds S] [--rounds R] [--members N]
+//   [--profile] [--scale S] [--lag-rate R --lag-seconds S --lag-scale S]
+// A thin dispatcher: every benchmark brings its own throwaway databases and Redis prefix on the
+// configured servers and reports against a baseline measured in the same run.
+//   gateway:  the compiled gateway against a bare node:http + pg server (bench/gateway/).
+//   backfill: read-model backfill rate over a generated dashboard (scale 350 ≈ 1,000,000 rows),
+//             then the cost of one full reconciliation pass over it.
+//   lag:      commit-to-visible p50/p99 under legacy write load, and the worker's legacy load.
 //   member-writes: POST /members latency (p50, p95) beside GET /members/{id} (bench/member-writes.ts).
 import { parseArgs } from 'node:util';
 import { benchBackfill } from './backfill.js';
+import { benchGateway } from './gateway/index.js';
 import { benchLag } from './lag.js';
 import { benchMemberWrites } from './member-writes.js';
-import { benchRateLimit } from './rate-limit.js';
 
 const { values } = parseArgs({
   options: {
     only: { type: 'string' },
-    seconds: { type: 'string', default: '10' },
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '10' },
+    members: { type: 'string', default: '200000' },
+    profile: { type: 'boolean', default: false },
     scale: { type: 'string', default: '350' },
     'lag-rate': { type: 'string', default: '50' },
     'lag-seconds': { type: 'string', default: '60' },
@@ -25,11 +29,13 @@ const { values } = parseArgs({
 });
 const wanted = (name: string) => values.only === undefined || values.only === name;
 
-if (wanted('rate-limit')) {
-  console.log('== rate limits: gateway throughput with and without the limiter');
-  await benchRateLimit({
+if (wanted('gateway')) {
+  console.log('== gateway: the compiled gateway against a bare node:http + pg baseline');
+  await benchGateway({
     seconds: Number(values.seconds),
-    connections: Number(values.connections),
+    rounds: Number(values.rounds),
+    members: Number(values.members),
+    profile: values.profile,
   });
 }
 if (wanted('backfill')) {

@@ -72,6 +72,7 @@ const envSchema = z.object({
   RATE_LIMIT_PER_DAY: positiveInt.default(10000),
   RATE_LIMIT_REDIS_FAILURE: z.enum(['open', 'closed']).default('open'),
   AUTH_FAILED_ATTEMPTS_PER_MINUTE: positiveInt.default(10),
+  TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
   SYNC_INTERVAL_MS: positiveInt.default(1000),
   RECONCILE_INTERVAL_MS: positiveInt.default(60000),
   CORS_ORIGINS: corsOrigins.default([]),
@@ -114,6 +115,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       refreshTtlSeconds: env.REFRESH_TOKEN_TTL_SECONDS,
       /** Failed /auth/token, /auth/refresh and /oauth/token calls per client_key and per IP. */
       failedAttemptsPerMinute: env.AUTH_FAILED_ATTEMPTS_PER_MINUTE,
+      /** How long an instance may hold a checked access token (0: no cache); see decision 0005. */
+      cacheSeconds: env.TOKEN_CACHE_SECONDS,
     },
     rateLimit: {
       perMinute: env.RATE_LIMIT_PER_MINUTE,

@@ -26,6 +26,8 @@ export interface PoolOptions {
   connectTimeoutMs?: number;
 }
 
+const readModelPools = new WeakMap<ReadModelClient, pg.Pool>();
+
 export function createReadModelClient(url: string, options: PoolOptions = {}): ReadModelClient {
   const timeout = options.queryTimeoutMs;
   const pool = new pg.Pool({
@@ -50,8 +52,23 @@ export function createReadModelClient(url: string, options: PoolOptions = {}): R
   // listens for the first only, and an 'error' event nobody listens to ends the process.
   // Queries still fail and the pool still drops the connection.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
-  return new ReadModelClient({ adapter });
+  // The pool is ours so the gateway's hottest reads can share it (readModelPool); $disconnect
+  // still ends it.
+  const client = new ReadModelClient({
+    adapter: new PrismaPg(pool, { disposeExternalPool: true }),
+  });
+  readModelPools.set(client, pool);
+  return client;
+}
+
+/**
+ * The pg pool under a read-model client, for the few hot reads that skip the ORM's per-query
+ * cost (gateway/src/http/scoped-sql.ts, docs/decisions/0005-fast-hot-path.md).
+ */
+export function readModelPool(db: ReadModelClient): pg.Pool {
+  const pool = readModelPools.get(db);
+  if (!pool) throw new Error('not a client made by createReadModelClient');
+  return pool;
 }
 
 export interface LegacyClientOptions extends PoolOptions {

@@ -2,6 +2,8 @@
 // client take effect on the other instance on its very next request.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClientEpochs } from '../gateway/src/features/auth/client-epochs.js';
+import { setClientActive } from '../gateway/src/features/clients/clients.repository.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,
@@ -81,7 +83,13 @@ describe('two gateway instances', () => {
     const other = await createTestClient(one.db);
     const pair = await issueTokenPair(one, other);
     expect((await members(two, pair.access_token)).status).toBe(200);
-    await one.db.apiClient.update({ where: { id: other.id }, data: { is_active: false } });
+    // As the operator's `clients disable` does (a bare UPDATE would bypass the token caches).
+    await setClientActive(
+      one.db,
+      createClientEpochs(one.redis, env.redisPrefix),
+      other.client_key,
+      false,
+    );
     expectRefused(await members(one, pair.access_token));
     expectRefused(await members(two, pair.access_token));
   });

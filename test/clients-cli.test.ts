@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setClientLimits } from '../gateway/src/features/clients/clients.repository.js';
+import { createClientEpochs } from '../gateway/src/features/auth/client-epochs.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,
@@ -31,7 +32,14 @@ afterAll(async () => {
 
 async function clients(...args: string[]): Promise<string> {
   const { stdout } = await run('npm', ['run', '--silent', 'clients', '--', ...args], {
-    env: { ...process.env, DATABASE_URL: env.databaseUrl, LEGACY_DATABASE_URL: env.legacyUrl },
+    // The deployment's Redis too: the CLI announces client changes to the gateways' caches there.
+    env: {
+      ...process.env,
+      DATABASE_URL: env.databaseUrl,
+      LEGACY_DATABASE_URL: env.legacyUrl,
+      REDIS_URL: env.redisUrl,
+      REDIS_PREFIX: env.redisPrefix,
+    },
   });
   return stdout;
 }
@@ -186,7 +194,12 @@ describe('npm run clients', () => {
     await insertReadModelBranch(8);
     const used = await createTestClient(gateway.db, { name: 'used client', branchId: 8 });
     await issueTokenPair(gateway, used);
-    await setClientLimits(gateway.db, used.client_key, { minute: 5, hour: 50, day: 500 });
+    await setClientLimits(
+      gateway.db,
+      createClientEpochs(gateway.redis, env.redisPrefix),
+      used.client_key,
+      { minute: 5, hour: 50, day: 500 },
+    );
     const idle = await createTestClient(gateway.db, { name: 'idle client' });
     const lines = (await clients('list')).trimEnd().split('\n');
     expect(lines[0]).toMatch(

@@ -105,18 +105,9 @@ describe('docker-compose.yml', () => {
       expect(shared.init).toBe(true);
       expect(shared.stop_grace_period).toBe('15s');
     }
-    // node itself receives SIGTERM and drains (npm would end without waiting for it).
-    expect(compose.services.gateway!.command).toEqual([
-      'node',
-      '--import',
-      'tsx',
-      'gateway/src/main.ts',
-    ]);
-    expect(compose.services.worker!.command).toEqual([
-      'node',
-      '--import',
-      'tsx',
-      'worker/src/main.ts',
-    ]);
+    // node itself receives SIGTERM and drains (npm would end without waiting for it), running
+    // the compiled JavaScript of the production image.
+    expect(compose.services.gateway!.command).toEqual(['node', 'dist/gateway/src/main.js']);
+    expect(compose.services.worker!.command).toEqual(['node', 'dist/worker/src/main.js']);
   });
 });

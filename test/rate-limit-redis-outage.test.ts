@@ -8,6 +8,7 @@ import { createReadModelClient } from '../common/databases.js';
 import { createLogger } from '../common/logger.js';
 import { createRedis } from '../common/redis.js';
 import { createApp } from '../gateway/src/app.js';
+import { sha256 } from '../gateway/src/features/clients/client-secrets.js';
 import { createGatewayMetrics } from '../gateway/src/http/metrics.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
@@ -90,6 +91,14 @@ describe('Redis unreachable', () => {
     expect(during.headers.has('x-ratelimit-remaining-minute')).toBe(false);
     expect(during.headers.has('ratelimit')).toBe(false);
     expect(await failures(failOpen, 'allowed')).toBeGreaterThanOrEqual(1);
+    // Authentication goes on from PostgreSQL: another token, revoked meanwhile, is refused.
+    const revoked = await issueToken(failOpen, await createTestClient(failOpen.db));
+    expect((await call(failOpen, revoked)).status).toBe(200);
+    await failOpen.db.apiToken.update({
+      where: { access_token_hash: sha256(revoked) },
+      data: { revoked_at: new Date(), revoke_reason: 'revoked' },
+    });
+    expect((await call(failOpen, revoked)).status).toBe(401);
 
     await redis.start();
     const after = await untilCounted(failOpen, token);
@@ -136,6 +145,7 @@ describe('Redis unreachable', () => {
     const early: RunningGateway = {
       url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       db,
+      redis: client,
       app,
       metrics: createGatewayMetrics(),
       close: () => Promise.resolve(),

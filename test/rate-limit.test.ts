@@ -116,7 +116,12 @@ describe('per-client limits', () => {
       'npm',
       ['run', '--silent', 'clients', '--', 'set-limits', client.client_key, '2/50/70'],
       {
-        env: { ...process.env, DATABASE_URL: env.databaseUrl, REDIS_PREFIX: env.redisPrefix },
+        env: {
+          ...process.env,
+          DATABASE_URL: env.databaseUrl,
+          REDIS_URL: env.redisUrl,
+          REDIS_PREFIX: env.redisPrefix,
+        },
       },
     );
     const second = await call(token);

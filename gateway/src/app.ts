@@ -8,13 +8,14 @@ import type { LegacyClient, ReadModelClient } from '../../common/databases.js';
 import type { Logger } from '../../common/logger.js';
 import { createAuthThrottle } from './features/auth/auth-throttle.js';
 import { oauthRoutes } from './features/auth/auth.routes.js';
+import { createClientEpochs } from './features/auth/client-epochs.js';
 import { createTokenService } from './features/auth/tokens.service.js';
 import { docsRoutes } from './features/docs/docs.routes.js';
 import { healthRoutes } from './features/health/health.routes.js';
 import { infoRoutes } from './features/info/info.routes.js';
 import { createMemberWrites } from './features/members/members.write.js';
 import { ENDPOINTS } from './endpoints.js';
-import { createGuard } from './http/authenticate.js';
+import { admission, createGuard } from './http/authenticate.js';
 import { createDataAges } from './http/data-age.js';
 import { mountEndpoints } from './http/endpoint.js';
 import { errorHandler, unknownRoute } from './http/error-handler.js';
@@ -22,7 +23,6 @@ import { accessLog } from './http/access-log.js';
 import { corsFor } from './http/cors.js';
 import { refuseNulBytes } from './http/hostile-input.js';
 import { createGatewayMetrics, type GatewayMetrics } from './http/metrics.js';
-import { clientRateLimits } from './http/rate-limit/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { createScopedReads } from './http/scoped-read.js';
 import { useTurkishValidationMessages } from './http/validation.js';
@@ -44,12 +44,7 @@ export interface AppDeps {
   metrics?: GatewayMetrics;
 }
 
-export interface AppOptions {
-  /** false only for the benchmark's baseline (bench/rate-limit.ts): the same app without the limiter. */
-  rateLimits?: boolean;
-}
-
-export function createApp(deps: AppDeps, options: AppOptions = {}): express.Express {
+export function createApp(deps: AppDeps): express.Express {
   useTurkishValidationMessages();
   const app = express();
   app.disable('x-powered-by');
@@ -58,12 +53,10 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): express.Expr
   app.set('trust proxy', deps.config.http.trustProxy);
   app.set('query parser', 'simple');
 
-  const tokens = createTokenService(deps);
+  const epochs = createClientEpochs(deps.redis, deps.config.redis.prefix);
+  const tokens = createTokenService({ ...deps, epochs });
   const metrics = deps.metrics ?? createGatewayMetrics();
-  const guard = createGuard(
-    tokens,
-    options.rateLimits === false ? [] : clientRateLimits({ ...deps, metrics }),
-  );
+  const guard = createGuard(admission({ ...deps, metrics }));
   const throttle = createAuthThrottle({
     redis: deps.redis,
     prefix: deps.config.redis.prefix,

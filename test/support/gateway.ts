@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
+import type { Redis } from 'ioredis';
 import { createReadModelClient, type ReadModelClient } from '../../common/databases.js';
 import { createLogger, type Logger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
@@ -17,6 +18,7 @@ import type { TestEnvironment } from './environment.js';
 export interface RunningGateway {
   url: string;
   db: ReadModelClient;
+  redis: Redis;
   app: Express;
   /** What the gateway's metrics listener would serve. */
   metrics: GatewayMetrics;
@@ -52,6 +54,7 @@ export async function startGateway(
   return {
     url: `http://127.0.0.1:${port}`,
     db,
+    redis,
     app,
     metrics,
     async close() {

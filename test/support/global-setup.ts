@@ -2,6 +2,7 @@
 // the URLs in DATABASE_URL / LEGACY_DATABASE_URL / REDIS_URL when given; otherwise containers
 // when a Docker engine answers; otherwise the local servers on their default ports.
 // Every test file then creates its own uniquely named databases on those servers.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 
@@ -35,6 +36,9 @@ async function dockerAvailable(): Promise<boolean> {
 }
 
 export default async function setup(project: TestProject) {
+  // Tests that drive npm scripts (clients, sync:verify, gateway) run the compiled processes; build
+  // them once here rather than from several test files at once.
+  execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const env = process.env;
   const stops: (() => Promise<unknown>)[] = [];

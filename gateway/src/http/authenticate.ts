@@ -1,78 +1,134 @@
-import OAuth2Server from '@node-oauth/oauth2-server';
-import { Router, type RequestHandler, type Response } from 'express';
+// Admission of a protected request, in one step: bearer token (cached per process, see
+// access-tokens.ts), then the three rate-limit windows and the client's epoch in one Redis round
+// trip, then the declared scope. See docs/decisions/0003, 0004 and 0005.
+import type { Request, RequestHandler, Response } from 'express';
+import type { Redis } from 'ioredis';
+import type { Config } from '../../../common/config.js';
+import type { ReadModelClient } from '../../../common/databases.js';
+import type { Logger } from '../../../common/logger.js';
+import {
+  readAccessToken,
+  TokenCache,
+  type AuthContext,
+  type CachedToken,
+} from '../features/auth/access-tokens.js';
 import type { Scope } from '../features/auth/scopes.js';
-import type { TokenService } from '../features/auth/tokens.service.js';
-import { dataScopeOf, type DataScope } from './data-scope.js';
-import { insufficientScope } from './errors.js';
+import { sha256 } from '../features/clients/client-secrets.js';
+import { AppError, insufficientScope, invalidToken } from './errors.js';
+import type { GatewayMetrics } from './metrics.js';
+import { createClientLimiter } from './rate-limit/client-limiter.js';
+import { createRateLimitPolicy } from './rate-limit/rate-limit.js';
 
-export interface AuthContext {
-  clientId: number;
-  clientKey: string;
-  tokenId: string;
-  scopes: string[];
-  dataScope: DataScope;
-  rateLimits: { minute: number | null; hour: number | null; day: number | null };
+export type { AuthContext };
+
+export interface GuardDeps {
+  config: Config;
+  db: ReadModelClient;
+  redis: Redis;
+  logger: Logger;
+  metrics: GatewayMetrics;
 }
 
-/** Bearer token check: sets res.locals.auth, or fails with 401 INVALID_TOKEN. */
-export function authenticate(tokens: TokenService): RequestHandler {
-  return async (req, res, next) => {
-    const token = await tokens.authenticate(
-      new OAuth2Server.Request({
-        method: req.method,
-        query: {},
-        headers: { authorization: req.get('authorization') ?? '' },
-        body: {},
-      }),
-    );
-    const client = token.client.record;
-    const auth: AuthContext = {
-      clientId: client.id,
-      clientKey: client.client_key,
-      tokenId: token.tokenId,
-      scopes: token.scope ?? [],
-      dataScope: dataScopeOf(client.branch_id),
-      rateLimits: {
-        minute: client.rate_limit_minute,
-        hour: client.rate_limit_hour,
-        day: client.rate_limit_day,
-      },
-    };
-    res.locals.auth = auth;
-    next();
+/** Never an epoch Redis holds: a token read without one is checked (and reloaded) first. */
+const UNKNOWN_EPOCH = '\u0000unknown';
+/** With the cache off, a token read for one request needs no epoch check. */
+const ANY_EPOCH = '*';
+/** Epoch changes in a row before giving up on one request (a client being edited in a loop). */
+const MAX_RELOADS = 3;
+
+function bearerTokenOf(req: Request): string | null {
+  const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(req.get('authorization') ?? '');
+  return match?.[1] ?? null;
+}
+
+/** Bearer check and rate limits: sets res.locals.auth, or fails with 401, 429 or 503. */
+export type Admission = (req: Request, res: Response) => Promise<void>;
+
+export function admission(deps: GuardDeps): Admission {
+  const cacheOn = deps.config.tokens.cacheSeconds > 0;
+  const cache = new TokenCache(deps.config.tokens.cacheSeconds * 1000);
+  // Changes made while this instance could not see Redis would not show in the epoch it reads
+  // afterwards: start from PostgreSQL again after every lost connection.
+  deps.redis.on('close', () => cache.clear());
+  const limiter = createClientLimiter(deps.redis, deps.config.redis.prefix);
+  const policy = createRateLimitPolicy(deps);
+
+  async function fromDatabase(hash: string, epoch = UNKNOWN_EPOCH): Promise<CachedToken> {
+    const token = await readAccessToken(deps.db, hash);
+    if (!token) throw invalidToken();
+    if (!cacheOn) return { ...token, epoch: ANY_EPOCH, cachedUntil: 0 };
+    return epoch === UNKNOWN_EPOCH
+      ? { ...token, epoch, cachedUntil: 0 }
+      : cache.set(hash, token, epoch);
+  }
+
+  async function admit(hash: string, res: Response): Promise<AuthContext> {
+    let token = cache.get(hash) ?? (await fromDatabase(hash));
+    for (let reloads = 0; reloads <= MAX_RELOADS; reloads++) {
+      if (token.expiresAt <= Date.now()) {
+        cache.delete(hash);
+        throw invalidToken();
+      }
+      const limits = policy.limitsOf(token.auth);
+      const outcome = await limiter
+        .consume(token.auth.clientId, limits, token.epoch)
+        .catch((error: unknown) => ({ kind: 'failed' as const, error }));
+      if (outcome.kind === 'counted') {
+        policy.apply(res, outcome);
+        return token.auth;
+      }
+      cache.delete(hash);
+      if (outcome.kind === 'failed') {
+        // No epoch to check a cached token against: PostgreSQL decides, as without a cache.
+        const current = token.cachedUntil === 0 ? token : await fromDatabase(hash);
+        policy.onStoreFailure(outcome.error);
+        return current.auth;
+      }
+      // The client changed since the token was cached (or it never was): read it again, under
+      // the epoch Redis holds now, which was read before this read.
+      token = await fromDatabase(hash, outcome.epoch);
+    }
+    throw new AppError({
+      status: 503,
+      code: 'SERVER_ERROR',
+      message: 'Servis geçici olarak kullanılamıyor, lütfen daha sonra tekrar deneyin.',
+      retryAfter: 1,
+    });
+  }
+
+  return async (req, res) => {
+    const token = bearerTokenOf(req);
+    if (!token) throw invalidToken();
+    res.locals.auth = await admit(sha256(token), res);
   };
 }
 
 export function authOf(res: Response): AuthContext {
   const auth = res.locals.auth as AuthContext | undefined;
-  if (!auth) throw new Error('authOf() used on a route without authenticate()');
+  if (!auth) throw new Error('authOf() used on a route without admission()');
   return auth;
-}
-
-function requireScope(scope: Scope): RequestHandler {
-  return (_req, res, next) => {
-    if (!authOf(res).scopes.includes(scope)) throw insufficientScope();
-    next();
-  };
 }
 
 /**
  * What every protected route declares, in its definition: `router.get(path, guard('x:read'), ...)`.
- * Token first, then the per-client handlers (rate limits), then the scope; `null` for routes
- * that need a valid token and no scope (revoke).
+ * Token and rate limits first, then the scope; `null` for routes that need a valid token and no
+ * scope (revoke).
  */
 export type Guard = (scope: Scope | null) => RequestHandler;
 
 const DECLARED_SCOPE = Symbol('declared scope');
 
-export function createGuard(tokens: TokenService, perClient: RequestHandler[] = []): Guard {
-  const bearer = authenticate(tokens);
-  // A router is a single handler running its stack in order, errors included. The declared
-  // scope stays readable on it, so a test can list every protected route the app has.
-  return (scope) =>
-    Object.assign(Router().use(bearer, ...perClient, ...(scope ? [requireScope(scope)] : [])), {
-      [DECLARED_SCOPE]: scope,
-    });
+export function createGuard(admit: Admission): Guard {
+  // One plain handler rather than a router of three: it runs on every protected request. The
+  // declared scope stays readable on it, so a test can list every protected route the app has.
+  return (scope) => {
+    const handler: RequestHandler = (req, res, next) => {
+      admit(req, res).then(() => {
+        next(scope && !authOf(res).scopes.includes(scope) ? insufficientScope() : undefined);
+      }, next);
+    };
+    return Object.assign(handler, { [DECLARED_SCOPE]: scope });
+  };
 }
 
 /** The scope a guard handler declares (null: token only), or undefined for any other handler. */

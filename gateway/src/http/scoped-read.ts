@@ -2,8 +2,9 @@
 // ScopedRead, which exposes only the read operations of the API's data models and adds the
 // caller's branch condition to every one of them. Which models belong to a branch, and through
 // which column, is listed once here; a model missing from both lists cannot be reached at all.
-import type { ReadModelClient } from '../../../common/databases.js';
+import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
 import type { DataScope } from './data-scope.js';
+import { createScopedSql, type ScopedSql } from './scoped-sql.js';
 
 /** Models owned by a branch, and the condition that keeps a bound client inside its branch. */
 const BRANCH_OWNED = {
@@ -28,8 +29,13 @@ type GlobalModel = (typeof GLOBAL)[number];
 type DataModel = BranchOwnedModel | GlobalModel;
 type ReadOperation = 'findMany' | 'findFirst' | 'findUnique' | 'count' | 'aggregate' | 'groupBy';
 
-/** What a handler may do with the read model: read the data models, within its branch. */
-export type ScopedRead = { readonly [M in DataModel]: Pick<ReadModelClient[M], ReadOperation> };
+/**
+ * What a handler may do with the read model: read the data models, within its branch; `sql`
+ * runs the hottest reads as prepared statements, within the same branch (scoped-sql.ts).
+ */
+export type ScopedRead = { readonly [M in DataModel]: Pick<ReadModelClient[M], ReadOperation> } & {
+  readonly sql: ScopedSql;
+};
 
 const READ_OPERATIONS = new Set<string>([
   'findMany',
@@ -85,10 +91,10 @@ function readOperationsOf(delegate: Record<string, unknown>) {
   return Object.freeze(Object.fromEntries(operations) as object);
 }
 
-function toScopedRead(client: Record<DataModel, unknown>): ScopedRead {
+function toScopedRead(client: Record<DataModel, unknown>, sql: ScopedSql): ScopedRead {
   const models = [...Object.keys(BRANCH_OWNED), ...GLOBAL] as DataModel[];
   const delegates = models.map((m) => [m, readOperationsOf(client[m] as Record<string, unknown>)]);
-  return Object.freeze(Object.fromEntries(delegates)) as ScopedRead;
+  return Object.freeze({ ...Object.fromEntries(delegates), sql }) as ScopedRead;
 }
 
 /**
@@ -96,13 +102,14 @@ function toScopedRead(client: Record<DataModel, unknown>): ScopedRead {
  * create, and a deployment has a handful of branches.
  */
 export function createScopedReads(db: ReadModelClient): (scope: DataScope) => ScopedRead {
-  const all = toScopedRead(db);
+  const sqlOf = createScopedSql(readModelPool(db));
+  const all = toScopedRead(db, sqlOf({ kind: 'all-branches' }));
   const byBranch = new Map<number, ScopedRead>();
   return (scope) => {
     if (scope.kind === 'all-branches') return all;
     let read = byBranch.get(scope.branchId);
     if (!read) {
-      read = toScopedRead(branchScoped(db, scope.branchId));
+      read = toScopedRead(branchScoped(db, scope.branchId), sqlOf(scope));
       byBranch.set(scope.branchId, read);
     }
     return read;

@@ -79,7 +79,7 @@ export const revokeTokenEndpoint = defineEndpoint({
       await services.tokens.model.revokeAllOfClient(caller.clientId);
       return { success: true, message: 'İstemcinin tüm belirteçleri iptal edildi.' };
     }
-    await services.tokens.model.revokeAccessToken(caller.tokenId);
+    await services.tokens.model.revokeAccessToken(caller.tokenId, caller.clientId);
     return { success: true, message: 'Belirteç iptal edildi.' };
   },
 });

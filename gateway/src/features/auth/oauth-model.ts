@@ -1,9 +1,11 @@
 // The token engine's storage: @node-oauth/oauth2-server drives the grants, this model keeps
-// clients and token pairs in PostgreSQL. Tokens are stored only as SHA-256 digests, so every
-// gateway instance sees a revocation, rotation or expiry on its next request.
+// clients and token pairs in PostgreSQL, as SHA-256 digests only. Every revocation replaces the
+// client's epoch in Redis before it returns, so every gateway instance drops its cached copy of
+// the client's tokens on its next request (client-epochs.ts).
 import { randomUUID } from 'node:crypto';
 import type OAuth2Server from '@node-oauth/oauth2-server';
 import type { ReadModelClient } from '../../../../common/databases.js';
+import type { Logger } from '../../../../common/logger.js';
 import { insufficientScope } from '../../http/errors.js';
 import { generateToken, sha256, verifySecret } from '../clients/client-secrets.js';
 import {
@@ -11,6 +13,7 @@ import {
   findClientByKey,
   type ApiClientRecord,
 } from '../clients/clients.repository.js';
+import type { ClientEpochs } from './client-epochs.js';
 
 export interface OAuthClient extends OAuth2Server.Client {
   record: ApiClientRecord;
@@ -20,12 +23,6 @@ export interface OAuthClient extends OAuth2Server.Client {
 export interface OAuthUser extends OAuth2Server.User {
   clientId: number;
   chainId: string | null;
-}
-
-export interface AuthenticatedToken extends OAuth2Server.Token {
-  client: OAuthClient;
-  user: OAuthUser;
-  tokenId: string;
 }
 
 const GRANTS = ['client_credentials', 'refresh_token'];
@@ -41,9 +38,26 @@ function assertMayObtainTokens(record: ApiClientRecord): void {
     throw insufficientScope('API istemcisinin hiçbir yetkisi yok.');
 }
 
-export function createOAuthModel(db: ReadModelClient) {
+export function createOAuthModel(deps: {
+  db: ReadModelClient;
+  epochs: ClientEpochs;
+  logger: Logger;
+}) {
+  const { db } = deps;
+
+  /**
+   * After a revocation is committed. A Redis that cannot be reached is not fatal: the revocation
+   * stands in PostgreSQL, and instances that cannot reach Redis either check PostgreSQL on every
+   * request and empty their caches when the connection drops (decision 0005).
+   */
+  async function invalidate(clientId: number): Promise<void> {
+    await deps.epochs.bump(clientId).catch((error: unknown) => {
+      deps.logger.warn({ err: error, clientId }, 'could not announce a revocation in Redis');
+    });
+  }
+
   /** Takes the chain lock that saveToken takes, so no pair of the chain escapes revocation. */
-  async function revokeChainAfterReuse(chainId: string): Promise<void> {
+  async function revokeChainAfterReuse(chainId: string, clientId: number): Promise<void> {
     await db.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${chainId}))`;
       await tx.apiToken.updateMany({
@@ -51,6 +65,7 @@ export function createOAuthModel(db: ReadModelClient) {
         data: { revoked_at: new Date(), revoke_reason: 'reuse' },
       });
     });
+    await invalidate(clientId);
   }
 
   return {
@@ -110,22 +125,9 @@ export function createOAuthModel(db: ReadModelClient) {
       return { ...token, client, user };
     },
 
-    async getAccessToken(accessToken: string): Promise<AuthenticatedToken | null> {
-      const row = await db.apiToken.findUnique({
-        where: { access_token_hash: sha256(accessToken) },
-        include: { client: true },
-      });
-      if (!row || row.revoked_at || !row.client.is_active) return null;
-      const held = currentScopes(row.client) as string[];
-      return {
-        accessToken,
-        accessTokenExpiresAt: row.access_expires_at,
-        scope: row.scopes.filter((scope) => held.includes(scope)),
-        client: toOAuthClient(row.client),
-        user: { clientId: row.client_id, chainId: row.chain_id },
-        tokenId: row.id,
-      };
-    },
+    // The library's model type requires it for bearer authentication, which the gateway does
+    // itself (http/authenticate.ts with access-tokens.ts); refusing everything is the safe answer.
+    getAccessToken: (): Promise<null> => Promise.resolve(null),
 
     async getRefreshToken(refreshToken: string) {
       const row = await db.apiToken.findUnique({
@@ -135,7 +137,7 @@ export function createOAuthModel(db: ReadModelClient) {
       if (!row) return null;
       if (row.rotated_at) {
         // A rotated refresh token presented again: someone holds a copy (RFC 9700 §4.14).
-        await revokeChainAfterReuse(row.chain_id);
+        await revokeChainAfterReuse(row.chain_id, row.client_id);
         return null;
       }
       if (row.revoked_at) return null;
@@ -157,11 +159,12 @@ export function createOAuthModel(db: ReadModelClient) {
         where: { id: tokenId, rotated_at: null, revoked_at: null },
         data: { rotated_at: new Date(), revoked_at: new Date(), revoke_reason: 'rotated' },
       });
+      const user = token.user as OAuthUser;
       if (count === 0) {
-        const user = token.user as OAuthUser;
-        if (user.chainId) await revokeChainAfterReuse(user.chainId);
+        if (user.chainId) await revokeChainAfterReuse(user.chainId, user.clientId);
         return false;
       }
+      await invalidate(user.clientId);
       return true;
     },
 
@@ -174,11 +177,12 @@ export function createOAuthModel(db: ReadModelClient) {
       return row?.client.client_key ?? null;
     },
 
-    async revokeAccessToken(tokenId: string): Promise<void> {
+    async revokeAccessToken(tokenId: string, clientId: number): Promise<void> {
       await db.apiToken.updateMany({
         where: { id: tokenId, revoked_at: null },
         data: { revoked_at: new Date(), revoke_reason: 'revoked' },
       });
+      await invalidate(clientId);
     },
 
     async revokeAllOfClient(clientId: number): Promise<void> {
@@ -186,6 +190,7 @@ export function createOAuthModel(db: ReadModelClient) {
         where: { client_id: clientId, revoked_at: null },
         data: { revoked_at: new Date(), revoke_reason: 'revoked' },
       });
+      await invalidate(clientId);
     },
   };
 }

@@ -5,7 +5,9 @@ import OAuth2Server from '@node-oauth/oauth2-server';
 import type { Config } from '../../../../common/config.js';
 import type { ReadModelClient } from '../../../../common/databases.js';
 import { AppError, insufficientScope, invalidToken } from '../../http/errors.js';
-import { createOAuthModel, type AuthenticatedToken, type OAuthClient } from './oauth-model.js';
+import type { Logger } from '../../../../common/logger.js';
+import type { ClientEpochs } from './client-epochs.js';
+import { createOAuthModel, type OAuthClient } from './oauth-model.js';
 import { RefreshableClientCredentialsGrant } from './refreshable-client-credentials.grant.js';
 
 export interface TokenData {
@@ -71,8 +73,13 @@ function toAppError(error: unknown): unknown {
   }
 }
 
-export function createTokenService(deps: { db: ReadModelClient; config: Config }) {
-  const model = createOAuthModel(deps.db);
+export function createTokenService(deps: {
+  db: ReadModelClient;
+  config: Config;
+  epochs: ClientEpochs;
+  logger: Logger;
+}) {
+  const model = createOAuthModel(deps);
   const server = new OAuth2Server({
     model,
     accessTokenLifetime: deps.config.tokens.accessTtlSeconds,
@@ -130,21 +137,6 @@ export function createTokenService(deps: { db: ReadModelClient; config: Config }
         return toTokenData(token);
       } catch (error) {
         throw toAppError(error);
-      }
-    },
-
-    /** Bearer authentication: any failure is 401 INVALID_TOKEN. */
-    async authenticate(request: OAuth2Server.Request): Promise<AuthenticatedToken> {
-      try {
-        return (await server.authenticate(
-          request,
-          new OAuth2Server.Response(),
-        )) as AuthenticatedToken;
-      } catch (error) {
-        const inner = unwrapOAuthError(error);
-        if (inner instanceof OAuth2Server.OAuthError && inner.name !== 'server_error')
-          throw invalidToken();
-        throw inner instanceof OAuth2Server.OAuthError ? (innerOf(inner) ?? inner) : inner;
       }
     },
   };

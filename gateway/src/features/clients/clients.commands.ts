@@ -1,7 +1,9 @@
 // The commands of clients.cli.ts, against the read model.
 import { loadConfigOrExit, type Config } from '../../../../common/config.js';
 import { createReadModelClient, type ReadModelClient } from '../../../../common/databases.js';
+import type { ClientEpochs } from '../auth/client-epochs.js';
 import { isScope, SCOPES, type Scope } from '../auth/scopes.js';
+import { announcingEpochs } from './announce.js';
 import { CliError, USAGE, type CliArgs } from './clients.usage.js';
 import {
   createClient,
@@ -68,7 +70,12 @@ function listTable(clients: ListedClient[], config: Config): string {
   );
 }
 
-async function run(db: ReadModelClient, config: Config, args: CliArgs): Promise<void> {
+async function run(
+  db: ReadModelClient,
+  epochs: ClientEpochs,
+  config: Config,
+  args: CliArgs,
+): Promise<void> {
   const { command, key, arg } = args;
   const print = (json: unknown, text: string) =>
     console.log(args.json ? JSON.stringify(json) : text);
@@ -102,9 +109,9 @@ async function run(db: ReadModelClient, config: Config, args: CliArgs): Promise<
       return;
     }
     case 'disable':
-      return done(await setClientActive(db, requireKey(), false), 'disabled');
+      return done(await setClientActive(db, epochs, requireKey(), false), 'disabled');
     case 'enable':
-      return done(await setClientActive(db, requireKey(), true), 'enabled');
+      return done(await setClientActive(db, epochs, requireKey(), true), 'enabled');
     case 'rotate-secret': {
       const secret = await rotateClientSecret(db, requireKey());
       if (!secret) throw new CliError(`no client with key ${key}`);
@@ -118,14 +125,14 @@ async function run(db: ReadModelClient, config: Config, args: CliArgs): Promise<
       const scopes = parseScopes(arg);
       if (scopes.length === 0) throw new CliError('set-scopes needs KEY a,b');
       return done(
-        await setClientScopes(db, requireKey(), scopes),
+        await setClientScopes(db, epochs, requireKey(), scopes),
         `scopes set to ${scopes.join(',')}`,
       );
     }
     case 'set-limits': {
       if (!arg) throw new CliError('set-limits needs KEY M/H/D (or "default")');
       const limits = arg === 'default' ? null : parseLimits(arg);
-      return done(await setClientLimits(db, requireKey(), limits), `limits set to ${arg}`);
+      return done(await setClientLimits(db, epochs, requireKey(), limits), `limits set to ${arg}`);
     }
     default:
       throw new CliError(
@@ -137,9 +144,11 @@ async function run(db: ReadModelClient, config: Config, args: CliArgs): Promise<
 export async function runCommand(args: CliArgs): Promise<void> {
   const config = loadConfigOrExit();
   const db = createReadModelClient(config.db.url, { poolSize: 2 });
+  const epochs = announcingEpochs(config);
   try {
-    await run(db, config, args);
+    await run(db, epochs, config, args);
   } finally {
+    epochs.close();
     await db.$disconnect();
   }
 }

@@ -1,4 +1,5 @@
-import type { ReadModelClient } from '../../../../common/databases.js';
+import type { ReadModelClient, ReadModelPrisma } from '../../../../common/databases.js';
+import type { ClientEpochs } from '../auth/client-epochs.js';
 import { isScope, type Scope } from '../auth/scopes.js';
 import { generateClientKey, generateSecret, hashSecret } from './client-secrets.js';
 
@@ -56,13 +57,33 @@ export async function listClientsWithLastUse(db: ReadModelClient): Promise<Liste
   return clients.map((client) => ({ ...client, last_used_at: lastUse.get(client.id) ?? null }));
 }
 
-/** Takes effect at once: every request checks its token against the client. */
-export async function setClientActive(db: ReadModelClient, clientKey: string, isActive: boolean) {
-  const { count } = await db.apiClient.updateMany({
+/**
+ * Changes what a client's tokens may do; takes effect at once on every gateway instance: the
+ * client's epoch moves after the row does, so no instance keeps serving a cached token of it.
+ */
+async function updateClient(
+  db: ReadModelClient,
+  epochs: ClientEpochs,
+  clientKey: string,
+  data: ReadModelPrisma.ApiClientUpdateInput,
+): Promise<boolean> {
+  const client = await db.apiClient.findUnique({
     where: { client_key: clientKey },
-    data: { is_active: isActive },
+    select: { id: true },
   });
-  return count === 1;
+  if (!client) return false;
+  await db.apiClient.update({ where: { id: client.id }, data });
+  await epochs.bump(client.id);
+  return true;
+}
+
+export function setClientActive(
+  db: ReadModelClient,
+  epochs: ClientEpochs,
+  clientKey: string,
+  isActive: boolean,
+) {
+  return updateClient(db, epochs, clientKey, { is_active: isActive });
 }
 
 export async function rotateClientSecret(db: ReadModelClient, clientKey: string) {
@@ -74,28 +95,26 @@ export async function rotateClientSecret(db: ReadModelClient, clientKey: string)
   return count === 1 ? clientSecret : null;
 }
 
-export async function setClientScopes(db: ReadModelClient, clientKey: string, scopes: Scope[]) {
-  const { count } = await db.apiClient.updateMany({
-    where: { client_key: clientKey },
-    data: { scopes },
-  });
-  return count === 1;
+export function setClientScopes(
+  db: ReadModelClient,
+  epochs: ClientEpochs,
+  clientKey: string,
+  scopes: Scope[],
+) {
+  return updateClient(db, epochs, clientKey, { scopes });
 }
 
-export async function setClientLimits(
+export function setClientLimits(
   db: ReadModelClient,
+  epochs: ClientEpochs,
   clientKey: string,
   limits: ClientLimits | null,
 ) {
-  const { count } = await db.apiClient.updateMany({
-    where: { client_key: clientKey },
-    data: {
-      rate_limit_minute: limits?.minute ?? null,
-      rate_limit_hour: limits?.hour ?? null,
-      rate_limit_day: limits?.day ?? null,
-    },
+  return updateClient(db, epochs, clientKey, {
+    rate_limit_minute: limits?.minute ?? null,
+    rate_limit_hour: limits?.hour ?? null,
+    rate_limit_day: limits?.day ?? null,
   });
-  return count === 1;
 }
 
 /** The scopes a client holds now, ignoring names that are no longer scopes. */

@@ -1,6 +1,7 @@
 // Member reads, from the read model as the caller may see it.
 import type { ReadModelPrisma } from '../../../../common/databases.js';
-import { foldedSearch, instantRange, phoneDigitsSearch } from '../../http/filters.js';
+import { foldTurkish, phoneSearchDigits } from '../../../../common/turkish.js';
+import { escapeLike, instantRange } from '../../http/filters.js';
 import { listPage } from '../../http/pagination.js';
 import type { ScopedRead } from '../../http/scoped-read.js';
 import { transactionResource } from '../financial/financial.schemas.js';
@@ -14,33 +15,39 @@ import {
 } from './members.schemas.js';
 
 const STATUS_VALUES = { active: 'Aktif', passive: 'Pasif' } as const;
+const MEMBER_COLUMNS = Object.keys(memberResource.select);
 
-function searchCondition(search: string): ReadModelPrisma.MemberWhereInput {
-  const phone = phoneDigitsSearch(search);
-  return { OR: [foldedSearch(search), ...(phone ? [phone] : [])] };
-}
-
+/**
+ * The two hottest reads run as prepared statements (ScopedRead.sql), without the ORM's per-query
+ * cost (docs/decisions/0005-fast-hot-path.md). The search conditions are those foldedSearch and
+ * phoneDigitsSearch express for Prisma.
+ */
 export function listMembers(read: ScopedRead, query: ListMembersQuery) {
-  const where: ReadModelPrisma.MemberWhereInput = {
-    ...(query.branch_id !== undefined ? { branch_id: query.branch_id } : {}),
-    ...(query.status ? { status: STATUS_VALUES[query.status] } : {}),
-    ...(query.search ? searchCondition(query.search) : {}),
-  };
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  if (query.branch_id !== undefined) where.push(`branch_id = ${param(query.branch_id)}`);
+  if (query.status) where.push(`status = ${param(STATUS_VALUES[query.status])}`);
+  if (query.search) {
+    const text = `search_text LIKE ${param(`%${escapeLike(foldTurkish(query.search))}%`)}`;
+    const digits = phoneSearchDigits(query.search);
+    where.push(digits ? `${text} OR phone_digits LIKE ${param(`%${digits}%`)}` : text);
+  }
+  const filter = { table: 'members' as const, where, params };
   return listPage(query, {
-    rows: (window) =>
-      read.member.findMany({
-        where,
-        orderBy: { id: 'asc' },
-        select: memberResource.select,
-        ...window,
-      }),
-    total: () => read.member.count({ where }),
+    rows: (window) => read.sql.rows({ ...filter, columns: MEMBER_COLUMNS, orderBy: 'id', window }),
+    total: () => read.sql.count(filter),
     toApi: memberResource.toApi,
   });
 }
 
 export async function findMember(read: ScopedRead, id: number) {
-  const row = await read.member.findUnique({ where: { id }, select: memberResource.select });
+  const [row] = await read.sql.rows({
+    table: 'members',
+    where: ['id = $1'],
+    params: [id],
+    columns: MEMBER_COLUMNS,
+  });
   return row ? memberResource.toApi(row) : null;
 }
 

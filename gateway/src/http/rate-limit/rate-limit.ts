@@ -1,44 +1,16 @@
 // Per-client rate limits over three fixed windows, counted in Redis so every gateway instance
-// shares them. See docs/decisions/0004-rate-limits.md.
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import {
-  DAY,
-  HOUR,
-  MINUTE,
-  rateLimit,
-  type Logger as LibraryLogger,
-  type RateLimitInfo,
-  type RateLimitRequestHandler,
-} from 'express-rate-limit';
-import type { Redis } from 'ioredis';
+// shares them (client-limiter.ts counts; this file decides what a count means for the answer).
+// See docs/decisions/0004-rate-limits.md.
+import type { Response } from 'express';
 import type { Config } from '../../../../common/config.js';
 import type { Logger } from '../../../../common/logger.js';
-import { authOf } from '../authenticate.js';
+import type { AuthContext } from '../../features/auth/access-tokens.js';
 import { AppError } from '../errors.js';
 import type { GatewayMetrics } from '../metrics.js';
-import {
-  rateLimitHeaders,
-  retryAfterSeconds,
-  WINDOW_NAMES,
-  type WindowName,
-  type WindowState,
-} from './rate-limit-headers.js';
-import { GatewayRedisStore } from './rate-limit-store.js';
+import type { LimiterOutcome, Limits } from './client-limiter.js';
+import { rateLimitHeaders, retryAfterSeconds } from './rate-limit-headers.js';
 
-const WINDOW_MS: Record<WindowName, number> = { minute: MINUTE, hour: HOUR, day: DAY };
-const PROPERTY: Record<WindowName, string> = {
-  minute: 'rateLimitMinute',
-  hour: 'rateLimitHour',
-  day: 'rateLimitDay',
-};
 const WARN_INTERVAL_MS = 10_000;
-
-export interface RateLimitDeps {
-  config: Config;
-  redis: Redis;
-  logger: Logger;
-  metrics: GatewayMetrics;
-}
 
 export const rateLimitExceeded = (retryAfter: number) =>
   new AppError({
@@ -48,131 +20,59 @@ export const rateLimitExceeded = (retryAfter: number) =>
     retryAfter,
   });
 
-/** A Redis failure already counted and reported by the store's failure policy. */
-class CounterUnavailable extends Error {
-  override readonly name = 'CounterUnavailable';
+export interface RateLimitPolicy {
+  /** The client's own numbers (read with its token, so set-limits applies), else the defaults. */
+  limitsOf(auth: AuthContext): Limits;
+  /** Writes the three windows' headers; throws the 429 when a window refused the request. */
+  apply(res: Response, outcome: Extract<LimiterOutcome, { kind: 'counted' }>): void;
+  /** Redis could not count: returns to pass unlimited (fail open) or throws the 503 (closed). */
+  onStoreFailure(error: unknown): void;
 }
 
-const infoOf = (req: Request, name: WindowName) =>
-  (req as unknown as Partial<Record<string, RateLimitInfo>>)[PROPERTY[name]];
-
-function stateOf(name: WindowName, counted: { limit: number; used: number; resetTime?: Date }) {
-  return {
-    name,
-    windowSeconds: WINDOW_MS[name] / 1000,
-    limit: counted.limit,
-    used: counted.used,
-    resetTime: counted.resetTime ?? new Date(Date.now() + WINDOW_MS[name]),
-  } satisfies WindowState;
-}
-
-/**
- * The guard's per-client handlers: one express-rate-limit instance per window (minute, hour, day,
- * in that order; each with its own RedisStore prefix and request property, as the library
- * requires), then one handler writing the headers of all three windows. The library's own
- * header options describe one limiter at a time, so the headers are written here instead.
- */
-export function clientRateLimits(deps: RateLimitDeps): RequestHandler[] {
-  const { rateLimit: limits, redis } = deps.config;
+export function createRateLimitPolicy(deps: {
+  config: Config;
+  logger: Logger;
+  metrics: GatewayMetrics;
+}): RateLimitPolicy {
+  const { rateLimit: limits } = deps.config;
   const failOpen = limits.onRedisFailure === 'open';
-  const defaults: Record<WindowName, number> = {
-    minute: limits.perMinute,
-    hour: limits.perHour,
-    day: limits.perDay,
-  };
-  // Read from the client row on every request, so set-limits applies without a restart.
-  const limitOf = (res: Response, name: WindowName) =>
-    authOf(res).rateLimits[name] ?? defaults[name];
   const warn = throttle(WARN_INTERVAL_MS, (error: unknown, suppressed: number) =>
     deps.logger.warn(
       { err: error, suppressed },
       'rate-limit counters unreachable in Redis; requests pass without rate limits',
     ),
   );
-  const onFailure = (error: unknown) => {
-    deps.metrics.rateLimitStoreFailures.inc({ outcome: failOpen ? 'allowed' : 'refused' });
-    if (!failOpen) {
-      return new AppError({
-        status: 503,
-        code: 'SERVER_ERROR',
-        message: 'Servis geçici olarak kullanılamıyor, lütfen daha sonra tekrar deneyin.',
-        retryAfter: 5,
-        cause: error,
-      });
-    }
-    warn(error);
-    return new CounterUnavailable('rate-limit store unreachable', { cause: error });
-  };
-  // The library's own messages (misconfiguration warnings) go to our log; its per-request
-  // "allowing request without rate-limiting" is replaced by the throttled warning above.
-  const libraryLogger: LibraryLogger = {
-    warn: (error, message) => deps.logger.warn({ err: error }, message ?? 'express-rate-limit'),
-    error: (error, message) => {
-      if (!(error instanceof CounterUnavailable)) {
-        deps.logger.error({ err: error }, message ?? 'express-rate-limit');
+  return {
+    limitsOf: ({ rateLimits }) => ({
+      minute: rateLimits.minute ?? limits.perMinute,
+      hour: rateLimits.hour ?? limits.perHour,
+      day: rateLimits.day ?? limits.perDay,
+    }),
+
+    apply(res, { refusedBy, states }) {
+      // One clock for the headers and Retry-After, so the refusing window's t= and it agree.
+      const now = Date.now();
+      res.set(rateLimitHeaders(states, now));
+      if (refusedBy === null) return;
+      deps.metrics.rateLimitRejections.inc({ window: refusedBy });
+      throw rateLimitExceeded(retryAfterSeconds(states, now));
+    },
+
+    onStoreFailure(error) {
+      deps.metrics.rateLimitStoreFailures.inc({ outcome: failOpen ? 'allowed' : 'refused' });
+      if (!failOpen) {
+        throw new AppError({
+          status: 503,
+          code: 'SERVER_ERROR',
+          message: 'Servis geçici olarak kullanılamıyor, lütfen daha sonra tekrar deneyin.',
+          retryAfter: 5,
+          cause: error,
+        });
       }
+      // Without counters there is nothing true to report: no rate-limit headers.
+      warn(error);
     },
   };
-
-  const limiters: RateLimitRequestHandler[] = WINDOW_NAMES.map((name, index) => {
-    const previous = index > 0 ? WINDOW_NAMES[index - 1] : undefined;
-    return rateLimit({
-      windowMs: WINDOW_MS[name],
-      limit: (_req, res) => limitOf(res, name),
-      keyGenerator: (_req, res) => String(authOf(res).clientId),
-      requestPropertyName: PROPERTY[name],
-      store: new GatewayRedisStore(deps.redis, `${redis.prefix}:rl:client:${name}:`, onFailure),
-      standardHeaders: false,
-      legacyHeaders: false,
-      passOnStoreError: failOpen,
-      // When an earlier window could not be counted the request already passes unlimited;
-      // asking Redis again would only add failures to the same request.
-      skip: (req) => previous !== undefined && infoOf(req, previous) === undefined,
-      handler: (req, res, next) => void refuse(req, res, next, index).catch(next),
-      logger: libraryLogger,
-    });
-  });
-
-  // A refused request never reaches the handler after the limiters, so the 429 writes all three
-  // windows' headers itself; the windows after the refusing one were not counted for it and are
-  // read from Redis.
-  async function refuse(req: Request, res: Response, next: NextFunction, refusedBy: number) {
-    const key = String(authOf(res).clientId);
-    const states = await Promise.all(
-      WINDOW_NAMES.map(async (name, index) => {
-        const info = infoOf(req, name);
-        if (index <= refusedBy && info) return stateOf(name, info);
-        const stored = await limiters[index]?.getKey(key);
-        return stateOf(name, {
-          limit: limitOf(res, name),
-          used: stored?.totalHits ?? 0,
-          resetTime: stored?.resetTime,
-        });
-      }),
-    ).catch(() => null);
-    const refusing = WINDOW_NAMES[refusedBy] ?? 'minute';
-    const own = infoOf(req, refusing);
-    // One clock for both, so the refusing window's t= and Retry-After agree.
-    const now = Date.now();
-    if (states) res.set(rateLimitHeaders(states, now));
-    deps.metrics.rateLimitRejections.inc({ window: refusing });
-    const known = states ?? (own ? [stateOf(refusing, own)] : []);
-    next(rateLimitExceeded(retryAfterSeconds(known, now)));
-  }
-
-  const writeHeaders: RequestHandler = (req, res, next) => {
-    const states: WindowState[] = [];
-    for (const name of WINDOW_NAMES) {
-      const info = infoOf(req, name);
-      // Without counters (Redis away, failing open) there is nothing true to report.
-      if (!info) return next();
-      states.push(stateOf(name, info));
-    }
-    res.set(rateLimitHeaders(states));
-    next();
-  };
-
-  return [...limiters, writeHeaders];
 }
 
 /** Calls `fn` at most once per interval, telling it how many calls were dropped since. */

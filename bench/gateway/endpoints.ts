@@ -1,0 +1,94 @@
+// What `npm run bench -- --only gateway` measures: one line per endpoint. `baseline` answers the
+// same request from a bare node:http + pg server (baseline-server.ts) over the same database;
+// endpoints without one are reported without a ratio. A new list endpoint is one `list(...)` line.
+import type pg from 'pg';
+
+export interface BenchEndpoint {
+  name: string;
+  method: 'GET' | 'POST';
+  /** Path and query on the gateway; the baseline server answers the same path. */
+  path: string;
+  connections: number;
+  /** Sends the bench client's bearer token. */
+  bearer: boolean;
+  /** A JSON body (token issuance); `{{client_key}}`/`{{client_secret}}` are filled in. */
+  body?: string;
+  baseline?: (pool: pg.Pool) => Promise<unknown>;
+}
+
+export const SEARCH_TERM = 'yilmaz';
+const MEMBER_ID = 1;
+
+// The gateway's member shape, built by hand as a bare server would.
+const memberJson = (row: Record<string, unknown>) => ({
+  ...row,
+  balance: Number(row.balance),
+  search_text: undefined,
+  phone_digits: undefined,
+});
+
+async function page(pool: pg.Pool, table: string, where = '', params: unknown[] = []) {
+  const [rows, count] = await Promise.all([
+    pool.query(`SELECT * FROM ${table} ${where} ORDER BY id LIMIT 50`, params),
+    pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} ${where}`, params),
+  ]);
+  const total = count.rows[0]?.n ?? 0;
+  return {
+    success: true,
+    data: rows.rows.map(memberJson),
+    pagination: { page: 1, limit: 50, total, total_pages: Math.ceil(total / 50) },
+  };
+}
+
+/** A list endpoint over one read-model table, first page of 50 with its count. */
+const list = (name: string, table: string, path: string): BenchEndpoint => ({
+  name,
+  method: 'GET',
+  path: `${path}?limit=50`,
+  connections: 10,
+  bearer: true,
+  baseline: (pool) => page(pool, table),
+});
+
+export const ENDPOINTS: BenchEndpoint[] = [
+  {
+    name: 'members detail',
+    method: 'GET',
+    path: `/api/v1/members/${MEMBER_ID}`,
+    connections: 50,
+    bearer: true,
+    baseline: async (pool) => {
+      const { rows } = await pool.query('SELECT * FROM members WHERE id = $1', [MEMBER_ID]);
+      return { success: true, data: memberJson(rows[0] as Record<string, unknown>) };
+    },
+  },
+  {
+    name: 'members search',
+    method: 'GET',
+    path: `/api/v1/members?search=${SEARCH_TERM}&limit=50`,
+    connections: 10,
+    bearer: true,
+    baseline: (pool) => page(pool, 'members', 'WHERE search_text LIKE $1', [`%${SEARCH_TERM}%`]),
+  },
+  list('members list', 'members', '/api/v1/members'),
+  list('packages list', 'packages', '/api/v1/packages'),
+  list('transactions', 'financial_transactions', '/api/v1/financial/transactions'),
+  // Aggregates over the whole read model; no bare counterpart.
+  {
+    name: 'dashboard stats',
+    method: 'GET',
+    path: '/api/v1/dashboard/stats',
+    connections: 10,
+    bearer: true,
+  },
+  {
+    name: 'token issuance',
+    method: 'POST',
+    path: '/api/v1/auth/token',
+    // Few connections: the failed-attempt throttle counts a request while it is in flight, and
+    // more than AUTH_FAILED_ATTEMPTS_PER_MINUTE concurrent ones from one address are refused.
+    connections: 4,
+    bearer: false,
+    body: '{"client_key":"{{client_key}}","client_secret":"{{client_secret}}"}',
+  },
+];

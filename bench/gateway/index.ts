@@ -1,0 +1,144 @@
+// npm run bench -- --only gateway [--seconds S] [--rounds R] [--members N] [--profile]
+// The gateway as production runs it against a bare node:http + pg server over the same database,
+// endpoint by endpoint (endpoints.ts), in alternating rounds so that other load on the machine
+// hits both alike; the load generator runs in its own process (load.ts). Prints requests/s,
+// p50, p99 and the ratio gateway / baseline, with the spread of the rounds, and the gateway's RSS.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../common/config.js';
+import { createReadModelClient } from '../../common/databases.js';
+import { createThrowawayEnvironment, serverUrlsOf } from '../../scripts/throwaway-environment.js';
+import { ENDPOINTS, type BenchEndpoint } from './endpoints.js';
+import { applyLoad, loadGenerator, type LoadResult } from './load.js';
+import { startBaseline, startGateway, type Started } from './processes.js';
+import { printProfileSplit } from './profile.js';
+import { createBenchClient, seedMembers } from './seed.js';
+
+export interface GatewayBenchOptions {
+  seconds: number;
+  rounds: number;
+  members: number;
+  profile: boolean;
+}
+
+type Target = 'gateway' | 'baseline';
+type Credentials = { client_key: string; client_secret: string; token: string };
+
+function requestOf(endpoint: BenchEndpoint, server: Started, who: Credentials, seconds: number) {
+  const headers: Record<string, string> = {};
+  if (endpoint.bearer) headers.authorization = `Bearer ${who.token}`;
+  if (endpoint.body) headers['content-type'] = 'application/json';
+  return {
+    url: `${server.url}${endpoint.path}`,
+    method: endpoint.method,
+    headers,
+    body: endpoint.body
+      ?.replace('{{client_key}}', who.client_key)
+      .replace('{{client_secret}}', who.client_secret),
+    connections: endpoint.connections,
+    seconds,
+  };
+}
+
+async function issueToken(gateway: Started, key: string, secret: string): Promise<string> {
+  const response = await fetch(`${gateway.url}/api/v1/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_key: key, client_secret: secret }),
+  });
+  const body = (await response.json()) as { data?: { access_token?: string } };
+  if (!body.data?.access_token) throw new Error(`token request failed: ${response.status}`);
+  return body.data.access_token;
+}
+
+const fmt = (n: number, digits = 0) => n.toFixed(digits);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+
+function summary(name: string, results: Record<Target, LoadResult[]>) {
+  const rps = (t: Target) => results[t].map((r) => r.requestsPerSecond);
+  const line = (t: Target) =>
+    results[t].length === 0
+      ? `${t}: n/a`
+      : `${t} ${fmt(mean(rps(t)))} req/s (rounds ${fmt(Math.min(...rps(t)))}–${fmt(Math.max(...rps(t)))}), ` +
+        `p50 ${fmt(median(results[t].map((r) => r.p50Ms)), 2)} ms, ` +
+        `p99 ${fmt(median(results[t].map((r) => r.p99Ms)), 2)} ms (worst ${fmt(Math.max(...results[t].map((r) => r.p99Ms)), 2)}), ` +
+        `server CPU ${fmt(median(results[t].map((r) => r.cpuMsPerRequest ?? 0)), 3)} ms/request`;
+  const ratios = results.gateway.map((g, i) =>
+    results.baseline[i] ? g.requestsPerSecond / results.baseline[i].requestsPerSecond : NaN,
+  );
+  const ratio = results.baseline.length
+    ? `ratio ${fmt(mean(rps('gateway')) / mean(rps('baseline')), 2)} (rounds ${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`
+    : 'ratio n/a (no baseline)';
+  const failures = [...results.gateway, ...results.baseline].reduce((n, r) => n + r.failures, 0);
+  console.log(`\n${name}\n  ${line('gateway')}\n  ${line('baseline')}\n  ${ratio}`);
+  if (failures > 0) console.log(`  !! ${failures} failed requests (non-2xx, errors, timeouts)`);
+}
+
+async function measure(
+  options: GatewayBenchOptions,
+  servers: Record<Target, Started>,
+  who: Credentials,
+) {
+  const results = new Map<BenchEndpoint, Record<Target, LoadResult[]>>(
+    ENDPOINTS.map((e) => [e, { gateway: [], baseline: [] }]),
+  );
+  const targetsOf = (e: BenchEndpoint): Target[] =>
+    e.baseline ? ['baseline', 'gateway'] : ['gateway'];
+  for (const endpoint of ENDPOINTS) {
+    for (const target of targetsOf(endpoint))
+      await applyLoad(requestOf(endpoint, servers[target], who, 2));
+  }
+  const rssAfterWarmUp = servers.gateway.rssMb();
+  for (let round = 0; round < options.rounds; round++) {
+    for (const endpoint of ENDPOINTS) {
+      const order = round % 2 === 0 ? targetsOf(endpoint) : targetsOf(endpoint).reverse();
+      for (const target of order) {
+        const cpuBefore = servers[target].cpuMs();
+        const result = await applyLoad(requestOf(endpoint, servers[target], who, options.seconds));
+        result.cpuMsPerRequest =
+          (servers[target].cpuMs() - cpuBefore) / (result.requestsPerSecond * options.seconds);
+        results.get(endpoint)![target].push(result);
+        console.log(
+          `round ${round + 1} ${endpoint.name.padEnd(16)} ${target.padEnd(8)} ${fmt(result.requestsPerSecond).padStart(6)} req/s  p50 ${fmt(result.p50Ms, 2)} ms  p99 ${fmt(result.p99Ms, 2)} ms  cpu ${fmt(result.cpuMsPerRequest, 3)} ms/req${result.failures ? `  ${result.failures} failed` : ''}`,
+        );
+      }
+    }
+  }
+  for (const [endpoint, result] of results) {
+    summary(
+      `${endpoint.method} ${endpoint.path} (${endpoint.name}, ${endpoint.connections} connections)`,
+      result,
+    );
+  }
+  console.log(
+    `\ngateway RSS: ${fmt(rssAfterWarmUp)} MB after warm-up, ${fmt(servers.gateway.rssMb())} MB after the rounds`,
+  );
+}
+
+export async function benchGateway(options: GatewayBenchOptions): Promise<void> {
+  const env = await createThrowawayEnvironment(serverUrlsOf(loadConfig()), 'bench');
+  const profileDir = options.profile
+    ? mkdtempSync(path.join(tmpdir(), 'gateway-profile-'))
+    : undefined;
+  const servers: Partial<Record<Target, Started>> = {};
+  const db = createReadModelClient(env.databaseUrl, { poolSize: 2 });
+  try {
+    console.log(`seeding ${options.members} members; load generator: ${loadGenerator}`);
+    await seedMembers(env.databaseUrl, options.members);
+    const client = await createBenchClient(db);
+    servers.gateway = await startGateway(
+      { DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_PREFIX: env.redisPrefix },
+      { profileDir },
+    );
+    servers.baseline = await startBaseline(env.databaseUrl);
+    const token = await issueToken(servers.gateway, client.client_key, client.client_secret);
+    await measure(options, servers as Record<Target, Started>, { ...client, token });
+  } finally {
+    await Promise.all(Object.values(servers).map((s) => s.stop()));
+    await db.$disconnect();
+    await env.destroy();
+  }
+  if (profileDir) printProfileSplit(profileDir);
+}

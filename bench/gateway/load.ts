@@ -1,0 +1,114 @@
+// The load generator, always in its own process: wrk when installed (`apt-get install wrk`),
+// otherwise autocannon's command line. Both report requests/s and latency percentiles.
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface LoadRequest {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  connections: number;
+  seconds: number;
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Answers other than 2xx, plus socket errors and timeouts. */
+  failures: number;
+  /** The server process's CPU time per answered request (filled in by the caller). */
+  cpuMsPerRequest?: number;
+}
+
+function hasWrk(): boolean {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (error) {
+    // wrk --version exits 1 after printing its banner; only a missing binary throws ENOENT.
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+}
+
+export const loadGenerator = hasWrk() ? 'wrk' : 'autocannon';
+
+const UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
+
+function wrkDuration(text: string, label: string): number {
+  const match = new RegExp(`^\\s*${label}\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(text);
+  if (!match) throw new Error(`wrk output without ${label}:\n${text}`);
+  return Number(match[1]) * (UNIT_MS[match[2]!] ?? 1);
+}
+
+async function withWrk(request: LoadRequest): Promise<LoadResult> {
+  const script = path.join(mkdtempSync(path.join(tmpdir(), 'bench-wrk-')), 'request.lua');
+  const headerLines = Object.entries(request.headers)
+    .map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
+    .join('\n');
+  writeFileSync(
+    script,
+    `wrk.method = "${request.method}"\n${headerLines}\n` +
+      (request.body ? `wrk.body = ${JSON.stringify(request.body)}\n` : ''),
+  );
+  // One wrk thread: the machine has few cores and the gateway should get the rest.
+  const { stdout } = await run('wrk', [
+    '-t1',
+    `-c${request.connections}`,
+    `-d${request.seconds}s`,
+    '--latency',
+    '-s',
+    script,
+    request.url,
+  ]);
+  const rps = /^Requests\/sec:\s+([\d.]+)/m.exec(stdout);
+  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout);
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(
+    stdout,
+  );
+  return {
+    requestsPerSecond: Number(rps?.[1] ?? 0),
+    p50Ms: wrkDuration(stdout, '50%'),
+    p99Ms: wrkDuration(stdout, '99%'),
+    failures:
+      Number(non2xx?.[1] ?? 0) +
+      (socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0),
+  };
+}
+
+interface AutocannonJson {
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+async function withAutocannon(request: LoadRequest): Promise<LoadResult> {
+  const cli = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+  const args = [cli, '-j', '-c', String(request.connections), '-d', String(request.seconds)];
+  args.push('-m', request.method);
+  for (const [name, value] of Object.entries(request.headers)) args.push('-H', `${name}=${value}`);
+  if (request.body) args.push('-b', request.body);
+  const { stdout } = await run(process.execPath, [...args, request.url], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const result = JSON.parse(stdout) as AutocannonJson;
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    failures: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+export function applyLoad(request: LoadRequest): Promise<LoadResult> {
+  return loadGenerator === 'wrk' ? withWrk(request) : withAutocannon(request);
+}

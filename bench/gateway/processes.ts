@@ -1,0 +1,91 @@
+// The benchmark's servers, each in its own process: the gateway as production runs it (compiled,
+// `node dist/...`, production log level) and the bare baseline.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface Started {
+  url: string;
+  child: ChildProcess;
+  /** Resident set size now, in MB (Linux /proc). */
+  rssMb(): number;
+  /** CPU time used so far (user + system), in ms (Linux /proc). */
+  cpuMs(): number;
+  stop(): Promise<void>;
+}
+
+/** A port free right now; the server binds it a moment later. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function started(child: ChildProcess, port: number): Started {
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    rssMb() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+    },
+    cpuMs() {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      // utime and stime, in clock ticks (100 a second on Linux).
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
+    },
+  };
+}
+
+async function waitUntilAnswering(url: string, child: ChildProcess): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}`);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await sleep(200);
+  }
+  throw new Error(`${url}: not answering`);
+}
+
+export async function startGateway(
+  env: Record<string, string>,
+  options: { profileDir?: string },
+): Promise<Started> {
+  execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
+  const port = await freePort();
+  const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const child = spawn(process.execPath, [...profile, 'dist/gateway/src/main.js'], {
+    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'info', NODE_ENV: 'production' },
+    // Its log goes where a container's would: written out in full, read by nobody here.
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const gateway = started(child, port);
+  await waitUntilAnswering(`${gateway.url}/readyz`, child);
+  return gateway;
+}
+
+export async function startBaseline(databaseUrl: string): Promise<Started> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'bench/gateway/baseline-server.ts', String(port)],
+    { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const baseline = started(child, port);
+  await once(child.stdout, 'data');
+  return baseline;
+}

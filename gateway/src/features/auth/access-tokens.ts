@@ -1,0 +1,99 @@
+// Bearer tokens as the gateway checks them on every protected request: looked up by SHA-256 in
+// PostgreSQL, held briefly in a per-process cache that the client's epoch (client-epochs.ts)
+// invalidates on every instance at once. See docs/decisions/0005.
+import type { ReadModelClient } from '../../../../common/databases.js';
+import { dataScopeOf, type DataScope } from '../../http/data-scope.js';
+import { currentScopes } from '../clients/clients.repository.js';
+
+export interface AuthContext {
+  clientId: number;
+  clientKey: string;
+  tokenId: string;
+  scopes: string[];
+  dataScope: DataScope;
+  rateLimits: { minute: number | null; hour: number | null; day: number | null };
+}
+
+export interface ActiveToken {
+  auth: AuthContext;
+  /** Access-token expiry, ms since the epoch; checked on every request, cached or not. */
+  expiresAt: number;
+}
+
+/** The token's authentication as PostgreSQL has it now, or null when it may not be used. */
+export async function readAccessToken(
+  db: ReadModelClient,
+  tokenHash: string,
+): Promise<ActiveToken | null> {
+  const row = await db.apiToken.findUnique({
+    where: { access_token_hash: tokenHash },
+    include: { client: true },
+  });
+  if (!row || row.revoked_at || !row.client.is_active) return null;
+  const held = currentScopes(row.client) as string[];
+  const client = row.client;
+  return {
+    auth: {
+      clientId: client.id,
+      clientKey: client.client_key,
+      tokenId: row.id,
+      scopes: row.scopes.filter((scope) => held.includes(scope)),
+      dataScope: dataScopeOf(client.branch_id),
+      rateLimits: {
+        minute: client.rate_limit_minute,
+        hour: client.rate_limit_hour,
+        day: client.rate_limit_day,
+      },
+    },
+    expiresAt: row.access_expires_at.getTime(),
+  };
+}
+
+export interface CachedToken extends ActiveToken {
+  /** The client's epoch read before the token was, so a later change always shows. */
+  epoch: string;
+  cachedUntil: number;
+}
+
+/**
+ * Token hash -> what authentication found, per process. Entries live `ttlMs` at most (a bound
+ * for the one case the epoch cannot cover: an instance that changed a client while it could not
+ * reach Redis); the oldest go first when the cache is full.
+ */
+export class TokenCache {
+  private readonly entries = new Map<string, CachedToken>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  get(hash: string, now = Date.now()): CachedToken | undefined {
+    const entry = this.entries.get(hash);
+    if (entry && entry.cachedUntil <= now) {
+      this.entries.delete(hash);
+      return undefined;
+    }
+    return entry;
+  }
+
+  set(hash: string, token: ActiveToken, epoch: string, now = Date.now()): CachedToken {
+    const entry = { ...token, epoch, cachedUntil: now + this.ttlMs };
+    if (this.ttlMs <= 0) return entry;
+    this.entries.delete(hash);
+    if (this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(hash, entry);
+    return entry;
+  }
+
+  delete(hash: string): void {
+    this.entries.delete(hash);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}

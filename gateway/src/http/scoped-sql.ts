@@ -1,0 +1,91 @@
+// The branch rule for the few reads that run as prepared SQL statements on the read model's pg
+// pool instead of through Prisma (the hottest ones; docs/decisions/0005-fast-hot-path.md). Like
+// ScopedRead, a handler never writes the branch condition: every statement built here carries the
+// caller's, and only tables listed with their branch column can be named.
+import pg from 'pg';
+import type { DataScope } from './data-scope.js';
+
+/** Tables reachable by SQL, and the column that ties a row to its branch. */
+const BRANCH_COLUMN = { members: 'branch_id' } as const;
+export type SqlTable = keyof typeof BRANCH_COLUMN;
+
+export interface SqlQuery {
+  table: SqlTable;
+  /** Conditions, each a SQL fragment over `$1..$n` of `params`; joined with AND. */
+  where: string[];
+  params: unknown[];
+}
+
+export interface SqlSelect extends SqlQuery {
+  columns: readonly string[];
+  orderBy?: string;
+  window?: { skip: number; take: number };
+}
+
+export interface ScopedSql {
+  rows(query: SqlSelect): Promise<Record<string, unknown>[]>;
+  count(query: SqlQuery): Promise<number>;
+}
+
+// Values as the API wants them, as Prisma's mapper would give them to Resource.toApi: numeric as
+// a number, a calendar day as its YYYY-MM-DD text (never a local-midnight Date), bigint count as
+// a number.
+const NUMERIC = 1700;
+const DATE = 1082;
+const INT8 = 20;
+const asNumber = (value: string) => Number(value);
+const asText = (value: string) => value;
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown => {
+    if (oid === NUMERIC || oid === INT8) return asNumber;
+    if (oid === DATE) return asText;
+    return pg.types.getTypeParser(oid, format) as unknown;
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
+
+export function createScopedSql(pool: pg.Pool): (scope: DataScope) => ScopedSql {
+  // One prepared statement per distinct text; the texts come from code, so they are few.
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (!name) names.set(text, (name = `gateway_${names.size + 1}`));
+    return name;
+  };
+  const run = async (text: string, values: unknown[]) =>
+    (await pool.query({ name: nameOf(text), text, values, types })).rows as Record<
+      string,
+      unknown
+    >[];
+
+  return (scope: DataScope): ScopedSql => {
+    const filtered = (query: SqlQuery) => {
+      const where = [...query.where];
+      const params = [...query.params];
+      if (scope.kind === 'branch') {
+        params.push(scope.branchId);
+        where.push(`${quote(BRANCH_COLUMN[query.table])} = $${params.length}`);
+      }
+      const clause = where.length ? ` WHERE ${where.map((w) => `(${w})`).join(' AND ')}` : '';
+      return { from: `FROM ${quote(query.table)}${clause}`, params };
+    };
+    return {
+      rows(query) {
+        const { from, params } = filtered(query);
+        let text = `SELECT ${query.columns.map(quote).join(', ')} ${from}`;
+        if (query.orderBy) text += ` ORDER BY ${query.orderBy}`;
+        if (query.window) {
+          params.push(query.window.take, query.window.skip);
+          text += ` LIMIT $${params.length - 1} OFFSET $${params.length}`;
+        }
+        return run(text, params);
+      },
+      async count(query) {
+        const { from, params } = filtered(query);
+        const [row] = await run(`SELECT count(*) AS n ${from}`, params);
+        return Number(row?.n ?? 0);
+      },
+    };
+  };
+}

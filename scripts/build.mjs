@@ -1,0 +1,54 @@
+// `npm run build`: compiles the processes to dist/ (tsc, tsconfig.build.json) and copies the files
+// they read at run time (read-model migrations, the legacy dump) next to them.
+// `node scripts/build.mjs --if-stale` (every process script runs it first) builds only when a
+// source is newer than the last build, so a fresh clone, an edit or a `git pull` never runs stale
+// JavaScript; in an image without sources it does nothing. Plain JavaScript: it must run before
+// anything is compiled.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const dist = path.join(root, 'dist');
+const stamp = path.join(dist, '.build-stamp');
+const SOURCES = [
+  'gateway',
+  'worker',
+  'common',
+  'prisma',
+  'scripts',
+  'tsconfig.json',
+  'tsconfig.build.json',
+];
+const ASSETS = ['prisma/read-model/migrations', 'prisma/legacy/schema.sql'];
+
+function newestMtime(entry) {
+  if (!existsSync(entry)) return 0;
+  const stats = statSync(entry);
+  if (!stats.isDirectory()) return stats.mtimeMs;
+  let newest = stats.mtimeMs;
+  for (const child of readdirSync(entry)) {
+    if (child === 'node_modules') continue;
+    newest = Math.max(newest, newestMtime(path.join(entry, child)));
+  }
+  return newest;
+}
+
+function isStale() {
+  if (!existsSync(stamp)) return existsSync(path.join(root, 'gateway'));
+  const built = statSync(stamp).mtimeMs;
+  return SOURCES.some((source) => newestMtime(path.join(root, source)) > built);
+}
+
+if (!process.argv.includes('--if-stale') || isStale()) {
+  const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
+  execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], {
+    stdio: 'inherit',
+  });
+  for (const asset of ASSETS) {
+    cpSync(path.join(root, asset), path.join(dist, asset), { recursive: true });
+  }
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
+}
