@@ -33,7 +33,11 @@ beforeAll(async () => {
   branch = await dashboard.insertBranch({ name: 'Kadıköy' });
   otherBranch = await dashboard.insertBranch();
   // Far more calls than a partner's default minute allows.
-  gateway = await startGateway(env, { RATE_LIMIT_PER_MINUTE: '100000' });
+  gateway = await startGateway(env, {
+    RATE_LIMIT_PER_MINUTE: '100000',
+    RATE_LIMIT_PER_HOUR: '1000000',
+    RATE_LIMIT_PER_DAY: '1000000',
+  });
   const client = await createTestClient(gateway.db, {
     scopes: ['members:read', 'members:write'],
   });

@@ -33,7 +33,11 @@ beforeAll(async () => {
     { postgresUrl: services.postgresUrl, mysqlUrl: server.url, redisUrl: services.redisUrl },
     `t_${services.runId}`,
   );
-  gateway = await startGateway(env, { RATE_LIMIT_PER_MINUTE: '100000' });
+  gateway = await startGateway(env, {
+    RATE_LIMIT_PER_MINUTE: '100000',
+    RATE_LIMIT_PER_HOUR: '1000000',
+    RATE_LIMIT_PER_DAY: '1000000',
+  });
   worker = await startWorker(env, { intervalMs: 200 });
   client = await createTestClient(gateway.db);
   const dashboard = await LegacyDashboard.connect(env.legacyUrl);

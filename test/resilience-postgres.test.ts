@@ -38,7 +38,11 @@ beforeAll(async () => {
     `t_${services.runId}`,
   );
   // Limits out of the way: the load is the test's, not a partner's.
-  gateway = await startGateway(env, { RATE_LIMIT_PER_MINUTE: '100000' });
+  gateway = await startGateway(env, {
+    RATE_LIMIT_PER_MINUTE: '100000',
+    RATE_LIMIT_PER_HOUR: '1000000',
+    RATE_LIMIT_PER_DAY: '1000000',
+  });
   worker = await startWorker(env, { intervalMs: 200 });
   // The gateway's first connections to a server just started may miss its 1 s connect bound
   // on a busy machine; the set-up waits them out, the assertions below do not.

@@ -3,7 +3,7 @@
 // and written through the same upsert path as every polled batch (one mapping, not two).
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import type { LegacyClient, ReadModelClient } from '../../../common/databases.js';
-import { applyLegacyRows } from './read-model-writes.js';
+import { applyLegacyRowsReporting } from './read-model-writes.js';
 import type { LegacyRow, SyncTable } from './table-definition.js';
 
 /** A legacy client or one of its interactive transactions. */
@@ -20,11 +20,22 @@ export function readLegacyRows(
   return legacy.$queryRaw<LegacyRow[]>`${table.source} WHERE ${key} IN (${LegacySql.join(ids)})`;
 }
 
-/** Writes legacy rows into the read model exactly as a sync batch would; returns rows changed. */
+/**
+ * Writes legacy rows into the read model exactly as a sync batch would; returns rows changed.
+ * A row the read model would set aside fails the call: the caller must not claim it is readable.
+ */
 export function applyRowsNow(
   readModel: ReadModelClient,
   table: SyncTable,
   rows: LegacyRow[],
 ): Promise<number> {
-  return readModel.$transaction((tx) => applyLegacyRows(tx, table, rows));
+  return readModel.$transaction(async (tx) => {
+    const { changed, rejected } = await applyLegacyRowsReporting(tx, table, rows);
+    if (rejected.length > 0) {
+      throw new Error(
+        `the read model refused ${table.name} row(s) ${rejected.map((r) => r.id).join(', ')}`,
+      );
+    }
+    return changed;
+  });
 }
