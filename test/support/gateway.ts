@@ -10,6 +10,7 @@ import { createRedis } from '../../common/redis.js';
 import { createApp } from '../../gateway/src/app.js';
 import type { Scope } from '../../gateway/src/features/auth/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
+import { assertMatchesDocument } from './contract.js';
 import type { TestEnvironment } from './environment.js';
 
 export interface RunningGateway {
@@ -66,6 +67,10 @@ export function createTestClient(
   });
 }
 
+/**
+ * The one way tests call the gateway: every answer, success or error, is checked against the
+ * OpenAPI document before the test sees it (test/support/contract.ts).
+ */
 export async function getJson(url: string, init: RequestInit = {}) {
   const response = await fetch(url, init);
   const text = await response.text();
@@ -75,6 +80,8 @@ export async function getJson(url: string, init: RequestInit = {}) {
   } catch {
     body = text;
   }
+  const { status, headers } = response;
+  assertMatchesDocument({ method: init.method ?? 'GET', url, status, headers, body });
   return { status: response.status, headers: response.headers, body: body as Record<string, any> };
 }
 

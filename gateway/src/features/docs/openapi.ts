@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { Endpoint } from '../../http/endpoint.js';
 import { ERROR_CODES } from '../../http/errors.js';
+import { documentationPaths } from './documentation-paths.js';
 
 export const errorBodySchema = z
   .looseObject({
@@ -64,6 +65,22 @@ function parameters(endpoint: Endpoint) {
   ];
 }
 
+const RETRY_AFTER = {
+  'Retry-After': {
+    description: 'Seconds to wait before trying again',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+};
+
+function errorResponse(status: number) {
+  return {
+    description: ERROR_DESCRIPTIONS[status] ?? `Error ${status}`,
+    ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
+    ...json(errorBodySchema),
+  };
+}
+
 /** The statuses an endpoint can answer besides success, from what it declares. */
 function errorStatuses(endpoint: Endpoint): number[] {
   const statuses = new Set<number>([500, 503, ...(endpoint.errors ?? [])]);
@@ -110,29 +127,14 @@ function operation(endpoint: Endpoint) {
         ...json(endpoint.response as z.ZodType),
       },
       ...Object.fromEntries(
-        errorStatuses(endpoint).map((status) => [
-          String(status),
-          {
-            description: ERROR_DESCRIPTIONS[status] ?? `Error ${status}`,
-            ...json(errorBodySchema),
-          },
-        ]),
+        errorStatuses(endpoint).map((status) => [String(status), errorResponse(status)]),
       ),
     },
   };
 }
 
 function paths(endpoints: readonly Endpoint[]) {
-  const out: Record<string, Record<string, unknown>> = {
-    '/api/v1': {
-      get: {
-        operationId: 'getApiInfo',
-        summary: 'What the API offers and the branch rule',
-        security: [],
-        responses: { 200: { description: 'ApiInfo, wrapped as {success, data}' } },
-      },
-    },
-  };
+  const out: Record<string, Record<string, unknown>> = documentationPaths(json, errorResponse);
   for (const endpoint of endpoints) {
     const path = `/api/v1${endpoint.path}`;
     (out[path] ??= {})[endpoint.method.toLowerCase()] = operation(endpoint);
