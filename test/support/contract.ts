@@ -91,11 +91,16 @@ function check(condition: boolean, seen: ObservedResponse, problem: string): ass
   );
 }
 
-function checkSchema(schema: Record<string, unknown>, value: unknown, seen: ObservedResponse) {
+/** What is wrong with `value` against a schema of the document (its $refs resolved); [] if nothing. */
+export function schemaErrors(schema: Record<string, unknown>, value: unknown): string[] {
   const validate = compiledContract().validatorOf(schema);
-  const errors = validate(value) ? [] : (validate.errors ?? []);
-  const described = errors.map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`).join('; ');
-  check(errors.length === 0, seen, `the body does not match its schema: ${described}`);
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
+}
+
+function checkSchema(schema: Record<string, unknown>, value: unknown, seen: ObservedResponse) {
+  const errors = schemaErrors(schema, value);
+  check(errors.length === 0, seen, `the body does not match its schema: ${errors.join('; ')}`);
 }
 
 function checkHeaders(documented: Record<string, Header>, seen: ObservedResponse) {

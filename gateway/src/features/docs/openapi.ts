@@ -15,7 +15,18 @@ export const errorBodySchema = z
     request_id: z.string(),
     details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
   })
-  .meta({ id: 'Error' });
+  .meta({
+    id: 'Error',
+    examples: [
+      {
+        success: false,
+        error: 'VALIDATION_ERROR',
+        message: 'İstek parametreleri geçersiz.',
+        request_id: '0b8f2c1e-5d7a-4e3b-9c61-2f4a8d9e7b10',
+        details: [{ field: 'limit', message: 'En fazla 200 olabilir.' }],
+      },
+    ],
+  });
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'VALIDATION_ERROR: a parameter or the body is invalid (details name each field)',
@@ -49,13 +60,15 @@ function parameters(endpoint: Endpoint) {
   const from = (shape: z.ZodObject | undefined, where: 'path' | 'query') =>
     Object.entries((shape?.shape ?? {}) as Record<string, z.ZodType>).map(([name, field]) => {
       const schema = inputSchema(field);
-      const { description } = schema as { description?: string };
+      const { description, examples } = schema as { description?: string; examples?: unknown[] };
       delete schema.description;
       return {
         name,
         in: where,
         required: where === 'path' || !field.safeParse(undefined).success,
         ...(description ? { description } : {}),
+        // Renderers show a parameter's own example; the schema keeps its examples too.
+        ...(examples?.length ? { example: examples[0] } : {}),
         schema,
       };
     });
