@@ -84,6 +84,13 @@ describe('GET /api/v1/docs', () => {
     const script = await fetch(`${gateway.url}/api/v1/docs/docs.js`);
     expect(script.status).toBe(200);
     expect(await script.text()).toContain('/api/v1/openapi.json');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    // The renderer's own files come from this gateway: the stylesheet, the bundle, the icon.
+    const assets = [...html.matchAll(/(?:src|href)="(\/api\/v1\/docs\/assets\/[^"]+)"/g)];
+    expect(assets).toHaveLength(3);
+    for (const [, asset] of assets) {
+      expect((await fetch(`${gateway.url}${asset}`)).status, asset).toBe(200);
+    }
   });
 });
 
