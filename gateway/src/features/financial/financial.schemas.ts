@@ -125,10 +125,14 @@ export const summaryQuery = z
   .object({
     branch_id: optionalId,
     start_date: dayFilter.meta({
-      description: 'Default: the first day of the current Istanbul month.',
+      description:
+        'Istanbul day (YYYY-MM-DD), inclusive. Without end_date too: the first day of the ' +
+        'current Istanbul month; with end_date alone the range has no start.',
     }),
     end_date: dayFilter.meta({
-      description: 'Default: the last day of the current Istanbul month.',
+      description:
+        'Istanbul day (YYYY-MM-DD), inclusive. Without start_date too: the last day of the ' +
+        'current Istanbul month; with start_date alone the range has no end.',
     }),
   })
   .superRefine(checkDateRange);
