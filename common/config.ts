@@ -1,4 +1,5 @@
 // The only reader of process.env. Every operator variable is validated here, once, at start.
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const positiveInt = z.coerce.number().int().positive();
@@ -9,6 +10,49 @@ const url = (protocols: string[]) =>
     .refine((value) => protocols.some((p) => value.startsWith(`${p}://`)), {
       message: `expected a ${protocols.join(' or ')} URL`,
     });
+
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+
+/** An origin as browsers send it: scheme, host and port only ("https://shop.example.com"). */
+const isOrigin = (value: string) => {
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+};
+const corsOrigins = z
+  .string()
+  .transform(list)
+  .refine((origins) => origins.every(isOrigin), {
+    message: 'comma-separated origins such as https://shop.example.com (no path, no trailing /)',
+  });
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const isProxyAddress = (value: string) => {
+  const [address = '', bits, ...rest] = value.split('/');
+  if (rest.length > 0) return false;
+  if (PROXY_NAMES.has(value)) return true;
+  const family = isIP(address);
+  if (family === 0) return false;
+  return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+};
+/** Express's "trust proxy": a hop count, true/false, or addresses and subnets to trust. */
+const trustProxy = z.string().transform((value, ctx): boolean | number | string[] => {
+  if (value === 'true' || value === 'false') return value === 'true';
+  if (/^\d+$/.test(value)) return Number(value);
+  const addresses = list(value);
+  if (addresses.length > 0 && addresses.every(isProxyAddress)) return addresses;
+  ctx.addIssue({
+    code: 'custom',
+    message: 'a hop count, true, false, or comma-separated addresses/subnets (e.g. 10.0.0.0/8)',
+  });
+  return z.NEVER;
+});
 
 const envSchema = z.object({
   DATABASE_URL: url(['postgresql', 'postgres']).default(
@@ -30,6 +74,8 @@ const envSchema = z.object({
   AUTH_FAILED_ATTEMPTS_PER_MINUTE: positiveInt.default(10),
   SYNC_INTERVAL_MS: positiveInt.default(1000),
   RECONCILE_INTERVAL_MS: positiveInt.default(60000),
+  CORS_ORIGINS: corsOrigins.default([]),
+  TRUST_PROXY: trustProxy.default(false),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -42,7 +88,7 @@ export class ConfigError extends Error {
 
 function toConfig(env: z.infer<typeof envSchema>) {
   return {
-    http: { port: env.PORT },
+    http: { port: env.PORT, corsOrigins: env.CORS_ORIGINS, trustProxy: env.TRUST_PROXY },
     db: { url: env.DATABASE_URL },
     legacy: { url: env.LEGACY_DATABASE_URL },
     redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
@@ -59,7 +105,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       onRedisFailure: env.RATE_LIMIT_REDIS_FAILURE,
     },
     sync: { intervalMs: env.SYNC_INTERVAL_MS, reconcileIntervalMs: env.RECONCILE_INTERVAL_MS },
-    metrics: { workerPort: env.METRICS_PORT },
+    // Each process serves its metrics on METRICS_PORT; processes sharing a host get their own.
+    metrics: { port: env.METRICS_PORT, workerPort: env.METRICS_PORT },
     logLevel: env.LOG_LEVEL,
   };
 }

@@ -39,3 +39,36 @@ describe('loadConfig', () => {
     expect(message).toMatch(/SYNC_INTERVAL_MS/);
   });
 });
+
+describe('edge settings', () => {
+  it('when CORS_ORIGINS and TRUST_PROXY are unset, then no origin is allowed and no proxy trusted', () => {
+    expect(loadConfig({}).http).toMatchObject({ corsOrigins: [], trustProxy: false });
+  });
+
+  it('when CORS_ORIGINS lists origins, then each is kept', () => {
+    const { http } = loadConfig({ CORS_ORIGINS: 'https://a.example.com, http://localhost:8080' });
+    expect(http.corsOrigins).toEqual(['https://a.example.com', 'http://localhost:8080']);
+  });
+
+  it('when a CORS origin has a path or trailing slash, then the configuration is refused', () => {
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://a.example.com/' })).toThrow(/CORS_ORIGINS/);
+    expect(() => loadConfig({ CORS_ORIGINS: 'a.example.com' })).toThrow(/CORS_ORIGINS/);
+  });
+
+  it.each([
+    ['1', 1],
+    ['true', true],
+    ['false', false],
+    ['10.0.0.0/8, 127.0.0.1', ['10.0.0.0/8', '127.0.0.1']],
+    ['loopback,::1', ['loopback', '::1']],
+  ])('when TRUST_PROXY is %s, then Express receives %j', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).http.trustProxy).toEqual(expected);
+  });
+
+  it.each(['yes', '10.0.0.0/99', 'proxy.example.com'])(
+    'when TRUST_PROXY is %s, then the configuration is refused',
+    (value) => {
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY/);
+    },
+  );
+});

@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setClientLimits } from '../gateway/src/features/clients/clients.repository.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,
@@ -35,6 +36,22 @@ async function clients(...args: string[]): Promise<string> {
   return stdout;
 }
 
+async function insertReadModelBranch(id: number) {
+  const now = new Date();
+  await gateway.db.branch.upsert({
+    where: { id },
+    create: {
+      id,
+      name: `Şube ${id}`,
+      status: 'Aktif',
+      created_at: now,
+      updated_at: now,
+      search_text: `sube ${id}`,
+    },
+    update: {},
+  });
+}
+
 const token = (key: string, secret: string) =>
   postJson(`${gateway.url}/api/v1/auth/token`, { client_key: key, client_secret: secret });
 const refresh = (refreshToken: string) =>
@@ -44,6 +61,7 @@ const members = (accessToken: string) =>
 
 describe('npm run clients', () => {
   it('when creating a client with --json, then it prints id, client_key and client_secret once, and the secret works', async () => {
+    await insertReadModelBranch(7);
     const created = JSON.parse(
       await clients(
         'create',
@@ -137,6 +155,61 @@ describe('npm run clients', () => {
     await expect(clients('disable', 'ck_nobody')).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringContaining('ck_nobody'),
+    });
+  });
+
+  it('when --help is asked, then it prints the usage and exits 0', async () => {
+    const started = Date.now();
+    const usage = await clients('--help');
+    expect(usage).toMatch(/^usage: npm run clients/);
+    for (const command of [
+      'create',
+      'list',
+      'disable',
+      'rotate-secret',
+      'set-scopes',
+      'set-limits',
+    ])
+      expect(usage).toContain(command);
+    // No database is touched for it: an unreachable one must not matter.
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('when --branch names a branch the read model does not have, then create exits 1 naming it', async () => {
+    await expect(
+      clients('create', '--name', 'x', '--scopes', 'members:list', '--branch', '99'),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/branch 99 does not exist/) });
+    expect(await gateway.db.apiClient.count({ where: { name: 'x' } })).toBe(0);
+  });
+
+  it('when listing, then a table with a header shows key, name, scopes, branch, limits, state and last use', async () => {
+    await insertReadModelBranch(8);
+    const used = await createTestClient(gateway.db, { name: 'used client', branchId: 8 });
+    await issueTokenPair(gateway, used);
+    await setClientLimits(gateway.db, used.client_key, { minute: 5, hour: 50, day: 500 });
+    const idle = await createTestClient(gateway.db, { name: 'idle client' });
+    const lines = (await clients('list')).trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      /^KEY\s+NAME\s+SCOPES\s+BRANCH\s+LIMITS \(M\/H\/D\)\s+STATE\s+LAST USE$/,
+    );
+    const row = (key: string) => lines.find((line) => line.startsWith(key)) ?? '';
+    expect(row(used.client_key)).toMatch(
+      /used client\s+members:list,members:read\s+8\s+5\/50\/500\s+active\s+\d{4}-\d\d-\d\dT/,
+    );
+    expect(row(idle.client_key)).toMatch(
+      /idle client\s+\S+\s+all\s+default 60\/1000\/10000\s+active\s+never$/,
+    );
+    const listed = JSON.parse(await clients('list', '--json')) as Record<string, unknown>[];
+    expect(listed.find((c) => c.client_key === used.client_key)?.last_used_at).toEqual(
+      expect.any(String),
+    );
+    expect(listed.find((c) => c.client_key === idle.client_key)?.last_used_at).toBeNull();
+  });
+
+  it('when a command fails with --json, then the error is JSON on stderr', async () => {
+    await expect(clients('disable', 'ck_nobody', '--json')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('{"error":"no client with key ck_nobody"}'),
     });
   });
 });

@@ -8,6 +8,7 @@ import { createReadModelClient } from '../common/databases.js';
 import { createLogger } from '../common/logger.js';
 import { createRedis } from '../common/redis.js';
 import { createApp } from '../gateway/src/app.js';
+import { createGatewayMetrics } from '../gateway/src/http/metrics.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,
@@ -54,7 +55,7 @@ async function untilCounted(gateway: RunningGateway, token: string) {
 }
 
 async function failures(gateway: RunningGateway, outcome: 'allowed' | 'refused') {
-  const text = await (await fetch(`${gateway.url}/metrics`)).text();
+  const text = await gateway.metrics.registry.metrics();
   const line = text
     .split('\n')
     .find((l) => l.startsWith(`gateway_rate_limit_store_failures_total{outcome="${outcome}"}`));
@@ -136,6 +137,7 @@ describe('Redis unreachable', () => {
       url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       db,
       app,
+      metrics: createGatewayMetrics(),
       close: () => Promise.resolve(),
     };
     try {

@@ -17,16 +17,22 @@ import { createGuard } from './http/authenticate.js';
 import { createDataAges } from './http/data-age.js';
 import { mountEndpoints } from './http/endpoint.js';
 import { errorHandler, unknownRoute } from './http/error-handler.js';
-import { createGatewayMetrics, metricsRoute } from './http/metrics.js';
+import { accessLog } from './http/access-log.js';
+import { corsFor } from './http/cors.js';
+import { refuseNulBytes } from './http/hostile-input.js';
+import { createGatewayMetrics, type GatewayMetrics } from './http/metrics.js';
 import { clientRateLimits } from './http/rate-limit/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { createScopedReads } from './http/scoped-read.js';
+import { useTurkishValidationMessages } from './http/validation.js';
 
 export interface AppDeps {
   config: Config;
   db: ReadModelClient;
   redis: Redis;
   logger: Logger;
+  /** The registry served on METRICS_PORT (gateway/src/main.ts); a fresh one when absent. */
+  metrics?: GatewayMetrics;
 }
 
 export interface AppOptions {
@@ -35,13 +41,16 @@ export interface AppOptions {
 }
 
 export function createApp(deps: AppDeps, options: AppOptions = {}): express.Express {
+  useTurkishValidationMessages();
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // Behind a load balancer req.ip must be the client's address, or every partner shares one
+  // per-IP throttle bucket; trusting X-Forwarded-For from anyone else would let it be forged.
+  app.set('trust proxy', deps.config.http.trustProxy);
   app.set('query parser', 'simple');
 
   const tokens = createTokenService(deps);
-  const metrics = createGatewayMetrics();
+  const metrics = deps.metrics ?? createGatewayMetrics();
   const guard = createGuard(
     tokens,
     options.rateLimits === false ? [] : clientRateLimits({ ...deps, metrics }),
@@ -51,16 +60,20 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): express.Expr
     prefix: deps.config.redis.prefix,
     failedAttemptsPerMinute: deps.config.tokens.failedAttemptsPerMinute,
     onRedisFailure: deps.config.rateLimit.onRedisFailure,
+    logger: deps.logger,
   });
 
   app.use(requestId);
+  app.use(accessLog(deps.logger, metrics));
+  const crossOrigin = corsFor(deps.config.http.corsOrigins);
+  if (crossOrigin) app.use(crossOrigin);
   app.use(helmet());
   app.use(healthRoutes(deps));
-  app.get('/metrics', metricsRoute(metrics));
   app.use(oauthRoutes(tokens, throttle));
 
   const api = Router();
   api.use(express.json({ limit: '100kb' }));
+  api.use(refuseNulBytes);
   api.use(infoRoutes(ENDPOINTS));
   api.use(docsRoutes(ENDPOINTS));
   const scopedReads = createScopedReads(deps.db);
@@ -75,6 +88,6 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): express.Expr
   app.use('/api/v1', api);
 
   app.use(unknownRoute);
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler());
   return app;
 }

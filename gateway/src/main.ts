@@ -3,6 +3,7 @@ import { createReadModelClient } from '../../common/databases.js';
 import { createLogger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
 import { createApp } from './app.js';
+import { createGatewayMetrics, startMetricsServer } from './http/metrics.js';
 
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.logLevel, name: 'gateway' });
@@ -10,7 +11,13 @@ const db = createReadModelClient(config.db.url);
 const redis = createRedis(config.redis.url);
 redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
 
-const server = createApp({ config, db, redis, logger }).listen(config.http.port, () => {
+const metrics = createGatewayMetrics();
+startMetricsServer(metrics, config.metrics.port, logger).catch((error: unknown) => {
+  logger.fatal({ err: error, port: config.metrics.port }, 'metrics port unavailable');
+  process.exit(1);
+});
+
+const server = createApp({ config, db, redis, logger, metrics }).listen(config.http.port, () => {
   logger.info({ port: config.http.port }, 'gateway listening');
 });
 

@@ -8,6 +8,7 @@ import { createReadModelClient, type ReadModelClient } from '../../common/databa
 import { createLogger, type Logger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
 import { createApp } from '../../gateway/src/app.js';
+import { createGatewayMetrics, type GatewayMetrics } from '../../gateway/src/http/metrics.js';
 import type { Scope } from '../../gateway/src/features/auth/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
 import { assertMatchesDocument } from './contract.js';
@@ -17,13 +18,15 @@ export interface RunningGateway {
   url: string;
   db: ReadModelClient;
   app: Express;
+  /** What the gateway's metrics listener would serve. */
+  metrics: GatewayMetrics;
   close(): Promise<void>;
 }
 
 export async function startGateway(
   env: TestEnvironment,
   overrides: Record<string, string> = {},
-  options: { logger?: Logger } = {},
+  options: { logger?: Logger; metrics?: GatewayMetrics } = {},
 ): Promise<RunningGateway> {
   const config = env.config(overrides);
   const db = createReadModelClient(config.db.url, { poolSize: 5 });
@@ -32,7 +35,10 @@ export async function startGateway(
   // request before Redis is connected.
   if (redis.status !== 'ready') await once(redis, 'ready');
   const logger = options.logger ?? createLogger({ level: config.logLevel, name: 'gateway-test' });
-  const app = createApp({ config, db, redis, logger });
+  // As gateway/src/main.ts does: a connection error is a log line, not an unhandled event.
+  redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
+  const metrics = options.metrics ?? createGatewayMetrics();
+  const app = createApp({ config, db, redis, logger, metrics });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -41,6 +47,7 @@ export async function startGateway(
     url: `http://127.0.0.1:${port}`,
     db,
     app,
+    metrics,
     async close() {
       await new Promise((resolve) => server.close(resolve));
       server.closeAllConnections();

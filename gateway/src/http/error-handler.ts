@@ -1,8 +1,8 @@
 // The one error funnel, mounted last: every failure leaves in the specification's error body.
 // A 500 never shows a stack trace, SQL or a dependency's message.
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
-import type { Logger } from '../../../common/logger.js';
+import { recordRequestError } from './access-log.js';
 import { AppError, notFound, serviceUnavailable, validationError } from './errors.js';
 import { zodDetails } from './validation.js';
 
@@ -48,6 +48,15 @@ export function isDependencyDown(error: unknown): boolean {
   return false;
 }
 
+/**
+ * zlib's error for a body declared Content-Encoding gzip, deflate or br that does not decompress
+ * (Z_DATA_ERROR..., brotli's ERR__ERROR_...): the caller's mistake, not ours.
+ */
+export function isDecompressionError(error: unknown): boolean {
+  const { code, errno } = error as { code?: unknown; errno?: unknown };
+  return typeof errno === 'number' && typeof code === 'string' && /^(Z_|ERR__)/.test(code);
+}
+
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown }).code === 'P2002';
 }
@@ -60,6 +69,10 @@ interface BodyParserError {
 function toAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
   if (error instanceof z.ZodError) return validationError(zodDetails(error));
+  // The router could not percent-decode a path parameter (/members/%FF).
+  if (error instanceof URIError) {
+    return validationError([{ field: '(path)', message: 'Adres çözümlenemedi.' }]);
+  }
   const parserError = error as BodyParserError;
   if (parserError.type === 'entity.too.large') {
     return new AppError({
@@ -76,6 +89,9 @@ function toAppError(error: unknown): AppError | null {
   }
   if (typeof parserError.type === 'string' && parserError.status && parserError.status < 500) {
     return validationError([{ field: '(body)', message: 'İstek gövdesi okunamadı.' }]);
+  }
+  if (isDecompressionError(error)) {
+    return validationError([{ field: '(body)', message: 'Sıkıştırılmış gövde açılamadı.' }]);
   }
   if (isUniqueViolation(error)) {
     return new AppError({
@@ -100,18 +116,29 @@ export function sendError(res: Response, error: AppError): void {
   });
 }
 
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+/**
+ * RFC 6750 §3 challenge of a 401 (RFC 7235 requires one on every 401) or of a 403 for want of a
+ * scope; error="..." only when the request did present a bearer token.
+ */
+function setBearerChallenge(req: Request, res: Response, error: AppError): void {
+  const presented = /^Bearer\s/i.test(req.get('authorization') ?? '');
+  if (error.code === 'INVALID_TOKEN') {
+    res.set('WWW-Authenticate', presented ? 'Bearer error="invalid_token"' : 'Bearer');
+  } else if (error.code === 'INSUFFICIENT_SCOPE' && presented) {
+    res.set('WWW-Authenticate', 'Bearer error="insufficient_scope"');
+  }
+}
+
+export function errorHandler(): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     const known = toAppError(error);
     if (known && known.status < 500) {
+      setBearerChallenge(req, res, known);
       sendError(res, known);
       return;
     }
-    const requestId = res.locals.requestId as string;
-    logger.error(
-      { err: error, request_id: requestId, method: req.method, path: req.path },
-      'request failed',
-    );
+    // Logged once, in the request's own line (access-log.ts), with its cause.
+    recordRequestError(res, error);
     if (res.headersSent) {
       res.end();
       return;

@@ -1,8 +1,11 @@
-// The gateway's Prometheus metrics, served at GET /metrics. One registry per app rather than
-// prom-client's global one: tests run several apps in one process, and a global registry would
-// refuse the second registration of each metric.
-import type { RequestHandler } from 'express';
-import { Counter, Registry } from 'prom-client';
+// The gateway's Prometheus metrics. One registry per app rather than prom-client's global one:
+// tests run several apps in one process, and a global registry would refuse the second
+// registration of each metric. They are served on their own listener (METRICS_PORT), never on
+// the public port, as proxies such as Envoy and Kong keep theirs on an admin port.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { Logger } from '../../../common/logger.js';
 
 export interface GatewayMetrics {
   registry: Registry;
@@ -10,6 +13,8 @@ export interface GatewayMetrics {
   rateLimitRejections: Counter<'window'>;
   /** Requests whose counters could not be reached in Redis, by what the gateway then did. */
   rateLimitStoreFailures: Counter<'outcome'>;
+  /** Every answered request, by route template (never the raw URL) and status. */
+  requestDuration: Histogram<'method' | 'route' | 'status'>;
 }
 
 export function createGatewayMetrics(): GatewayMetrics {
@@ -28,11 +33,54 @@ export function createGatewayMetrics(): GatewayMetrics {
       labelNames: ['outcome'],
       registers: [registry],
     }),
+    requestDuration: new Histogram({
+      name: 'gateway_http_request_duration_seconds',
+      help: 'Duration of answered requests, by method, route template ("unmatched" for unknown paths) and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
   };
 }
 
-export function metricsRoute(metrics: GatewayMetrics): RequestHandler {
-  return async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+export interface MetricsServer {
+  server: Server;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The metrics listener: GET /metrics answers the registry plus the process's default metrics
+ * (CPU, memory, event loop, GC), anything else 404. Port 0 picks a free port (tests).
+ */
+export async function startMetricsServer(
+  metrics: GatewayMetrics,
+  port: number,
+  logger: Logger,
+): Promise<MetricsServer> {
+  collectDefaultMetrics({ register: metrics.registry });
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    metrics.registry.metrics().then(
+      (body) => res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(body),
+      (error: unknown) => {
+        logger.error({ err: error }, 'metrics could not be collected');
+        res.writeHead(500).end();
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => resolve());
+  });
+  const actual = (server.address() as AddressInfo).port;
+  logger.info({ port: actual }, 'metrics listening');
+  return {
+    server,
+    port: actual,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,5 +1,5 @@
 // The one validation approach: zod schemas, failures turned into 400 VALIDATION_ERROR with details.
-import type { z } from 'zod';
+import { z } from 'zod';
 import { validationError, type ErrorDetail } from './errors.js';
 
 export function zodDetails(error: z.ZodError): ErrorDetail[] {
@@ -13,4 +13,13 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.in
   const result = schema.safeParse(value);
   if (!result.success) throw validationError(zodDetails(result.error));
   return result.data;
+}
+
+/**
+ * zod's own messages (the `details` of a 400) in Turkish, as every other message partners' users
+ * read. zod's configuration is process-wide; createApp applies it, so the gateway and every test
+ * app answer the same.
+ */
+export function useTurkishValidationMessages(): void {
+  z.config(z.locales.tr());
 }

@@ -4,6 +4,7 @@
 import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type RateLimitInfo } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
+import type { Logger } from '../../../../common/logger.js';
 import { AppError } from '../../http/errors.js';
 import { GatewayRedisStore } from '../../http/rate-limit/rate-limit-store.js';
 
@@ -34,7 +35,15 @@ export function createAuthThrottle(deps: {
   failedAttemptsPerMinute: number;
   /** The operator's choice for an unreachable Redis (RATE_LIMIT_REDIS_FAILURE), as for the limits. */
   onRedisFailure: 'open' | 'closed';
+  /** The library's store failures go here, as JSON, instead of raw stack traces on the console. */
+  logger: Logger;
 }): AuthThrottle {
+  const libraryLogger = {
+    warn: (error: unknown, message?: string) =>
+      deps.logger.warn({ err: error }, message ?? 'auth throttle'),
+    error: (error: unknown, message?: string) =>
+      deps.logger.warn({ err: error }, message ?? 'auth throttle'),
+  };
   // One limiter needs one store instance (express-rate-limit refuses a shared one); stores with
   // the same prefix count on the same Redis keys, so every endpoint adds to the same tally.
   const limiter = (
@@ -52,6 +61,7 @@ export function createAuthThrottle(deps: {
       requestPropertyName: property,
       store: new GatewayRedisStore(deps.redis, `${deps.prefix}:auth-fail:${dimension}:`, (e) => e),
       passOnStoreError: deps.onRedisFailure === 'open',
+      logger: libraryLogger,
       skip: async (req) => (await keyOf(req)) === null,
       keyGenerator: async (req) => (await keyOf(req)) ?? '',
       handler: (req, _res, next) => {

@@ -1,7 +1,10 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import express, { Router, type ErrorRequestHandler } from 'express';
+import { isDecompressionError } from '../../http/error-handler.js';
 import { AppError } from '../../http/errors.js';
+import { refuseNulBytes } from '../../http/hostile-input.js';
 import { oauthClientId, type AuthThrottle } from './auth-throttle.js';
+import { decodeBasicCredentials, refuseRepeatedParameters } from './oauth-request.js';
 import { unwrapOAuthError, type TokenService } from './tokens.service.js';
 
 /**
@@ -13,6 +16,9 @@ export function oauthRoutes(tokens: TokenService, throttle: AuthThrottle): Route
   router.post(
     '/oauth/token',
     express.urlencoded({ extended: false, limit: '100kb' }),
+    refuseRepeatedParameters,
+    refuseNulBytes,
+    decodeBasicCredentials,
     ...throttle(oauthClientId),
     async (req, res) => {
       const response = new OAuth2Server.Response();
@@ -55,7 +61,18 @@ const oauthErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
     res.status(429).json({ error: 'slow_down', error_description: error.message });
     return;
   }
+  if (error instanceof AppError && error.status === 400) {
+    res.status(400).json({ error: 'invalid_request', error_description: error.message });
+    return;
+  }
   const parserError = error as { type?: unknown; status?: unknown };
+  if (isDecompressionError(error)) {
+    res.status(400).json({
+      error: 'invalid_request',
+      error_description: 'Invalid request: the form body could not be decompressed',
+    });
+    return;
+  }
   if (typeof parserError.type === 'string' && typeof parserError.status === 'number') {
     if (parserError.status < 500) {
       res.status(parserError.status === 413 ? 413 : 400).json({

@@ -1,51 +1,10 @@
-// `npm run clients -- <command>`: API client management for operators.
-//   create --name NAME --scopes a,b [--branch ID] [--limits M/H/D] [--json]
-//   list [--json] | disable KEY | enable KEY | rotate-secret KEY [--json]
-//   set-scopes KEY a,b | set-limits KEY M/H/D|default
+// `npm run clients -- <command>`: API client management for operators. This entry point only
+// reads the arguments; the database layer is loaded when a command needs it, so `--help` and
+// argument mistakes answer at once.
 import { parseArgs } from 'node:util';
-import { loadConfigOrExit } from '../../../../common/config.js';
-import { createReadModelClient, type ReadModelClient } from '../../../../common/databases.js';
-import { isScope, SCOPES, type Scope } from '../auth/scopes.js';
-import {
-  createClient,
-  listClients,
-  rotateClientSecret,
-  setClientActive,
-  setClientLimits,
-  setClientScopes,
-  type ClientLimits,
-} from './clients.repository.js';
+import { CliError, USAGE, type CliArgs } from './clients.usage.js';
 
-class UsageError extends Error {}
-
-function parseScopes(value: string | undefined): Scope[] {
-  const names = (value ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const unknown = names.filter((name) => !isScope(name));
-  if (unknown.length > 0)
-    throw new UsageError(`unknown scope(s): ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`);
-  return names as Scope[];
-}
-
-function parseLimits(value: string): ClientLimits {
-  const match = /^(\d+)\/(\d+)\/(\d+)$/.exec(value);
-  const [minute, hour, day] = match ? match.slice(1).map(Number) : [];
-  if (!minute || !hour || !day)
-    throw new UsageError(`limits must be MINUTE/HOUR/DAY positive integers, got "${value}"`);
-  return { minute, hour, day };
-}
-
-function parseBranch(value: string | undefined): number | null {
-  if (value === undefined) return null;
-  const id = Number(value);
-  if (!Number.isInteger(id) || id <= 0)
-    throw new UsageError(`--branch must be a positive integer, got "${value}"`);
-  return id;
-}
-
-async function run(db: ReadModelClient, argv: string[]): Promise<void> {
+function parse(argv: string[]): CliArgs & { help: boolean } {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -55,102 +14,32 @@ async function run(db: ReadModelClient, argv: string[]): Promise<void> {
       branch: { type: 'string' },
       limits: { type: 'string' },
       json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  const [command, key, arg] = positionals;
-  const print = (json: unknown, text: string) =>
-    console.log(values.json ? JSON.stringify(json) : text);
-  const requireKey = () => {
-    if (!key) throw new UsageError(`${command} needs a client key`);
-    return key;
-  };
-  const done = (found: boolean, what: string) => {
-    if (!found) throw new UsageError(`no client with key ${key}`);
-    print({ client_key: key, result: what }, `${key}: ${what}`);
-  };
+  const [command = '', key, arg] = positionals;
+  return { ...values, command, key, arg, help: values.help || command === 'help' };
+}
 
-  switch (command ?? '') {
-    case 'create': {
-      if (!values.name) throw new UsageError('create needs --name');
-      const scopes = parseScopes(values.scopes);
-      if (scopes.length === 0) throw new UsageError('create needs --scopes a,b');
-      const created = await createClient(db, {
-        name: values.name,
-        scopes,
-        branchId: parseBranch(values.branch),
-        limits: values.limits ? parseLimits(values.limits) : undefined,
-      });
-      print(
-        { ...created, name: values.name, scopes, branch_id: parseBranch(values.branch) },
-        `client created (id ${created.id})\nclient_key:    ${created.client_key}\nclient_secret: ${created.client_secret}\n` +
-          'The secret is shown only this once.',
-      );
-      return;
+async function main(argv: string[]): Promise<number> {
+  const json = argv.includes('--json');
+  try {
+    const args = parse(argv);
+    if (args.help) {
+      console.log(USAGE);
+      return 0;
     }
-    case 'list': {
-      const clients = await listClients(db);
-      print(
-        clients,
-        clients
-          .map((c) =>
-            [
-              c.id,
-              c.client_key,
-              c.is_active ? 'active' : 'disabled',
-              c.name,
-              `branch=${c.branch_id ?? 'all'}`,
-              c.scopes.join(','),
-            ].join('\t'),
-          )
-          .join('\n') || '(no clients)',
-      );
-      return;
-    }
-    case 'disable':
-      return done(await setClientActive(db, requireKey(), false), 'disabled');
-    case 'enable':
-      return done(await setClientActive(db, requireKey(), true), 'enabled');
-    case 'rotate-secret': {
-      const secret = await rotateClientSecret(db, requireKey());
-      if (!secret) throw new UsageError(`no client with key ${key}`);
-      print(
-        { client_key: key, client_secret: secret },
-        `client_secret: ${secret}\nThe secret is shown only this once.`,
-      );
-      return;
-    }
-    case 'set-scopes': {
-      const scopes = parseScopes(arg);
-      if (scopes.length === 0) throw new UsageError('set-scopes needs KEY a,b');
-      return done(
-        await setClientScopes(db, requireKey(), scopes),
-        `scopes set to ${scopes.join(',')}`,
-      );
-    }
-    case 'set-limits': {
-      if (!arg) throw new UsageError('set-limits needs KEY M/H/D (or "default")');
-      const limits = arg === 'default' ? null : parseLimits(arg);
-      return done(await setClientLimits(db, requireKey(), limits), `limits set to ${arg}`);
-    }
-    default:
-      throw new UsageError(
-        'usage: clients create --name NAME --scopes a,b [--branch ID] [--limits M/H/D] [--json]\n' +
-          '       clients list | disable KEY | enable KEY | rotate-secret KEY | set-scopes KEY a,b | set-limits KEY M/H/D',
-      );
+    const { runCommand } = await import('./clients.commands.js');
+    await runCommand(args);
+    return 0;
+  } catch (error) {
+    const usage = String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
+    const known = error instanceof CliError || usage;
+    const message = known ? (error as Error).message : `failed: ${(error as Error).message}`;
+    console.error(json ? JSON.stringify({ error: message }) : message);
+    if (error instanceof CliError) return error.exitCode;
+    return usage ? 2 : 1;
   }
 }
 
-const config = loadConfigOrExit();
-const db = createReadModelClient(config.db.url, { poolSize: 2 });
-try {
-  await run(db, process.argv.slice(2));
-} catch (error) {
-  const message =
-    error instanceof UsageError || error instanceof TypeError
-      ? error.message
-      : `failed: ${(error as Error).message}`;
-  console.error(message);
-  process.exitCode = error instanceof UsageError || error instanceof TypeError ? 2 : 1;
-} finally {
-  await db.$disconnect();
-}
+process.exitCode = await main(process.argv.slice(2));

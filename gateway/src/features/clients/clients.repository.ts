@@ -42,6 +42,20 @@ export function listClients(db: ReadModelClient) {
   return db.apiClient.findMany({ orderBy: { id: 'asc' }, omit: { secret_hash: true } });
 }
 
+export type ListedClient = Awaited<ReturnType<typeof listClients>>[number] & {
+  /** When the client last obtained a token: its newest token pair's creation. */
+  last_used_at: Date | null;
+};
+
+export async function listClientsWithLastUse(db: ReadModelClient): Promise<ListedClient[]> {
+  const [clients, newest] = await Promise.all([
+    listClients(db),
+    db.apiToken.groupBy({ by: ['client_id'], _max: { created_at: true } }),
+  ]);
+  const lastUse = new Map(newest.map((row) => [row.client_id, row._max.created_at]));
+  return clients.map((client) => ({ ...client, last_used_at: lastUse.get(client.id) ?? null }));
+}
+
 /** Takes effect at once: every request checks its token against the client. */
 export async function setClientActive(db: ReadModelClient, clientKey: string, isActive: boolean) {
   const { count } = await db.apiClient.updateMany({

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Endpoint } from '../../http/endpoint.js';
 import { ERROR_CODES } from '../../http/errors.js';
 import { documentationPaths } from './documentation-paths.js';
+import { oauthSecuritySchemes, oauthTokenPath } from './oauth-openapi.js';
 
 export const errorBodySchema = z
   .looseObject({
@@ -188,9 +189,10 @@ export function openApiDocument(endpoints: readonly Endpoint[]) {
           description:
             'Access token from POST /api/v1/auth/token. Each operation names the scope it needs.',
         },
+        ...oauthSecuritySchemes,
       },
       schemas,
     },
-    paths: documentPaths,
+    paths: { ...documentPaths, ...oauthTokenPath },
   };
 }

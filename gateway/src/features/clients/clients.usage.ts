@@ -1,0 +1,39 @@
+// What the operator CLI (clients.cli.ts) accepts, shared with its commands.
+
+export const USAGE = `usage: npm run clients -- <command> [options]
+
+commands:
+  create --name NAME --scopes a,b [--branch ID] [--limits M/H/D]
+                          create a client; its secret is printed only this once
+  list                    every client: key, name, scopes, branch, limits, state, last use
+  disable KEY | enable KEY
+  rotate-secret KEY       new secret, printed only this once; the old one stops working
+  set-scopes KEY a,b
+  set-limits KEY M/H/D    per-minute/hour/day request limits, or "default"
+
+options:
+  --json                  machine-readable output (errors too, on stderr)
+  -h, --help              this text
+
+--branch must name a branch of the read model (synced from the dashboard).
+Exit codes: 0 done, 1 refused (unknown branch, database error), 2 usage error or unknown key.`;
+
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 2,
+  ) {
+    super(message);
+  }
+}
+
+export interface CliArgs {
+  command: string;
+  key: string | undefined;
+  arg: string | undefined;
+  name?: string | undefined;
+  scopes?: string | undefined;
+  branch?: string | undefined;
+  limits?: string | undefined;
+  json: boolean;
+}
