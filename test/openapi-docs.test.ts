@@ -5,6 +5,7 @@ import {
   memberListResponse,
   memberResponse,
 } from '../gateway/src/features/members/members.schemas.js';
+import { ENDPOINTS } from '../gateway/src/endpoints.js';
 import { tokenDataSchema } from '../gateway/src/features/auth/auth.schemas.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
@@ -83,6 +84,13 @@ describe('GET /api/v1/docs', () => {
     const script = await fetch(`${gateway.url}/api/v1/docs/docs.js`);
     expect(script.status).toBe(200);
     expect(await script.text()).toContain('/api/v1/openapi.json');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    // The renderer's own files come from this gateway: the stylesheet, the bundle, the icon.
+    const assets = [...html.matchAll(/(?:src|href)="(\/api\/v1\/docs\/assets\/[^"]+)"/g)];
+    expect(assets).toHaveLength(3);
+    for (const [, asset] of assets) {
+      expect((await fetch(`${gateway.url}${asset}`)).status, asset).toBe(200);
+    }
   });
 });
 
@@ -96,5 +104,41 @@ describe('answers against the documented schemas', () => {
     expect(memberListResponse.safeParse(list.body).error).toBeUndefined();
     const detail = await getJson(`${gateway.url}/api/v1/members/${memberId}`, bearer(token));
     expect(memberResponse.safeParse(detail.body).error).toBeUndefined();
+  });
+});
+
+describe('GET /api/v1 (the info endpoint)', () => {
+  it("when read, then its groups are exactly the specification's and each declared operation is in its group", async () => {
+    const { status, body } = await getJson(`${gateway.url}/api/v1`);
+    expect(status).toBe(200);
+    const groups = body.data.endpoints as Record<string, Record<string, string>>;
+    expect(Object.keys(groups)).toEqual([
+      'auth',
+      'members',
+      'branches',
+      'packages',
+      'financial',
+      'dashboard',
+      'market',
+      'staff',
+      'notifications',
+      'private_lessons',
+      'presence',
+    ]);
+    for (const endpoint of ENDPOINTS) {
+      expect(groups[endpoint.group]?.[endpoint.operationId]).toBe(
+        `${endpoint.method} /api/v1${endpoint.path}`,
+      );
+    }
+    const listed = Object.values(groups).flatMap((group) => Object.keys(group));
+    expect(listed.sort()).toEqual(ENDPOINTS.map((e) => e.operationId).sort());
+  });
+});
+
+describe('an undocumented path under /api/v1', () => {
+  it('when called, then the answer is a 404 that passes the contract check as an Error', async () => {
+    const { status, body } = await getJson(`${gateway.url}/api/v1/no-such-thing`);
+    expect(status).toBe(404);
+    expect(body.error).toBe('NOT_FOUND');
   });
 });

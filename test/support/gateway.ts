@@ -13,6 +13,7 @@ import { createGatewayLegacyClient } from '../../gateway/src/features/members/me
 import { createGatewayMetrics, type GatewayMetrics } from '../../gateway/src/http/metrics.js';
 import type { Scope } from '../../gateway/src/features/auth/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
+import { assertMatchesDocument } from './contract.js';
 import type { TestEnvironment } from './environment.js';
 
 export interface RunningGateway {
@@ -83,6 +84,10 @@ export function createTestClient(
   });
 }
 
+/**
+ * The one way tests call the gateway: every answer, success or error, is checked against the
+ * OpenAPI document before the test sees it (test/support/contract.ts).
+ */
 export async function getJson(url: string, init: RequestInit = {}) {
   const response = await fetch(url, init);
   const text = await response.text();
@@ -92,6 +97,8 @@ export async function getJson(url: string, init: RequestInit = {}) {
   } catch {
     body = text;
   }
+  const { status, headers } = response;
+  assertMatchesDocument({ method: init.method ?? 'GET', url, status, headers, body });
   return { status: response.status, headers: response.headers, body: body as Record<string, any> };
 }
 

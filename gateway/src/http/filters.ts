@@ -8,7 +8,9 @@ const MAX_ID = 2_147_483_647;
 export const id = z.coerce.number().int().positive().max(MAX_ID);
 export const optionalId = id.optional();
 
-export const idParams = z.object({ id: id.meta({ description: 'Kayıt numarası' }) });
+export const idParams = z.object({
+  id: id.meta({ description: 'Kayıt numarası', examples: [3] }),
+});
 
 /** `true` / `false` exactly. */
 export const booleanFilter = z
@@ -19,7 +21,7 @@ export const booleanFilter = z
 /** An Istanbul calendar day, `YYYY-MM-DD`, that exists. */
 export const dayFilter = z.iso
   .date()
-  .meta({ description: 'İstanbul takvim günü (YYYY-MM-DD), dahil' })
+  .meta({ description: 'İstanbul takvim günü (YYYY-MM-DD), dahil', examples: ['2026-03-01'] })
   .optional();
 
 export const searchFilter = z
@@ -27,7 +29,10 @@ export const searchFilter = z
   .trim()
   .min(1)
   .max(100)
-  .meta({ description: 'Türkçe kurallarına göre büyük/küçük harf ve aksan duyarsız arama' })
+  .meta({
+    description: 'Türkçe kurallarına göre büyük/küçük harf ve aksan duyarsız arama',
+    examples: ['ayşe'],
+  })
   .optional();
 
 /** Query schemas with start_date/end_date: an empty range is a mistake, not an empty answer. */

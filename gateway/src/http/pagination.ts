@@ -17,7 +17,7 @@ export const paginationSchema = z
     total: z.int(),
     total_pages: z.int(),
   })
-  .meta({ id: 'Pagination' });
+  .meta({ id: 'Pagination', examples: [{ page: 1, limit: 50, total: 132, total_pages: 3 }] });
 export type Pagination = z.infer<typeof paginationSchema>;
 
 export function pageWindow(page: PageRequest): { skip: number; take: number } {

@@ -28,9 +28,16 @@ function toApiValue(value: unknown, calendarDay: boolean): unknown {
   return value;
 }
 
-/** `name` becomes the OpenAPI component; the specification allows additional properties. */
-export function defineResource<S extends z.ZodRawShape>(name: string, shape: S): Resource<S> {
-  const schema = z.looseObject(shape).meta({ id: name });
+/**
+ * `name` becomes the OpenAPI component; the specification allows additional properties. The
+ * example is typed by the shape, and the tests validate it against the document's schema.
+ */
+export function defineResource<S extends z.ZodRawShape>(
+  name: string,
+  shape: S,
+  example: z.output<z.ZodObject<S>>,
+): Resource<S> {
+  const schema = z.looseObject(shape).meta({ id: name, examples: [example] });
   const keys = Object.keys(shape);
   const calendarDays = new Set(keys.filter((k) => isCalendarDay(shape[k] as z.ZodType)));
   return {

@@ -5,7 +5,10 @@ export const tokenRequestSchema = z
     client_key: z.string().min(1).max(200),
     client_secret: z.string().min(1).max(500),
   })
-  .meta({ id: 'TokenRequest' });
+  .meta({
+    id: 'TokenRequest',
+    examples: [{ client_key: 'ck_5b1e9a0c7d2f', client_secret: 'cs_9d4f0e6a1b8c3f7e2a5d' }],
+  });
 
 export const refreshRequestSchema = z
   .object({ refresh_token: z.string().min(1).max(500) })
@@ -25,4 +28,17 @@ export const tokenDataSchema = z
     scopes: z.array(z.string()),
     branch_id: z.int().nullable(),
   })
-  .meta({ id: 'TokenData' });
+  .meta({
+    id: 'TokenData',
+    examples: [
+      {
+        access_token: 'eyJhbGciOiJIUzI1NiJ9.ornek.imza',
+        refresh_token: 'rt_3f9c2a7d5e1b4c8a',
+        token_type: 'Bearer',
+        expires_in: 3600,
+        refresh_expires_in: 2592000,
+        scopes: ['members:list', 'members:read'],
+        branch_id: null,
+      },
+    ],
+  });

@@ -18,7 +18,12 @@ const dashboardStatsSchema = z
     monthly_revenue: z.number(),
     active_branches: z.int(),
   })
-  .meta({ id: 'DashboardStats' });
+  .meta({
+    id: 'DashboardStats',
+    examples: [
+      { total_members: 1830, active_members: 1244, monthly_revenue: 742300, active_branches: 5 },
+    ],
+  });
 
 const dashboardDailySchema = z
   .strictObject({
@@ -26,7 +31,10 @@ const dashboardDailySchema = z
     today_revenue: z.number(),
     today_transactions: z.int(),
   })
-  .meta({ id: 'DashboardDaily' });
+  .meta({
+    id: 'DashboardDaily',
+    examples: [{ new_members_today: 4, today_revenue: 23150, today_transactions: 37 }],
+  });
 
 const branchQuery = z.object({ branch_id: optionalId });
 

@@ -1,11 +1,14 @@
+import { join } from 'node:path';
 import { Router } from 'express';
 import type { Endpoint } from '../../http/endpoint.js';
 import { openApiDocument } from './openapi.js';
-import { DOCS_PAGE, DOCS_SCRIPT } from './docs-page.js';
+import { DOCS_PAGE, DOCS_SCRIPT, SWAGGER_UI_DIR, SWAGGER_UI_FILES } from './docs-page.js';
+
+const ONE_DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * GET /api/v1/openapi.json and GET /api/v1/docs (a page rendering it). No token needed, and no
- * CDN: the page's script is served from here, which the helmet CSP (script-src 'self') allows.
+ * GET /api/v1/openapi.json and GET /api/v1/docs (Swagger UI rendering it). No token needed, and
+ * no CDN: the renderer's files are served from the installed package.
  */
 export function docsRoutes(endpoints: readonly Endpoint[]): Router {
   const router = Router();
@@ -19,5 +22,12 @@ export function docsRoutes(endpoints: readonly Endpoint[]): Router {
   router.get('/docs/docs.js', (_req, res) => {
     res.type('application/javascript').send(DOCS_SCRIPT);
   });
+  for (const file of SWAGGER_UI_FILES) {
+    router.get(`/docs/assets/${file}`, (_req, res, next) => {
+      res.sendFile(join(SWAGGER_UI_DIR, file), { maxAge: ONE_DAY_MS }, (error) => {
+        if (error) next(error);
+      });
+    });
+  }
   return router;
 }

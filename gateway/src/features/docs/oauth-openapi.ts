@@ -28,6 +28,19 @@ const errorAnswer = (description: string) => ({
   content: { 'application/json': { schema: oauthError } },
 });
 
+const retryAfter = {
+  'Retry-After': {
+    description: 'Seconds to wait before trying again',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+};
+
+const apiError = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
 /** OAuth 2.0 client credentials (RFC 6749 §4.4), tokens from POST /oauth/token. */
 export const oauthSecuritySchemes = {
   oauth2: {
@@ -92,7 +105,17 @@ export const oauthTokenPath = {
         },
         400: errorAnswer('RFC 6749 §5.2 error'),
         401: errorAnswer('invalid_client; WWW-Authenticate: Basic when Basic was used'),
-        429: errorAnswer('Too many failed attempts (slow_down, Retry-After)'),
+        413: errorAnswer('invalid_request: the body is over 100 kB'),
+        429: {
+          ...errorAnswer('Too many failed attempts (slow_down, Retry-After)'),
+          headers: retryAfter,
+        },
+        // Failures of the gateway itself answer in the API's error envelope.
+        500: apiError('SERVER_ERROR: unexpected failure'),
+        503: {
+          ...apiError('SERVER_ERROR: a dependency is unavailable; Retry-After gives the wait'),
+          headers: retryAfter,
+        },
       },
     },
   },

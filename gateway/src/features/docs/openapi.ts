@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { Endpoint } from '../../http/endpoint.js';
 import { ERROR_CODES } from '../../http/errors.js';
+import { documentationPaths } from './documentation-paths.js';
 import { oauthSecuritySchemes, oauthTokenPath } from './oauth-openapi.js';
 
 export const errorBodySchema = z
@@ -15,7 +16,18 @@ export const errorBodySchema = z
     request_id: z.string(),
     details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
   })
-  .meta({ id: 'Error' });
+  .meta({
+    id: 'Error',
+    examples: [
+      {
+        success: false,
+        error: 'VALIDATION_ERROR',
+        message: 'İstek parametreleri geçersiz.',
+        request_id: '0b8f2c1e-5d7a-4e3b-9c61-2f4a8d9e7b10',
+        details: [{ field: 'limit', message: 'En fazla 200 olabilir.' }],
+      },
+    ],
+  });
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'VALIDATION_ERROR: a parameter or the body is invalid (details name each field)',
@@ -49,13 +61,15 @@ function parameters(endpoint: Endpoint) {
   const from = (shape: z.ZodObject | undefined, where: 'path' | 'query') =>
     Object.entries((shape?.shape ?? {}) as Record<string, z.ZodType>).map(([name, field]) => {
       const schema = inputSchema(field);
-      const { description } = schema as { description?: string };
+      const { description, examples } = schema as { description?: string; examples?: unknown[] };
       delete schema.description;
       return {
         name,
         in: where,
         required: where === 'path' || !field.safeParse(undefined).success,
         ...(description ? { description } : {}),
+        // Renderers show a parameter's own example; the schema keeps its examples too.
+        ...(examples?.length ? { example: examples[0] } : {}),
         schema,
       };
     });
@@ -63,6 +77,22 @@ function parameters(endpoint: Endpoint) {
     ...from(endpoint.params as z.ZodObject | undefined, 'path'),
     ...from(endpoint.query as z.ZodObject | undefined, 'query'),
   ];
+}
+
+const RETRY_AFTER = {
+  'Retry-After': {
+    description: 'Seconds to wait before trying again',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+};
+
+function errorResponse(status: number) {
+  return {
+    description: ERROR_DESCRIPTIONS[status] ?? `Error ${status}`,
+    ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
+    ...json(errorBodySchema),
+  };
 }
 
 /** The statuses an endpoint can answer besides success, from what it declares. */
@@ -111,29 +141,14 @@ function operation(endpoint: Endpoint) {
         ...json(endpoint.response as z.ZodType),
       },
       ...Object.fromEntries(
-        errorStatuses(endpoint).map((status) => [
-          String(status),
-          {
-            description: ERROR_DESCRIPTIONS[status] ?? `Error ${status}`,
-            ...json(errorBodySchema),
-          },
-        ]),
+        errorStatuses(endpoint).map((status) => [String(status), errorResponse(status)]),
       ),
     },
   };
 }
 
 function paths(endpoints: readonly Endpoint[]) {
-  const out: Record<string, Record<string, unknown>> = {
-    '/api/v1': {
-      get: {
-        operationId: 'getApiInfo',
-        summary: 'What the API offers and the branch rule',
-        security: [],
-        responses: { 200: { description: 'ApiInfo, wrapped as {success, data}' } },
-      },
-    },
-  };
+  const out: Record<string, Record<string, unknown>> = documentationPaths(json, errorResponse);
   for (const endpoint of endpoints) {
     const path = `/api/v1${endpoint.path}`;
     (out[path] ??= {})[endpoint.method.toLowerCase()] = operation(endpoint);

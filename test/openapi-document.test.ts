@@ -1,0 +1,138 @@
+// The generated OpenAPI document itself: valid OpenAPI 3.1 by an independent validator, each
+// operation's scope, filters with formats and enums, examples that match their schemas, and the
+// contract check that every test's gateway call goes through.
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { ENDPOINTS } from '../gateway/src/endpoints.js';
+import { openApiDocument } from '../gateway/src/features/docs/openapi.js';
+import { assertMatchesDocument, schemaErrors, type ObservedResponse } from './support/contract.js';
+
+interface Parameter {
+  name: string;
+  in: string;
+  example?: unknown;
+  schema: Record<string, unknown>;
+}
+type Operation = Record<string, unknown> & { parameters?: Parameter[] };
+type Schema = Record<string, any>;
+
+const document = openApiDocument(ENDPOINTS);
+const components = document.components.schemas as Record<string, Schema>;
+const operationOf = (method: string, path: string) =>
+  (document.paths as Record<string, Record<string, Operation>>)[`/api/v1${path}`]![
+    method.toLowerCase()
+  ]!;
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const componentName = (schema: Schema | undefined) =>
+  (schema?.$ref ?? schema?.items?.$ref)?.replace('#/components/schemas/', '') as string | undefined;
+
+describe('the generated OpenAPI document', () => {
+  it('when checked by an OpenAPI 3.1 schema validator, then it is valid', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(document));
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('when an operation needs a scope, then it states it as security and x-required-scope', () => {
+    for (const endpoint of ENDPOINTS) {
+      const operation = operationOf(endpoint.method, endpoint.path);
+      if (endpoint.access === 'public') expect(operation.security).toEqual([]);
+      else if (endpoint.access === null) {
+        expect(operation.security).toContainEqual({ bearerAuth: [] });
+      } else {
+        expect(operation.security).toContainEqual({ bearerAuth: [endpoint.access] });
+        expect(operation['x-required-scope']).toBe(endpoint.access);
+      }
+    }
+  });
+
+  it('when a filter takes dates, ids or a set of values, then its format and enum are documented', () => {
+    const parameter = (method: string, path: string, name: string) =>
+      operationOf(method, path).parameters!.find((p) => p.name === name)!;
+    expect(parameter('GET', '/members', 'status').schema.enum).toEqual(['active', 'passive']);
+    expect(parameter('GET', '/members', 'search').example).toBe('ayşe');
+    expect(parameter('GET', '/financial/summary', 'start_date').schema.format).toBe('date');
+    expect(parameter('GET', '/members/{id}', 'id')).toMatchObject({
+      in: 'path',
+      schema: { type: 'integer', maximum: 2_147_483_647 },
+    });
+    expect(parameter('GET', '/packages', 'is_active').schema.enum).toEqual(['true', 'false']);
+    expect(parameter('GET', '/members', 'limit').schema).toMatchObject({ maximum: 200 });
+  });
+
+  it('when a declared operation answers data, then the data schema carries an example', () => {
+    for (const endpoint of ENDPOINTS) {
+      const success = operationOf(endpoint.method, endpoint.path).responses as Schema;
+      const answer = componentName(
+        success[String(endpoint.status ?? 200)].content['application/json'].schema,
+      );
+      const data = componentName(components[answer!]!.properties?.data);
+      if (data) expect(components[data]!.examples, data).toHaveLength(1);
+    }
+  });
+
+  it('when the document gives examples, then each matches its own schema', () => {
+    for (const [name, schema] of Object.entries(components)) {
+      for (const example of schema.examples ?? []) {
+        expect(schemaErrors(ref(name), example), name).toEqual([]);
+      }
+    }
+    for (const endpoint of ENDPOINTS) {
+      for (const parameter of operationOf(endpoint.method, endpoint.path).parameters ?? []) {
+        if (parameter.example === undefined) continue;
+        expect(schemaErrors(parameter.schema, parameter.example), parameter.name).toEqual([]);
+      }
+    }
+  });
+});
+
+describe('the contract check every test call goes through', () => {
+  const json = new Headers({ 'content-type': 'application/json; charset=utf-8' });
+  const seen = (over: Partial<ObservedResponse>): ObservedResponse => ({
+    method: 'GET',
+    url: 'http://127.0.0.1:1/api/v1/members/7',
+    status: 200,
+    headers: json,
+    body: null,
+    ...over,
+  });
+  const member = components.Member!.examples[0] as Record<string, unknown>;
+  const error = { success: false, error: 'NOT_FOUND', message: 'Yok.', request_id: 'r' };
+
+  it('when a body breaks its schema, then the call fails naming the field', () => {
+    const body = { success: true, data: { ...member, branch_name: 3 } };
+    expect(() => assertMatchesDocument(seen({ body }))).toThrow(/\/data\/branch_name must be/);
+    const good = { success: true, data: member };
+    expect(() => assertMatchesDocument(seen({ body: good }))).not.toThrow();
+  });
+
+  it('when an error body is not the Error schema, then the call fails', () => {
+    expect(() => assertMatchesDocument(seen({ status: 404, body: error }))).not.toThrow();
+    const bad = { ...error, error: 'GONE' };
+    expect(() => assertMatchesDocument(seen({ status: 404, body: bad }))).toThrow(/\/error must/);
+  });
+
+  it('when a status is not documented for the operation, then the call fails', () => {
+    const body = { ...error, error: 'DUPLICATE' };
+    expect(() => assertMatchesDocument(seen({ status: 409, body }))).toThrow(/not documented/);
+  });
+
+  it('when a 429 or 503 has no Retry-After, then the call fails', () => {
+    const body = { ...error, error: 'RATE_LIMIT_EXCEEDED' };
+    expect(() => assertMatchesDocument(seen({ status: 429, body }))).toThrow(/Retry-After/);
+    const headers = new Headers(json);
+    headers.set('retry-after', '3');
+    expect(() => assertMatchesDocument(seen({ status: 429, body, headers }))).not.toThrow();
+  });
+
+  it('when a path is not documented, then under /api/v1 only an Error passes and outside it nothing is checked', () => {
+    const url = 'http://127.0.0.1:1/api/v1/no-such-thing';
+    expect(() => assertMatchesDocument(seen({ url, status: 404, body: error }))).not.toThrow();
+    const success = seen({ url, body: { success: true } });
+    expect(() => assertMatchesDocument(success)).toThrow(/not documented/);
+    const outside = seen({ url: 'http://127.0.0.1:1/healthz', body: 'anything' });
+    expect(() => assertMatchesDocument(outside)).not.toThrow();
+  });
+});
