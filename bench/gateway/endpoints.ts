@@ -71,8 +71,34 @@ export const ENDPOINTS: BenchEndpoint[] = [
     baseline: (pool) => page(pool, 'members', 'WHERE search_text LIKE $1', [`%${SEARCH_TERM}%`]),
   },
   list('members list', 'members', '/api/v1/members'),
+  list('branches list', 'branches', '/api/v1/branches'),
   list('packages list', 'packages', '/api/v1/packages'),
-  list('transactions', 'financial_transactions', '/api/v1/financial/transactions'),
+  {
+    name: 'transactions of branch 1',
+    method: 'GET',
+    path: '/api/v1/financial/transactions?branch_id=1&limit=50',
+    connections: 10,
+    bearer: true,
+    baseline: async (pool) => {
+      const where = 'WHERE branch_id = $1';
+      const [rows, count] = await Promise.all([
+        pool.query(
+          `SELECT * FROM financial_transactions ${where} ORDER BY transaction_date DESC, id DESC LIMIT 50`,
+          [1],
+        ),
+        pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM financial_transactions ${where}`,
+          [1],
+        ),
+      ]);
+      const total = count.rows[0]?.n ?? 0;
+      return {
+        success: true,
+        data: rows.rows.map(memberJson),
+        pagination: { page: 1, limit: 50, total, total_pages: Math.ceil(total / 50) },
+      };
+    },
+  },
   // Aggregates over the whole read model; no bare counterpart.
   {
     name: 'dashboard stats',

@@ -65,11 +65,35 @@ export async function seedMembers(databaseUrl: string, count: number): Promise<v
         SURNAMES.map(foldTurkish),
       ],
     );
-    // As autovacuum would leave a table that size: statistics and a visibility map.
-    await client.query('VACUUM ANALYZE members');
+    // The lists of every kind need rows too: the five branches, a price list, a year of
+    // transactions (50 a branch a day), with the staff table behind their X-Data-Age.
     await client.query(
-      `INSERT INTO sync_state (table_name, synced_at) VALUES ('members', now()), ('branches', now())
+      `INSERT INTO branches (id, name, address, status, created_at, updated_at, search_text)
+       SELECT g, 'Şube ' || g, 'Adres ' || g, 'Aktif', now(), now(), 'sube ' || g || ' adres ' || g
+       FROM generate_series(1, 5) AS g`,
+    );
+    await client.query(
+      `INSERT INTO packages (id, name, price, duration_days, is_active, sort_order, created_at, updated_at)
+       SELECT g, 'Paket ' || g, 100 * g, 30, true, g, now(), now() FROM generate_series(1, 20) AS g`,
+    );
+    await client.query(
+      `INSERT INTO financial_transactions (id, member_id, transaction_type, transaction_code, amount,
+         balance_before, balance_after, payment_method, description, branch_id, transaction_date,
+         is_active, is_cancelled, created_at, updated_at)
+       SELECT g, 1 + g % $1::int, CASE WHEN g % 7 = 0 THEN 'Gider' ELSE 'Gelir' END, 'PAKET_SATIS',
+         (g % 500)::numeric, 0, 0, 'Nakit', 'Satış', 1 + g % 5,
+         now() - (g % 365) * interval '1 day' - (g % 86400) * interval '1 second', true, g % 50 = 0,
+         now(), now()
+       FROM generate_series(1, 91250) AS g`,
+      [count],
+    );
+    // As autovacuum would leave tables that size: statistics and a visibility map.
+    await client.query('VACUUM ANALYZE members, branches, packages, financial_transactions');
+    await client.query(
+      `INSERT INTO sync_state (table_name, synced_at)
+       SELECT t, now() FROM unnest($1::text[]) AS t
        ON CONFLICT (table_name) DO UPDATE SET synced_at = now()`,
+      [['members', 'branches', 'packages', 'financial_transactions', 'staff']],
     );
   } finally {
     await client.end();
