@@ -4,9 +4,10 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
+import { inject } from 'vitest';
 import type { Redis } from 'ioredis';
 import { createReadModelClient, type ReadModelClient } from '../../common/databases.js';
-import { createLogger, type Logger } from '../../common/logger.js';
+import type { Logger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
 import { createApp } from '../../gateway/src/app.js';
 import { createGatewayLegacyClient } from '../../gateway/src/features/members/members.legacy.js';
@@ -15,6 +16,7 @@ import type { Scope } from '../../gateway/src/features/auth/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
 import { assertMatchesDocument } from './contract.js';
 import type { TestEnvironment } from './environment.js';
+import { noteCredentials, runLogger } from './run-logs.js';
 
 export interface RunningGateway {
   url: string;
@@ -41,7 +43,7 @@ export async function startGateway(
   // The client has no offline queue: like a load balancer waiting for /readyz, tests send no
   // request before Redis is connected.
   if (redis.status !== 'ready') await once(redis, 'ready');
-  const logger = options.logger ?? createLogger({ level: config.logLevel, name: 'gateway-test' });
+  const logger = options.logger ?? runLogger(inject('services').runId, 'gateway-test');
   // As gateway/src/main.ts does: a connection error is a log line, not an unhandled event.
   redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
   const metrics = options.metrics ?? createGatewayMetrics();
@@ -73,15 +75,17 @@ export interface TestClient {
   client_secret: string;
 }
 
-export function createTestClient(
+export async function createTestClient(
   db: ReadModelClient,
   options: { scopes?: Scope[]; branchId?: number | null; name?: string } = {},
 ): Promise<TestClient> {
-  return createClient(db, {
+  const client = await createClient(db, {
     name: options.name ?? 'test client',
     scopes: options.scopes ?? ['members:list', 'members:read'],
     branchId: options.branchId ?? null,
   });
+  noteCredentials(inject('services').runId, client.client_secret);
+  return client;
 }
 
 /**
@@ -125,7 +129,9 @@ export async function issueTokenPair(
     client_secret: client.client_secret,
   });
   if (status !== 200) throw new Error(`token request failed: ${status} ${JSON.stringify(body)}`);
-  return body.data as TokenPair;
+  const pair = body.data as TokenPair;
+  noteCredentials(inject('services').runId, pair.access_token, pair.refresh_token);
+  return pair;
 }
 
 export async function issueToken(gateway: RunningGateway, client: TestClient): Promise<string> {

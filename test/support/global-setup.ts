@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
+import { auditRunLogs } from './run-logs.js';
 
 export interface TestServices {
   postgresUrl: string;
@@ -73,5 +74,7 @@ export default async function setup(project: TestProject) {
   project.provide('services', services);
   return async () => {
     await Promise.all(stops.map((stop) => stop()));
+    const problems = auditRunLogs(runId);
+    if (problems.length > 0) throw new Error(`log audit of the whole run: ${problems.join('; ')}`);
   };
 }

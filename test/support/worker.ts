@@ -1,6 +1,7 @@
 // Runs the real sync runner in-process against a test environment.
 import { createLegacyClient, createReadModelClient } from '../../common/databases.js';
-import { createLogger } from '../../common/logger.js';
+import { inject } from 'vitest';
+import { runLogger } from './run-logs.js';
 import { createRedis } from '../../common/redis.js';
 import { startSyncRunner } from '../../worker/src/sync/sync-runner.js';
 import type { TestEnvironment } from './environment.js';
@@ -22,7 +23,7 @@ export async function startWorker(
     prefix: config.redis.prefix,
     intervalMs: options.intervalMs ?? config.sync.intervalMs,
     reconcileIntervalMs: options.reconcileIntervalMs ?? config.sync.reconcileIntervalMs,
-    logger: createLogger({ level: 'silent', name: 'worker-test' }),
+    logger: runLogger(inject('services').runId, 'worker-test'),
   });
   return {
     runner,
