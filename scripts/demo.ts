@@ -69,10 +69,11 @@ await db.$disconnect();
 say(`demo client ${client.client_key} created`);
 
 const children: ChildProcess[] = [];
-function run(script: string, legacyUrl: string) {
+function run(script: string, legacyUrl: string, metricsPort: number) {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, LEGACY_DATABASE_URL: legacyUrl },
+    // Both processes serve metrics; on one host each needs its own port.
+    env: { ...process.env, LEGACY_DATABASE_URL: legacyUrl, METRICS_PORT: String(metricsPort) },
   });
   child.on('exit', (code, signal) => {
     if (!stopping) {
@@ -92,8 +93,8 @@ async function stop(code: number) {
 process.once('SIGINT', () => void stop(0));
 process.once('SIGTERM', () => void stop(0));
 
-run('worker/src/main.ts', legacyUrlOf.worker);
-run('gateway/src/main.ts', legacyUrlOf.gateway);
+run('worker/src/main.ts', legacyUrlOf.worker, config.metrics.port + 1);
+run('gateway/src/main.ts', legacyUrlOf.gateway, config.metrics.port);
 
 const base = `http://127.0.0.1:${config.http.port}`;
 async function waitFor<T>(

@@ -77,6 +77,11 @@ onStopSignals({
 });
 
 started.runner = await starting;
+// A taken port (another process's METRICS_PORT on this host) ends the worker with one log line.
+metricsServer.once('error', (error) => {
+  logger.fatal({ err: error, port: config.metrics.workerPort }, 'metrics port unavailable');
+  process.exit(1);
+});
 metricsServer.listen(config.metrics.workerPort, () => {
   const address = metricsServer.address();
   const port = typeof address === 'object' && address ? address.port : config.metrics.workerPort;
