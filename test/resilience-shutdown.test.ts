@@ -131,7 +131,8 @@ describe('the gateway process on SIGTERM', () => {
 describe('the worker process on SIGTERM', () => {
   it('when it is in the middle of a backfill, then it exits 0 in time and the next worker resumes with zero differences', async () => {
     const dashboard = await LegacyDashboard.connect(env.legacyUrl);
-    await generateLegacyData(dashboard.conn, { scale: 6, seed: 5 });
+    // Large enough that no worker finishes its backfill between the first rows and the signal.
+    await generateLegacyData(dashboard.conn, { scale: 24, seed: 5 });
     await dashboard.close();
     const syncedRows = async () =>
       Number((await db.syncState.aggregate({ _sum: { rows_synced: true } }))._sum.rows_synced ?? 0);
