@@ -1,5 +1,5 @@
 // Per-client rate limits over the real gateway and the shared Redis (specification §8,
-// decisions.md "Rate limits"), with GET /api/v1/members?limit=1 as the protected endpoint.
+// docs/decisions/0004-rate-limits.md), with GET /api/v1/members?limit=1 as the protected endpoint.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Throttle of the token endpoints against guessing (decisions.md "Tokens"): failed attempts are
+// Throttle of the token endpoints against guessing (docs/decisions/0003-tokens.md): failed attempts are
 // counted per client_key and per IP address in Redis, so every gateway instance shares the counts
 // and a guesser cannot spread attempts over instances or over the three token endpoints.
 import type { Request, RequestHandler } from 'express';
