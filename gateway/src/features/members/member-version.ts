@@ -5,28 +5,10 @@ import { createHash } from 'node:crypto';
 import type { ReadModelRow } from '../../../../worker/src/sync/table-definition.js';
 import { memberResource, type Member } from './members.schemas.js';
 
-const VERSIONED_FIELDS = [
-  'id',
-  'full_name',
-  'surname',
-  'phone',
-  'email',
-  'tc_no',
-  'member_no',
-  'gender',
-  'birth_date',
-  'branch_id',
-  'entry_status',
-  'balance',
-  'freeze_status',
-  'status',
-  'registered_at',
-  'address',
-  'qr_code',
-  'referral_code',
-  'created_at',
-  'updated_at',
-] as const satisfies readonly (keyof Member)[];
+// Every API field but branch_name, in the resource's own order (fields are written once there).
+const VERSIONED_FIELDS = Object.keys(memberResource.select).filter(
+  (field) => field !== 'branch_name',
+);
 
 export function memberETag(member: Member): string {
   const content = JSON.stringify(VERSIONED_FIELDS.map((field) => member[field]));

@@ -1,10 +1,9 @@
 // Member reads, from the read model as the caller may see it.
-import type { ReadModelPrisma } from '../../../../common/databases.js';
 import { foldTurkish, phoneSearchDigits } from '../../../../common/turkish.js';
-import { escapeLike, instantRange } from '../../http/filters.js';
+import { escapeLike } from '../../http/filters.js';
 import { listPage } from '../../http/pagination.js';
 import type { ScopedRead } from '../../http/scoped-read.js';
-import { transactionResource } from '../financial/financial.schemas.js';
+import { listTransactions } from '../financial/financial.read.js';
 import type { z } from 'zod';
 import {
   memberPackageResource,
@@ -80,22 +79,6 @@ export function listMemberTransactions(
   memberId: number,
   query: z.infer<typeof memberFinancialQuery>,
 ) {
-  const where: ReadModelPrisma.FinancialTransactionWhereInput = {
-    member_id: memberId,
-    ...(query.transaction_type ? { transaction_type: query.transaction_type } : {}),
-    ...(query.start_date || query.end_date
-      ? { transaction_date: instantRange(query.start_date, query.end_date) }
-      : {}),
-  };
-  return listPage(query, {
-    rows: (window) =>
-      read.financialTransaction.findMany({
-        where,
-        orderBy: [{ transaction_date: 'desc' }, { id: 'desc' }],
-        select: transactionResource.select,
-        ...window,
-      }),
-    total: () => read.financialTransaction.count({ where }),
-    toApi: transactionResource.toApi,
-  });
+  // A member's history is the transaction list narrowed to that member.
+  return listTransactions(read, { ...query, member_id: memberId });
 }
