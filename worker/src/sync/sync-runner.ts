@@ -89,8 +89,17 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
     async close() {
       stopping = true;
       upkeep.stop();
-      await Promise.all(workers.map((w) => w.close()));
-      await Promise.all(entries.map((e) => e.queue.close()));
+      // A connection Redis dropped (a restart) can fail a close; the others must still close,
+      // and a run's rows and position are committed together whatever happens here.
+      const closed = [
+        ...(await Promise.allSettled(workers.map((w) => w.close()))),
+        ...(await Promise.allSettled(entries.map((e) => e.queue.close()))),
+      ];
+      for (const result of closed) {
+        if (result.status === 'rejected') {
+          log('warn', 'close', { err: result.reason as unknown }, 'a queue did not close cleanly');
+        }
+      }
     },
   };
 }
