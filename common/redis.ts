@@ -17,5 +17,8 @@ export function createRedis(
     // A connect that hangs (SYN to a frozen host) is abandoned and retried.
     connectTimeout: 2000,
     lazyConnect: false,
+    // Commands issued in one event-loop tick share one socket write: under load, one syscall
+    // carries the limiter calls of many requests (docs/decisions/0005).
+    enableAutoPipelining: !options.forWorker,
   });
 }
