@@ -95,13 +95,17 @@ async function audited(
     await recordMemberWrite(deps.db, deps.logger, { ...entry, status, error: code });
     throw error;
   }
-  const written = await publish(deps, result);
-  await recordMemberWrite(deps.db, deps.logger, {
-    ...entry,
-    memberId: result.id,
-    before: result.before && toMember(result.before),
-    after: written.member,
-  });
+  // The publish and the audit record are independent (neither reads the other, neither throws):
+  // they run side by side, and the answer waits for both.
+  const [written] = await Promise.all([
+    publish(deps, result),
+    recordMemberWrite(deps.db, deps.logger, {
+      ...entry,
+      memberId: result.id,
+      before: result.before && toMember(result.before),
+      after: toMember(result.after),
+    }),
+  ]);
   return written;
 }
 
