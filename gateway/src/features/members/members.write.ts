@@ -69,9 +69,12 @@ async function inLegacy(
   }
 }
 
-async function publish(deps: MemberWriteDeps, write: LegacyMemberWrite): Promise<WrittenMember> {
-  // The answer is the same mapping of the same legacy row that the read model now holds.
-  const member = toMember(write.after);
+/** `member`: the answer, the same mapping of the same legacy row that the read model gets. */
+async function publish(
+  deps: MemberWriteDeps,
+  write: LegacyMemberWrite,
+  member: Member,
+): Promise<WrittenMember> {
   try {
     await applyRowsNow(deps.db, membersTable, [write.after]);
     return { member, etag: memberETag(member), readModel: 'current' };
@@ -97,13 +100,14 @@ async function audited(
   }
   // The publish and the audit record are independent (neither reads the other, neither throws):
   // they run side by side, and the answer waits for both.
+  const after = toMember(result.after);
   const [written] = await Promise.all([
-    publish(deps, result),
+    publish(deps, result, after),
     recordMemberWrite(deps.db, deps.logger, {
       ...entry,
       memberId: result.id,
       before: result.before && toMember(result.before),
-      after: toMember(result.after),
+      after,
     }),
   ]);
   return written;
