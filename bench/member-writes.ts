@@ -1,25 +1,34 @@
-// npm run bench -- --only member-writes [--seconds N --connections C]: latency of POST /members
-// (legacy transaction, read-model publish, audit) at C concurrent clients, each creating members
-// one after another, beside GET /members/{id} measured the same way in the same run. Creates run
-// once with every client in its own branch and once with all in one branch (serialised on the
-// branch's counter row). A throwaway environment on the configured servers, dropped at the end.
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { once } from 'node:events';
+// npm run bench -- --only member-writes [--seconds N --connections C --profile]: latency of
+// POST /members (legacy transaction, read-model publish, audit) at C concurrent clients, each
+// creating members one after another, beside GET /members/{id} measured the same way in the same
+// run. Creates run once with every client in its own branch and once with all in one branch
+// (serialised on the branch's counter row). The gateway runs as production runs it, compiled and
+// in its own process (bench/gateway/processes.ts), so the load generated here never counts in its
+// latency; its CPU time per request is read from /proc. A throwaway environment on the configured
+// servers, dropped at the end.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../common/config.js';
 import { createReadModelClient } from '../common/databases.js';
-import { createLogger } from '../common/logger.js';
-import { createRedis } from '../common/redis.js';
-import { createApp } from '../gateway/src/app.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
-import { createGatewayLegacyClient } from '../gateway/src/features/members/members.legacy.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
 import { createThrowawayEnvironment, serverUrlsOf } from '../scripts/throwaway-environment.js';
+import { startGateway, type Started } from './gateway/processes.js';
+import { printProfileSplit } from './gateway/profile.js';
 
 interface Options {
   seconds: number;
   connections: number;
+  profile: boolean;
+}
+
+interface Figures {
+  count: number;
+  p50: number;
+  p95: number;
+  cpuMsPerRequest: number;
 }
 
 let phoneSequence = 0;
@@ -29,8 +38,13 @@ const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 /** `connections` loops calling `call` back to back for `seconds`; latencies in ms. */
-async function loadOf(options: Options, call: (client: number) => Promise<Response>) {
+async function loadOf(
+  gateway: Started,
+  options: Pick<Options, 'seconds' | 'connections'>,
+  call: (client: number) => Promise<Response>,
+): Promise<Figures> {
   const latencies: number[] = [];
+  const cpuBefore = gateway.cpuMs();
   const deadline = Date.now() + options.seconds * 1000;
   await Promise.all(
     Array.from({ length: options.connections }, async (_, client) => {
@@ -43,26 +57,26 @@ async function loadOf(options: Options, call: (client: number) => Promise<Respon
       }
     }),
   );
+  const cpuMs = gateway.cpuMs() - cpuBefore;
   const sorted = latencies.sort((a, b) => a - b);
-  return { count: sorted.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
+  return {
+    count: sorted.length,
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    cpuMsPerRequest: cpuMs / Math.max(1, sorted.length),
+  };
 }
 
-const line = (name: string, r: { count: number; p50: number; p95: number }, seconds: number) =>
-  `${name.padEnd(34)} ${(r.count / seconds).toFixed(0).padStart(5)} req/s  p50 ${r.p50.toFixed(1)} ms  p95 ${r.p95.toFixed(1)} ms\n`;
+const line = (name: string, r: Figures, seconds: number) =>
+  `${name.padEnd(34)} ${(r.count / seconds).toFixed(0).padStart(5)} req/s  p50 ${r.p50.toFixed(1)} ms  p95 ${r.p95.toFixed(1)} ms  gateway CPU ${r.cpuMsPerRequest.toFixed(2)} ms/req\n`;
 
 export async function benchMemberWrites(options: Options) {
   const env = await createThrowawayEnvironment(serverUrlsOf(loadConfig()), 'bench');
-  const config = env.config({ LOG_LEVEL: 'warn' });
-  const db = createReadModelClient(config.db.url, { poolSize: 10 });
-  const legacy = createGatewayLegacyClient(env.legacyGatewayUrl);
-  const redis = createRedis(config.redis.url);
-  if (redis.status !== 'ready') await once(redis, 'ready');
-  const logger = createLogger({ level: 'warn', name: 'bench' });
-  const server: Server = await new Promise((resolve) => {
-    const s = createApp({ config, db, redis, logger, legacy }).listen(0, '127.0.0.1', () =>
-      resolve(s),
-    );
-  });
+  const profileDir = options.profile
+    ? mkdtempSync(path.join(tmpdir(), 'member-writes-profile-'))
+    : undefined;
+  const db = createReadModelClient(env.databaseUrl, { poolSize: 2 });
+  let gateway: Started | undefined;
   try {
     const admin = await connectLegacy(env.legacyUrl);
     const branches: number[] = [];
@@ -80,7 +94,16 @@ export async function benchMemberWrites(options: Options) {
       branchId: null,
       limits: { minute: 1e9, hour: 1e9, day: 1e9 },
     });
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+    gateway = await startGateway(
+      {
+        DATABASE_URL: env.databaseUrl,
+        LEGACY_DATABASE_URL: env.legacyGatewayUrl,
+        REDIS_URL: env.redisUrl,
+        REDIS_PREFIX: env.redisPrefix,
+      },
+      { profileDir },
+    );
+    const base = `${gateway.url}/api/v1`;
     const tokenResponse = await fetch(`${base}/auth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -95,22 +118,24 @@ export async function benchMemberWrites(options: Options) {
         headers,
         body: JSON.stringify({ full_name: 'Bench', phone: nextPhone(), branch_id: branch }),
       });
+    const read = () => fetch(`${base}/members/1`, { headers });
 
-    await loadOf({ ...options, seconds: 1 }, (c) => create(branches[c]!)); // warm-up
-    const own = await loadOf(options, (c) => create(branches[c]!));
-    const shared = await loadOf(options, () => create(branches[0]!));
-    const read = await loadOf(options, () => fetch(`${base}/members/1`, { headers }));
+    const g = gateway;
+    await loadOf(g, { ...options, seconds: 2 }, (c) => create(branches[c]!)); // warm-up
+    await loadOf(g, { ...options, seconds: 1 }, read);
+    const own = await loadOf(g, options, (c) => create(branches[c]!));
+    const shared = await loadOf(g, options, () => create(branches[0]!));
+    const reads = await loadOf(g, options, read);
     process.stdout.write(
-      `${options.connections} concurrent clients, ${options.seconds} s each (CPU-bound figures: noisy on a shared machine)\n` +
+      `${options.connections} concurrent clients, ${options.seconds} s each; the compiled gateway in its own process (wall figures noisy on a shared machine, CPU per request less so)\n` +
         line('POST /members, own branch each', own, options.seconds) +
         line('POST /members, all in one branch', shared, options.seconds) +
-        line('GET /members/{id}', read, options.seconds),
+        line('GET /members/{id}', reads, options.seconds),
     );
   } finally {
-    await new Promise((resolve) => server.close(resolve));
-    server.closeAllConnections();
-    redis.disconnect();
-    await Promise.all([db.$disconnect(), legacy.$disconnect()]);
+    await gateway?.stop();
+    await db.$disconnect();
     await env.destroy();
   }
+  if (profileDir) printProfileSplit(profileDir);
 }

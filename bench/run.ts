@@ -56,4 +56,5 @@ if (wanted('member-writes'))
   await benchMemberWrites({
     seconds: Number(values.seconds),
     connections: Number(values.connections),
+    profile: values.profile,
   });

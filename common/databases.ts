@@ -71,13 +71,8 @@ export function readModelPool(db: ReadModelClient): pg.Pool {
   return pool;
 }
 
-export interface LegacyClientOptions extends PoolOptions {
-  acquireTimeoutMs?: number;
-  /** Seconds a statement waits for a row lock before failing (MySQL's default is 50). */
-  lockWaitTimeoutSeconds?: number;
-}
-
-export function createLegacyClient(url: string, options: LegacyClientOptions = {}): LegacyClient {
+/** The worker's and the tools' legacy client (the gateway's member writes have their own pool). */
+export function createLegacyClient(url: string, options: PoolOptions = {}): LegacyClient {
   const parsed = new URL(url);
   const adapter = new PrismaMariaDb({
     host: parsed.hostname,
@@ -87,18 +82,13 @@ export function createLegacyClient(url: string, options: LegacyClientOptions = {
     database: decodeURIComponent(parsed.pathname.replace(/^\//, '')),
     connectionLimit: options.poolSize ?? 5,
     connectTimeout: options.connectTimeoutMs ?? 5000,
-    acquireTimeout: options.acquireTimeoutMs ?? (options.connectTimeoutMs ?? 5000) * 2,
+    acquireTimeout: (options.connectTimeoutMs ?? 5000) * 2,
     // socketTimeout ends a connection whose server stopped answering (a frozen or vanished
     // host). The driver's queryTimeout is not used: it exists on MariaDB only, and the dashboard
     // may run on MySQL.
     ...(options.queryTimeoutMs ? { socketTimeout: options.queryTimeoutMs } : {}),
     allowPublicKeyRetrieval: true,
-    initSql: [
-      `SET time_zone = '${LEGACY_SESSION_TIME_ZONE}'`,
-      ...(options.lockWaitTimeoutSeconds
-        ? [`SET SESSION innodb_lock_wait_timeout = ${options.lockWaitTimeoutSeconds}`]
-        : []),
-    ],
+    initSql: [`SET time_zone = '${LEGACY_SESSION_TIME_ZONE}'`],
   });
   return new LegacyClient({ adapter });
 }

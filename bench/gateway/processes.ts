@@ -67,9 +67,18 @@ export async function startGateway(
 ): Promise<Started> {
   execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
   const port = await freePort();
+  // Its own metrics port too: another gateway on this host may hold the default one.
+  const metricsPort = await freePort();
   const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
   const child = spawn(process.execPath, [...profile, 'dist/gateway/src/main.js'], {
-    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'info', NODE_ENV: 'production' },
+    env: {
+      ...process.env,
+      ...env,
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'production',
+    },
     // Its log goes where a container's would: written out in full, read by nobody here.
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -4,7 +4,8 @@ import express, { Router } from 'express';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../common/config.js';
-import type { LegacyClient, ReadModelClient } from '../../common/databases.js';
+import type { ReadModelClient } from '../../common/databases.js';
+import type { GatewayLegacy } from './features/members/members.legacy.js';
 import type { Logger } from '../../common/logger.js';
 import { createAuthThrottle } from './features/auth/auth-throttle.js';
 import { oauthRoutes } from './features/auth/auth.routes.js';
@@ -37,7 +38,7 @@ export interface AppDeps {
    * from LEGACY_DATABASE_URL when absent; it connects on the first write, so the gateway starts
    * and serves reads while MySQL is down.
    */
-  legacy?: LegacyClient;
+  legacy?: GatewayLegacy;
   /** True once the process is stopping (main.ts); /readyz then answers 503. */
   isStopping?: () => boolean;
   /** The registry served on METRICS_PORT (gateway/src/main.ts); a fresh one when absent. */

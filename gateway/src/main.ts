@@ -6,7 +6,7 @@ import { createLogger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
 import { onStopSignals } from '../../common/shutdown.js';
 import { createApp } from './app.js';
-import { createGatewayLegacyClient } from './features/members/members.legacy.js';
+import { createGatewayLegacyPool } from './features/members/members.legacy.js';
 import { createGatewayMetrics, startMetricsServer } from './http/metrics.js';
 
 const config = loadConfigOrExit();
@@ -19,7 +19,7 @@ const db = createReadModelClient(config.db.url, {
 const redis = createRedis(config.redis.url, { commandTimeoutMs: config.redis.commandTimeoutMs });
 redis.on('error', (error) => log('warn', 'redis', { err: error }, 'redis error'));
 // Member writes only; connects on the first write (LEGACY_DATABASE_URL carries the gateway's user).
-const legacy = createGatewayLegacyClient(config.legacy.url);
+const legacy = createGatewayLegacyPool(config.legacy.url);
 
 const metrics = createGatewayMetrics();
 const metricsServer = startMetricsServer(metrics, config.metrics.port, logger).catch(
@@ -51,7 +51,7 @@ onStopSignals({
     stopping = true;
     await closeServer();
     // Only now: a request in flight still needs its pool and Redis until it has answered.
-    await Promise.allSettled([db.$disconnect(), legacy.$disconnect(), redis.quit()]);
+    await Promise.allSettled([db.$disconnect(), legacy.end(), redis.quit()]);
     // Metrics last, so a scrape can still see the drain; a scraper's keep-alive must not hold it.
     const served = await metricsServer;
     const closed = served.close();

@@ -10,7 +10,7 @@ import { createReadModelClient, type ReadModelClient } from '../../common/databa
 import type { Logger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
 import { createApp } from '../../gateway/src/app.js';
-import { createGatewayLegacyClient } from '../../gateway/src/features/members/members.legacy.js';
+import { createGatewayLegacyPool } from '../../gateway/src/features/members/members.legacy.js';
 import { createGatewayMetrics, type GatewayMetrics } from '../../gateway/src/http/metrics.js';
 import type { Scope } from '../../gateway/src/features/auth/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
@@ -48,7 +48,7 @@ export async function startGateway(
   redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
   const metrics = options.metrics ?? createGatewayMetrics();
   // Member writes go through the gateway's least-privilege MySQL user, as in deployment.
-  const legacy = createGatewayLegacyClient(overrides.LEGACY_DATABASE_URL ?? env.legacyGatewayUrl);
+  const legacy = createGatewayLegacyPool(overrides.LEGACY_DATABASE_URL ?? env.legacyGatewayUrl);
   const app = createApp({ config, db, redis, logger, metrics, legacy });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -63,7 +63,7 @@ export async function startGateway(
     async close() {
       await new Promise((resolve) => server.close(resolve));
       server.closeAllConnections();
-      await Promise.all([db.$disconnect(), legacy.$disconnect()]);
+      await Promise.all([db.$disconnect(), legacy.end()]);
       redis.disconnect();
     },
   };

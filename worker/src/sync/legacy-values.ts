@@ -50,8 +50,10 @@ export function bool(value: unknown): boolean {
 
 /** DECIMAL -> exact decimal string, so no float rounding creeps in before PostgreSQL. */
 export function decimal(value: unknown): string {
-  // Prisma hands DECIMAL to raw queries as a Decimal.js instance.
+  // Prisma hands DECIMAL to raw queries as a Decimal.js instance, the MariaDB driver (the
+  // gateway's member writes) as its exact text.
   if (value instanceof Prisma.Decimal || typeof value === 'number') return value.toString();
+  if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value)) return value;
   throw new UnmappableValue(`expected a decimal, got ${value === null ? 'null' : typeof value}`);
 }
 

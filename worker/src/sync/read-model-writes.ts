@@ -4,6 +4,7 @@ import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import type { ReadModelClient } from '../../../common/databases.js';
 import {
   clearRejects,
+  clearRejectsStatement,
   mapLegacyRows,
   recordRejects,
   type RejectListener,
@@ -129,10 +130,15 @@ export async function upsertRows(
   rows: ReadModelRow[],
 ): Promise<number> {
   if (rows.length === 0) return 0;
+  return tx.$executeRaw`${upsertStatement(table, rows)}`;
+}
+
+/** The upsert of upsertRows, as SQL (an empty `rows` inserts nothing). */
+function upsertStatement(table: SyncTable, rows: ReadModelRow[]): Sql.Sql {
   const { columnList, source, assignments, current, incoming } = upsertParts(table);
   const arrays = Object.keys(table.columns).map((c) => rows.map((row) => asText(row[c])));
   const unnested = Sql.join(arrays.map((values) => Sql.sql`${values}::text[]`));
-  return tx.$executeRaw`INSERT INTO ${ident(table.name)} AS t (${columnList})
+  return Sql.sql`INSERT INTO ${ident(table.name)} AS t (${columnList})
     SELECT ${source} FROM unnest(${unnested}) AS u(${columnList})
     ON CONFLICT (id) DO UPDATE SET ${assignments}
     WHERE (${current}) IS DISTINCT FROM (${incoming})`;
@@ -178,8 +184,12 @@ export async function deleteRows(
   ids: number[],
 ): Promise<number> {
   if (ids.length === 0) return 0;
+  return tx.$executeRaw`${deleteStatement(table, ids)}`;
+}
+
+function deleteStatement(table: SyncTable, ids: number[]): Sql.Sql {
   const cast = Sql.raw(`${PG_TYPES[table.columns.id ?? 'int']}[]`);
-  return tx.$executeRaw`DELETE FROM ${ident(table.name)} WHERE id = ANY(${ids}::${cast})`;
+  return Sql.sql`DELETE FROM ${ident(table.name)} WHERE id = ANY(${ids}::${cast})`;
 }
 
 /**
@@ -195,14 +205,49 @@ export async function refreshDependents(
 ): Promise<void> {
   if (rows.length === 0) return;
   for (const dependent of table.dependents ?? []) {
-    const { sourceColumns, names, casts, assignments, stale } = dependentUpdate(table, dependent);
-    const unnested = Sql.join(
-      sourceColumns.map((c) => Sql.sql`${rows.map((row) => asText(row[c.column]))}::text[]`),
-    );
-    await tx.$executeRaw`UPDATE ${ident(dependent.table)} d SET ${assignments}
-      FROM (SELECT ${casts} FROM unnest(${unnested}) AS u(${names})) AS s
-      WHERE ${Sql.raw(dependent.on)} AND (${stale})`;
+    await tx.$executeRaw`${dependentStatement(table, dependent, rows)}`;
   }
+}
+
+function dependentStatement(
+  table: SyncTable,
+  dependent: DependentColumns,
+  rows: ReadModelRow[],
+): Sql.Sql {
+  const { sourceColumns, names, casts, assignments, stale } = dependentUpdate(table, dependent);
+  const unnested = Sql.join(
+    sourceColumns.map((c) => Sql.sql`${rows.map((row) => asText(row[c.column]))}::text[]`),
+  );
+  return Sql.sql`UPDATE ${ident(dependent.table)} d SET ${assignments}
+    FROM (SELECT ${casts} FROM unnest(${unnested}) AS u(${names})) AS s
+    WHERE ${Sql.raw(dependent.on)} AND (${stale})`;
+}
+
+/**
+ * applyLegacyRows of rows already mapped, none rejected, as one statement: the upsert, the
+ * deletes, the dependents' refresh and the clearing of their rejects, each a data-modifying CTE.
+ * PostgreSQL runs a statement atomically, so a caller outside a sync run needs no transaction
+ * (one round trip instead of one per step). Its text depends on the table only, so it can be
+ * prepared once. Yields one row: `changed`, the rows inserted, changed or deleted.
+ */
+export function applyStatement(
+  table: SyncTable,
+  rows: { row: ReadModelRow; gone: boolean }[],
+): Sql.Sql {
+  const live = rows.filter((r) => !r.gone).map((r) => r.row);
+  const gone = rows.filter((r) => r.gone).map((r) => r.row.id as number);
+  const all = rows.map((r) => r.row);
+  const dependents = (table.dependents ?? []).map(
+    (dependent, i) =>
+      Sql.sql`, ${Sql.raw(`dependent_${i}`)} AS (${dependentStatement(table, dependent, all)})`,
+  );
+  return Sql.sql`WITH upserted AS (${upsertStatement(table, live)} RETURNING 1),
+    deleted AS (${deleteStatement(table, gone)} RETURNING 1)${Sql.join(dependents, '')},
+    cleared AS (${clearRejectsStatement(
+      table,
+      all.map((row) => row.id as number),
+    )})
+    SELECT (SELECT count(*) FROM upserted) + (SELECT count(*) FROM deleted) AS changed`;
 }
 
 const dependentUpdates = new WeakMap<DependentColumns, ReturnType<typeof buildDependentUpdate>>();

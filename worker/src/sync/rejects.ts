@@ -2,6 +2,7 @@
 // documented set, a number PostgreSQL refuses...). They are set aside in sync_rejects with the
 // reason, so the rows after them keep flowing, and retried whenever they are read again: when
 // they change (the incremental sync) or on every reconciliation pass, which finds them missing.
+import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import type { ReadModelTx } from './read-model-writes.js';
 import { columnName } from './read-model-writes.js';
 import { UnmappableValue } from './legacy-values.js';
@@ -59,6 +60,10 @@ export async function recordRejects(
 /** Rows that were written (or left for good) are no longer rejected. */
 export async function clearRejects(tx: ReadModelTx, table: SyncTable, ids: number[]) {
   if (ids.length === 0) return;
-  await tx.$executeRaw`DELETE FROM sync_rejects WHERE table_name = ${table.name}
-    AND row_id = ANY(${ids.map(BigInt)}::bigint[])`;
+  await tx.$executeRaw`${clearRejectsStatement(table, ids)}`;
+}
+
+export function clearRejectsStatement(table: SyncTable, ids: number[]): Sql.Sql {
+  return Sql.sql`DELETE FROM sync_rejects WHERE table_name = ${table.name}
+    AND row_id = ANY(${ids.map(String)}::bigint[])`;
 }

@@ -1,41 +1,33 @@
 // Syncing chosen rows now, outside the polling loop: the gateway's member writes use it so the
 // read model holds a written row before the answer leaves, mapped by the table's own declaration
-// and written through the same upsert path as every polled batch (one mapping, not two).
-import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
-import type { LegacyClient, ReadModelClient } from '../../../common/databases.js';
-import { applyLegacyRowsReporting } from './read-model-writes.js';
+// and written by the same statements as every polled batch (one mapping, not two).
+import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
+import { applyStatement } from './read-model-writes.js';
+import { mapLegacyRows } from './rejects.js';
 import type { LegacyRow, SyncTable } from './table-definition.js';
-
-/** A legacy client or one of its interactive transactions. */
-export type LegacyQueries = Pick<LegacyClient, '$queryRaw'>;
-
-/** The rows of `ids`, read through the table's own source query (gone ones included). */
-export function readLegacyRows(
-  legacy: LegacyQueries,
-  table: SyncTable,
-  ids: readonly number[],
-): Promise<LegacyRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  const key = LegacySql.raw(table.key);
-  return legacy.$queryRaw<LegacyRow[]>`${table.source} WHERE ${key} IN (${LegacySql.join(ids)})`;
-}
 
 /**
  * Writes legacy rows into the read model exactly as a sync batch would; returns rows changed.
  * A row the read model would set aside fails the call: the caller must not claim it is readable.
+ * One prepared statement on the read model's pool: a write's answer waits for it, and the ORM's
+ * interactive transaction cost a round trip per step (docs/decisions/0009-member-writes.md).
  */
-export function applyRowsNow(
+export async function applyRowsNow(
   readModel: ReadModelClient,
   table: SyncTable,
   rows: LegacyRow[],
 ): Promise<number> {
-  return readModel.$transaction(async (tx) => {
-    const { changed, rejected } = await applyLegacyRowsReporting(tx, table, rows);
-    if (rejected.length > 0) {
-      throw new Error(
-        `the read model refused ${table.name} row(s) ${rejected.map((r) => r.id).join(', ')}`,
-      );
-    }
-    return changed;
+  const { mapped, rejected } = mapLegacyRows(table, rows);
+  if (rejected.length > 0) {
+    throw new Error(
+      `the read model refused ${table.name} row(s) ${rejected.map((r) => r.id).join(', ')}`,
+    );
+  }
+  const statement = applyStatement(table, mapped);
+  const result = await readModelPool(readModel).query<{ changed: string }>({
+    name: `apply_rows_now_${table.name}`,
+    text: statement.text,
+    values: statement.values,
   });
+  return Number(result.rows[0]?.changed ?? 0);
 }

@@ -1,25 +1,26 @@
-// What a failed legacy transaction means for the caller. Prisma wraps MySQL's error in
-// meta.driverAdapterError.cause (originalCode is MySQL's error number).
+// What a failed legacy transaction means for the caller. The MariaDB driver's SqlError carries
+// MySQL's error number (errno) and message; a pool that could not connect names its last
+// connect error in its message.
 import { isDependencyDown } from '../../http/error-handler.js';
 import { AppError, serviceUnavailable } from '../../http/errors.js';
 import { duplicate } from './members.legacy.js';
 
-interface AdapterCause {
-  originalCode?: string;
-  constraint?: { index?: string };
+interface DriverError {
+  errno?: unknown;
+  sqlMessage?: unknown;
+  message?: unknown;
+  cause?: unknown;
 }
 
-function adapterCause(error: unknown): AdapterCause | undefined {
-  const meta = (error as { meta?: { driverAdapterError?: { cause?: AdapterCause } } }).meta;
-  return meta?.driverAdapterError?.cause;
-}
+const MYSQL_DUPLICATE_KEY = 1062;
+const MYSQL_LOCK_WAIT_TIMEOUT = 1205;
+const MYSQL_DEADLOCK = 1213;
 
-const MYSQL_DUPLICATE_KEY = '1062';
-const MYSQL_LOCK_WAIT_TIMEOUT = '1205';
-const MYSQL_DEADLOCK = '1213';
-/** Prisma: transaction could not start or ran past its time; write conflict or deadlock. */
-const PRISMA_TRANSACTION_TIMEOUT = 'P2028';
-const PRISMA_WRITE_CONFLICT = 'P2034';
+/** The index a duplicate-key error names: `... for key 'uq_members_tc_no'` (MySQL 8 prefixes the table). */
+function duplicateIndex(sqlMessage: unknown): string | undefined {
+  if (typeof sqlMessage !== 'string') return undefined;
+  return /for key '(?:[^']*\.)?([^'.]+)'$/.exec(sqlMessage)?.[1];
+}
 
 /**
  * 'retry': nothing was written and running again may succeed (a deadlock victim, a code drawn
@@ -28,19 +29,17 @@ const PRISMA_WRITE_CONFLICT = 'P2034';
  */
 export function legacyFailure(error: unknown): AppError | 'retry' | 'down' | null {
   if (error instanceof AppError) return error;
-  const cause = adapterCause(error);
-  const code = (error as { code?: unknown }).code;
-  if (cause?.originalCode === MYSQL_DUPLICATE_KEY) {
+  const { errno, sqlMessage, message, cause } = (error ?? {}) as DriverError;
+  if (errno === MYSQL_DUPLICATE_KEY) {
     // The tc_no index is the dashboard's duplicate rule across branches; codes are drawn again.
-    return cause.constraint?.index === 'uq_members_tc_no' ? duplicate() : 'retry';
+    return duplicateIndex(sqlMessage) === 'uq_members_tc_no' ? duplicate() : 'retry';
   }
-  if (cause?.originalCode === MYSQL_DEADLOCK || code === PRISMA_WRITE_CONFLICT) return 'retry';
-  if (cause?.originalCode === MYSQL_LOCK_WAIT_TIMEOUT || code === PRISMA_TRANSACTION_TIMEOUT) {
-    return serviceUnavailable(1);
-  }
+  if (errno === MYSQL_DEADLOCK) return 'retry';
+  if (errno === MYSQL_LOCK_WAIT_TIMEOUT) return serviceUnavailable(1);
   // A pool timeout names its last connect error when MySQL is unreachable; without one the pool
   // was only busy, which is no reason to refuse the next writes.
-  if (cause && /ECONN|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND/i.test(JSON.stringify(cause))) return 'down';
+  const told = `${String(message)} ${cause instanceof Error ? cause.message : ''}`;
+  if (/ECONN|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|Connection timeout/i.test(told)) return 'down';
   if (isDependencyDown(error)) return serviceUnavailable(1);
   return null;
 }

@@ -2,7 +2,7 @@
 // fields before and after (never a secret: members carry none, and tokens or client secrets are
 // never passed here). When PostgreSQL is away the record goes to the log instead, so a write
 // that reached the dashboard is never lost from the trail's reach.
-import type { ReadModelClient, ReadModelPrisma } from '../../../../common/databases.js';
+import { readModelPool, type ReadModelClient } from '../../../../common/databases.js';
 import type { Logger } from '../../../../common/logger.js';
 import type { AuthContext } from '../../http/authenticate.js';
 import type { Member } from './members.schemas.js';
@@ -19,8 +19,13 @@ export interface AuditEntry {
   after?: Member | null;
 }
 
-const asJson = (member: Member | null | undefined) =>
-  (member ?? undefined) as ReadModelPrisma.InputJsonObject | undefined;
+// A plain prepared INSERT on the read model's pool: every write's answer waits for it, and the
+// ORM's create cost more than the statement itself (docs/decisions/0009-member-writes.md).
+const INSERT_AUDIT = `INSERT INTO member_write_audit (client_id, client_key, request_id, operation,
+    member_id, status, error, idempotency_key, before, after)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb)`;
+
+const asJson = (member: Member | null | undefined) => (member ? JSON.stringify(member) : null);
 
 export async function recordMemberWrite(
   db: ReadModelClient,
@@ -36,11 +41,26 @@ export async function recordMemberWrite(
     status: entry.status,
     error: entry.error ?? null,
     idempotency_key: entry.idempotencyKey ?? null,
-    before: asJson(entry.before),
-    after: asJson(entry.after),
+    before: entry.before ?? null,
+    after: entry.after ?? null,
   };
   try {
-    await db.memberWriteAudit.create({ data });
+    await readModelPool(db).query({
+      name: 'record_member_write',
+      text: INSERT_AUDIT,
+      values: [
+        data.client_id,
+        data.client_key,
+        data.request_id,
+        data.operation,
+        data.member_id,
+        data.status,
+        data.error,
+        data.idempotency_key,
+        asJson(entry.before),
+        asJson(entry.after),
+      ],
+    });
   } catch (error) {
     logger.error({ err: error, audit: data }, 'member write audit not stored; logged instead');
   }

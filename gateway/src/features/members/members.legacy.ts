@@ -7,36 +7,63 @@
 // spans branches: the dump's unique index uq_members_tc_no makes a concurrent second insert or
 // update of one tc_no wait for the first and then fail, which answers 409 like the check does.
 // Both are enforced by MySQL itself, so they hold across any number of gateway instances.
-import { Prisma as Sql } from '../../../../prisma/generated/legacy/client.js';
-import { createLegacyClient, type LegacyClient } from '../../../../common/databases.js';
+//
+// These statements go through the MariaDB driver's own pool, not the ORM: a create is one of the
+// gateway's hottest paths and the ORM's per-statement cost dominated it
+// (docs/decisions/0009-member-writes.md, "Cost of a write"). The driver pipelines: statements
+// issued together travel together and MySQL runs them in order, so a statement issued after a
+// locking read runs once the lock is held and sees what the previous holder committed.
+import mariadb from 'mariadb';
+import { LEGACY_SESSION_TIME_ZONE } from '../../../../common/databases.js';
 import type { LegacyRow } from '../../../../worker/src/sync/table-definition.js';
 import { membersTable } from '../../../../worker/src/sync/tables/members.table.js';
-import { readLegacyRows } from '../../../../worker/src/sync/sync-rows.js';
 import type { DataScope } from '../../http/data-scope.js';
-import { AppError, notFound, validationError } from '../../http/errors.js';
+import { AppError, notFound, serviceUnavailable, validationError } from '../../http/errors.js';
 import { formatMemberNo, generateQrCode, generateReferralCode } from './member-rules.js';
 import type { CreateMemberBody, UpdateMemberBody } from './members.write-schemas.js';
 
-/**
- * The gateway's legacy connection: short timeouts, so an unreachable or stuck MySQL answers 503
- * within seconds instead of holding the request (the driver's defaults wait 10 s and 50 s).
- */
-export function createGatewayLegacyClient(url: string): LegacyClient {
-  return createLegacyClient(url, {
-    poolSize: 10,
-    connectTimeoutMs: 1500,
-    acquireTimeoutMs: 2000,
-    lockWaitTimeoutSeconds: 3,
-  });
+/** The gateway's legacy connection: a pool of its least-privilege MySQL user, for writes only. */
+export interface GatewayLegacy {
+  getConnection(): Promise<mariadb.PoolConnection>;
+  end(): Promise<void>;
 }
 
-type LegacyTx = Parameters<Parameters<LegacyClient['$transaction']>[0]>[0];
+/** A write that runs longer than this is abandoned: its connection is closed, MySQL rolls back. */
+const TRANSACTION_LIMIT_MS = 8000;
 
-const TX_OPTIONS = {
-  isolationLevel: Sql.TransactionIsolationLevel.ReadCommitted,
-  maxWait: 3000,
-  timeout: 8000,
-};
+/**
+ * Short timeouts, so an unreachable or stuck MySQL answers 503 within seconds instead of holding
+ * the request (the driver's defaults wait 10 s to connect, 50 s for a row lock). The pool is made
+ * on the first write: the gateway starts and serves reads while MySQL is away.
+ */
+export function createGatewayLegacyPool(url: string): GatewayLegacy {
+  const parsed = new URL(url);
+  const config: mariadb.PoolConfig = {
+    host: parsed.hostname,
+    port: parsed.port ? Number(parsed.port) : 3306,
+    user: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+    database: decodeURIComponent(parsed.pathname.replace(/^\//, '')),
+    connectionLimit: 10,
+    connectTimeout: 1500,
+    acquireTimeout: 2000,
+    allowPublicKeyRetrieval: true,
+    initSql: [
+      // Istanbul wall clock, as the dashboard's own connections: NOW() and DATETIME defaults.
+      `SET time_zone = '${LEGACY_SESSION_TIME_ZONE}'`,
+      'SET SESSION innodb_lock_wait_timeout = 3',
+      // Every transaction of this pool is a member write; set once, not per transaction.
+      'SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED',
+    ],
+  };
+  let pool: mariadb.Pool | undefined;
+  return {
+    getConnection: () => (pool ??= mariadb.createPool(config)).getConnection(),
+    end: async () => pool?.end(),
+  };
+}
+
+type Connection = mariadb.PoolConnection;
 
 export const duplicate = () =>
   new AppError({
@@ -59,85 +86,181 @@ export interface LegacyMemberWrite {
   after: LegacyRow;
 }
 
-async function memberRow(tx: LegacyTx, id: number): Promise<LegacyRow> {
-  const [row] = await readLegacyRows(tx, membersTable, [id]);
+/**
+ * Awaits statements issued together (pipelined); once all have settled, throws the first failure.
+ * Waiting for all keeps a later ROLLBACK from racing statements still on the wire.
+ */
+async function together<T extends unknown[]>(
+  ...statements: { [K in keyof T]: Promise<T[K]> }
+): Promise<T> {
+  const settled = await Promise.allSettled(statements);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as T;
+}
+
+/** One transaction on one pooled connection; `work` opens it (so BEGIN can travel with reads). */
+async function inTransaction<T>(
+  legacy: GatewayLegacy,
+  work: (connection: Connection) => Promise<T>,
+): Promise<T> {
+  const connection = await legacy.getConnection();
+  let abandoned = false;
+  const limit = setTimeout(() => {
+    abandoned = true;
+    connection.destroy();
+  }, TRANSACTION_LIMIT_MS);
+  try {
+    return await work(connection);
+  } catch (error) {
+    if (!abandoned) await connection.rollback().catch(() => connection.destroy());
+    // Abandoned: the statements failed because their connection was closed; MySQL rolls back.
+    throw abandoned ? serviceUnavailable(1) : error;
+  } finally {
+    clearTimeout(limit);
+    if (!abandoned) await connection.release().catch(() => undefined);
+  }
+}
+
+const MEMBER_ROW = `${membersTable.source.sql} WHERE ${membersTable.key} = ?`;
+const INSERTED_MEMBER_ROW = `${membersTable.source.sql} WHERE ${membersTable.key} = LAST_INSERT_ID()`;
+const LOCK_COUNTER = 'SELECT last_no FROM member_counters WHERE branch_id = ? FOR UPDATE';
+
+async function memberRow(connection: Connection, id: number): Promise<LegacyRow> {
+  const [row] = await connection.execute<LegacyRow[]>(MEMBER_ROW, [id]);
   if (!row) throw new Error(`member ${id} vanished inside its own transaction`);
   return row;
 }
 
-async function requireActiveBranch(tx: LegacyTx, branchId: number) {
-  const [branch] = await tx.$queryRaw<{ status: string }[]>`
-    SELECT status FROM branches WHERE id = ${branchId}`;
-  if (branch?.status !== 'Aktif') {
-    throw validationError([{ field: 'branch_id', message: 'Şube yok veya aktif değil.' }]);
-  }
+/** The branch's counter row, locked; null when the branch has none yet. */
+async function lockedCounter(connection: Connection, branchId: number): Promise<number | null> {
+  const [counter] = await connection.execute<{ last_no: number | bigint }[]>(LOCK_COUNTER, [
+    branchId,
+  ]);
+  return counter ? Number(counter.last_no) : null;
+}
+
+/** Creates the branch's counter row at 0; a later lockedCounter then finds and locks it. */
+async function insertCounter(connection: Connection, branchId: number) {
+  // A concurrent first create may insert it first: then this waits for theirs and locks it
+  // exclusively (an IGNOREd duplicate would take a shared lock, and two of those deadlock).
+  await connection.execute(
+    `INSERT INTO member_counters (branch_id, last_no) VALUES (?, 0)
+      ON DUPLICATE KEY UPDATE last_no = last_no`,
+    [branchId],
+  );
 }
 
 /** Locks the branch's counter row (creating it at 0 when missing); returns its last_no. */
-async function lockCounter(tx: LegacyTx, branchId: number): Promise<number> {
-  const select = () => tx.$queryRaw<{ last_no: number | bigint }[]>`
-    SELECT last_no FROM member_counters WHERE branch_id = ${branchId} FOR UPDATE`;
-  let [counter] = await select();
-  if (!counter) {
-    // A concurrent first create may insert it first: then this waits for theirs and locks it
-    // exclusively (an IGNOREd duplicate would take a shared lock, and two of those deadlock).
-    await tx.$executeRaw`INSERT INTO member_counters (branch_id, last_no) VALUES (${branchId}, 0)
-      ON DUPLICATE KEY UPDATE last_no = last_no`;
-    [counter] = await select();
+async function lockCounter(connection: Connection, branchId: number): Promise<number> {
+  const found = await lockedCounter(connection, branchId);
+  if (found !== null) return found;
+  await insertCounter(connection, branchId);
+  const inserted = await lockedCounter(connection, branchId);
+  if (inserted === null) {
+    throw new Error(`member_counters row of branch ${branchId} missing after insert`);
   }
-  if (!counter) throw new Error(`member_counters row of branch ${branchId} missing after insert`);
-  return Number(counter.last_no);
+  return inserted;
 }
 
-/** The dashboard's duplicate rule: a live member with this tc_no, or this phone in the branch. */
-async function assertNoDuplicate(
-  tx: LegacyTx,
+/**
+ * The dashboard's duplicate rule: a live member with this tc_no, or this phone in the branch.
+ * Resolves to whether one exists; to be issued after the lock that orders the writes.
+ */
+function duplicateExists(
+  connection: Connection,
   candidate: { id: number; branchId: number; phone?: string; tcNo?: string | null },
-) {
-  const checks: Sql.Sql[] = [];
-  if (candidate.tcNo) checks.push(Sql.sql`tc_no = ${candidate.tcNo}`);
-  if (candidate.phone)
-    checks.push(Sql.sql`(branch_id = ${candidate.branchId} AND phone = ${candidate.phone})`);
-  if (checks.length === 0) return;
-  const found = await tx.$queryRaw<unknown[]>`SELECT id FROM members
-    WHERE is_deleted = 0 AND id <> ${candidate.id} AND (${Sql.join(checks, ' OR ')}) LIMIT 1`;
-  if (found.length > 0) throw duplicate();
+): Promise<boolean> {
+  const checks: string[] = [];
+  const values: unknown[] = [candidate.id];
+  if (candidate.tcNo) {
+    checks.push('tc_no = ?');
+    values.push(candidate.tcNo);
+  }
+  if (candidate.phone) {
+    checks.push('(branch_id = ? AND phone = ?)');
+    values.push(candidate.branchId, candidate.phone);
+  }
+  if (checks.length === 0) return Promise.resolve(false);
+  return connection
+    .execute<unknown[]>(
+      `SELECT id FROM members WHERE is_deleted = 0 AND id <> ? AND (${checks.join(' OR ')}) LIMIT 1`,
+      values,
+    )
+    .then((found) => found.length > 0);
 }
 
-async function insertMember(tx: LegacyTx, body: CreateMemberBody, memberNo: string) {
-  // Codes are unique in the dump: a collision (vanishingly rare) fails this insert with a
-  // duplicate key, and the whole transaction runs again with new codes (legacy-failures.ts).
-  // registered_at is NOW() of a +03:00 session: Istanbul wall clock, as the dashboard writes.
-  await tx.$executeRaw`INSERT INTO members (full_name, surname, phone, email, tc_no, member_no,
-      gender, birth_date, branch_id, entry_status, balance, freeze_status, status,
-      registered_at, address, qr_code, referral_code)
-    VALUES (${body.full_name}, ${body.surname ?? null}, ${body.phone}, ${body.email ?? null},
-      ${body.tc_no ?? null}, ${memberNo}, ${body.gender ?? null}, ${body.birth_date ?? null},
-      ${body.branch_id}, 0, 0, 0, 'Aktif', NOW(), ${body.address ?? null},
-      ${generateQrCode()}, ${generateReferralCode()})`;
-  const [inserted] = await tx.$queryRaw<{ id: bigint | number }[]>`SELECT LAST_INSERT_ID() AS id`;
-  return Number(inserted!.id);
-}
+const inactiveBranch = () =>
+  validationError([{ field: 'branch_id', message: 'Şube yok veya aktif değil.' }]);
 
-export async function createLegacyMember(
-  legacy: LegacyClient,
+export function createLegacyMember(
+  legacy: GatewayLegacy,
   body: CreateMemberBody,
 ): Promise<LegacyMemberWrite> {
-  return legacy.$transaction(async (tx) => {
-    await requireActiveBranch(tx, body.branch_id);
-    const lastNo = await lockCounter(tx, body.branch_id);
-    await assertNoDuplicate(tx, {
-      id: 0,
-      branchId: body.branch_id,
-      phone: body.phone,
-      tcNo: body.tc_no ?? null,
-    });
-    const counter = lastNo + 1;
-    await tx.$executeRaw`UPDATE member_counters SET last_no = last_no + 1
-      WHERE branch_id = ${body.branch_id}`;
-    const id = await insertMember(tx, body, formatMemberNo(body.branch_id, counter));
-    return { id, before: null, after: await memberRow(tx, id) };
-  }, TX_OPTIONS);
+  const branchId = body.branch_id;
+  const candidate = { id: 0, branchId, phone: body.phone, tcNo: body.tc_no ?? null };
+  return inTransaction(legacy, async (connection) => {
+    // BEGIN, the branch, the counter lock and the duplicate check travel together: MySQL runs
+    // the check after the lock is held. Only reads: nothing is written if BEGIN failed.
+    const [, branches, counted, checked] = await together(
+      connection.beginTransaction(),
+      connection.execute<{ status: string }[]>('SELECT status FROM branches WHERE id = ?', [
+        branchId,
+      ]),
+      lockedCounter(connection, branchId),
+      duplicateExists(connection, candidate),
+    );
+    if (branches[0]?.status !== 'Aktif') throw inactiveBranch();
+    let [lastNo, exists] = [counted, checked];
+    if (lastNo === null) {
+      // The branch's first member: its counter row is created, then locked and checked again.
+      await insertCounter(connection, branchId);
+      [lastNo, exists] = await together(
+        lockedCounter(connection, branchId),
+        duplicateExists(connection, candidate),
+      );
+      if (lastNo === null) {
+        throw new Error(`member_counters row of branch ${branchId} missing after insert`);
+      }
+    }
+    if (exists) throw duplicate();
+    // Codes are unique in the dump: a collision (vanishingly rare) fails this insert with a
+    // duplicate key, and the whole transaction runs again with new codes (legacy-failures.ts).
+    // registered_at is NOW() of a +03:00 session: Istanbul wall clock, as the dashboard writes.
+    // The row is read back in the same trip; when the insert failed it is ignored (rolled back).
+    const [, inserted, [after]] = await together(
+      connection.execute('UPDATE member_counters SET last_no = last_no + 1 WHERE branch_id = ?', [
+        branchId,
+      ]),
+      connection.execute<mariadb.UpsertResult>(
+        `INSERT INTO members (full_name, surname, phone, email, tc_no, member_no, gender,
+          birth_date, branch_id, entry_status, balance, freeze_status, status, registered_at,
+          address, qr_code, referral_code)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 'Aktif', NOW(), ?, ?, ?)`,
+        [
+          body.full_name,
+          body.surname ?? null,
+          body.phone,
+          body.email ?? null,
+          body.tc_no ?? null,
+          formatMemberNo(branchId, lastNo + 1),
+          body.gender ?? null,
+          body.birth_date ?? null,
+          branchId,
+          body.address ?? null,
+          generateQrCode(),
+          generateReferralCode(),
+        ],
+      ),
+      connection.execute<LegacyRow[]>(INSERTED_MEMBER_ROW),
+    );
+    const id = Number(inserted.insertId);
+    if (!after || Number(after.id) !== id) {
+      throw new Error(`member ${id} not readable inside its own transaction`);
+    }
+    await connection.commit();
+    return { id, before: null, after };
+  });
 }
 
 export interface UpdateOptions {
@@ -146,33 +269,47 @@ export interface UpdateOptions {
   expectVersion?: (row: LegacyRow) => boolean;
 }
 
-export async function updateLegacyMember(
-  legacy: LegacyClient,
+export function updateLegacyMember(
+  legacy: GatewayLegacy,
   id: number,
   changes: UpdateMemberBody,
   options: UpdateOptions,
 ): Promise<LegacyMemberWrite> {
-  return legacy.$transaction(async (tx) => {
-    const [located] = await tx.$queryRaw<{ branch_id: number | bigint }[]>`
-      SELECT branch_id FROM members WHERE id = ${id} AND is_deleted = 0`;
+  return inTransaction(legacy, async (connection) => {
+    const [, [located]] = await together(
+      connection.beginTransaction(),
+      connection.execute<{ branch_id: number | bigint }[]>(
+        'SELECT branch_id FROM members WHERE id = ? AND is_deleted = 0',
+        [id],
+      ),
+    );
     const branchId = located && Number(located.branch_id);
     const foreign = options.scope.kind === 'branch' && options.scope.branchId !== branchId;
     // Another branch's member does not exist for a bound client (404, never 403).
     if (!branchId || foreign) throw notFound('Üye bulunamadı.');
     // Counter lock first, then the member row: the same order as a create, so no deadlock.
-    if (changes.phone !== undefined) await lockCounter(tx, branchId);
-    const locked = await tx.$queryRaw<unknown[]>`
-      SELECT id FROM members WHERE id = ${id} AND is_deleted = 0 AND branch_id = ${branchId}
-      FOR UPDATE`;
-    if (locked.length === 0) throw notFound('Üye bulunamadı.');
-    const before = await memberRow(tx, id);
-    if (options.expectVersion && !options.expectVersion(before)) throw preconditionFailed();
-    await assertNoDuplicate(tx, { id, branchId, phone: changes.phone, tcNo: changes.tc_no });
-    // Column names come from the strict body schema's keys only (members.write-schemas.ts).
-    const assignments = Object.entries(changes).map(
-      ([column, value]) => Sql.sql`${Sql.raw(column)} = ${value}`,
+    if (changes.phone !== undefined) await lockCounter(connection, branchId);
+    const [locked, before, exists] = await together(
+      connection.execute<unknown[]>(
+        `SELECT id FROM members WHERE id = ? AND is_deleted = 0 AND branch_id = ? FOR UPDATE`,
+        [id, branchId],
+      ),
+      connection.execute<LegacyRow[]>(MEMBER_ROW, [id]).then(([row]) => row),
+      duplicateExists(connection, { id, branchId, phone: changes.phone, tcNo: changes.tc_no }),
     );
-    await tx.$executeRaw`UPDATE members SET ${Sql.join(assignments)} WHERE id = ${id}`;
-    return { id, before, after: await memberRow(tx, id) };
-  }, TX_OPTIONS);
+    if (locked.length === 0 || !before) throw notFound('Üye bulunamadı.');
+    if (options.expectVersion && !options.expectVersion(before)) throw preconditionFailed();
+    if (exists) throw duplicate();
+    // Column names come from the strict body schema's keys only (members.write-schemas.ts).
+    const entries = Object.entries(changes);
+    const [, after] = await together(
+      connection.execute(
+        `UPDATE members SET ${entries.map(([column]) => `\`${column}\` = ?`).join(', ')} WHERE id = ?`,
+        [...entries.map(([, value]) => value as unknown), id],
+      ),
+      memberRow(connection, id),
+    );
+    await connection.commit();
+    return { id, before, after };
+  });
 }

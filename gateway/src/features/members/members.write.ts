@@ -5,7 +5,7 @@
 // poll converges the read model.
 import type { Redis } from 'ioredis';
 import type { Config } from '../../../../common/config.js';
-import type { LegacyClient, ReadModelClient } from '../../../../common/databases.js';
+import type { ReadModelClient } from '../../../../common/databases.js';
 import type { Logger } from '../../../../common/logger.js';
 import type { LegacyRow } from '../../../../worker/src/sync/table-definition.js';
 import { membersTable } from '../../../../worker/src/sync/tables/members.table.js';
@@ -15,9 +15,10 @@ import { branchFilter } from '../../http/data-scope.js';
 import { AppError, serviceUnavailable } from '../../http/errors.js';
 import { recordMemberWrite, type AuditEntry } from './members.audit.js';
 import {
-  createGatewayLegacyClient,
+  createGatewayLegacyPool,
   createLegacyMember,
   updateLegacyMember,
+  type GatewayLegacy,
   type LegacyMemberWrite,
 } from './members.legacy.js';
 import { legacyFailure } from './legacy-failures.js';
@@ -28,7 +29,7 @@ import type { Member } from './members.schemas.js';
 import type { CreateMemberBody, UpdateMemberBody } from './members.write-schemas.js';
 
 export interface MemberWriteDeps {
-  legacy: LegacyClient;
+  legacy: GatewayLegacy;
   gate: LegacyGate;
   db: ReadModelClient;
   logger: Logger;
@@ -68,9 +69,12 @@ async function inLegacy(
   }
 }
 
-async function publish(deps: MemberWriteDeps, write: LegacyMemberWrite): Promise<WrittenMember> {
-  // The answer is the same mapping of the same legacy row that the read model now holds.
-  const member = toMember(write.after);
+/** `member`: the answer, the same mapping of the same legacy row that the read model gets. */
+async function publish(
+  deps: MemberWriteDeps,
+  write: LegacyMemberWrite,
+  member: Member,
+): Promise<WrittenMember> {
   try {
     await applyRowsNow(deps.db, membersTable, [write.after]);
     return { member, etag: memberETag(member), readModel: 'current' };
@@ -94,13 +98,18 @@ async function audited(
     await recordMemberWrite(deps.db, deps.logger, { ...entry, status, error: code });
     throw error;
   }
-  const written = await publish(deps, result);
-  await recordMemberWrite(deps.db, deps.logger, {
-    ...entry,
-    memberId: result.id,
-    before: result.before && toMember(result.before),
-    after: written.member,
-  });
+  // The publish and the audit record are independent (neither reads the other, neither throws):
+  // they run side by side, and the answer waits for both.
+  const after = toMember(result.after);
+  const [written] = await Promise.all([
+    publish(deps, result, after),
+    recordMemberWrite(deps.db, deps.logger, {
+      ...entry,
+      memberId: result.id,
+      before: result.before && toMember(result.before),
+      after,
+    }),
+  ]);
   return written;
 }
 
@@ -139,12 +148,12 @@ export function createMemberWrites(deps: {
   db: ReadModelClient;
   redis: Redis;
   logger: Logger;
-  legacy?: LegacyClient | undefined;
+  legacy?: GatewayLegacy | undefined;
 }) {
   const writeDeps: MemberWriteDeps = {
     db: deps.db,
     logger: deps.logger,
-    legacy: deps.legacy ?? createGatewayLegacyClient(deps.config.legacy.url),
+    legacy: deps.legacy ?? createGatewayLegacyPool(deps.config.legacy.url),
     gate: createLegacyGate(),
   };
   const idempotency: IdempotencyStore = createIdempotencyStore(
