@@ -29,4 +29,5 @@ COPY scripts/build.mjs scripts/
 USER node
 EXPOSE 3000 9464
 # node as the process itself: `npm run` ends on SIGTERM without waiting for its child.
-CMD ["node", "dist/gateway/src/main.js"]
+# Heap bounds as in `npm run gateway` (docs/decisions/0005).
+CMD ["node", "--max-old-space-size=128", "--max-semi-space-size=8", "dist/gateway/src/main.js"]

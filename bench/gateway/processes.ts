@@ -61,6 +61,14 @@ async function waitUntilAnswering(url: string, child: ChildProcess): Promise<voi
   throw new Error(`${url}: not answering`);
 }
 
+/** The node arguments of `npm run gateway` (heap bounds, entry point): production's command. */
+export function gatewayCommand(): string[] {
+  const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  return scripts.gateway!.split('&& node ')[1]!.split(' ');
+}
+
 export async function startGateway(
   env: Record<string, string>,
   options: { profileDir?: string },
@@ -70,7 +78,7 @@ export async function startGateway(
   // Its own metrics port too: another gateway on this host may hold the default one.
   const metricsPort = await freePort();
   const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
-  const child = spawn(process.execPath, [...profile, 'dist/gateway/src/main.js'], {
+  const child = spawn(process.execPath, [...profile, ...gatewayCommand()], {
     env: {
       ...process.env,
       ...env,
