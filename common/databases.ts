@@ -2,6 +2,7 @@
 // to the dashboard's MySQL exactly as the dashboard does (session time zone +03:00).
 import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { PrismaPg } from '@prisma/adapter-pg';
+import mariadb from 'mariadb';
 import pg from 'pg';
 import { PrismaClient as LegacyClient } from '../prisma/generated/legacy/client.js';
 import { PrismaClient as ReadModelClient } from '../prisma/generated/read-model/client.js';
@@ -77,9 +78,11 @@ export interface LegacyClientOptions extends PoolOptions {
   lockWaitTimeoutSeconds?: number;
 }
 
+const legacyPools = new WeakMap<LegacyClient, mariadb.Pool>();
+
 export function createLegacyClient(url: string, options: LegacyClientOptions = {}): LegacyClient {
   const parsed = new URL(url);
-  const adapter = new PrismaMariaDb({
+  const pool = mariadb.createPool({
     host: parsed.hostname,
     port: parsed.port ? Number(parsed.port) : 3306,
     user: decodeURIComponent(parsed.username),
@@ -93,6 +96,8 @@ export function createLegacyClient(url: string, options: LegacyClientOptions = {
     // may run on MySQL.
     ...(options.queryTimeoutMs ? { socketTimeout: options.queryTimeoutMs } : {}),
     allowPublicKeyRetrieval: true,
+    // What the adapter sets on a pool it creates itself: prepared statements are not cached.
+    prepareCacheLength: 0,
     initSql: [
       `SET time_zone = '${LEGACY_SESSION_TIME_ZONE}'`,
       ...(options.lockWaitTimeoutSeconds
@@ -100,5 +105,20 @@ export function createLegacyClient(url: string, options: LegacyClientOptions = {
         : []),
     ],
   });
-  return new LegacyClient({ adapter });
+  // The pool is ours so the sync's bulk reads can share it (legacyPool); $disconnect still ends it.
+  const client = new LegacyClient({
+    adapter: new PrismaMariaDb(pool, { disposeExternalPool: true }),
+  });
+  legacyPools.set(client, pool);
+  return client;
+}
+
+/**
+ * The mariadb pool under a legacy client, for the sync's bulk reads, which skip the ORM's
+ * per-value conversions (worker/src/sync/sync-engine.ts, docs/decisions/0002).
+ */
+export function legacyPool(db: LegacyClient): mariadb.Pool {
+  const pool = legacyPools.get(db);
+  if (!pool) throw new Error('not a client made by createLegacyClient');
+  return pool;
 }

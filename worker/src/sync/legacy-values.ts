@@ -48,9 +48,13 @@ export function bool(value: unknown): boolean {
   return Number(value) === 1;
 }
 
+const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
+
 /** DECIMAL -> exact decimal string, so no float rounding creeps in before PostgreSQL. */
 export function decimal(value: unknown): string {
-  // Prisma hands DECIMAL to raw queries as a Decimal.js instance.
+  // The sync's bulk reads get DECIMAL from the driver as text; the ORM's raw queries hand it
+  // over as a Decimal.js instance.
+  if (typeof value === 'string' && DECIMAL_TEXT.test(value)) return value;
   if (value instanceof Prisma.Decimal || typeof value === 'number') return value.toString();
   throw new UnmappableValue(`expected a decimal, got ${value === null ? 'null' : typeof value}`);
 }

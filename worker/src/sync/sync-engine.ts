@@ -7,8 +7,8 @@
 // Tables without a change column are polled for new ids only; their in-place changes and
 // deletes are left to the reconciliation (reconcile.ts).
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
-import type { LegacyClient, ReadModelClient } from '../../../common/databases.js';
-import { applyLegacyRows, columnName, SYNC_TRANSACTION } from './read-model-writes.js';
+import { legacyPool, type LegacyClient, type ReadModelClient } from '../../../common/databases.js';
+import { applyLegacyRows, columnName, readModelTransaction } from './read-model-writes.js';
 import { legacyWallClock } from './legacy-values.js';
 import type { RejectListener } from './rejects.js';
 import type { LegacyRow, SyncTable } from './table-definition.js';
@@ -137,29 +137,26 @@ async function commitBatch(
     horizon && position.changedAt && position.changedAt > horizon
       ? { changedAt: horizon, id: 0n }
       : position;
-  const cursor = { cursor_changed_at: stored.changedAt, cursor_id: stored.id };
-  return db.readModel.$transaction(async (tx) => {
+  return readModelTransaction(db.readModel, async (tx) => {
     // Rows and position commit together, so a commit lost in a crash is simply read again: no
     // need to wait for the WAL flush.
     await tx.$executeRaw`SET LOCAL synchronous_commit TO OFF`;
     const written = await applyLegacyRows(tx, table, batch.rows, db.onRejected);
-    await tx.syncState.upsert({
-      where: { table_name: table.name },
-      create: {
-        table_name: table.name,
-        ...cursor,
-        synced_at: caughtUp ? readStartedAt : null,
-        rows_synced: written,
-      },
-      update: {
-        ...cursor,
-        ...(caughtUp ? { synced_at: readStartedAt } : {}),
-        rows_synced: { increment: written },
-        updated_at: new Date(),
-      },
-    });
+    // The position is legacy wall-clock time, kept as is in a column without time zone: its
+    // UTC fields are the value (toISOString; the zone of the text is ignored).
+    const changedAt = stored.changedAt?.toISOString() ?? null;
+    const syncedAt = caughtUp ? readStartedAt : null;
+    await tx.$executeRaw`INSERT INTO sync_state
+        (table_name, cursor_changed_at, cursor_id, synced_at, rows_synced, updated_at)
+      VALUES (${table.name}, ${changedAt}::timestamp, ${stored.id}, ${syncedAt}::timestamptz, ${written}, now())
+      ON CONFLICT (table_name) DO UPDATE SET
+        cursor_changed_at = EXCLUDED.cursor_changed_at,
+        cursor_id = EXCLUDED.cursor_id,
+        synced_at = COALESCE(EXCLUDED.synced_at, sync_state.synced_at),
+        rows_synced = sync_state.rows_synced + EXCLUDED.rows_synced,
+        updated_at = EXCLUDED.updated_at`;
     return written;
-  }, SYNC_TRANSACTION);
+  });
 }
 
 /**
@@ -186,12 +183,36 @@ async function legacyClock(legacy: LegacyClient): Promise<Date> {
   return row.now;
 }
 
-function readBatch(legacy: LegacyClient, table: SyncTable, from: Position, limit: number) {
+/**
+ * One batch, read through the legacy client's mariadb pool rather than the ORM: the ORM converts
+ * every value twice (to its wire form and back), most of the worker's time in a backfill. Values
+ * come as the driver gives them (DECIMAL as a string, BIGINT as a bigint); DATE and DATETIME are
+ * read as text by the sources and dateStrings keeps any other as text too (legacy-values.ts).
+ */
+async function readBatch(
+  legacy: LegacyClient,
+  table: SyncTable,
+  from: Position,
+  limit: number,
+): Promise<LegacyRow[]> {
+  const query = batchQuery(table, from, limit);
+  const rows: LegacyRow[] = await legacyPool(legacy).query(
+    { sql: query.sql, dateStrings: true },
+    query.values.map(legacyParameter),
+  );
+  // Just the rows: the driver's array also carries column metadata.
+  return Array.from(rows);
+}
+
+/** A position's wall-clock Date as the DATETIME text it stands for (its UTC fields). */
+function legacyParameter(value: unknown): unknown {
+  return value instanceof Date ? value.toISOString().slice(0, 23).replace('T', ' ') : value;
+}
+
+function batchQuery(table: SyncTable, from: Position, limit: number) {
   const key = LegacySql.raw(table.key);
   if (!table.changedAt) {
-    return legacy.$queryRaw<
-      LegacyRow[]
-    >`${table.source} WHERE ${key} > ${from.id} ORDER BY ${key} LIMIT ${limit}`;
+    return LegacySql.sql`${table.source} WHERE ${key} > ${from.id} ORDER BY ${key} LIMIT ${limit}`;
   }
   const changedAt = LegacySql.raw(table.changedAt);
   // The leading `>=` makes this a range scan of the (changed-at, id) index in index order, so a
@@ -199,7 +220,5 @@ function readBatch(legacy: LegacyClient, table: SyncTable, from: Position, limit
   const after = from.changedAt
     ? LegacySql.sql`WHERE ${changedAt} >= ${from.changedAt} AND (${changedAt} > ${from.changedAt} OR ${key} > ${from.id})`
     : LegacySql.empty;
-  return legacy.$queryRaw<
-    LegacyRow[]
-  >`${table.source} ${after} ORDER BY ${changedAt}, ${key} LIMIT ${limit}`;
+  return LegacySql.sql`${table.source} ${after} ORDER BY ${changedAt}, ${key} LIMIT ${limit}`;
 }

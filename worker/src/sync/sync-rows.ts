@@ -3,7 +3,7 @@
 // and written through the same upsert path as every polled batch (one mapping, not two).
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import type { LegacyClient, ReadModelClient } from '../../../common/databases.js';
-import { applyLegacyRowsReporting } from './read-model-writes.js';
+import { applyLegacyRowsReporting, readModelTransaction } from './read-model-writes.js';
 import type { LegacyRow, SyncTable } from './table-definition.js';
 
 /** A legacy client or one of its interactive transactions. */
@@ -29,7 +29,7 @@ export function applyRowsNow(
   table: SyncTable,
   rows: LegacyRow[],
 ): Promise<number> {
-  return readModel.$transaction(async (tx) => {
+  return readModelTransaction(readModel, async (tx) => {
     const { changed, rejected } = await applyLegacyRowsReporting(tx, table, rows);
     if (rejected.length > 0) {
       throw new Error(
