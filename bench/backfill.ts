@@ -5,7 +5,7 @@
 // catch-up), and the worker's resident memory, sampled from /proc while it runs (and its peak,
 // VmHWM). Then measures one full reconciliation pass over the synced dashboard (bench/reconcile.ts).
 //   npm run bench -- --only backfill [--scale 350] [--profile]
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,6 +17,7 @@ import { createThrowawayEnvironment, serverUrlsOf } from '../scripts/throwaway-e
 import { SYNC_TABLES } from '../worker/src/sync/tables/index.js';
 import { startWorker, type Started } from './gateway/processes.js';
 import { printProfileSplit } from './gateway/profile.js';
+import { legacyLoadSince, legacyLoadSnapshot } from './legacy-load.js';
 import { benchReconcilePass } from './reconcile.js';
 
 interface TableTotals {
@@ -45,6 +46,22 @@ async function waitForBackfill(
     await sleep(100);
   }
   return { perTable: [...caughtUp.values()], peakRssMb };
+}
+
+/** CPU seconds used so far by the PostgreSQL backends connected to this database (Linux /proc). */
+async function readModelCpuSeconds(readModel: ReturnType<typeof createReadModelClient>) {
+  const backends = await readModel.$queryRaw<{ pid: number }[]>`
+    SELECT pid FROM pg_stat_activity WHERE datname = current_database()`;
+  let ticks = 0;
+  for (const { pid } of backends) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // A backend that ended meanwhile.
+    }
+  }
+  return ticks / 100;
 }
 
 function report(perTable: TableTotals[], totalRows: number, seconds: number, rss: string) {
@@ -79,6 +96,8 @@ export async function benchBackfill(options: { scale: number; profile: boolean }
       `generated ${totalRows} legacy rows in ${((Date.now() - generatedAt) / 1000).toFixed(1)} s`,
     );
 
+    const legacy = createLegacyClient(legacyUrl, { poolSize: 1 });
+    const legacyBefore = await legacyLoadSnapshot(legacy);
     const started = Date.now();
     worker = await startWorker(
       {
@@ -89,13 +108,24 @@ export async function benchBackfill(options: { scale: number; profile: boolean }
       },
       { profileDir },
     );
+    const startRssMb = worker.rssMb();
     const { perTable, peakRssMb } = await waitForBackfill(readModel, worker, started);
     const seconds = (Date.now() - started) / 1000;
-    const rss = `RSS peak ${Math.round(peakRssMb)} MB sampled every 100 ms, VmHWM ${Math.round(worker.peakRssMb())} MB`;
+    const workerCpuSeconds = worker.cpuMs() / 1000;
+    const readModelCpu = await readModelCpuSeconds(readModel);
+    const legacyLoad = legacyLoadSince(legacyBefore, await legacyLoadSnapshot(legacy));
+    const rss =
+      `RSS ${Math.round(startRssMb)} MB once started, peak ${Math.round(peakRssMb)} MB ` +
+      `(sampled every 100 ms; VmHWM ${Math.round(worker.peakRssMb())} MB)`;
     await worker.stop();
     report(perTable, totalRows, seconds, rss);
+    const legacyCpu =
+      legacyLoad.cpuSeconds === null ? 'n/a' : `${legacyLoad.cpuSeconds.toFixed(1)} s`;
+    console.log(
+      `  CPU: worker ${workerCpuSeconds.toFixed(1)} s (${((workerCpuSeconds / totalRows) * 1e6).toFixed(1)} µs a row), ` +
+        `PostgreSQL ${readModelCpu.toFixed(1)} s (the backends of this database), legacy server ${legacyCpu} (server-wide, shared)`,
+    );
 
-    const legacy = createLegacyClient(legacyUrl);
     const reconcile = await benchReconcilePass({ legacy, readModel });
     await legacy.$disconnect();
     return {

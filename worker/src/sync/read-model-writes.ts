@@ -26,8 +26,6 @@ export interface ReadModelTx {
   $queryRaw<T>(query: TemplateStringsArray, ...values: unknown[]): Promise<T>;
 }
 
-type SqlValue = Parameters<typeof Sql.sql>[1];
-
 /**
  * Runs `work` in one transaction on a connection of the read-model client's pg pool. The sync
  * writes through it rather than the ORM's interactive transactions, which serialise every
@@ -41,7 +39,7 @@ export async function readModelTransaction<T>(
 ): Promise<T> {
   const client = await readModelPool(readModel).connect();
   const run = (strings: TemplateStringsArray, values: unknown[]) => {
-    const query = Sql.sql(strings, ...(values as SqlValue[]));
+    const query = Sql.sql(strings, ...values);
     return client.query(query.text, query.values);
   };
   const tx: ReadModelTx = {

@@ -65,7 +65,7 @@ export async function reconcileTable(
   // find the rows it has not reached yet and copy them a second time, slowing it down.
   if (!state?.synced_at) return { ...result, passFinished: true };
   const passStartedAt = state?.reconcile_cursor != null ? state.reconcile_started_at : null;
-  let cursor = passStartedAt ? state!.reconcile_cursor! : -1n;
+  let cursor = passStartedAt ? state.reconcile_cursor! : -1n;
   const pass = passStartedAt ?? new Date(started);
   if (!passStartedAt && options.continueOnly) return { ...result, passFinished: true };
 

@@ -82,7 +82,18 @@ export async function syncTable(
         ? null
         : readNext(table, db, position, options);
     const writeStartedAt = Date.now();
-    result.rowsWritten += await commitBatch(table, db, batch, position, result.caughtUp, options);
+    try {
+      result.rowsWritten += await commitBatch(table, db, batch, position, result.caughtUp, options);
+    } catch (error) {
+      // The batch read ahead is dropped with the run; its slot is not.
+      void next?.then(
+        (ahead) => ahead.release(),
+        () => undefined,
+      );
+      throw error;
+    } finally {
+      batch.release();
+    }
     result.writeMs += Date.now() - writeStartedAt;
   }
   return result;
@@ -93,7 +104,34 @@ interface Batch {
   legacyNow: Date | null;
   readStartedAt: Date;
   readMs: number;
+  /** Gives the batch's slot back (batchSlots) once it is written. */
+  release(): void;
 }
+
+/**
+ * Batches held by the process at once, being read or written, whatever the number of tables:
+ * during a backfill every big table has a batch written and the next one read ahead, and the
+ * worker's memory must stay bounded by a few batches, not grow with the tables. A run only waits
+ * for a slot while holding none (its current batch's slot is given back after the commit), so
+ * runs never wait on each other in a circle.
+ */
+const BATCH_SLOTS = 4;
+const batchSlots = {
+  free: BATCH_SLOTS,
+  waiting: [] as (() => void)[],
+  async acquire(): Promise<() => void> {
+    if (this.free > 0) this.free -= 1;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const waiter = this.waiting.shift();
+      if (waiter) waiter();
+      else this.free += 1;
+    };
+  },
+};
 
 function readNext(
   table: SyncTable,
@@ -102,10 +140,17 @@ function readNext(
   options: SyncOptions,
 ): Promise<Batch> {
   const read = async (): Promise<Batch> => {
-    const readStartedAt = new Date();
-    const legacyNow = table.changedAt ? await legacyClock(db.legacy) : null;
-    const rows = await readBatch(db.legacy, table, from, options.batchSize);
-    return { rows, legacyNow, readStartedAt, readMs: Date.now() - readStartedAt.getTime() };
+    const release = await batchSlots.acquire();
+    try {
+      const readStartedAt = new Date();
+      const legacyNow = table.changedAt ? await legacyClock(db.legacy) : null;
+      const rows = await readBatch(db.legacy, table, from, options.batchSize);
+      const readMs = Date.now() - readStartedAt.getTime();
+      return { rows, legacyNow, readStartedAt, readMs, release };
+    } catch (error) {
+      release();
+      throw error;
+    }
   };
   const promise = read();
   // Awaited later, or dropped when the run ends first: never an unhandled rejection.
