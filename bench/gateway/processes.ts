@@ -90,24 +90,16 @@ export async function startWorker(
   execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
   const port = await freePort();
   const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
-  const child = spawn(
-    process.execPath,
-    [
-      ...profile,
-      ...(process.env.WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-      'dist/worker/src/main.js',
-    ],
-    {
-      env: {
-        ...process.env,
-        ...env,
-        METRICS_PORT: String(port),
-        LOG_LEVEL: 'info',
-        NODE_ENV: 'production',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+  const child = spawn(process.execPath, [...profile, 'dist/worker/src/main.js'], {
+    env: {
+      ...process.env,
+      ...env,
+      METRICS_PORT: String(port),
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'production',
     },
-  );
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const worker = started(child, port);
   await waitUntilAnswering(`${worker.url}/healthz`, child);
   return worker;
