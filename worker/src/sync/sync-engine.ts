@@ -8,10 +8,12 @@
 // deletes are left to the reconciliation (reconcile.ts).
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import { legacyPool, type LegacyClient, type ReadModelClient } from '../../../common/databases.js';
-import { applyLegacyRows, columnName, readModelTransaction } from './read-model-writes.js';
+import { Prisma as ReadModelSql } from '../../../prisma/generated/read-model/client.js';
+import { applyLegacyRows, columnName, ident, readModelTransaction } from './read-model-writes.js';
 import { legacyWallClock } from './legacy-values.js';
 import type { RejectListener } from './rejects.js';
 import type { LegacyRow, SyncTable } from './table-definition.js';
+import { SYNC_TABLES } from './tables/index.js';
 
 export interface SyncOptions {
   /** Seconds behind legacy "now" that the stored position stays, for late commits. */
@@ -60,6 +62,9 @@ export async function syncTable(
     changedAt: state?.cursor_changed_at ?? null,
     id: state?.cursor_id ?? 0n,
   };
+  const deferredIndexes = state
+    ? (state.deferred_indexes ?? [])
+    : await deferIndexesOfFirstLoad(table, db.readModel);
   const result: SyncRunResult = {
     table: table.name,
     rowsRead: 0,
@@ -96,7 +101,76 @@ export async function syncTable(
     }
     result.writeMs += Date.now() - writeStartedAt;
   }
+  if (result.caughtUp && deferredIndexes.length > 0) {
+    await restoreIndexes(table, db.readModel, deferredIndexes);
+  }
   return result;
+}
+
+/**
+ * The first run of a table whose read-model copy is empty drops its secondary indexes: a
+ * backfill then writes each row once, and each index is built once, sorted, when the load has
+ * caught up (restoreIndexes), instead of being updated row by row (the search indexes, GIN over
+ * trigrams, the dearest). Their definitions are kept in the table's sync_state row, committed
+ * with the drop, so a worker killed mid-load builds them when the resumed load catches up.
+ * Unique indexes stay: the upserts need them.
+ */
+async function deferIndexesOfFirstLoad(
+  table: SyncTable,
+  readModel: ReadModelClient,
+): Promise<string[]> {
+  return readModelTransaction(readModel, async (tx) => {
+    const [probe] = await tx.$queryRaw<{ empty: boolean }[]>`
+      SELECT NOT EXISTS (SELECT 1 FROM ${ident(table.name)}) AS empty`;
+    const secondary = probe?.empty
+      ? await tx.$queryRaw<{ name: string; definition: string; leading: string | null }[]>`
+          SELECT c.relname AS name, pg_get_indexdef(x.indexrelid) AS definition, a.attname AS leading
+          FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
+          LEFT JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = x.indkey[0]
+          WHERE x.indrelid = ${table.name}::regclass AND NOT x.indisunique ORDER BY c.relname`
+      : [];
+    const lookedUp = lookupColumns(table.name);
+    const indexes = secondary.filter((index) => !index.leading || !lookedUp.has(index.leading));
+    for (const index of indexes) await tx.$executeRaw`DROP INDEX ${ident(index.name)}`;
+    const definitions = indexes.map((index) => index.definition);
+    await tx.$executeRaw`INSERT INTO sync_state (table_name, deferred_indexes)
+      VALUES (${table.name}, ${definitions}::text[]) ON CONFLICT (table_name) DO NOTHING`;
+    return definitions;
+  });
+}
+
+/**
+ * Columns of a read-model table that the sync itself looks rows up by while other tables load:
+ * the dependents' joins (`d.member_id = s.id`) and subqueries (`FROM installments i WHERE
+ * i.plan_id = ...`). Indexes led by them stay through a first load, or every batch of the other
+ * table would scan this one.
+ */
+function lookupColumns(tableName: string): Set<string> {
+  const columns = new Set<string>();
+  for (const source of SYNC_TABLES) {
+    for (const dependent of source.dependents ?? []) {
+      const sql = [dependent.on, ...Object.values(dependent.columns)].join(' ');
+      const aliases = [...sql.matchAll(/\bFROM\s+(\w+)\s+(\w+)/gi)]
+        .filter((m) => m[1] === tableName)
+        .map((m) => m[2]);
+      if (dependent.table === tableName) aliases.push('d');
+      for (const alias of aliases) {
+        for (const m of sql.matchAll(new RegExp(`\\b${alias}\\.(\\w+)`, 'g'))) columns.add(m[1]!);
+      }
+    }
+  }
+  return columns;
+}
+
+/** Builds the indexes deferIndexesOfFirstLoad dropped (any a crash left unbuilt) and forgets them. */
+async function restoreIndexes(table: SyncTable, readModel: ReadModelClient, definitions: string[]) {
+  await readModelTransaction(readModel, async (tx) => {
+    for (const definition of definitions) {
+      const create = definition.replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS ');
+      await tx.$executeRaw`${ReadModelSql.raw(create)}`;
+    }
+    await tx.$executeRaw`UPDATE sync_state SET deferred_indexes = '{}' WHERE table_name = ${table.name}`;
+  });
 }
 
 interface Batch {
