@@ -6,9 +6,14 @@
 // and the upsert's IS DISTINCT FROM guard keeps unchanged rows from being written again.
 // Tables without a change column are polled for new ids only; their in-place changes and
 // deletes are left to the reconciliation (reconcile.ts).
+import pg from 'pg';
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
-import { legacyPool, type LegacyClient, type ReadModelClient } from '../../../common/databases.js';
-import { Prisma as ReadModelSql } from '../../../prisma/generated/read-model/client.js';
+import {
+  legacyPool,
+  readModelPool,
+  type LegacyClient,
+  type ReadModelClient,
+} from '../../../common/databases.js';
 import { applyLegacyRows, columnName, ident, readModelTransaction } from './read-model-writes.js';
 import { legacyWallClock } from './legacy-values.js';
 import type { RejectListener } from './rejects.js';
@@ -164,13 +169,23 @@ function lookupColumns(tableName: string): Set<string> {
 
 /** Builds the indexes deferIndexesOfFirstLoad dropped (any a crash left unbuilt) and forgets them. */
 async function restoreIndexes(table: SyncTable, readModel: ReadModelClient, definitions: string[]) {
-  await readModelTransaction(readModel, async (tx) => {
-    for (const definition of definitions) {
-      const create = definition.replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS ');
-      await tx.$executeRaw`${ReadModelSql.raw(create)}`;
-    }
-    await tx.$executeRaw`UPDATE sync_state SET deferred_indexes = '{}' WHERE table_name = ${table.name}`;
+  // A build takes as long as the table is big: it runs on a connection of its own, without the
+  // bound on one sync statement (SYNC_QUERY_TIMEOUT_MS), which would fail it on every retry. Each
+  // build commits on its own; IF NOT EXISTS skips those a failed attempt already made.
+  const client = new pg.Client({
+    connectionString: readModelPool(readModel).options.connectionString,
   });
+  await client.connect();
+  try {
+    for (const definition of definitions) {
+      await client.query(definition.replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '));
+    }
+    await client.query(`UPDATE sync_state SET deferred_indexes = '{}' WHERE table_name = $1`, [
+      table.name,
+    ]);
+  } finally {
+    await client.end();
+  }
 }
 
 interface Batch {
