@@ -1,80 +1,91 @@
 // Backfill throughput: generates a legacy dashboard of the given scale (scale 350 is about one
-// million rows across tables) in a throwaway database, backfills the read model with the worker's
-// own engine, table by table (in parallel they only contend for a shared machine's two cores), and
-// reports rows per second, overall and per table, and the peak RSS of the backfilling process. Then measures one
-// full reconciliation pass over the synced dashboard (bench/reconcile.ts).
-//   npm run bench -- --only backfill [--scale 350]
+// million rows across tables) in a throwaway database, then starts the compiled worker as
+// production runs it, in its own process with its default settings, and times it from start until
+// every table is caught up. Reports rows per second, overall and per table (time to its first
+// catch-up), and the worker's resident memory, sampled from /proc while it runs (and its peak,
+// VmHWM). Then measures one full reconciliation pass over the synced dashboard (bench/reconcile.ts).
+//   npm run bench -- --only backfill [--scale 350] [--profile]
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createLegacyClient, createReadModelClient } from '../common/databases.js';
 import { loadConfig } from '../common/config.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
 import { createThrowawayEnvironment, serverUrlsOf } from '../scripts/throwaway-environment.js';
-import {
-  DEFAULT_SYNC_OPTIONS,
-  syncTable,
-  type SyncDatabases,
-} from '../worker/src/sync/sync-engine.js';
-import type { SyncTable } from '../worker/src/sync/table-definition.js';
 import { SYNC_TABLES } from '../worker/src/sync/tables/index.js';
+import { startWorker, type Started } from './gateway/processes.js';
+import { printProfileSplit } from './gateway/profile.js';
+import { legacyLoadSince, legacyLoadSnapshot } from './legacy-load.js';
 import { benchReconcilePass } from './reconcile.js';
 
 interface TableTotals {
   table: string;
   rows: number;
   seconds: number;
-  readMs: number;
-  writeMs: number;
 }
 
-async function backfillTable(table: SyncTable, db: SyncDatabases): Promise<TableTotals> {
-  const started = Date.now();
-  const totals = { rows: 0, readMs: 0, writeMs: 0 };
-  let run;
-  do {
-    run = await syncTable(table, db, { ...DEFAULT_SYNC_OPTIONS, timeBudgetMs: 60_000 });
-    totals.rows += run.rowsRead;
-    totals.readMs += run.legacyReadMs;
-    totals.writeMs += run.writeMs;
-  } while (!run.caughtUp);
-  return { table: table.name, ...totals, seconds: (Date.now() - started) / 1000 };
-}
-
-/** Samples this process's RSS until stopped; returns the peak in MB. */
-function watchRss(everyMs = 100) {
-  let peak = process.memoryUsage().rss;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, everyMs);
-  return () => {
-    clearInterval(timer);
-    return Math.max(peak, process.memoryUsage().rss) / 1024 / 1024;
-  };
-}
-
-function report(
-  perTable: TableTotals[],
-  totalRows: number,
-  seconds: number,
-  peakRssMb: number,
-  startRssMb: number,
+/** Polls the sync positions until every table has caught up once; samples the worker's RSS. */
+async function waitForBackfill(
+  readModel: ReturnType<typeof createReadModelClient>,
+  worker: Started,
+  started: number,
 ) {
-  const s1 = (ms: number) => (ms / 1000).toFixed(1);
+  const caughtUp = new Map<string, TableTotals>();
+  let peakRssMb = 0;
+  while (caughtUp.size < SYNC_TABLES.length) {
+    if (worker.child.exitCode !== null) throw new Error(`worker exited (${worker.child.exitCode})`);
+    peakRssMb = Math.max(peakRssMb, worker.rssMb());
+    const states = await readModel.syncState.findMany({ where: { synced_at: { not: null } } });
+    for (const s of states) {
+      if (caughtUp.has(s.table_name)) continue;
+      const seconds = (Date.now() - started) / 1000;
+      caughtUp.set(s.table_name, { table: s.table_name, rows: Number(s.rows_synced), seconds });
+    }
+    await sleep(100);
+  }
+  return { perTable: [...caughtUp.values()], peakRssMb };
+}
+
+/** CPU seconds used so far by the PostgreSQL backends connected to this database (Linux /proc). */
+async function readModelCpuSeconds(readModel: ReturnType<typeof createReadModelClient>) {
+  const backends = await readModel.$queryRaw<{ pid: number }[]>`
+    SELECT pid FROM pg_stat_activity WHERE datname = current_database()`;
+  let ticks = 0;
+  for (const { pid } of backends) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // A backend that ended meanwhile.
+    }
+  }
+  return ticks / 100;
+}
+
+function report(perTable: TableTotals[], totalRows: number, seconds: number, rss: string) {
   for (const t of perTable.filter((p) => p.rows > 0)) {
     const rate = Math.round(t.rows / Math.max(t.seconds, 0.001));
     console.log(
-      `  ${t.table.padEnd(24)} ${String(t.rows).padStart(8)} rows ${t.seconds.toFixed(1).padStart(6)} s ` +
-        `${String(rate).padStart(7)} rows/s (legacy read ${s1(t.readMs)} s, read-model write ${s1(t.writeMs)} s)`,
+      `  ${t.table.padEnd(24)} ${String(t.rows).padStart(8)} rows, caught up at ${t.seconds.toFixed(1).padStart(6)} s ` +
+        `${String(rate).padStart(7)} rows/s`,
     );
   }
   console.log(
     `backfill: ${totalRows} rows in ${seconds.toFixed(1)} s = ${Math.round(totalRows / seconds)} rows/s, ` +
-      `peak RSS ${Math.round(peakRssMb)} MB (${Math.round(startRssMb)} MB before the backfill)`,
+      `worker ${rss}`,
   );
 }
 
-export async function benchBackfill(options: { scale: number }) {
+export async function benchBackfill(options: { scale: number; profile: boolean }) {
   const env = await createThrowawayEnvironment(serverUrlsOf(loadConfig()), 'bench');
   const { databaseUrl, legacyUrl } = env;
+  const profileDir = options.profile
+    ? mkdtempSync(path.join(tmpdir(), 'worker-profile-'))
+    : undefined;
+  const readModel = createReadModelClient(databaseUrl, { poolSize: 2 });
+  let worker: Started | undefined;
   try {
     const conn = await connectLegacy(legacyUrl);
     const generatedAt = Date.now();
@@ -85,22 +96,38 @@ export async function benchBackfill(options: { scale: number }) {
       `generated ${totalRows} legacy rows in ${((Date.now() - generatedAt) / 1000).toFixed(1)} s`,
     );
 
-    // The worker's own clients, with their default pools.
-    const db = {
-      legacy: createLegacyClient(legacyUrl),
-      readModel: createReadModelClient(databaseUrl),
-    };
-    global.gc?.();
-    const stopRss = watchRss();
+    const legacy = createLegacyClient(legacyUrl, { poolSize: 1 });
+    const legacyBefore = await legacyLoadSnapshot(legacy);
     const started = Date.now();
-    const startRssMb = process.memoryUsage().rss / 1024 / 1024;
-    const perTable: TableTotals[] = [];
-    for (const table of SYNC_TABLES) perTable.push(await backfillTable(table, db));
+    worker = await startWorker(
+      {
+        DATABASE_URL: databaseUrl,
+        LEGACY_DATABASE_URL: env.legacyReadOnlyUrl,
+        REDIS_URL: env.redisUrl,
+        REDIS_PREFIX: env.redisPrefix,
+      },
+      { profileDir },
+    );
+    const startRssMb = worker.rssMb();
+    const { perTable, peakRssMb } = await waitForBackfill(readModel, worker, started);
     const seconds = (Date.now() - started) / 1000;
-    const peakRssMb = stopRss();
-    report(perTable, totalRows, seconds, peakRssMb, startRssMb);
-    const reconcile = await benchReconcilePass(db);
-    await Promise.all([db.legacy.$disconnect(), db.readModel.$disconnect()]);
+    const workerCpuSeconds = worker.cpuMs() / 1000;
+    const readModelCpu = await readModelCpuSeconds(readModel);
+    const legacyLoad = legacyLoadSince(legacyBefore, await legacyLoadSnapshot(legacy));
+    const rss =
+      `RSS ${Math.round(startRssMb)} MB once started, peak ${Math.round(peakRssMb)} MB ` +
+      `(sampled every 100 ms; VmHWM ${Math.round(worker.peakRssMb())} MB)`;
+    await worker.stop();
+    report(perTable, totalRows, seconds, rss);
+    const legacyCpu =
+      legacyLoad.cpuSeconds === null ? 'n/a' : `${legacyLoad.cpuSeconds.toFixed(1)} s`;
+    console.log(
+      `  CPU: worker ${workerCpuSeconds.toFixed(1)} s (${((workerCpuSeconds / totalRows) * 1e6).toFixed(1)} µs a row), ` +
+        `PostgreSQL ${readModelCpu.toFixed(1)} s (the backends of this database), legacy server ${legacyCpu} (server-wide, shared)`,
+    );
+
+    const reconcile = await benchReconcilePass({ legacy, readModel });
+    await legacy.$disconnect();
     return {
       totalRows,
       seconds,
@@ -110,6 +137,9 @@ export async function benchBackfill(options: { scale: number }) {
       reconcile,
     };
   } finally {
+    await worker?.stop();
+    await readModel.$disconnect();
     await env.destroy();
+    if (profileDir) printProfileSplit(profileDir, 'worker');
   }
 }

@@ -8,6 +8,7 @@
 import {
   createLegacyClient,
   createReadModelClient,
+  legacyPool,
   type LegacyClient,
 } from '../common/databases.js';
 import { loadConfig } from '../common/config.js';
@@ -22,19 +23,23 @@ import { SYNC_TABLES } from '../worker/src/sync/tables/index.js';
 import { legacyLoadSince, legacyLoadSnapshot } from './legacy-load.js';
 import { measureVisibility, type LagOptions } from './lag-writes.js';
 
-/** The worker's legacy client, counting the queries it sends and the rows they return. */
+/**
+ * The worker's legacy client, counting the queries it sends and the rows they return at its
+ * mariadb pool, where both the ORM's queries and the sync's batch reads pass.
+ */
 function countingLegacyClient(url: string) {
   const counts = { queries: 0, rows: 0 };
-  const client = createLegacyClient(url).$extends({
-    query: {
-      async $queryRaw({ args, query }) {
-        counts.queries += 1;
-        const result: unknown = await query(args);
-        if (Array.isArray(result)) counts.rows += result.length;
-        return result;
-      },
-    },
-  }) as unknown as LegacyClient;
+  const client = createLegacyClient(url);
+  const pool = legacyPool(client);
+  const count = <F extends (...args: never[]) => Promise<unknown>>(send: F) =>
+    (async (...args: Parameters<F>) => {
+      counts.queries += 1;
+      const result = await send(...args);
+      if (Array.isArray(result)) counts.rows += result.length;
+      return result;
+    }) as F;
+  pool.query = count(pool.query.bind(pool));
+  pool.execute = count(pool.execute.bind(pool));
   return { client, counts };
 }
 

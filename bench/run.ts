@@ -42,7 +42,7 @@ if (wanted('gateway')) {
 }
 if (wanted('backfill')) {
   console.log('\n== backfill: read-model rows per second');
-  await benchBackfill({ scale: Number(values.scale) });
+  await benchBackfill({ scale: Number(values.scale), profile: values.profile });
 }
 if (wanted('lag')) {
   console.log('\n== lag: commit-to-visible under legacy write load');

@@ -2,6 +2,7 @@
 // to the dashboard's MySQL exactly as the dashboard does (session time zone +03:00).
 import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { PrismaPg } from '@prisma/adapter-pg';
+import mariadb from 'mariadb';
 import pg from 'pg';
 import { PrismaClient as LegacyClient } from '../prisma/generated/legacy/client.js';
 import { PrismaClient as ReadModelClient } from '../prisma/generated/read-model/client.js';
@@ -71,10 +72,12 @@ export function readModelPool(db: ReadModelClient): pg.Pool {
   return pool;
 }
 
+const legacyPools = new WeakMap<LegacyClient, mariadb.Pool>();
+
 /** The worker's and the tools' legacy client (the gateway's member writes have their own pool). */
 export function createLegacyClient(url: string, options: PoolOptions = {}): LegacyClient {
   const parsed = new URL(url);
-  const adapter = new PrismaMariaDb({
+  const pool = mariadb.createPool({
     host: parsed.hostname,
     port: parsed.port ? Number(parsed.port) : 3306,
     user: decodeURIComponent(parsed.username),
@@ -88,7 +91,24 @@ export function createLegacyClient(url: string, options: PoolOptions = {}): Lega
     // may run on MySQL.
     ...(options.queryTimeoutMs ? { socketTimeout: options.queryTimeoutMs } : {}),
     allowPublicKeyRetrieval: true,
+    // What the adapter sets on a pool it creates itself: prepared statements are not cached.
+    prepareCacheLength: 0,
     initSql: [`SET time_zone = '${LEGACY_SESSION_TIME_ZONE}'`],
   });
-  return new LegacyClient({ adapter });
+  // The pool is ours so the sync's bulk reads can share it (legacyPool); $disconnect still ends it.
+  const client = new LegacyClient({
+    adapter: new PrismaMariaDb(pool, { disposeExternalPool: true }),
+  });
+  legacyPools.set(client, pool);
+  return client;
+}
+
+/**
+ * The mariadb pool under a legacy client, for the sync's bulk reads, which skip the ORM's
+ * per-value conversions (worker/src/sync/sync-engine.ts, docs/decisions/0002).
+ */
+export function legacyPool(db: LegacyClient): mariadb.Pool {
+  const pool = legacyPools.get(db);
+  if (!pool) throw new Error('not a client made by createLegacyClient');
+  return pool;
 }

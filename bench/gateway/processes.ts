@@ -1,5 +1,5 @@
-// The benchmark's servers, each in its own process: the gateway as production runs it (compiled,
-// `node dist/...`, production log level) and the bare baseline.
+// The benchmarks' processes, each on its own: the gateway and the sync worker as production runs
+// them (compiled, `node dist/...`, production log level) and the bare baseline.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -11,6 +11,8 @@ export interface Started {
   child: ChildProcess;
   /** Resident set size now, in MB (Linux /proc). */
   rssMb(): number;
+  /** Peak resident set size so far (VmHWM), in MB (Linux /proc). */
+  peakRssMb(): number;
   /** CPU time used so far (user + system), in ms (Linux /proc). */
   cpuMs(): number;
   stop(): Promise<void>;
@@ -27,13 +29,15 @@ export async function freePort(): Promise<number> {
 }
 
 function started(child: ChildProcess, port: number): Started {
+  const statusMb = (field: string) => {
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
+  };
   return {
     url: `http://127.0.0.1:${port}`,
     child,
-    rssMb() {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
-    },
+    rssMb: () => statusMb('VmRSS'),
+    peakRssMb: () => statusMb('VmHWM'),
     cpuMs() {
       const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
       // utime and stime, in clock ticks (100 a second on Linux).
@@ -93,6 +97,29 @@ export async function startGateway(
   const gateway = started(child, port);
   await waitUntilAnswering(`${gateway.url}/readyz`, child);
   return gateway;
+}
+
+/** The sync worker; `url` is its metrics port (/metrics, /healthz). */
+export async function startWorker(
+  env: Record<string, string>,
+  options: { profileDir?: string },
+): Promise<Started> {
+  execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
+  const port = await freePort();
+  const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const child = spawn(process.execPath, [...profile, 'dist/worker/src/main.js'], {
+    env: {
+      ...process.env,
+      ...env,
+      METRICS_PORT: String(port),
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'production',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const worker = started(child, port);
+  await waitUntilAnswering(`${worker.url}/healthz`, child);
+  return worker;
 }
 
 export async function startBaseline(databaseUrl: string): Promise<Started> {

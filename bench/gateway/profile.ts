@@ -60,10 +60,12 @@ export function profileSplit(file: string): { category: string; percent: number 
     .sort((a, b) => b.percent - a.percent);
 }
 
-export function printProfileSplit(directory: string): void {
+export function printProfileSplit(directory: string, processName = 'gateway'): void {
   for (const name of readdirSync(directory).filter((f) => f.endsWith('.cpuprofile'))) {
     const file = path.join(directory, name);
-    console.log(`\nCPU profile of the gateway (${file}), self time by package, busy time only:`);
+    console.log(
+      `\nCPU profile of the ${processName} (${file}), self time by package, busy time only:`,
+    );
     for (const { category, percent } of profileSplit(file).slice(0, 14)) {
       console.log(`  ${percent.toFixed(1).padStart(5)} %  ${category}`);
     }

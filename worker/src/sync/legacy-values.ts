@@ -48,12 +48,14 @@ export function bool(value: unknown): boolean {
   return Number(value) === 1;
 }
 
+const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
+
 /** DECIMAL -> exact decimal string, so no float rounding creeps in before PostgreSQL. */
 export function decimal(value: unknown): string {
-  // Prisma hands DECIMAL to raw queries as a Decimal.js instance, the MariaDB driver (the
-  // gateway's member writes) as its exact text.
+  // The MariaDB driver (the sync's bulk reads, the gateway's member writes) hands DECIMAL over as
+  // its exact text; the ORM's raw queries as a Decimal.js instance.
+  if (typeof value === 'string' && DECIMAL_TEXT.test(value)) return value;
   if (value instanceof Prisma.Decimal || typeof value === 'number') return value.toString();
-  if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value)) return value;
   throw new UnmappableValue(`expected a decimal, got ${value === null ? 'null' : typeof value}`);
 }
 
@@ -70,14 +72,22 @@ export function legacyWallClock(value: unknown): Date | null {
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value;
   const match = typeof value === 'string' ? DATE_TIME_TEXT.exec(value) : null;
   if (!match) throw new UnmappableValue(`unreadable date ${JSON.stringify(value)}`);
-  const [year, month, dayOfMonth, hours, minutes, seconds] = match
-    .slice(1)
-    .map((p) => Number(p ?? 0));
+  const year = Number(match[1]);
+  const month = Number(match[2]);
+  const dayOfMonth = Number(match[3]);
   if (!year || !month || !dayOfMonth) return null;
-  const date = new Date(0);
-  // setUTCFullYear, unlike Date.UTC, keeps years 0-99 as they are.
-  date.setUTCFullYear(year, month - 1, dayOfMonth);
-  date.setUTCHours(hours ?? 0, minutes ?? 0, seconds ?? 0, 0);
+  const date = new Date(
+    Date.UTC(
+      year,
+      month - 1,
+      dayOfMonth,
+      Number(match[4] ?? 0),
+      Number(match[5] ?? 0),
+      Number(match[6] ?? 0),
+    ),
+  );
+  // Date.UTC reads the years 0-99 as 1900-1999.
+  if (year < 100) date.setUTCFullYear(year);
   if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== dayOfMonth) return null;
   return date;
 }
@@ -98,7 +108,9 @@ export function instant(value: unknown, field = 'datetime'): Date {
 /** DATE -> YYYY-MM-DD (an Istanbul calendar day, no time zone involved); null for zero dates. */
 export function dayOrNull(value: unknown): string | null {
   const wallClock = legacyWallClock(value);
-  return wallClock && dateOnly(wallClock);
+  if (!wallClock) return null;
+  // A valid text is already YYYY-MM-DD[ ...]: no need to format the day again.
+  return typeof value === 'string' ? value.slice(0, 10) : dateOnly(wallClock);
 }
 
 export function day(value: unknown, field = 'date'): string {

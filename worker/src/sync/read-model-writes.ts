@@ -1,7 +1,7 @@
 // Writing synced rows into the read model: idempotent upserts, deletes of gone rows, and the
 // refresh of dependent copies. Shared by the incremental sync and the reconciliation.
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
-import type { ReadModelClient } from '../../../common/databases.js';
+import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
 import {
   clearRejects,
   clearRejectsStatement,
@@ -15,17 +15,52 @@ import type {
   DependentColumns,
   LegacyRow,
   ReadModelRow,
-  ReadModelValue,
   SyncTable,
 } from './table-definition.js';
 
-export type ReadModelTx = Parameters<Parameters<ReadModelClient['$transaction']>[0]>[0];
+/**
+ * What the write path needs of a read-model transaction: raw statements as tagged templates.
+ * readModelTransaction provides it; so does an interactive transaction of the ORM.
+ */
+export interface ReadModelTx {
+  $executeRaw(query: TemplateStringsArray, ...values: unknown[]): Promise<number>;
+  $queryRaw<T>(query: TemplateStringsArray, ...values: unknown[]): Promise<T>;
+}
 
 /**
- * Options of every sync transaction: Prisma's defaults (2 s to get a connection, 5 s to finish)
- * fail batches on a busy server while all tables' runs share one pool.
+ * Runs `work` in one transaction on a connection of the read-model client's pg pool. The sync
+ * writes through it rather than the ORM's interactive transactions, which serialise every
+ * statement and its parameters once more (a batch's rows travel as one JSON text of megabytes)
+ * and hold the connection for its run: a profile of the backfill put a third of the worker's
+ * time there (docs/decisions/0002-sync-by-polling-with-look-back.md, backfill).
  */
-export const SYNC_TRANSACTION = { maxWait: 15_000, timeout: 120_000 } as const;
+export async function readModelTransaction<T>(
+  readModel: ReadModelClient,
+  work: (tx: ReadModelTx) => Promise<T>,
+): Promise<T> {
+  const client = await readModelPool(readModel).connect();
+  const run = (strings: TemplateStringsArray, values: unknown[]) => {
+    const query = Sql.sql(strings, ...values);
+    return client.query(query.text, query.values);
+  };
+  const tx: ReadModelTx = {
+    $executeRaw: async (strings, ...values) => (await run(strings, values)).rowCount ?? 0,
+    $queryRaw: async <R>(strings: TemplateStringsArray, ...values: unknown[]) =>
+      (await run(strings, values)).rows as R,
+  };
+  try {
+    await client.query('BEGIN');
+    const result = await work(tx);
+    await client.query('COMMIT');
+    client.release();
+    return result;
+  } catch (error) {
+    // The connection may be mid-statement (a timeout): it is discarded, never handed out again.
+    await client.query('ROLLBACK').catch(() => undefined);
+    client.release(true);
+    throw error;
+  }
+}
 
 const PG_TYPES: Record<ColumnType, string> = {
   int: 'integer',
@@ -120,9 +155,10 @@ function refusal(error: unknown): string {
 
 /**
  * Returns the number of rows actually inserted or changed (identical rows are not rewritten).
- * Each column travels as one text array, unnested and cast by PostgreSQL: a statement of
- * thousands of rows has as many parameters as columns, which parses and binds far faster than
- * a VALUES list of one parameter per value.
+ * The rows travel as one JSON parameter that PostgreSQL turns into rows of the table's own type
+ * (json_populate_recordset): JSON.stringify is native and the server parses the text in one
+ * pass, where one array per column cost a conversion of every value in the driver and the ORM
+ * (docs/decisions/0002-sync-by-polling-with-look-back.md, backfill).
  */
 export async function upsertRows(
   tx: ReadModelTx,
@@ -135,20 +171,11 @@ export async function upsertRows(
 
 /** The upsert of upsertRows, as SQL (an empty `rows` inserts nothing). */
 function upsertStatement(table: SyncTable, rows: ReadModelRow[]): Sql.Sql {
-  const { columnList, source, assignments, current, incoming } = upsertParts(table);
-  const arrays = Object.keys(table.columns).map((c) => rows.map((row) => asText(row[c])));
-  const unnested = Sql.join(arrays.map((values) => Sql.sql`${values}::text[]`));
+  const { columnList, assignments, current, incoming } = upsertParts(table);
   return Sql.sql`INSERT INTO ${ident(table.name)} AS t (${columnList})
-    SELECT ${source} FROM unnest(${unnested}) AS u(${columnList})
+    SELECT ${columnList} FROM json_populate_recordset(NULL::${ident(table.name)}, ${JSON.stringify(rows)}::json)
     ON CONFLICT (id) DO UPDATE SET ${assignments}
     WHERE (${current}) IS DISTINCT FROM (${incoming})`;
-}
-
-/** A read-model value as the text PostgreSQL casts back to its column type. */
-function asText(value: ReadModelValue | undefined): string | null {
-  if (value === null || value === undefined) return null;
-  if (value instanceof Date) return value.toISOString();
-  return String(value);
 }
 
 const upsertStatements = new WeakMap<SyncTable, ReturnType<typeof buildUpsertParts>>();
@@ -167,11 +194,6 @@ function buildUpsertParts(table: SyncTable) {
   const updatable = columns.filter((c) => c !== 'id');
   return {
     columnList: Sql.join(columns.map(ident)),
-    source: Sql.join(
-      Object.entries(table.columns).map(
-        ([c, type]) => Sql.sql`u.${ident(c)}::${Sql.raw(PG_TYPES[type])}`,
-      ),
-    ),
     assignments: Sql.join(updatable.map((c) => Sql.sql`${ident(c)} = EXCLUDED.${ident(c)}`)),
     current: Sql.join(updatable.map((c) => Sql.sql`t.${ident(c)}`)),
     incoming: Sql.join(updatable.map((c) => Sql.sql`EXCLUDED.${ident(c)}`)),
@@ -194,9 +216,9 @@ function deleteStatement(table: SyncTable, ids: number[]): Sql.Sql {
 
 /**
  * Refreshes every copy of these rows' values in other tables. The rows themselves, gone ones
- * included, are the source `s` (unnested arrays), so a rename just before a delete still reaches
- * the copies. Runs for unchanged rows too: a copy written by a concurrent run of the dependent
- * table from an older read is mended on the next look-back pass.
+ * included, are the source `s` (rows of the table's type, as in upsertRows), so a rename just
+ * before a delete still reaches the copies. Runs for unchanged rows too: a copy written by a
+ * concurrent run of the dependent table from an older read is mended on the next look-back pass.
  */
 export async function refreshDependents(
   tx: ReadModelTx,
@@ -214,12 +236,11 @@ function dependentStatement(
   dependent: DependentColumns,
   rows: ReadModelRow[],
 ): Sql.Sql {
-  const { sourceColumns, names, casts, assignments, stale } = dependentUpdate(table, dependent);
-  const unnested = Sql.join(
-    sourceColumns.map((c) => Sql.sql`${rows.map((row) => asText(row[c.column]))}::text[]`),
-  );
+  const { sourceColumns, assignments, stale } = dependentUpdate(table, dependent);
+  // Only the source columns the expressions name travel.
+  const source = JSON.stringify(rows, sourceColumns);
   return Sql.sql`UPDATE ${ident(dependent.table)} d SET ${assignments}
-    FROM (SELECT ${casts} FROM unnest(${unnested}) AS u(${names})) AS s
+    FROM json_populate_recordset(NULL::${ident(table.name)}, ${source}::json) AS s
     WHERE ${Sql.raw(dependent.on)} AND (${stale})`;
 }
 
@@ -263,22 +284,16 @@ function dependentUpdate(table: SyncTable, dependent: DependentColumns) {
 }
 
 function buildDependentUpdate(table: SyncTable, dependent: DependentColumns) {
-  // Only the source columns the expressions name travel, one array each.
   const expressions = [dependent.on, ...Object.values(dependent.columns)].join(' ');
   const named = [...expressions.matchAll(/\bs\.([a-z_]+)/g)].map((m) => m[1] ?? '');
-  const sourceColumns = [...new Set(['id', ...named])].map((column) => {
-    const type = table.columns[column];
-    if (!type)
+  const sourceColumns = [...new Set(['id', ...named])];
+  for (const column of sourceColumns) {
+    if (!table.columns[column])
       throw new Error(`${table.name} dependent ${dependent.table} uses unknown column s.${column}`);
-    return { column, pgType: Sql.raw(PG_TYPES[type]) };
-  });
+  }
   const sets = Object.entries(dependent.columns);
   return {
     sourceColumns,
-    names: Sql.join(sourceColumns.map((c) => ident(c.column))),
-    casts: Sql.join(
-      sourceColumns.map((c) => Sql.sql`u.${ident(c.column)}::${c.pgType} AS ${ident(c.column)}`),
-    ),
     assignments: Sql.join(sets.map(([c, expr]) => Sql.sql`${ident(c)} = ${Sql.raw(expr)}`)),
     stale: Sql.join(
       sets.map(([c, expr]) => Sql.sql`d.${ident(c)} IS DISTINCT FROM ${Sql.raw(expr)}`),

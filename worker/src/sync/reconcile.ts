@@ -7,7 +7,7 @@
 // kept in sync_state, so a big table never holds up its sync.
 import { differingBuckets, legacyBuckets, readModelBuckets } from './checksum.js';
 import { classify } from './compare.js';
-import { applyLegacyRows, deleteRows, ident, SYNC_TRANSACTION } from './read-model-writes.js';
+import { applyLegacyRows, deleteRows, ident, readModelTransaction } from './read-model-writes.js';
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import type { SyncDatabases } from './sync-engine.js';
@@ -61,8 +61,11 @@ export async function reconcileTable(
     passFinished: false,
   };
   const state = await db.readModel.syncState.findUnique({ where: { table_name: table.name } });
+  // Until the table's first catch-up the backfill is still reading every row: a pass would only
+  // find the rows it has not reached yet and copy them a second time, slowing it down.
+  if (!state?.synced_at) return { ...result, passFinished: true };
   const passStartedAt = state?.reconcile_cursor != null ? state.reconcile_started_at : null;
-  let cursor = passStartedAt ? state!.reconcile_cursor! : -1n;
+  let cursor = passStartedAt ? state.reconcile_cursor! : -1n;
   const pass = passStartedAt ?? new Date(started);
   if (!passStartedAt && options.continueOnly) return { ...result, passFinished: true };
 
@@ -157,10 +160,10 @@ export async function repairRange(
   const chunk = classify(table, legacyRows, held);
   result.bucketsRepaired += 1;
   if (chunk.toWrite.length === 0 && chunk.toDelete.length === 0) return;
-  await db.readModel.$transaction(async (tx) => {
+  await readModelTransaction(db.readModel, async (tx) => {
     await applyLegacyRows(tx, table, chunk.toWrite, db.onRejected);
     await deleteRows(tx, table, chunk.toDelete);
-  }, SYNC_TRANSACTION);
+  });
   result.written += chunk.toWrite.length - chunk.rejected.length;
   result.deleted += chunk.toDelete.length;
 }

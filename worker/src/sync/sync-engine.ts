@@ -6,12 +6,19 @@
 // and the upsert's IS DISTINCT FROM guard keeps unchanged rows from being written again.
 // Tables without a change column are polled for new ids only; their in-place changes and
 // deletes are left to the reconciliation (reconcile.ts).
+import pg from 'pg';
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
-import type { LegacyClient, ReadModelClient } from '../../../common/databases.js';
-import { applyLegacyRows, columnName, SYNC_TRANSACTION } from './read-model-writes.js';
+import {
+  legacyPool,
+  readModelPool,
+  type LegacyClient,
+  type ReadModelClient,
+} from '../../../common/databases.js';
+import { applyLegacyRows, columnName, ident, readModelTransaction } from './read-model-writes.js';
 import { legacyWallClock } from './legacy-values.js';
 import type { RejectListener } from './rejects.js';
 import type { LegacyRow, SyncTable } from './table-definition.js';
+import { SYNC_TABLES } from './tables/index.js';
 
 export interface SyncOptions {
   /** Seconds behind legacy "now" that the stored position stays, for late commits. */
@@ -60,6 +67,9 @@ export async function syncTable(
     changedAt: state?.cursor_changed_at ?? null,
     id: state?.cursor_id ?? 0n,
   };
+  const deferredIndexes = state
+    ? (state.deferred_indexes ?? [])
+    : await deferIndexesOfFirstLoad(table, db.readModel);
   const result: SyncRunResult = {
     table: table.name,
     rowsRead: 0,
@@ -82,10 +92,100 @@ export async function syncTable(
         ? null
         : readNext(table, db, position, options);
     const writeStartedAt = Date.now();
-    result.rowsWritten += await commitBatch(table, db, batch, position, result.caughtUp, options);
+    try {
+      result.rowsWritten += await commitBatch(table, db, batch, position, result.caughtUp, options);
+    } catch (error) {
+      // The batch read ahead is dropped with the run; its slot is not.
+      void next?.then(
+        (ahead) => ahead.release(),
+        () => undefined,
+      );
+      throw error;
+    } finally {
+      batch.release();
+    }
     result.writeMs += Date.now() - writeStartedAt;
   }
+  if (result.caughtUp && deferredIndexes.length > 0) {
+    await restoreIndexes(table, db.readModel, deferredIndexes);
+  }
   return result;
+}
+
+/**
+ * The first run of a table whose read-model copy is empty drops its secondary indexes: a
+ * backfill then writes each row once, and each index is built once, sorted, when the load has
+ * caught up (restoreIndexes), instead of being updated row by row (the search indexes, GIN over
+ * trigrams, the dearest). Their definitions are kept in the table's sync_state row, committed
+ * with the drop, so a worker killed mid-load builds them when the resumed load catches up.
+ * Unique indexes stay: the upserts need them.
+ */
+async function deferIndexesOfFirstLoad(
+  table: SyncTable,
+  readModel: ReadModelClient,
+): Promise<string[]> {
+  return readModelTransaction(readModel, async (tx) => {
+    const [probe] = await tx.$queryRaw<{ empty: boolean }[]>`
+      SELECT NOT EXISTS (SELECT 1 FROM ${ident(table.name)}) AS empty`;
+    const secondary = probe?.empty
+      ? await tx.$queryRaw<{ name: string; definition: string; leading: string | null }[]>`
+          SELECT c.relname AS name, pg_get_indexdef(x.indexrelid) AS definition, a.attname AS leading
+          FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
+          LEFT JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = x.indkey[0]
+          WHERE x.indrelid = ${table.name}::regclass AND NOT x.indisunique ORDER BY c.relname`
+      : [];
+    const lookedUp = lookupColumns(table.name);
+    const indexes = secondary.filter((index) => !index.leading || !lookedUp.has(index.leading));
+    for (const index of indexes) await tx.$executeRaw`DROP INDEX ${ident(index.name)}`;
+    const definitions = indexes.map((index) => index.definition);
+    await tx.$executeRaw`INSERT INTO sync_state (table_name, deferred_indexes)
+      VALUES (${table.name}, ${definitions}::text[]) ON CONFLICT (table_name) DO NOTHING`;
+    return definitions;
+  });
+}
+
+/**
+ * Columns of a read-model table that the sync itself looks rows up by while other tables load:
+ * the dependents' joins (`d.member_id = s.id`) and subqueries (`FROM installments i WHERE
+ * i.plan_id = ...`). Indexes led by them stay through a first load, or every batch of the other
+ * table would scan this one.
+ */
+function lookupColumns(tableName: string): Set<string> {
+  const columns = new Set<string>();
+  for (const source of SYNC_TABLES) {
+    for (const dependent of source.dependents ?? []) {
+      const sql = [dependent.on, ...Object.values(dependent.columns)].join(' ');
+      const aliases = [...sql.matchAll(/\bFROM\s+(\w+)\s+(\w+)/gi)]
+        .filter((m) => m[1] === tableName)
+        .map((m) => m[2]);
+      if (dependent.table === tableName) aliases.push('d');
+      for (const alias of aliases) {
+        for (const m of sql.matchAll(new RegExp(`\\b${alias}\\.(\\w+)`, 'g'))) columns.add(m[1]!);
+      }
+    }
+  }
+  return columns;
+}
+
+/** Builds the indexes deferIndexesOfFirstLoad dropped (any a crash left unbuilt) and forgets them. */
+async function restoreIndexes(table: SyncTable, readModel: ReadModelClient, definitions: string[]) {
+  // A build takes as long as the table is big: it runs on a connection of its own, without the
+  // bound on one sync statement (SYNC_QUERY_TIMEOUT_MS), which would fail it on every retry. Each
+  // build commits on its own; IF NOT EXISTS skips those a failed attempt already made.
+  const client = new pg.Client({
+    connectionString: readModelPool(readModel).options.connectionString,
+  });
+  await client.connect();
+  try {
+    for (const definition of definitions) {
+      await client.query(definition.replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '));
+    }
+    await client.query(`UPDATE sync_state SET deferred_indexes = '{}' WHERE table_name = $1`, [
+      table.name,
+    ]);
+  } finally {
+    await client.end();
+  }
 }
 
 interface Batch {
@@ -93,7 +193,34 @@ interface Batch {
   legacyNow: Date | null;
   readStartedAt: Date;
   readMs: number;
+  /** Gives the batch's slot back (batchSlots) once it is written. */
+  release(): void;
 }
+
+/**
+ * Batches held by the process at once, being read or written, whatever the number of tables:
+ * during a backfill every big table has a batch written and the next one read ahead, and the
+ * worker's memory must stay bounded by a few batches, not grow with the tables. A run only waits
+ * for a slot while holding none (its current batch's slot is given back after the commit), so
+ * runs never wait on each other in a circle.
+ */
+const BATCH_SLOTS = 4;
+const batchSlots = {
+  free: BATCH_SLOTS,
+  waiting: [] as (() => void)[],
+  async acquire(): Promise<() => void> {
+    if (this.free > 0) this.free -= 1;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const waiter = this.waiting.shift();
+      if (waiter) waiter();
+      else this.free += 1;
+    };
+  },
+};
 
 function readNext(
   table: SyncTable,
@@ -102,10 +229,17 @@ function readNext(
   options: SyncOptions,
 ): Promise<Batch> {
   const read = async (): Promise<Batch> => {
-    const readStartedAt = new Date();
-    const legacyNow = table.changedAt ? await legacyClock(db.legacy) : null;
-    const rows = await readBatch(db.legacy, table, from, options.batchSize);
-    return { rows, legacyNow, readStartedAt, readMs: Date.now() - readStartedAt.getTime() };
+    const release = await batchSlots.acquire();
+    try {
+      const readStartedAt = new Date();
+      const legacyNow = table.changedAt ? await legacyClock(db.legacy) : null;
+      const rows = await readBatch(db.legacy, table, from, options.batchSize);
+      const readMs = Date.now() - readStartedAt.getTime();
+      return { rows, legacyNow, readStartedAt, readMs, release };
+    } catch (error) {
+      release();
+      throw error;
+    }
   };
   const promise = read();
   // Awaited later, or dropped when the run ends first: never an unhandled rejection.
@@ -137,29 +271,26 @@ async function commitBatch(
     horizon && position.changedAt && position.changedAt > horizon
       ? { changedAt: horizon, id: 0n }
       : position;
-  const cursor = { cursor_changed_at: stored.changedAt, cursor_id: stored.id };
-  return db.readModel.$transaction(async (tx) => {
+  return readModelTransaction(db.readModel, async (tx) => {
     // Rows and position commit together, so a commit lost in a crash is simply read again: no
     // need to wait for the WAL flush.
     await tx.$executeRaw`SET LOCAL synchronous_commit TO OFF`;
     const written = await applyLegacyRows(tx, table, batch.rows, db.onRejected);
-    await tx.syncState.upsert({
-      where: { table_name: table.name },
-      create: {
-        table_name: table.name,
-        ...cursor,
-        synced_at: caughtUp ? readStartedAt : null,
-        rows_synced: written,
-      },
-      update: {
-        ...cursor,
-        ...(caughtUp ? { synced_at: readStartedAt } : {}),
-        rows_synced: { increment: written },
-        updated_at: new Date(),
-      },
-    });
+    // The position is legacy wall-clock time, kept as is in a column without time zone: its
+    // UTC fields are the value (toISOString; the zone of the text is ignored).
+    const changedAt = stored.changedAt?.toISOString() ?? null;
+    const syncedAt = caughtUp ? readStartedAt : null;
+    await tx.$executeRaw`INSERT INTO sync_state
+        (table_name, cursor_changed_at, cursor_id, synced_at, rows_synced, updated_at)
+      VALUES (${table.name}, ${changedAt}::timestamp, ${stored.id}, ${syncedAt}::timestamptz, ${written}, now())
+      ON CONFLICT (table_name) DO UPDATE SET
+        cursor_changed_at = EXCLUDED.cursor_changed_at,
+        cursor_id = EXCLUDED.cursor_id,
+        synced_at = COALESCE(EXCLUDED.synced_at, sync_state.synced_at),
+        rows_synced = sync_state.rows_synced + EXCLUDED.rows_synced,
+        updated_at = EXCLUDED.updated_at`;
     return written;
-  }, SYNC_TRANSACTION);
+  });
 }
 
 /**
@@ -186,12 +317,36 @@ async function legacyClock(legacy: LegacyClient): Promise<Date> {
   return row.now;
 }
 
-function readBatch(legacy: LegacyClient, table: SyncTable, from: Position, limit: number) {
+/**
+ * One batch, read through the legacy client's mariadb pool rather than the ORM: the ORM converts
+ * every value twice (to its wire form and back), most of the worker's time in a backfill. Values
+ * come as the driver gives them (DECIMAL as a string, BIGINT as a bigint); DATE and DATETIME are
+ * read as text by the sources and dateStrings keeps any other as text too (legacy-values.ts).
+ */
+async function readBatch(
+  legacy: LegacyClient,
+  table: SyncTable,
+  from: Position,
+  limit: number,
+): Promise<LegacyRow[]> {
+  const query = batchQuery(table, from, limit);
+  const rows: LegacyRow[] = await legacyPool(legacy).query(
+    { sql: query.sql, dateStrings: true },
+    query.values.map(legacyParameter),
+  );
+  // Just the rows: the driver's array also carries column metadata.
+  return Array.from(rows);
+}
+
+/** A position's wall-clock Date as the DATETIME text it stands for (its UTC fields). */
+function legacyParameter(value: unknown): unknown {
+  return value instanceof Date ? value.toISOString().slice(0, 23).replace('T', ' ') : value;
+}
+
+function batchQuery(table: SyncTable, from: Position, limit: number) {
   const key = LegacySql.raw(table.key);
   if (!table.changedAt) {
-    return legacy.$queryRaw<
-      LegacyRow[]
-    >`${table.source} WHERE ${key} > ${from.id} ORDER BY ${key} LIMIT ${limit}`;
+    return LegacySql.sql`${table.source} WHERE ${key} > ${from.id} ORDER BY ${key} LIMIT ${limit}`;
   }
   const changedAt = LegacySql.raw(table.changedAt);
   // The leading `>=` makes this a range scan of the (changed-at, id) index in index order, so a
@@ -199,7 +354,5 @@ function readBatch(legacy: LegacyClient, table: SyncTable, from: Position, limit
   const after = from.changedAt
     ? LegacySql.sql`WHERE ${changedAt} >= ${from.changedAt} AND (${changedAt} > ${from.changedAt} OR ${key} > ${from.id})`
     : LegacySql.empty;
-  return legacy.$queryRaw<
-    LegacyRow[]
-  >`${table.source} ${after} ORDER BY ${changedAt}, ${key} LIMIT ${limit}`;
+  return LegacySql.sql`${table.source} ${after} ORDER BY ${changedAt}, ${key} LIMIT ${limit}`;
 }

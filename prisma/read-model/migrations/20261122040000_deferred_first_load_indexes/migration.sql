@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "sync_state" ADD COLUMN     "deferred_indexes" TEXT[] DEFAULT ARRAY[]::TEXT[];
