@@ -3,7 +3,8 @@
 // database is a "wall-clock Date": its UTC fields show Istanbul time. These helpers are the only
 // place where that shift is applied.
 
-const ISTANBUL_OFFSET_MS = 3 * 60 * 60 * 1000;
+export const ISTANBUL_OFFSET_HOURS = 3;
+const ISTANBUL_OFFSET_MS = ISTANBUL_OFFSET_HOURS * 60 * 60 * 1000;
 
 /** Legacy DATETIME (as read through Prisma) -> the real instant. */
 export function legacyWallClockToInstant(wallClock: Date): Date {

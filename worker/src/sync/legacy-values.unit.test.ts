@@ -12,14 +12,30 @@ import {
 
 describe('legacy values read as text', () => {
   it('when a date is zero, partly zero or impossible, then it reads null', () => {
-    for (const value of ['0000-00-00', '2020-00-10', '2020-05-00', '2021-02-29'])
+    for (const value of [
+      '0000-00-00',
+      '2020-00-10',
+      '2020-05-00',
+      '2021-02-29',
+      '2100-02-29',
+      '2020-13-01',
+      '2020-04-31',
+    ])
       expect(dayOrNull(value), value).toBeNull();
     expect(instantOrNull('0000-00-00 00:00:00')).toBeNull();
+    expect(instantOrNull('2021-02-29 10:00:00')).toBeNull();
+    expect(dayOrNull('2000-02-29')).toBe('2000-02-29');
   });
 
   it('when a date is valid, then it keeps its calendar day and its wall clock', () => {
     expect(dayOrNull('2024-02-29')).toBe('2024-02-29');
-    expect(instantOrNull('2026-11-21 10:00:00')?.toISOString()).toBe('2026-11-21T07:00:00.000Z');
+    expect(instantOrNull('2026-11-21 10:00:00')).toBe('2026-11-21T07:00:00.000Z');
+    // Before 03:00 in Istanbul it is the previous day in UTC (and the previous year here).
+    expect(instantOrNull('2027-01-01 02:30:15')).toBe('2026-12-31T23:30:15.000Z');
+    expect(instantOrNull('2024-02-29 23:59:59.5')).toBe('2024-02-29T20:59:59.000Z');
+    expect(instantOrNull('0099-01-02 12:00:00')).toBe('0099-01-02T09:00:00.000Z');
+    expect(instantOrNull('0099-01-01 00:00:00')).toBe('0098-12-31T21:00:00.000Z');
+    expect(instantOrNull(new Date(Date.UTC(2026, 10, 21, 10)))).toBe('2026-11-21T07:00:00.000Z');
     expect(legacyWallClock('0099-01-02')?.getUTCFullYear()).toBe(99);
   });
 

@@ -5,8 +5,11 @@ import type { LegacyPrisma } from '../../../common/databases.js';
 /** How a read-model column's values compare (verify, reconcile) and travel to PostgreSQL. */
 export type ColumnType = 'int' | 'bigint' | 'text' | 'bool' | 'decimal' | 'date' | 'instant';
 
-/** A value the read model stores: what the mapping of a legacy row produces. */
-export type ReadModelValue = string | number | boolean | Date | null;
+/**
+ * A value the read model stores: what the mapping of a legacy row produces. Instants are ISO text
+ * (legacy-values.ts), as the API shows them.
+ */
+export type ReadModelValue = string | number | boolean | null;
 export type ReadModelRow = Record<string, ReadModelValue>;
 
 /** A row as the legacy database returns it through Prisma's raw queries. */
