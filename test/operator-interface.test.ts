@@ -8,7 +8,7 @@ import { createTestEnvironment, type TestEnvironment } from './support/environme
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { syncOnce } from './support/sync-once.js';
 import { startGateway, type RunningGateway } from './support/gateway.js';
-import { gatewayCommand } from '../bench/gateway/processes.js';
+import { productionCommand } from '../bench/gateway/processes.js';
 
 const run = promisify(execFile);
 let env: TestEnvironment;
@@ -108,13 +108,16 @@ describe('docker-compose.yml', () => {
     }
     // node itself receives SIGTERM and drains (npm would end without waiting for it), running
     // the compiled JavaScript of the production image.
-    // The gateway's heap bounds (docs/decisions/0005) are the same wherever it is started.
-    const gatewayArgs = gatewayCommand();
+    // The heap bounds of gateway and worker (docs/decisions/0005, 0002) are the same wherever
+    // each is started.
+    const gatewayArgs = productionCommand('gateway');
     expect(gatewayArgs.at(-1)).toBe('dist/gateway/src/main.js');
     expect(compose.services.gateway!.command).toEqual(['node', ...gatewayArgs]);
     expect(readFileSync('Dockerfile', 'utf8')).toContain(
       `CMD ${JSON.stringify(['node', ...gatewayArgs]).replaceAll(',', ', ')}`,
     );
-    expect(compose.services.worker!.command).toEqual(['node', 'dist/worker/src/main.js']);
+    const workerArgs = productionCommand('worker');
+    expect(workerArgs.at(-1)).toBe('dist/worker/src/main.js');
+    expect(compose.services.worker!.command).toEqual(['node', ...workerArgs]);
   });
 });

@@ -65,12 +65,15 @@ async function waitUntilAnswering(url: string, child: ChildProcess): Promise<voi
   throw new Error(`${url}: not answering`);
 }
 
-/** The node arguments of `npm run gateway` (heap bounds, entry point): production's command. */
-export function gatewayCommand(): string[] {
+/**
+ * The node arguments of `npm run gateway` or `npm run worker` (heap bounds, entry point):
+ * production's command.
+ */
+export function productionCommand(name: 'gateway' | 'worker'): string[] {
   const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as {
     scripts: Record<string, string>;
   };
-  return scripts.gateway!.split('&& node ')[1]!.split(' ');
+  return scripts[name]!.split('&& node ')[1]!.split(' ');
 }
 
 export async function startGateway(
@@ -82,7 +85,7 @@ export async function startGateway(
   // Its own metrics port too: another gateway on this host may hold the default one.
   const metricsPort = await freePort();
   const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
-  const child = spawn(process.execPath, [...profile, ...gatewayCommand()], {
+  const child = spawn(process.execPath, [...profile, ...productionCommand('gateway')], {
     env: {
       ...process.env,
       ...env,
@@ -107,7 +110,7 @@ export async function startWorker(
   execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
   const port = await freePort();
   const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
-  const child = spawn(process.execPath, [...profile, 'dist/worker/src/main.js'], {
+  const child = spawn(process.execPath, [...profile, ...productionCommand('worker')], {
     env: {
       ...process.env,
       ...env,
