@@ -72,17 +72,24 @@ export function readModelPool(db: ReadModelClient): pg.Pool {
   return pool;
 }
 
-const legacyPools = new WeakMap<LegacyClient, mariadb.Pool>();
-
-/** The worker's and the tools' legacy client (the gateway's member writes have their own pool). */
-export function createLegacyClient(url: string, options: PoolOptions = {}): LegacyClient {
+/** Where a mysql:// URL points, as the MariaDB driver's connection options. */
+export function legacyConnectionOf(url: string): mariadb.ConnectionConfig {
   const parsed = new URL(url);
-  const pool = mariadb.createPool({
+  return {
     host: parsed.hostname,
     port: parsed.port ? Number(parsed.port) : 3306,
     user: decodeURIComponent(parsed.username),
     password: decodeURIComponent(parsed.password),
-    database: decodeURIComponent(parsed.pathname.replace(/^\//, '')),
+    database: decodeURIComponent(parsed.pathname.replace(/^\//, '')) || undefined,
+  };
+}
+
+const legacyPools = new WeakMap<LegacyClient, mariadb.Pool>();
+
+/** The worker's and the tools' legacy client (the gateway's member writes have their own pool). */
+export function createLegacyClient(url: string, options: PoolOptions = {}): LegacyClient {
+  const pool = mariadb.createPool({
+    ...legacyConnectionOf(url),
     connectionLimit: options.poolSize ?? 5,
     connectTimeout: options.connectTimeoutMs ?? 5000,
     acquireTimeout: (options.connectTimeoutMs ?? 5000) * 2,

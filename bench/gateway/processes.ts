@@ -76,54 +76,39 @@ export function productionCommand(name: 'gateway' | 'worker'): string[] {
   return scripts[name]!.split('&& node ')[1]!.split(' ');
 }
 
-export async function startGateway(
+/**
+ * The gateway or the worker as production starts it (compiled, production's command and log
+ * level), on free ports: the gateway's API on `url`, the worker's metrics there (/metrics,
+ * /healthz); another process on this host may hold the default metrics port.
+ */
+async function startProduction(
+  name: 'gateway' | 'worker',
   env: Record<string, string>,
   options: { profileDir?: string },
 ): Promise<Started> {
   execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
   const port = await freePort();
-  // Its own metrics port too: another gateway on this host may hold the default one.
-  const metricsPort = await freePort();
+  const ports =
+    name === 'gateway'
+      ? { PORT: String(port), METRICS_PORT: String(await freePort()) }
+      : { METRICS_PORT: String(port) };
   const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
-  const child = spawn(process.execPath, [...profile, ...productionCommand('gateway')], {
-    env: {
-      ...process.env,
-      ...env,
-      PORT: String(port),
-      METRICS_PORT: String(metricsPort),
-      LOG_LEVEL: 'info',
-      NODE_ENV: 'production',
-    },
+  const child = spawn(process.execPath, [...profile, ...productionCommand(name)], {
+    env: { ...process.env, ...env, ...ports, LOG_LEVEL: 'info', NODE_ENV: 'production' },
     // Its log goes where a container's would: written out in full, read by nobody here.
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const gateway = started(child, port);
-  await waitUntilAnswering(`${gateway.url}/readyz`, child);
-  return gateway;
+  const server = started(child, port);
+  await waitUntilAnswering(`${server.url}/${name === 'gateway' ? 'readyz' : 'healthz'}`, child);
+  return server;
 }
 
+export const startGateway = (env: Record<string, string>, options: { profileDir?: string }) =>
+  startProduction('gateway', env, options);
+
 /** The sync worker; `url` is its metrics port (/metrics, /healthz). */
-export async function startWorker(
-  env: Record<string, string>,
-  options: { profileDir?: string },
-): Promise<Started> {
-  execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
-  const port = await freePort();
-  const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
-  const child = spawn(process.execPath, [...profile, ...productionCommand('worker')], {
-    env: {
-      ...process.env,
-      ...env,
-      METRICS_PORT: String(port),
-      LOG_LEVEL: 'info',
-      NODE_ENV: 'production',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const worker = started(child, port);
-  await waitUntilAnswering(`${worker.url}/healthz`, child);
-  return worker;
-}
+export const startWorker = (env: Record<string, string>, options: { profileDir?: string }) =>
+  startProduction('worker', env, options);
 
 export async function startBaseline(databaseUrl: string): Promise<Started> {
   const port = await freePort();

@@ -2,6 +2,7 @@
 // schema.sql), over a connection configured as the dashboard's own.
 import { readFileSync } from 'node:fs';
 import mariadb from 'mariadb';
+import { legacyConnectionOf } from '../../common/databases.js';
 
 export const LEGACY_DUMP_PATH = new URL('../../prisma/legacy/schema.sql', import.meta.url);
 
@@ -9,16 +10,11 @@ export function connectLegacy(
   url: string,
   options: { database?: string | null; multipleStatements?: boolean } = {},
 ) {
-  const parsed = new URL(url);
+  const connection = legacyConnectionOf(url);
   const database =
-    options.database === null
-      ? undefined
-      : (options.database ?? decodeURIComponent(parsed.pathname.slice(1)));
+    options.database === null ? undefined : (options.database ?? connection.database);
   return mariadb.createConnection({
-    host: parsed.hostname,
-    port: Number(parsed.port || 3306),
-    user: decodeURIComponent(parsed.username),
-    password: decodeURIComponent(parsed.password),
+    ...connection,
     database: database || undefined,
     multipleStatements: options.multipleStatements ?? false,
     // Every dashboard connection runs in Istanbul time.

@@ -86,16 +86,6 @@ export async function applyLegacyRows(
   rows: LegacyRow[],
   onRejected?: RejectListener,
 ): Promise<number> {
-  return (await applyLegacyRowsReporting(tx, table, rows, onRejected)).changed;
-}
-
-/** applyLegacyRows, also telling which rows were set aside rather than stored. */
-export async function applyLegacyRowsReporting(
-  tx: ReadModelTx,
-  table: SyncTable,
-  rows: LegacyRow[],
-  onRejected?: RejectListener,
-): Promise<{ changed: number; rejected: RejectedRow[] }> {
   const { mapped, rejected } = mapLegacyRows(table, rows);
   const live = mapped.filter((m) => !m.gone).map((m) => m.row);
   const gone = mapped.filter((m) => m.gone).map((m) => m.row.id as number);
@@ -114,7 +104,7 @@ export async function applyLegacyRowsReporting(
     table,
     stored.map((row) => row.id as number),
   );
-  return { changed, rejected };
+  return changed;
 }
 
 /**

@@ -14,7 +14,7 @@
 // issued together travel together and MySQL runs them in order, so a statement issued after a
 // locking read runs once the lock is held and sees what the previous holder committed.
 import mariadb from 'mariadb';
-import { LEGACY_SESSION_TIME_ZONE } from '../../../../common/databases.js';
+import { LEGACY_SESSION_TIME_ZONE, legacyConnectionOf } from '../../../../common/databases.js';
 import type { LegacyRow } from '../../../../worker/src/sync/table-definition.js';
 import { membersTable } from '../../../../worker/src/sync/tables/members.table.js';
 import type { DataScope } from '../../http/data-scope.js';
@@ -37,13 +37,8 @@ const TRANSACTION_LIMIT_MS = 8000;
  * on the first write: the gateway starts and serves reads while MySQL is away.
  */
 export function createGatewayLegacyPool(url: string): GatewayLegacy {
-  const parsed = new URL(url);
   const config: mariadb.PoolConfig = {
-    host: parsed.hostname,
-    port: parsed.port ? Number(parsed.port) : 3306,
-    user: decodeURIComponent(parsed.username),
-    password: decodeURIComponent(parsed.password),
-    database: decodeURIComponent(parsed.pathname.replace(/^\//, '')),
+    ...legacyConnectionOf(url),
     connectionLimit: 10,
     connectTimeout: 1500,
     acquireTimeout: 2000,
