@@ -148,3 +148,22 @@ describe('validation details', () => {
     expect(messages.join(' ')).not.toMatch(/Invalid|expected|received/);
   });
 });
+
+describe('security headers', () => {
+  it('when answers succeed, fail or name no route, then each carries the same security headers', async () => {
+    const answers = [
+      await getJson(`${gateway.url}/api/v1/members/${percentMemberId}`, bearer(token)),
+      await getJson(`${gateway.url}/api/v1/members/${percentMemberId}`),
+      await fetch(`${gateway.url}/api/v1/no-such-route`),
+      await fetch(`${gateway.url}/healthz`),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 401, 404, 200]);
+    for (const { headers } of answers) {
+      expect(headers.get('x-content-type-options')).toBe('nosniff');
+      expect(headers.get('x-frame-options')).toBe('SAMEORIGIN');
+      expect(headers.get('strict-transport-security')).toMatch(/^max-age=\d+/);
+      expect(headers.get('content-security-policy')).toContain("default-src 'self'");
+      expect(headers.get('x-powered-by')).toBeNull();
+    }
+  });
+});

@@ -2,29 +2,33 @@
 // chosen, never copied from the request: no header, query or body reaches the line, so no token
 // or secret can. A failure's error travels in the same line (the error handler leaves it in
 // res.locals), so a request id appears in exactly one line.
-import type { Request, RequestHandler, Response } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../../../common/logger.js';
 import type { AuthContext } from './authenticate.js';
 import type { GatewayMetrics } from './metrics.js';
 
 const TEMPLATE = Symbol('route template');
+const ROUTE = Symbol('route');
 
-type Tracked = Request & { [TEMPLATE]?: string };
+type Tracked = Request & { [TEMPLATE]?: string; [ROUTE]?: unknown };
 
 /**
  * Express sets req.route when a route matches, while req.baseUrl still holds the mount path; an
  * error leaving the router restores baseUrl before the line is written. The template is therefore
- * taken at that moment: "/api/v1/members/:id", never the raw URL with its ids.
+ * taken at that moment: "/api/v1/members/:id", never the raw URL with its ids. The accessor sits
+ * on the app's request prototype, defined once: defining it on every request turned each request
+ * object into a slow dictionary-mode object for all of Express's later property reads.
  */
-function trackRouteTemplate(req: Tracked): void {
-  let route: unknown;
-  Object.defineProperty(req, 'route', {
+function trackRouteTemplates(app: Express): void {
+  Object.defineProperty(app.request, 'route', {
     configurable: true,
     enumerable: true,
-    get: () => route,
-    set(value: { path?: unknown } | undefined) {
-      route = value;
-      if (value && typeof value.path === 'string') req[TEMPLATE] = req.baseUrl + value.path;
+    get(this: Tracked) {
+      return this[ROUTE];
+    },
+    set(this: Tracked, value: { path?: unknown } | undefined) {
+      this[ROUTE] = value;
+      if (value && typeof value.path === 'string') this[TEMPLATE] = this.baseUrl + value.path;
     },
   });
 }
@@ -39,10 +43,13 @@ export function recordRequestError(res: Response, error: unknown): void {
   res.locals.error = error;
 }
 
-export function accessLog(logger: Logger, metrics: GatewayMetrics): RequestHandler {
+export function accessLog(app: Express, logger: Logger, metrics: GatewayMetrics): RequestHandler {
+  trackRouteTemplates(app);
+  // The ordinary line holds only the fields chosen below, none of them a credential, so it skips
+  // the redaction walk that every other line pays; a failure's line carries an error and keeps it.
+  const plain = logger.child({}, { redact: [] });
   return (req, res, next) => {
     const started = process.hrtime.bigint();
-    trackRouteTemplate(req);
     res.once('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = routeTemplateOf(req);
@@ -62,7 +69,7 @@ export function accessLog(logger: Logger, metrics: GatewayMetrics): RequestHandl
         ...(error === undefined ? {} : { err: error }),
       };
       if (status >= 500) logger.error(line, 'request failed');
-      else logger.info(line, 'request');
+      else plain.info(line, 'request');
     });
     next();
   };
