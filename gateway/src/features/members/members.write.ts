@@ -14,11 +14,10 @@ import type { AuthContext } from '../../http/authenticate.js';
 import { branchFilter } from '../../http/data-scope.js';
 import { AppError, serviceUnavailable } from '../../http/errors.js';
 import { recordMemberWrite, type AuditEntry } from './members.audit.js';
+import { createGatewayLegacyPool, type GatewayLegacy } from './legacy-connection.js';
 import {
-  createGatewayLegacyPool,
   createLegacyMember,
   updateLegacyMember,
-  type GatewayLegacy,
   type LegacyMemberWrite,
 } from './members.legacy.js';
 import { legacyFailure } from './legacy-failures.js';
