@@ -26,7 +26,7 @@ export default tseslint.config(
       'gateway/src/features/clients/**',
       'gateway/src/features/health/**',
       // Member writes: the dashboard's database, through the gateway's own MySQL user.
-      'gateway/src/features/members/members.legacy.ts',
+      'gateway/src/features/members/legacy-connection.ts',
       // The audit trail of member writes: its own table, written, never read by an endpoint.
       'gateway/src/features/members/members.audit.ts',
     ],

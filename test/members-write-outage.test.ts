@@ -105,6 +105,12 @@ describe('when PostgreSQL refuses the read-model write after the legacy commit',
       ]);
       expect(row?.member_no).toBe(body.data.member_no);
       expect((await api.get(body.data.id)).status).toBe(404);
+      // The audit record travels with the read-model write; refused with it, it is stored alone.
+      const audit = await readModel.query(
+        'SELECT operation, status, after FROM member_write_audit WHERE member_id = $1',
+        [body.data.id],
+      );
+      expect(audit.rows).toEqual([{ operation: 'create', status: 201, after: body.data }]);
 
       await readModel.query('DROP TRIGGER refuse ON members');
       await syncOnce(env);

@@ -252,6 +252,36 @@ describe('the duplicate rule', () => {
     expect((await api.create({ ...valid(), phone, branch_id: otherBranch })).status).toBe(201);
   });
 
+  it('when the tc_no is held only by a deleted member, then create and update are 409 and nothing is written: the next create takes the next number', async () => {
+    const tcNo = randomTcNo();
+    const holder = await api.create({ ...valid(), tc_no: tcNo });
+    await dashboard.update('members', holder.body.data.id, { is_deleted: 1 });
+    const lastNo = async () =>
+      Number(
+        (
+          await dashboard.query('SELECT last_no FROM member_counters WHERE branch_id = ?', [branch])
+        )[0]!.last_no,
+      );
+    const members = async () =>
+      Number((await dashboard.query('SELECT COUNT(*) AS n FROM members'))[0]!.n);
+    const [numbered, counted] = [await lastNo(), await members()];
+
+    // The duplicate check skips deleted members, the unique index does not: the insert fails in
+    // the trip that also carries the counter update and the COMMIT.
+    const refused = await api.create({ ...valid(), tc_no: tcNo });
+    expect([refused.status, refused.body.error]).toEqual([409, 'DUPLICATE']);
+    expect([await lastNo(), await members()]).toEqual([numbered, counted]);
+
+    const next = await api.create(valid());
+    expect(next.body.data.member_no).toBe(
+      `${String(branch).padStart(3, '0')}${String(numbered + 1).padStart(6, '0')}`,
+    );
+    const refusedUpdate = await api.update(next.body.data.id, { tc_no: tcNo });
+    expect([refusedUpdate.status, refusedUpdate.body.error]).toEqual([409, 'DUPLICATE']);
+    expect((await legacyMember(next.body.data.id)).tc_no).toBeNull();
+    expect((await api.get(next.body.data.id)).body.data).toEqual(next.body.data);
+  });
+
   it('when the member holding the phone is deleted, then the phone is free again', async () => {
     const phone = randomPhone();
     const first = await api.create({ ...valid(), phone });

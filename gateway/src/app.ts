@@ -4,7 +4,7 @@ import express, { Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../common/config.js';
 import type { ReadModelClient } from '../../common/databases.js';
-import type { GatewayLegacy } from './features/members/members.legacy.js';
+import type { GatewayLegacy } from './features/members/legacy-connection.js';
 import type { Logger } from '../../common/logger.js';
 import { createAuthThrottle } from './features/auth/auth-throttle.js';
 import { oauthRoutes } from './features/auth/auth.routes.js';

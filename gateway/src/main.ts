@@ -6,7 +6,7 @@ import { createLogger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
 import { onStopSignals } from '../../common/shutdown.js';
 import { createApp } from './app.js';
-import { createGatewayLegacyPool } from './features/members/members.legacy.js';
+import { createGatewayLegacyPool } from './features/members/legacy-connection.js';
 import { createGatewayMetrics, startMetricsServer } from './http/metrics.js';
 
 const config = loadConfigOrExit();

@@ -10,7 +10,7 @@ import { createReadModelClient, type ReadModelClient } from '../../common/databa
 import type { Logger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
 import { createApp } from '../../gateway/src/app.js';
-import { createGatewayLegacyPool } from '../../gateway/src/features/members/members.legacy.js';
+import { createGatewayLegacyPool } from '../../gateway/src/features/members/legacy-connection.js';
 import { createGatewayMetrics, type GatewayMetrics } from '../../gateway/src/http/metrics.js';
 import type { Scope } from '../../gateway/src/features/auth/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';

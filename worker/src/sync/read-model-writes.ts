@@ -239,11 +239,14 @@ function dependentStatement(
  * deletes, the dependents' refresh and the clearing of their rejects, each a data-modifying CTE.
  * PostgreSQL runs a statement atomically, so a caller outside a sync run needs no transaction
  * (one round trip instead of one per step). Its text depends on the table only, so it can be
- * prepared once. Yields one row: `changed`, the rows inserted, changed or deleted.
+ * prepared once. Yields one row: `changed`, the rows inserted, changed or deleted. `alongside`, a
+ * data-modifying statement of the caller's, runs as one more CTE: in the same statement and
+ * trip, and atomically with the rest.
  */
 export function applyStatement(
   table: SyncTable,
   rows: { row: ReadModelRow; gone: boolean }[],
+  alongside?: Sql.Sql,
 ): Sql.Sql {
   const live = rows.filter((r) => !r.gone).map((r) => r.row);
   const gone = rows.filter((r) => r.gone).map((r) => r.row.id as number);
@@ -257,7 +260,7 @@ export function applyStatement(
     cleared AS (${clearRejectsStatement(
       table,
       all.map((row) => row.id as number),
-    )})
+    )})${alongside ? Sql.sql`, alongside AS (${alongside})` : Sql.empty}
     SELECT (SELECT count(*) FROM upserted) + (SELECT count(*) FROM deleted) AS changed`;
 }
 

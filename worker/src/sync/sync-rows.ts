@@ -2,20 +2,30 @@
 // read model holds a written row before the answer leaves, mapped by the table's own declaration
 // and written by the same statements as every polled batch (one mapping, not two).
 import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
+import type { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import { applyStatement } from './read-model-writes.js';
 import { mapLegacyRows } from './rejects.js';
 import type { LegacyRow, SyncTable } from './table-definition.js';
+
+/** A statement of the caller's to run within the same statement (its text fixed per `name`). */
+export interface Alongside {
+  name: string;
+  statement: Sql.Sql;
+}
 
 /**
  * Writes legacy rows into the read model exactly as a sync batch would; returns rows changed.
  * A row the read model would set aside fails the call: the caller must not claim it is readable.
  * One prepared statement on the read model's pool: a write's answer waits for it, and the ORM's
  * interactive transaction cost a round trip per step (docs/decisions/0009-member-writes.md).
+ * `alongside` (the gateway's audit record) travels in that statement: one trip for both, and
+ * neither is written when either fails.
  */
 export async function applyRowsNow(
   readModel: ReadModelClient,
   table: SyncTable,
   rows: LegacyRow[],
+  alongside?: Alongside,
 ): Promise<number> {
   const { mapped, rejected } = mapLegacyRows(table, rows);
   if (rejected.length > 0) {
@@ -23,9 +33,9 @@ export async function applyRowsNow(
       `the read model refused ${table.name} row(s) ${rejected.map((r) => r.id).join(', ')}`,
     );
   }
-  const statement = applyStatement(table, mapped);
+  const statement = applyStatement(table, mapped, alongside?.statement);
   const result = await readModelPool(readModel).query<{ changed: string }>({
-    name: `apply_rows_now_${table.name}`,
+    name: `apply_rows_now_${table.name}${alongside ? `_with_${alongside.name}` : ''}`,
     text: statement.text,
     values: statement.values,
   });

@@ -4,6 +4,7 @@
 // that reached the dashboard is never lost from the trail's reach.
 import { readModelPool, type ReadModelClient } from '../../../../common/databases.js';
 import type { Logger } from '../../../../common/logger.js';
+import { Prisma as Sql } from '../../../../prisma/generated/read-model/client.js';
 import type { AuthContext } from '../../http/authenticate.js';
 import type { Member } from './members.schemas.js';
 
@@ -19,20 +20,25 @@ export interface AuditEntry {
   after?: Member | null;
 }
 
-// A plain prepared INSERT on the read model's pool: every write's answer waits for it, and the
-// ORM's create cost more than the statement itself (docs/decisions/0009-member-writes.md).
-const INSERT_AUDIT = `INSERT INTO member_write_audit (client_id, client_key, request_id, operation,
-    member_id, status, error, idempotency_key, before, after)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb)`;
-
 const asJson = (member: Member | null | undefined) => (member ? JSON.stringify(member) : null);
 
-export async function recordMemberWrite(
-  db: ReadModelClient,
-  logger: Logger,
-  entry: AuditEntry,
-): Promise<void> {
-  const data = {
+/**
+ * The record's INSERT, as a plain statement: every write's answer waits for it, and the ORM's
+ * create cost more than the statement itself (docs/decisions/0009-member-writes.md). Its text is
+ * the same for every entry, so it is prepared once; a successful write sends it inside the read
+ * model's publish (members.write.ts).
+ */
+export function auditStatement(entry: AuditEntry): Sql.Sql {
+  return Sql.sql`INSERT INTO member_write_audit (client_id, client_key, request_id, operation,
+      member_id, status, error, idempotency_key, before, after)
+    VALUES (${entry.auth.clientId}, ${entry.auth.clientKey}, ${entry.requestId},
+      ${entry.operation}, ${entry.memberId}, ${entry.status}, ${entry.error ?? null},
+      ${entry.idempotencyKey ?? null}, ${asJson(entry.before)}::jsonb, ${asJson(entry.after)}::jsonb)`;
+}
+
+/** A record PostgreSQL did not take goes to the log, whole. */
+export function logUnstoredAudit(logger: Logger, entry: AuditEntry, error: unknown): void {
+  const audit = {
     client_id: entry.auth.clientId,
     client_key: entry.auth.clientKey,
     request_id: entry.requestId,
@@ -44,24 +50,22 @@ export async function recordMemberWrite(
     before: entry.before ?? null,
     after: entry.after ?? null,
   };
+  logger.error({ err: error, audit }, 'member write audit not stored; logged instead');
+}
+
+export async function recordMemberWrite(
+  db: ReadModelClient,
+  logger: Logger,
+  entry: AuditEntry,
+): Promise<void> {
+  const statement = auditStatement(entry);
   try {
     await readModelPool(db).query({
       name: 'record_member_write',
-      text: INSERT_AUDIT,
-      values: [
-        data.client_id,
-        data.client_key,
-        data.request_id,
-        data.operation,
-        data.member_id,
-        data.status,
-        data.error,
-        data.idempotency_key,
-        asJson(entry.before),
-        asJson(entry.after),
-      ],
+      text: statement.text,
+      values: statement.values,
     });
   } catch (error) {
-    logger.error({ err: error, audit: data }, 'member write audit not stored; logged instead');
+    logUnstoredAudit(logger, entry, error);
   }
 }

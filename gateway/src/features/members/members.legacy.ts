@@ -10,55 +10,26 @@
 //
 // These statements go through the MariaDB driver's own pool, not the ORM: a create is one of the
 // gateway's hottest paths and the ORM's per-statement cost dominated it
-// (docs/decisions/0009-member-writes.md, "Cost of a write"). The driver pipelines: statements
-// issued together travel together and MySQL runs them in order, so a statement issued after a
-// locking read runs once the lock is held and sees what the previous holder committed.
-import mariadb from 'mariadb';
-import { LEGACY_SESSION_TIME_ZONE, legacyConnectionOf } from '../../../../common/databases.js';
+// (docs/decisions/0009-member-writes.md, "Cost of a write"). They travel in groups, each group
+// one query (legacy-connection.ts): MySQL runs a group in order, so a check sent after a locking
+// read runs once the lock is held and sees what the previous holder committed, and a failing
+// statement stops its group, so a COMMIT at a group's end runs only when all before it succeeded.
+import type mariadb from 'mariadb';
 import type { LegacyRow } from '../../../../worker/src/sync/table-definition.js';
 import { membersTable } from '../../../../worker/src/sync/tables/members.table.js';
 import type { DataScope } from '../../http/data-scope.js';
-import { AppError, notFound, serviceUnavailable, validationError } from '../../http/errors.js';
+import { AppError, notFound, validationError } from '../../http/errors.js';
+import {
+  change,
+  inOneTrip,
+  inTransaction,
+  rows,
+  type Connection,
+  type GatewayLegacy,
+  type Statement,
+} from './legacy-connection.js';
 import { formatMemberNo, generateQrCode, generateReferralCode } from './member-rules.js';
 import type { CreateMemberBody, UpdateMemberBody } from './members.write-schemas.js';
-
-/** The gateway's legacy connection: a pool of its least-privilege MySQL user, for writes only. */
-export interface GatewayLegacy {
-  getConnection(): Promise<mariadb.PoolConnection>;
-  end(): Promise<void>;
-}
-
-/** A write that runs longer than this is abandoned: its connection is closed, MySQL rolls back. */
-const TRANSACTION_LIMIT_MS = 8000;
-
-/**
- * Short timeouts, so an unreachable or stuck MySQL answers 503 within seconds instead of holding
- * the request (the driver's defaults wait 10 s to connect, 50 s for a row lock). The pool is made
- * on the first write: the gateway starts and serves reads while MySQL is away.
- */
-export function createGatewayLegacyPool(url: string): GatewayLegacy {
-  const config: mariadb.PoolConfig = {
-    ...legacyConnectionOf(url),
-    connectionLimit: 10,
-    connectTimeout: 1500,
-    acquireTimeout: 2000,
-    allowPublicKeyRetrieval: true,
-    initSql: [
-      // Istanbul wall clock, as the dashboard's own connections: NOW() and DATETIME defaults.
-      `SET time_zone = '${LEGACY_SESSION_TIME_ZONE}'`,
-      'SET SESSION innodb_lock_wait_timeout = 3',
-      // Every transaction of this pool is a member write; set once, not per transaction.
-      'SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED',
-    ],
-  };
-  let pool: mariadb.Pool | undefined;
-  return {
-    getConnection: () => (pool ??= mariadb.createPool(config)).getConnection(),
-    end: async () => pool?.end(),
-  };
-}
-
-type Connection = mariadb.PoolConnection;
 
 export const duplicate = () =>
   new AppError({
@@ -81,91 +52,61 @@ export interface LegacyMemberWrite {
   after: LegacyRow;
 }
 
-/**
- * Awaits statements issued together (pipelined); once all have settled, throws the first failure.
- * Waiting for all keeps a later ROLLBACK from racing statements still on the wire.
- */
-async function together<T extends unknown[]>(
-  ...statements: { [K in keyof T]: Promise<T[K]> }
-): Promise<T> {
-  const settled = await Promise.allSettled(statements);
-  const failed = settled.find((s) => s.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as T;
-}
-
-/** One transaction on one pooled connection; `work` opens it (so BEGIN can travel with reads). */
-async function inTransaction<T>(
-  legacy: GatewayLegacy,
-  work: (connection: Connection) => Promise<T>,
-): Promise<T> {
-  const connection = await legacy.getConnection();
-  let abandoned = false;
-  const limit = setTimeout(() => {
-    abandoned = true;
-    connection.destroy();
-  }, TRANSACTION_LIMIT_MS);
-  try {
-    return await work(connection);
-  } catch (error) {
-    if (!abandoned) await connection.rollback().catch(() => connection.destroy());
-    // Abandoned: the statements failed because their connection was closed; MySQL rolls back.
-    throw abandoned ? serviceUnavailable(1) : error;
-  } finally {
-    clearTimeout(limit);
-    if (!abandoned) await connection.release().catch(() => undefined);
-  }
-}
-
+const BEGIN = change('START TRANSACTION');
+const COMMIT = change('COMMIT');
 const MEMBER_ROW = `${membersTable.source.sql} WHERE ${membersTable.key} = ?`;
 const INSERTED_MEMBER_ROW = `${membersTable.source.sql} WHERE ${membersTable.key} = LAST_INSERT_ID()`;
-const LOCK_COUNTER = 'SELECT last_no FROM member_counters WHERE branch_id = ? FOR UPDATE';
 
-async function memberRow(connection: Connection, id: number): Promise<LegacyRow> {
-  const [row] = await connection.execute<LegacyRow[]>(MEMBER_ROW, [id]);
-  if (!row) throw new Error(`member ${id} vanished inside its own transaction`);
-  return row;
-}
+/** The branch's counter row, locked; no row when the branch has none yet. */
+const lockCounter = (branchId: number) =>
+  rows<{ last_no: number | bigint }>(
+    'SELECT last_no FROM member_counters WHERE branch_id = ? FOR UPDATE',
+    [branchId],
+  );
 
-/** The branch's counter row, locked; null when the branch has none yet. */
-async function lockedCounter(connection: Connection, branchId: number): Promise<number | null> {
-  const [counter] = await connection.execute<{ last_no: number | bigint }[]>(LOCK_COUNTER, [
-    branchId,
-  ]);
-  return counter ? Number(counter.last_no) : null;
-}
-
-/** Creates the branch's counter row at 0; a later lockedCounter then finds and locks it. */
-async function insertCounter(connection: Connection, branchId: number) {
-  // A concurrent first create may insert it first: then this waits for theirs and locks it
-  // exclusively (an IGNOREd duplicate would take a shared lock, and two of those deadlock).
-  await connection.execute(
+/**
+ * Creates the branch's counter row at 0; a lockCounter after it then finds and locks it. A
+ * concurrent first create may insert it first: then this waits for theirs and locks it
+ * exclusively (an IGNOREd duplicate would take a shared lock, and two of those deadlock).
+ */
+const insertCounter = (branchId: number) =>
+  change(
     `INSERT INTO member_counters (branch_id, last_no) VALUES (?, 0)
       ON DUPLICATE KEY UPDATE last_no = last_no`,
     [branchId],
   );
-}
 
-/** Locks the branch's counter row (creating it at 0 when missing); returns its last_no. */
-async function lockCounter(connection: Connection, branchId: number): Promise<number> {
-  const found = await lockedCounter(connection, branchId);
-  if (found !== null) return found;
-  await insertCounter(connection, branchId);
-  const inserted = await lockedCounter(connection, branchId);
-  if (inserted === null) {
-    throw new Error(`member_counters row of branch ${branchId} missing after insert`);
-  }
-  return inserted;
+const lastNoOf = ([counter]: { last_no: number | bigint }[]) =>
+  counter ? Number(counter.last_no) : null;
+
+const counterMissing = (branchId: number) =>
+  new Error(`member_counters row of branch ${branchId} missing after insert`);
+
+/** Locks the branch's counter row, creating it at 0 when missing. */
+async function lockedCounter(connection: Connection, branchId: number): Promise<void> {
+  const [found] = await inOneTrip<[{ last_no: number | bigint }[]]>(
+    connection,
+    lockCounter(branchId),
+  );
+  if (lastNoOf(found) !== null) return;
+  const [, inserted] = await inOneTrip<[mariadb.UpsertResult, { last_no: number | bigint }[]]>(
+    connection,
+    insertCounter(branchId),
+    lockCounter(branchId),
+  );
+  if (lastNoOf(inserted) === null) throw counterMissing(branchId);
 }
 
 /**
  * The dashboard's duplicate rule: a live member with this tc_no, or this phone in the branch.
- * Resolves to whether one exists; to be issued after the lock that orders the writes.
+ * Answers a row when one exists; to be sent after the lock that orders the writes.
  */
-function duplicateExists(
-  connection: Connection,
-  candidate: { id: number; branchId: number; phone?: string; tcNo?: string | null },
-): Promise<boolean> {
+function duplicateCheck(candidate: {
+  id: number;
+  branchId: number;
+  phone?: string | undefined;
+  tcNo?: string | null | undefined;
+}): Statement<unknown[]> {
   const checks: string[] = [];
   const values: unknown[] = [candidate.id];
   if (candidate.tcNo) {
@@ -176,58 +117,61 @@ function duplicateExists(
     checks.push('(branch_id = ? AND phone = ?)');
     values.push(candidate.branchId, candidate.phone);
   }
-  if (checks.length === 0) return Promise.resolve(false);
-  return connection
-    .execute<unknown[]>(
-      `SELECT id FROM members WHERE is_deleted = 0 AND id <> ? AND (${checks.join(' OR ')}) LIMIT 1`,
-      values,
-    )
-    .then((found) => found.length > 0);
+  // Nothing to compare: a statement that finds nothing keeps the trip's shape.
+  if (checks.length === 0) return rows('SELECT 1 FROM DUAL WHERE FALSE');
+  return rows(
+    `SELECT id FROM members WHERE is_deleted = 0 AND id <> ? AND (${checks.join(' OR ')}) LIMIT 1`,
+    values,
+  );
 }
 
 const inactiveBranch = () =>
   validationError([{ field: 'branch_id', message: 'Şube yok veya aktif değil.' }]);
+
+type Counted = [{ last_no: number | bigint }[], unknown[]];
 
 export function createLegacyMember(
   legacy: GatewayLegacy,
   body: CreateMemberBody,
 ): Promise<LegacyMemberWrite> {
   const branchId = body.branch_id;
-  const candidate = { id: 0, branchId, phone: body.phone, tcNo: body.tc_no ?? null };
+  const check = duplicateCheck({ id: 0, branchId, phone: body.phone, tcNo: body.tc_no ?? null });
   return inTransaction(legacy, async (connection) => {
-    // BEGIN, the branch, the counter lock and the duplicate check travel together: MySQL runs
-    // the check after the lock is held. Only reads: nothing is written if BEGIN failed.
-    const [, branches, counted, checked] = await together(
-      connection.beginTransaction(),
-      connection.execute<{ status: string }[]>('SELECT status FROM branches WHERE id = ?', [
-        branchId,
-      ]),
-      lockedCounter(connection, branchId),
-      duplicateExists(connection, candidate),
+    // The first trip only reads (and locks): MySQL runs the duplicate check after the lock is
+    // held, so it sees what the previous holder committed.
+    const [, branches, ...first] = await inOneTrip<[unknown, { status: string }[], ...Counted]>(
+      connection,
+      BEGIN,
+      rows('SELECT status FROM branches WHERE id = ?', [branchId]),
+      lockCounter(branchId),
+      check,
     );
     if (branches[0]?.status !== 'Aktif') throw inactiveBranch();
-    let [lastNo, exists] = [counted, checked];
-    if (lastNo === null) {
+    let [counter, found] = first;
+    if (lastNoOf(counter) === null) {
       // The branch's first member: its counter row is created, then locked and checked again.
-      await insertCounter(connection, branchId);
-      [lastNo, exists] = await together(
-        lockedCounter(connection, branchId),
-        duplicateExists(connection, candidate),
+      [, counter, found] = await inOneTrip<[unknown, ...Counted]>(
+        connection,
+        insertCounter(branchId),
+        lockCounter(branchId),
+        check,
       );
-      if (lastNo === null) {
-        throw new Error(`member_counters row of branch ${branchId} missing after insert`);
-      }
     }
-    if (exists) throw duplicate();
-    // Codes are unique in the dump: a collision (vanishingly rare) fails this insert with a
+    const lastNo = lastNoOf(counter);
+    if (lastNo === null) throw counterMissing(branchId);
+    if (found.length > 0) throw duplicate();
+    // Codes are unique in the dump: a collision (vanishingly rare) fails the insert with a
     // duplicate key, and the whole transaction runs again with new codes (legacy-failures.ts).
     // registered_at is NOW() of a +03:00 session: Istanbul wall clock, as the dashboard writes.
-    // The row is read back in the same trip; when the insert failed it is ignored (rolled back).
-    const [, inserted, [after]] = await together(
-      connection.execute('UPDATE member_counters SET last_no = last_no + 1 WHERE branch_id = ?', [
-        branchId,
-      ]),
-      connection.execute<mariadb.UpsertResult>(
+    // The counter update, the insert, the read-back and the COMMIT travel together: a failing
+    // insert (a duplicate key) stops the trip before the COMMIT, and the transaction, counter
+    // update included, is rolled back (inTransaction).
+    const [, inserted, [after]] = await inOneTrip<
+      [unknown, mariadb.UpsertResult, LegacyRow[], unknown]
+    >(
+      connection,
+      change('UPDATE member_counters SET last_no = last_no + 1 WHERE branch_id = ?', [branchId]),
+      change(
         `INSERT INTO members (full_name, surname, phone, email, tc_no, member_no, gender,
           birth_date, branch_id, entry_status, balance, freeze_status, status, registered_at,
           address, qr_code, referral_code)
@@ -247,13 +191,14 @@ export function createLegacyMember(
           generateReferralCode(),
         ],
       ),
-      connection.execute<LegacyRow[]>(INSERTED_MEMBER_ROW),
+      rows<LegacyRow>(INSERTED_MEMBER_ROW),
+      COMMIT,
     );
     const id = Number(inserted.insertId);
+    // The insert succeeded, so its own session reads it back by LAST_INSERT_ID(): never fails.
     if (!after || Number(after.id) !== id) {
       throw new Error(`member ${id} not readable inside its own transaction`);
     }
-    await connection.commit();
     return { id, before: null, after };
   });
 }
@@ -271,40 +216,42 @@ export function updateLegacyMember(
   options: UpdateOptions,
 ): Promise<LegacyMemberWrite> {
   return inTransaction(legacy, async (connection) => {
-    const [, [located]] = await together(
-      connection.beginTransaction(),
-      connection.execute<{ branch_id: number | bigint }[]>(
-        'SELECT branch_id FROM members WHERE id = ? AND is_deleted = 0',
-        [id],
-      ),
+    const [, [located]] = await inOneTrip<[unknown, { branch_id: number | bigint }[]]>(
+      connection,
+      BEGIN,
+      rows('SELECT branch_id FROM members WHERE id = ? AND is_deleted = 0', [id]),
     );
     const branchId = located && Number(located.branch_id);
     const foreign = options.scope.kind === 'branch' && options.scope.branchId !== branchId;
     // Another branch's member does not exist for a bound client (404, never 403).
     if (!branchId || foreign) throw notFound('Üye bulunamadı.');
     // Counter lock first, then the member row: the same order as a create, so no deadlock.
-    if (changes.phone !== undefined) await lockCounter(connection, branchId);
-    const [locked, before, exists] = await together(
-      connection.execute<unknown[]>(
-        `SELECT id FROM members WHERE id = ? AND is_deleted = 0 AND branch_id = ? FOR UPDATE`,
-        [id, branchId],
-      ),
-      connection.execute<LegacyRow[]>(MEMBER_ROW, [id]).then(([row]) => row),
-      duplicateExists(connection, { id, branchId, phone: changes.phone, tcNo: changes.tc_no }),
+    if (changes.phone !== undefined) await lockedCounter(connection, branchId);
+    const [locked, [before], found] = await inOneTrip<[unknown[], LegacyRow[], unknown[]]>(
+      connection,
+      rows(`SELECT id FROM members WHERE id = ? AND is_deleted = 0 AND branch_id = ? FOR UPDATE`, [
+        id,
+        branchId,
+      ]),
+      rows<LegacyRow>(MEMBER_ROW, [id]),
+      duplicateCheck({ id, branchId, phone: changes.phone, tcNo: changes.tc_no }),
     );
     if (locked.length === 0 || !before) throw notFound('Üye bulunamadı.');
     if (options.expectVersion && !options.expectVersion(before)) throw preconditionFailed();
-    if (exists) throw duplicate();
-    // Column names come from the strict body schema's keys only (members.write-schemas.ts).
+    if (found.length > 0) throw duplicate();
+    // Column names come from the strict body schema's keys only (members.write-schemas.ts). A
+    // failing UPDATE (a duplicate tc_no) stops the trip before the COMMIT.
     const entries = Object.entries(changes);
-    const [, after] = await together(
-      connection.execute(
+    const [, [after]] = await inOneTrip<[unknown, LegacyRow[], unknown]>(
+      connection,
+      change(
         `UPDATE members SET ${entries.map(([column]) => `\`${column}\` = ?`).join(', ')} WHERE id = ?`,
         [...entries.map(([, value]) => value as unknown), id],
       ),
-      memberRow(connection, id),
+      rows<LegacyRow>(MEMBER_ROW, [id]),
+      COMMIT,
     );
-    await connection.commit();
+    if (!after) throw new Error(`member ${id} vanished inside its own transaction`);
     return { id, before, after };
   });
 }

@@ -12,13 +12,18 @@ import { membersTable } from '../../../../worker/src/sync/tables/members.table.j
 import { applyRowsNow } from '../../../../worker/src/sync/sync-rows.js';
 import type { AuthContext } from '../../http/authenticate.js';
 import { branchFilter } from '../../http/data-scope.js';
+import { isDependencyDown } from '../../http/error-handler.js';
 import { AppError, serviceUnavailable } from '../../http/errors.js';
-import { recordMemberWrite, type AuditEntry } from './members.audit.js';
 import {
-  createGatewayLegacyPool,
+  auditStatement,
+  logUnstoredAudit,
+  recordMemberWrite,
+  type AuditEntry,
+} from './members.audit.js';
+import { createGatewayLegacyPool, type GatewayLegacy } from './legacy-connection.js';
+import {
   createLegacyMember,
   updateLegacyMember,
-  type GatewayLegacy,
   type LegacyMemberWrite,
 } from './members.legacy.js';
 import { legacyFailure } from './legacy-failures.js';
@@ -69,6 +74,12 @@ async function inLegacy(
   }
 }
 
+/** The answer once the read model could not take the row: the write stands, the worker follows. */
+function pending(deps: MemberWriteDeps, member: Member, error: unknown): WrittenMember {
+  deps.logger.warn({ err: error, member_id: member.id }, 'read model not updated after a write');
+  return { member, etag: memberETag(member), readModel: 'pending' };
+}
+
 /** `member`: the answer, the same mapping of the same legacy row that the read model gets. */
 async function publish(
   deps: MemberWriteDeps,
@@ -79,9 +90,39 @@ async function publish(
     await applyRowsNow(deps.db, membersTable, [write.after]);
     return { member, etag: memberETag(member), readModel: 'current' };
   } catch (error) {
-    deps.logger.warn({ err: error, member_id: write.id }, 'read model not updated after a write');
-    return { member, etag: memberETag(member), readModel: 'pending' };
+    return pending(deps, member, error);
   }
+}
+
+/**
+ * publish and the write's audit record in one statement: one trip to PostgreSQL (applyRowsNow
+ * runs the record alongside). When that statement fails neither was written: with PostgreSQL
+ * away the record goes to the log at once; otherwise (the read model refused the row) each is
+ * tried on its own, as independent statements, so the record still reaches its table.
+ */
+async function publishAudited(
+  deps: MemberWriteDeps,
+  write: LegacyMemberWrite,
+  member: Member,
+  record: AuditEntry,
+): Promise<WrittenMember> {
+  try {
+    await applyRowsNow(deps.db, membersTable, [write.after], {
+      name: 'audit',
+      statement: auditStatement(record),
+    });
+    return { member, etag: memberETag(member), readModel: 'current' };
+  } catch (error) {
+    if (isDependencyDown(error)) {
+      logUnstoredAudit(deps.logger, record, error);
+      return pending(deps, member, error);
+    }
+  }
+  const [written] = await Promise.all([
+    publish(deps, write, member),
+    recordMemberWrite(deps.db, deps.logger, record),
+  ]);
+  return written;
 }
 
 async function audited(
@@ -98,19 +139,13 @@ async function audited(
     await recordMemberWrite(deps.db, deps.logger, { ...entry, status, error: code });
     throw error;
   }
-  // The publish and the audit record are independent (neither reads the other, neither throws):
-  // they run side by side, and the answer waits for both.
   const after = toMember(result.after);
-  const [written] = await Promise.all([
-    publish(deps, result, after),
-    recordMemberWrite(deps.db, deps.logger, {
-      ...entry,
-      memberId: result.id,
-      before: result.before && toMember(result.before),
-      after,
-    }),
-  ]);
-  return written;
+  return publishAudited(deps, result, after, {
+    ...entry,
+    memberId: result.id,
+    before: result.before && toMember(result.before),
+    after,
+  });
 }
 
 function createMember(deps: MemberWriteDeps, request: WriteRequest, body: CreateMemberBody) {
