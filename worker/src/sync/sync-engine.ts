@@ -14,9 +14,9 @@ import {
   type LegacyClient,
   type ReadModelClient,
 } from '../../../common/databases.js';
-import { applyLegacyRows, columnName, ident, readModelTransaction } from './read-model-writes.js';
+import { applyMappedRows, columnName, ident, readModelTransaction } from './read-model-writes.js';
 import { legacyWallClock } from './legacy-values.js';
-import type { RejectListener } from './rejects.js';
+import { mapLegacyRows, type MappedRows, type RejectListener } from './rejects.js';
 import type { LegacyRow, SyncTable } from './table-definition.js';
 import { SYNC_TABLES } from './tables/index.js';
 
@@ -67,6 +67,8 @@ export async function syncTable(
     changedAt: state?.cursor_changed_at ?? null,
     id: state?.cursor_id ?? 0n,
   };
+  // Until a table has caught up once, its batches are mostly rows the read model has not seen.
+  const firstLoad = !state?.synced_at;
   const deferredIndexes = state
     ? (state.deferred_indexes ?? [])
     : await deferIndexesOfFirstLoad(table, db.readModel);
@@ -83,9 +85,9 @@ export async function syncTable(
   while (next) {
     const batch: Batch = await next;
     result.legacyReadMs += batch.readMs;
-    result.rowsRead += batch.rows.length;
-    result.caughtUp = batch.rows.length < options.batchSize;
-    position = positionAfter(table, batch.rows, position);
+    result.rowsRead += batch.count;
+    result.caughtUp = batch.count < options.batchSize;
+    position = positionAfter(table, batch.last, position);
     // The next batch is read from the legacy database while this one is written.
     next =
       result.caughtUp || Date.now() - started >= options.timeBudgetMs
@@ -93,7 +95,8 @@ export async function syncTable(
         : readNext(table, db, position, options);
     const writeStartedAt = Date.now();
     try {
-      result.rowsWritten += await commitBatch(table, db, batch, position, result.caughtUp, options);
+      const last = { position, caughtUp: result.caughtUp, firstLoad };
+      result.rowsWritten += await commitBatch(table, db, batch, last, options);
     } catch (error) {
       // The batch read ahead is dropped with the run; its slot is not.
       void next?.then(
@@ -177,6 +180,10 @@ async function restoreIndexes(table: SyncTable, readModel: ReadModelClient, defi
   });
   await client.connect();
   try {
+    // The trigram GIN builds gather their entries in maintenance_work_mem: the server's default
+    // (64 MB) makes the members' search index flush several times (1.35 s for 104,000 members,
+    // 1.06 s with 256 MB).
+    await client.query(`SET maintenance_work_mem = '256MB'`);
     for (const definition of definitions) {
       await client.query(definition.replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '));
     }
@@ -189,7 +196,11 @@ async function restoreIndexes(table: SyncTable, readModel: ReadModelClient, defi
 }
 
 interface Batch {
-  rows: LegacyRow[];
+  /** The rows read, mapped as soon as read (see readNext). */
+  rows: MappedRows;
+  count: number;
+  /** The last legacy row read: the next position. */
+  last: LegacyRow | undefined;
   legacyNow: Date | null;
   readStartedAt: Date;
   readMs: number;
@@ -233,9 +244,14 @@ function readNext(
     try {
       const readStartedAt = new Date();
       const legacyNow = table.changedAt ? await legacyClock(db.legacy) : null;
-      const rows = await readBatch(db.legacy, table, from, options.batchSize);
+      const legacyRows = await readBatch(db.legacy, table, from, options.batchSize);
+      // Mapped at once, so the driver's row objects die young instead of being held (and
+      // promoted to the old heap generation) until the batch is written: during a backfill the
+      // garbage collector is the worker's largest cost (docs/decisions/0002, backfill).
+      const rows = mapLegacyRows(table, legacyRows);
       const readMs = Date.now() - readStartedAt.getTime();
-      return { rows, legacyNow, readStartedAt, readMs, release };
+      const batch = { rows, count: legacyRows.length, last: legacyRows.at(-1) };
+      return { ...batch, legacyNow, readStartedAt, readMs, release };
     } catch (error) {
       release();
       throw error;
@@ -247,8 +263,11 @@ function readNext(
   return promise;
 }
 
-function positionAfter(table: SyncTable, rows: LegacyRow[], position: Position): Position {
-  const last = rows.at(-1);
+function positionAfter(
+  table: SyncTable,
+  last: LegacyRow | undefined,
+  position: Position,
+): Position {
   if (!last) return position;
   return {
     changedAt: table.changedAt ? positionTime(last[columnName(table.changedAt)]) : null,
@@ -261,8 +280,7 @@ async function commitBatch(
   table: SyncTable,
   db: SyncDatabases,
   batch: Batch,
-  position: Position,
-  caughtUp: boolean,
+  { position, caughtUp, firstLoad }: { position: Position; caughtUp: boolean; firstLoad: boolean },
   options: SyncOptions,
 ): Promise<number> {
   const { legacyNow, readStartedAt } = batch;
@@ -275,7 +293,7 @@ async function commitBatch(
     // Rows and position commit together, so a commit lost in a crash is simply read again: no
     // need to wait for the WAL flush.
     await tx.$executeRaw`SET LOCAL synchronous_commit TO OFF`;
-    const written = await applyLegacyRows(tx, table, batch.rows, db.onRejected);
+    const written = await applyMappedRows(tx, table, batch.rows, db.onRejected, { firstLoad });
     // The position is legacy wall-clock time, kept as is in a column without time zone: its
     // UTC fields are the value (toISOString; the zone of the text is ignored).
     const changedAt = stored.changedAt?.toISOString() ?? null;
