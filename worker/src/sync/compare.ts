@@ -5,7 +5,7 @@ import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js'
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import { columnName, ident } from './read-model-writes.js';
 import type { SyncDatabases } from './sync-engine.js';
-import { mapLegacyRowsKept } from './rejects.js';
+import { mapLegacyRows } from './rejects.js';
 import type { ColumnType, LegacyRow, SyncTable } from './table-definition.js';
 
 export interface ChunkComparison {
@@ -95,7 +95,7 @@ export function classify(
     different: [],
     rejected: [],
   };
-  const { mapped, rejected } = mapLegacyRowsKept(table, legacyRows);
+  const { mapped, rejected } = mapLegacyRows(table, legacyRows);
   const seen = new Set<number>(rejected.map((r) => r.id));
   for (const r of rejected) {
     result.rejected.push({ id: r.id, reason: r.reason });

@@ -8,7 +8,6 @@ import {
   clearRejectsStatement,
   mapLegacyRows,
   recordRejects,
-  type MappedRows,
   type RejectListener,
   type RejectedRow,
 } from './rejects.js';
@@ -98,18 +97,9 @@ export async function applyLegacyRows(
   table: SyncTable,
   rows: LegacyRow[],
   onRejected?: RejectListener,
-): Promise<number> {
-  return applyMappedRows(tx, table, mapLegacyRows(table, rows), onRejected);
-}
-
-/** applyLegacyRows of rows mapped beforehand (mapLegacyRows). */
-export async function applyMappedRows(
-  tx: ReadModelTx,
-  table: SyncTable,
-  { mapped, rejected }: MappedRows,
-  onRejected?: RejectListener,
   options: ApplyOptions = {},
 ): Promise<number> {
+  const { mapped, rejected } = mapLegacyRows(table, rows);
   const live = mapped.filter((m) => !m.gone).map((m) => m.row);
   const gone = mapped.filter((m) => m.gone).map((m) => m.row.id as number);
   const copied = options.firstLoad ? await copyNewRows(tx, table, live) : null;

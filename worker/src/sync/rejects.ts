@@ -18,33 +18,14 @@ export interface RejectedRow {
 export type RejectListener = (rows: RejectedRow[]) => void;
 
 export interface MappedRow {
+  legacy: LegacyRow;
   row: ReadModelRow;
   gone: boolean;
 }
 
-/** A mapped row with the legacy row it came from (for the reconciliation's repairs). */
-export interface MappedLegacyRow extends MappedRow {
-  legacy: LegacyRow;
-}
-
-/** A batch of legacy rows after mapping: what the read model is written from. */
-export interface MappedRows {
-  mapped: MappedRow[];
-  rejected: RejectedRow[];
-}
-
-/**
- * Maps each row on its own: one unmappable row is rejected, never the batch. The mapped rows do
- * not hold on to the legacy ones (see mapLegacyRowsKept).
- */
-export function mapLegacyRows(table: SyncTable, rows: LegacyRow[]): MappedRows {
-  const { mapped, rejected } = mapLegacyRowsKept(table, rows);
-  return { mapped: mapped.map(({ row, gone }) => ({ row, gone })), rejected };
-}
-
-/** mapLegacyRows, each mapped row with its legacy row. */
-export function mapLegacyRowsKept(table: SyncTable, rows: LegacyRow[]) {
-  const mapped: MappedLegacyRow[] = [];
+/** Maps each row on its own: one unmappable row is rejected, never the batch. */
+export function mapLegacyRows(table: SyncTable, rows: LegacyRow[]) {
+  const mapped: MappedRow[] = [];
   const rejected: RejectedRow[] = [];
   const key = columnName(table.key);
   for (const legacy of rows) {

@@ -14,9 +14,9 @@ import {
   type LegacyClient,
   type ReadModelClient,
 } from '../../../common/databases.js';
-import { applyMappedRows, columnName, ident, readModelTransaction } from './read-model-writes.js';
+import { applyLegacyRows, columnName, ident, readModelTransaction } from './read-model-writes.js';
 import { legacyWallClock } from './legacy-values.js';
-import { mapLegacyRows, type MappedRows, type RejectListener } from './rejects.js';
+import type { RejectListener } from './rejects.js';
 import type { LegacyRow, SyncTable } from './table-definition.js';
 import { SYNC_TABLES } from './tables/index.js';
 
@@ -85,9 +85,9 @@ export async function syncTable(
   while (next) {
     const batch: Batch = await next;
     result.legacyReadMs += batch.readMs;
-    result.rowsRead += batch.count;
-    result.caughtUp = batch.count < options.batchSize;
-    position = positionAfter(table, batch.last, position);
+    result.rowsRead += batch.rows.length;
+    result.caughtUp = batch.rows.length < options.batchSize;
+    position = positionAfter(table, batch.rows, position);
     // The next batch is read from the legacy database while this one is written.
     next =
       result.caughtUp || Date.now() - started >= options.timeBudgetMs
@@ -95,8 +95,8 @@ export async function syncTable(
         : readNext(table, db, position, options);
     const writeStartedAt = Date.now();
     try {
-      const last = { position, caughtUp: result.caughtUp, firstLoad };
-      result.rowsWritten += await commitBatch(table, db, batch, last, options);
+      const step = { position, caughtUp: result.caughtUp, firstLoad };
+      result.rowsWritten += await commitBatch(table, db, batch, step, options);
     } catch (error) {
       // The batch read ahead is dropped with the run; its slot is not.
       void next?.then(
@@ -196,11 +196,7 @@ async function restoreIndexes(table: SyncTable, readModel: ReadModelClient, defi
 }
 
 interface Batch {
-  /** The rows read, mapped as soon as read (see readNext). */
-  rows: MappedRows;
-  count: number;
-  /** The last legacy row read: the next position. */
-  last: LegacyRow | undefined;
+  rows: LegacyRow[];
   legacyNow: Date | null;
   readStartedAt: Date;
   readMs: number;
@@ -244,14 +240,9 @@ function readNext(
     try {
       const readStartedAt = new Date();
       const legacyNow = table.changedAt ? await legacyClock(db.legacy) : null;
-      const legacyRows = await readBatch(db.legacy, table, from, options.batchSize);
-      // Mapped at once, so the driver's row objects die young instead of being held (and
-      // promoted to the old heap generation) until the batch is written: during a backfill the
-      // garbage collector is the worker's largest cost (docs/decisions/0002, backfill).
-      const rows = mapLegacyRows(table, legacyRows);
+      const rows = await readBatch(db.legacy, table, from, options.batchSize);
       const readMs = Date.now() - readStartedAt.getTime();
-      const batch = { rows, count: legacyRows.length, last: legacyRows.at(-1) };
-      return { ...batch, legacyNow, readStartedAt, readMs, release };
+      return { rows, legacyNow, readStartedAt, readMs, release };
     } catch (error) {
       release();
       throw error;
@@ -263,11 +254,8 @@ function readNext(
   return promise;
 }
 
-function positionAfter(
-  table: SyncTable,
-  last: LegacyRow | undefined,
-  position: Position,
-): Position {
+function positionAfter(table: SyncTable, rows: LegacyRow[], position: Position): Position {
+  const last = rows.at(-1);
   if (!last) return position;
   return {
     changedAt: table.changedAt ? positionTime(last[columnName(table.changedAt)]) : null,
@@ -293,7 +281,7 @@ async function commitBatch(
     // Rows and position commit together, so a commit lost in a crash is simply read again: no
     // need to wait for the WAL flush.
     await tx.$executeRaw`SET LOCAL synchronous_commit TO OFF`;
-    const written = await applyMappedRows(tx, table, batch.rows, db.onRejected, { firstLoad });
+    const written = await applyLegacyRows(tx, table, batch.rows, db.onRejected, { firstLoad });
     // The position is legacy wall-clock time, kept as is in a column without time zone: its
     // UTC fields are the value (toISOString; the zone of the text is ignored).
     const changedAt = stored.changedAt?.toISOString() ?? null;
