@@ -140,3 +140,33 @@ describe('the read model of every resource', () => {
     expect((await verifyEnvironment(env)).total).toBe(0);
   });
 });
+
+describe('a table loaded from scratch again', () => {
+  const oddName = 'Tab\there, back\\slash,\r\nnew line \\N';
+
+  it('when the read model still holds its rows, then they are updated, not duplicated', async () => {
+    const [member] = await dashboard.query<{ id: number }>('SELECT id FROM members LIMIT 1');
+    await dashboard.update('members', member!.id, { full_name: oddName });
+    // No position: the members' next run is a first load, whose COPY meets the rows held.
+    await readModel.syncState.delete({ where: { table_name: 'members' } });
+
+    await syncOnce(env);
+
+    const row = await readModel.member.findUniqueOrThrow({ where: { id: member!.id } });
+    expect(row.full_name).toBe(oddName);
+    expect((await verifyEnvironment(env)).total).toBe(0);
+  });
+
+  it('when the read model is empty, then COPY keeps tabs, line breaks and backslashes', async () => {
+    const [member] = await dashboard.query<{ id: number }>('SELECT id FROM members LIMIT 1');
+    await dashboard.update('members', member!.id, { surname: oddName });
+    await readModel.$executeRaw`DELETE FROM members`;
+    await readModel.syncState.delete({ where: { table_name: 'members' } });
+
+    await syncOnce(env);
+
+    const row = await readModel.member.findUniqueOrThrow({ where: { id: member!.id } });
+    expect(row.surname).toBe(oddName);
+    expect((await verifyEnvironment(env)).total).toBe(0);
+  });
+});

@@ -2,6 +2,7 @@
 // refresh of dependent copies. Shared by the incremental sync and the reconciliation.
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
+import { copyIn, copyStatement, copyText } from './copy-rows.js';
 import {
   clearRejects,
   clearRejectsStatement,
@@ -25,6 +26,8 @@ import type {
 export interface ReadModelTx {
   $executeRaw(query: TemplateStringsArray, ...values: unknown[]): Promise<number>;
   $queryRaw<T>(query: TemplateStringsArray, ...values: unknown[]): Promise<T>;
+  /** `COPY ... FROM STDIN` of `text` (copy-rows.ts); returns the rows copied. */
+  copyIn(statement: string, text: string): Promise<number>;
 }
 
 /**
@@ -47,6 +50,7 @@ export async function readModelTransaction<T>(
     $executeRaw: async (strings, ...values) => (await run(strings, values)).rowCount ?? 0,
     $queryRaw: async <R>(strings: TemplateStringsArray, ...values: unknown[]) =>
       (await run(strings, values)).rows as R,
+    copyIn: (statement, text) => copyIn(client, statement, text),
   };
   try {
     await client.query('BEGIN');
@@ -75,6 +79,14 @@ const PG_TYPES: Record<ColumnType, string> = {
 export const ident = (name: string) => Sql.raw(`"${name.replace(/"/g, '""')}"`);
 export const columnName = (qualified: string) => qualified.split('.').pop() ?? qualified;
 
+export interface ApplyOptions {
+  /**
+   * The table's first load (never caught up yet): its rows are most likely not in the read model,
+   * so they are first tried with COPY (copy-rows.ts), the upsert being the fallback.
+   */
+  firstLoad?: boolean;
+}
+
 /**
  * Legacy rows -> read model: upsert the live ones, delete the gone ones, refresh dependents. A
  * row that cannot be mapped or stored is set aside in sync_rejects (rejects.ts) and the others
@@ -85,11 +97,13 @@ export async function applyLegacyRows(
   table: SyncTable,
   rows: LegacyRow[],
   onRejected?: RejectListener,
+  options: ApplyOptions = {},
 ): Promise<number> {
   const { mapped, rejected } = mapLegacyRows(table, rows);
   const live = mapped.filter((m) => !m.gone).map((m) => m.row);
   const gone = mapped.filter((m) => m.gone).map((m) => m.row.id as number);
-  const upserted = await upsertIsolatingFailures(tx, table, live);
+  const copied = options.firstLoad ? await copyNewRows(tx, table, live) : null;
+  const upserted = copied ?? (await upsertIsolatingFailures(tx, table, live));
   rejected.push(...upserted.failed);
   const changed = upserted.changed + (await deleteRows(tx, table, gone));
   const failedIds = new Set(upserted.failed.map((f) => f.id));
@@ -105,6 +119,30 @@ export async function applyLegacyRows(
     stored.map((row) => row.id as number),
   );
   return changed;
+}
+
+/**
+ * COPY of rows taken to be new, in a savepoint; null when PostgreSQL refuses it (a row already
+ * there, a value out of range), the savepoint then rolled back for the upsert path to take over.
+ */
+async function copyNewRows(
+  tx: ReadModelTx,
+  table: SyncTable,
+  rows: ReadModelRow[],
+): Promise<{ changed: number; failed: RejectedRow[] } | null> {
+  if (rows.length === 0) return { changed: 0, failed: [] };
+  await tx.$executeRaw`SAVEPOINT copy_batch`;
+  try {
+    const changed = await tx.copyIn(
+      copyStatement(table),
+      copyText(Object.keys(table.columns), rows),
+    );
+    await tx.$executeRaw`RELEASE SAVEPOINT copy_batch`;
+    return { changed, failed: [] };
+  } catch {
+    await tx.$executeRaw`ROLLBACK TO SAVEPOINT copy_batch`;
+    return null;
+  }
 }
 
 /**
