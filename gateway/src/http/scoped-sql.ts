@@ -43,8 +43,6 @@ const types: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
-
 export function createScopedSql(pool: pg.Pool): (scope: DataScope) => ScopedSql {
   // One prepared statement per distinct text; the texts come from code, so they are few.
   const names = new Map<string, string>();
@@ -65,15 +63,15 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope) => ScopedSql 
       const params = [...query.params];
       if (scope.kind === 'branch') {
         params.push(scope.branchId);
-        where.push(`${quote(BRANCH_COLUMN[query.table])} = $${params.length}`);
+        where.push(`${pg.escapeIdentifier(BRANCH_COLUMN[query.table])} = $${params.length}`);
       }
       const clause = where.length ? ` WHERE ${where.map((w) => `(${w})`).join(' AND ')}` : '';
-      return { from: `FROM ${quote(query.table)}${clause}`, params };
+      return { from: `FROM ${pg.escapeIdentifier(query.table)}${clause}`, params };
     };
     return {
       rows(query) {
         const { from, params } = filtered(query);
-        let text = `SELECT ${query.columns.map(quote).join(', ')} ${from}`;
+        let text = `SELECT ${query.columns.map(pg.escapeIdentifier).join(', ')} ${from}`;
         if (query.orderBy) text += ` ORDER BY ${query.orderBy}`;
         if (query.window) {
           params.push(query.window.take, query.window.skip);

@@ -4,7 +4,7 @@
 // a savepoint: a row already there (a resumed load, a row changed meanwhile) or a value
 // PostgreSQL refuses fails the COPY, and the batch takes the upsert path instead.
 import { finished } from 'node:stream/promises';
-import type pg from 'pg';
+import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { ReadModelRow, ReadModelValue, SyncTable } from './table-definition.js';
 
@@ -33,18 +33,9 @@ export function copyText(columns: readonly string[], rows: readonly ReadModelRow
   return text;
 }
 
-const copyStatements = new WeakMap<SyncTable, string>();
-
-/** COPY <table> (<columns>) FROM STDIN, built once per table. */
-export function copyStatement(table: SyncTable): string {
-  let statement = copyStatements.get(table);
-  if (!statement) {
-    const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
-    const columns = Object.keys(table.columns).map(quote).join(', ');
-    statement = `COPY ${quote(table.name)} (${columns}) FROM STDIN`;
-    copyStatements.set(table, statement);
-  }
-  return statement;
+/** COPY <table> (<columns>) FROM STDIN, the columns in `columns` order. */
+export function copyStatement(table: SyncTable, columns: readonly string[]): string {
+  return `COPY ${pg.escapeIdentifier(table.name)} (${columns.map(pg.escapeIdentifier).join(', ')}) FROM STDIN`;
 }
 
 /** Sends `text` through `COPY ... FROM STDIN` on a connection; returns the rows copied. */

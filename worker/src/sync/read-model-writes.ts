@@ -1,5 +1,6 @@
 // Writing synced rows into the read model: idempotent upserts, deletes of gone rows, and the
 // refresh of dependent copies. Shared by the incremental sync and the reconciliation.
+import pg from 'pg';
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
 import { copyIn, copyStatement, copyText } from './copy-rows.js';
@@ -76,7 +77,7 @@ const PG_TYPES: Record<ColumnType, string> = {
   instant: 'timestamptz',
 };
 
-export const ident = (name: string) => Sql.raw(`"${name.replace(/"/g, '""')}"`);
+export const ident = (name: string) => Sql.raw(pg.escapeIdentifier(name));
 export const columnName = (qualified: string) => qualified.split('.').pop() ?? qualified;
 
 export interface ApplyOptions {
@@ -133,10 +134,8 @@ async function copyNewRows(
   if (rows.length === 0) return { changed: 0, failed: [] };
   await tx.$executeRaw`SAVEPOINT copy_batch`;
   try {
-    const changed = await tx.copyIn(
-      copyStatement(table),
-      copyText(Object.keys(table.columns), rows),
-    );
+    const columns = Object.keys(table.columns);
+    const changed = await tx.copyIn(copyStatement(table, columns), copyText(columns, rows));
     await tx.$executeRaw`RELEASE SAVEPOINT copy_batch`;
     return { changed, failed: [] };
   } catch {
