@@ -1,20 +1,21 @@
 // npm run bench -- --only member-writes [--seconds N --connections C --profile]: latency of
 // POST /members (legacy transaction, read-model publish, audit) at C concurrent clients, each
 // creating members one after another, beside GET /members/{id} measured the same way in the same
-// run. Creates run once with every client in its own branch and once with all in one branch
+// run. Creates run once spread over C branches in turn and once with all in one branch
 // (serialised on the branch's counter row). The gateway runs as production runs it, compiled and
-// in its own process (bench/gateway/processes.ts), so the load generated here never counts in its
-// latency; its CPU time per request is read from /proc. A throwaway environment on the configured
-// servers, dropped at the end.
+// in its own process (bench/gateway/processes.ts), and the load comes from wrk in another
+// (bench/gateway/load.ts: a Lua body per request, a new phone each), so the load generator's
+// work is in neither the gateway's latency nor its CPU time per request, read from /proc. A
+// throwaway environment on the configured servers, dropped at the end.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../common/config.js';
 import { createReadModelClient } from '../common/databases.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
 import { createThrowawayEnvironment, serverUrlsOf } from '../scripts/throwaway-environment.js';
+import { applyLoad, loadGenerator, type LoadRequest } from './gateway/load.js';
 import { startGateway, type Started } from './gateway/processes.js';
 import { printProfileSplit } from './gateway/profile.js';
 
@@ -25,50 +26,36 @@ interface Options {
 }
 
 interface Figures {
-  count: number;
+  requestsPerSecond: number;
   p50: number;
   p95: number;
   cpuMsPerRequest: number;
 }
 
-let phoneSequence = 0;
-const nextPhone = () => `05${String(300_000_000 + ++phoneSequence).padStart(9, '0')}`;
+/** Each load's phones start at their own million, so no two creates of a run share one. */
+let phoneBlock = 0;
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-
-/** `connections` loops calling `call` back to back for `seconds`; latencies in ms. */
+/** `connections` wrk connections, each calling back to back for `seconds`. */
 async function loadOf(
   gateway: Started,
   options: Pick<Options, 'seconds' | 'connections'>,
-  call: (client: number) => Promise<Response>,
+  request: Pick<LoadRequest, 'url' | 'method' | 'headers' | 'bodyOf'>,
 ): Promise<Figures> {
-  const latencies: number[] = [];
   const cpuBefore = gateway.cpuMs();
-  const deadline = Date.now() + options.seconds * 1000;
-  await Promise.all(
-    Array.from({ length: options.connections }, async (_, client) => {
-      while (Date.now() < deadline) {
-        const started = performance.now();
-        const response = await call(client);
-        await response.arrayBuffer();
-        if (!response.ok) throw new Error(`bench call answered ${response.status}`);
-        latencies.push(performance.now() - started);
-      }
-    }),
-  );
+  const result = await applyLoad({ ...request, ...options });
   const cpuMs = gateway.cpuMs() - cpuBefore;
-  const sorted = latencies.sort((a, b) => a - b);
+  if (result.failures > 0) throw new Error(`bench load: ${result.failures} calls failed`);
+  const count = result.requestsPerSecond * options.seconds;
   return {
-    count: sorted.length,
-    p50: percentile(sorted, 50),
-    p95: percentile(sorted, 95),
-    cpuMsPerRequest: cpuMs / Math.max(1, sorted.length),
+    requestsPerSecond: result.requestsPerSecond,
+    p50: result.p50Ms,
+    p95: result.p95Ms ?? NaN,
+    cpuMsPerRequest: cpuMs / Math.max(1, count),
   };
 }
 
-const line = (name: string, r: Figures, seconds: number) =>
-  `${name.padEnd(34)} ${(r.count / seconds).toFixed(0).padStart(5)} req/s  p50 ${r.p50.toFixed(1)} ms  p95 ${r.p95.toFixed(1)} ms  gateway CPU ${r.cpuMsPerRequest.toFixed(2)} ms/req\n`;
+const line = (name: string, r: Figures) =>
+  `${name.padEnd(34)} ${r.requestsPerSecond.toFixed(0).padStart(5)} req/s  p50 ${r.p50.toFixed(1)} ms  p95 ${r.p95.toFixed(1)} ms  gateway CPU ${r.cpuMsPerRequest.toFixed(2)} ms/req\n`;
 
 export async function benchMemberWrites(options: Options) {
   const env = await createThrowawayEnvironment(serverUrlsOf(loadConfig()), 'bench');
@@ -112,25 +99,27 @@ export async function benchMemberWrites(options: Options) {
     const token = ((await tokenResponse.json()) as { data: { access_token: string } }).data
       .access_token;
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const create = (branch: number) =>
-      fetch(`${base}/members`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ full_name: 'Bench', phone: nextPhone(), branch_id: branch }),
-      });
-    const read = () => fetch(`${base}/members/1`, { headers });
+    // A Lua body per request (bench/gateway/load.ts): a new phone each, `05` and nine digits.
+    const create = (branchOf: string) => ({
+      url: `${base}/members`,
+      method: 'POST' as const,
+      headers,
+      bodyOf: `string.format('{"full_name":"Bench","phone":"05%09d","branch_id":%d}', ${300_000_000 + 1_000_000 * ++phoneBlock} + n, ${branchOf})`,
+    });
+    const inTurn = `({${branches.join(',')}})[n % ${branches.length} + 1]`;
+    const read = { url: `${base}/members/1`, method: 'GET' as const, headers };
 
     const g = gateway;
-    await loadOf(g, { ...options, seconds: 2 }, (c) => create(branches[c]!)); // warm-up
+    await loadOf(g, { ...options, seconds: 2 }, create(inTurn)); // warm-up
     await loadOf(g, { ...options, seconds: 1 }, read);
-    const own = await loadOf(g, options, (c) => create(branches[c]!));
-    const shared = await loadOf(g, options, () => create(branches[0]!));
+    const own = await loadOf(g, options, create(inTurn));
+    const shared = await loadOf(g, options, create(String(branches[0]!)));
     const reads = await loadOf(g, options, read);
     process.stdout.write(
-      `${options.connections} concurrent clients, ${options.seconds} s each; the compiled gateway in its own process (wall figures noisy on a shared machine, CPU per request less so)\n` +
-        line('POST /members, own branch each', own, options.seconds) +
-        line('POST /members, all in one branch', shared, options.seconds) +
-        line('GET /members/{id}', reads, options.seconds),
+      `${options.connections} concurrent clients (${loadGenerator} connections), ${options.seconds} s each; the compiled gateway in its own process (wall figures noisy on a shared machine, CPU per request less so)\n` +
+        line('POST /members, branches in turn', own) +
+        line('POST /members, all in one branch', shared) +
+        line('GET /members/{id}', reads),
     );
   } finally {
     await gateway?.stop();

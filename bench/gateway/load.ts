@@ -1,5 +1,7 @@
 // The load generator, always in its own process: wrk when installed (`apt-get install wrk`),
-// otherwise autocannon's command line. Both report requests/s and latency percentiles.
+// otherwise autocannon's command line. Both report requests/s and latency percentiles. A load
+// whose every request needs its own body (member creates: one phone each) needs wrk, whose Lua
+// script builds each request.
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,6 +16,11 @@ export interface LoadRequest {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string;
+  /**
+   * A Lua expression evaluated for every request, giving its body (wrk only); `n` is the
+   * request's sequence number within the run, from 1.
+   */
+  bodyOf?: string;
   connections: number;
   seconds: number;
 }
@@ -21,6 +28,8 @@ export interface LoadRequest {
 export interface LoadResult {
   requestsPerSecond: number;
   p50Ms: number;
+  /** wrk only: autocannon's histogram has no 95th percentile. */
+  p95Ms?: number;
   p99Ms: number;
   /** Answers other than 2xx, plus socket errors and timeouts. */
   failures: number;
@@ -53,10 +62,17 @@ async function withWrk(request: LoadRequest): Promise<LoadResult> {
   const headerLines = Object.entries(request.headers)
     .map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
     .join('\n');
+  const body = request.body ? `wrk.body = ${JSON.stringify(request.body)}\n` : '';
+  // wrk.format is wrk's own request builder; the default request is used when no body varies.
+  const perRequest = request.bodyOf
+    ? `local n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format(nil, nil, nil, ${request.bodyOf})\nend\n`
+    : '';
+  // wrk prints p50/p75/p90/p99 only; the 95th comes from its latency histogram, in microseconds.
+  const done =
+    'done = function(summary, latency, requests)\n  io.write(string.format("p95 %d\\n", latency:percentile(95)))\nend\n';
   writeFileSync(
     script,
-    `wrk.method = "${request.method}"\n${headerLines}\n` +
-      (request.body ? `wrk.body = ${JSON.stringify(request.body)}\n` : ''),
+    `wrk.method = "${request.method}"\n${headerLines}\n${body}${perRequest}${done}`,
   );
   // One wrk thread: the machine has few cores and the gateway should get the rest.
   const { stdout } = await run('wrk', [
@@ -69,6 +85,7 @@ async function withWrk(request: LoadRequest): Promise<LoadResult> {
     request.url,
   ]);
   const rps = /^Requests\/sec:\s+([\d.]+)/m.exec(stdout);
+  const p95 = /^p95 (\d+)$/m.exec(stdout);
   const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout);
   const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(
     stdout,
@@ -76,6 +93,7 @@ async function withWrk(request: LoadRequest): Promise<LoadResult> {
   return {
     requestsPerSecond: Number(rps?.[1] ?? 0),
     p50Ms: wrkDuration(stdout, '50%'),
+    p95Ms: Number(p95?.[1] ?? NaN) / 1000,
     p99Ms: wrkDuration(stdout, '99%'),
     failures:
       Number(non2xx?.[1] ?? 0) +
@@ -92,6 +110,7 @@ interface AutocannonJson {
 }
 
 async function withAutocannon(request: LoadRequest): Promise<LoadResult> {
+  if (request.bodyOf) throw new Error('a body per request needs wrk (apt-get install wrk)');
   const cli = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
   const args = [cli, '-j', '-c', String(request.connections), '-d', String(request.seconds)];
   args.push('-m', request.method);
