@@ -1,5 +1,5 @@
 // npm run bench [-- --only gateway|backfill|lag|member-writes] [--seconds S] [--rounds R] [--members N]
-//   [--profile] [--endpoint NAME] [--scale S] [--lag-rate R --lag-seconds S --lag-scale S]
+//   [--soak S] [--profile] [--endpoint NAME] [--scale S] [--lag-rate R --lag-seconds S --lag-scale S]
 // A thin dispatcher: every benchmark brings its own throwaway databases and Redis prefix on the
 // configured servers and reports against a baseline measured in the same run.
 //   gateway:  the compiled gateway against a bare node:http + pg server (bench/gateway/).
@@ -20,6 +20,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '10' },
     members: { type: 'string', default: '200000' },
+    soak: { type: 'string', default: '300' },
     profile: { type: 'boolean', default: false },
     endpoint: { type: 'string' },
     scale: { type: 'string', default: '350' },
@@ -36,6 +37,7 @@ if (wanted('gateway')) {
     seconds: Number(values.seconds),
     rounds: Number(values.rounds),
     members: Number(values.members),
+    soak: Number(values.soak),
     profile: values.profile,
     endpoint: values.endpoint,
   });

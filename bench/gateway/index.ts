@@ -1,8 +1,10 @@
-// npm run bench -- --only gateway [--seconds S] [--rounds R] [--members N] [--profile]
+// npm run bench -- --only gateway [--seconds S] [--rounds R] [--members N] [--profile] [--soak S]
 // The gateway as production runs it against a bare node:http + pg server over the same database,
 // endpoint by endpoint (endpoints.ts), in alternating rounds so that other load on the machine
 // hits both alike; the load generator runs in its own process (load.ts). Prints requests/s,
-// p50, p99 and the ratio gateway / baseline, with the spread of the rounds, and the gateway's RSS.
+// p50, p99 and the ratio gateway / baseline, with the spread of the rounds, and the gateway's RSS;
+// then the members search alone for `soak` seconds, the gateway's RSS sampled every 30 s (the RSS
+// target is for five minutes of that load, and a leak shows as a line that keeps rising).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,6 +24,30 @@ export interface GatewayBenchOptions {
   profile: boolean;
   /** Only the endpoints whose name contains this, e.g. `detail` while profiling one path. */
   endpoint?: string;
+  /** Seconds of members search after the rounds, RSS sampled along; 0 for none. */
+  soak: number;
+}
+
+const SOAK_STEP_SECONDS = 30;
+
+/** The members search for `seconds`, in steps: the gateway's RSS after each, and the spread. */
+async function soak(seconds: number, gateway: Started, who: Credentials) {
+  const search = ENDPOINTS.find((e) => e.name === 'members search');
+  if (!search) throw new Error('no members search endpoint to soak');
+  const samples = [gateway.rssMb()];
+  let failures = 0;
+  for (let done = 0; done < seconds; done += SOAK_STEP_SECONDS) {
+    const step = Math.min(SOAK_STEP_SECONDS, seconds - done);
+    failures += (await applyLoad(requestOf(search, gateway, who, step))).failures;
+    samples.push(gateway.rssMb());
+  }
+  const last = samples.slice(-3);
+  console.log(
+    `
+gateway RSS under ${seconds} s of ${search.path} (${search.connections} connections), every ${SOAK_STEP_SECONDS} s: ` +
+      `${samples.map((mb) => fmt(mb)).join(', ')} MB; last three ${fmt(Math.min(...last))}–${fmt(Math.max(...last))} MB` +
+      (failures ? `; !! ${failures} failed requests` : ''),
+  );
 }
 
 type Target = 'gateway' | 'baseline';
@@ -139,7 +165,9 @@ export async function benchGateway(options: GatewayBenchOptions): Promise<void> 
     );
     servers.baseline = await startBaseline(env.databaseUrl);
     const token = await issueToken(servers.gateway, client.client_key, client.client_secret);
-    await measure(options, servers as Record<Target, Started>, { ...client, token });
+    const who = { ...client, token };
+    await measure(options, servers as Record<Target, Started>, who);
+    if (options.soak > 0) await soak(options.soak, servers.gateway, who);
   } finally {
     await Promise.all(Object.values(servers).map((s) => s.stop()));
     await db.$disconnect();
