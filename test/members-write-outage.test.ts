@@ -9,7 +9,7 @@ import { createTestEnvironment, type TestEnvironment } from './support/environme
 import { createTestClient, issueToken, startGateway } from './support/gateway.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { memberApi, randomPhone } from './support/member-writes.js';
-import { freePort } from './support/spare-redis.js';
+import { freePort } from './support/spare-processes.js';
 import { syncOnce } from './support/sync-once.js';
 
 let env: TestEnvironment;

@@ -157,7 +157,7 @@ describe('dependency failures in the log', () => {
       consoleError.mockRestore();
       consoleWarn.mockRestore();
       await own.close();
-      await redis.stop();
+      await redis.destroy();
     }
   });
 });

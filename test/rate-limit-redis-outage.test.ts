@@ -37,7 +37,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([failOpen?.close(), failClosed?.close()]);
-  await redis?.stop();
+  await redis?.destroy();
   await env?.destroy();
 });
 

@@ -32,7 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   redis?.thaw();
   await Promise.all([open?.close(), closed?.close()]);
-  await redis?.stop();
+  await redis?.destroy();
   await env?.destroy();
 });
 

@@ -34,7 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const p of started) p.kill();
   await Promise.all(started.map((p) => p.exited));
-  await redis?.stop();
+  await redis?.destroy();
   await dashboard?.close();
   await readModel?.$disconnect();
   await env?.destroy();

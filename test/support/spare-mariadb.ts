@@ -1,26 +1,15 @@
 // A MariaDB server of the test's own (mariadb-install-db in a temp dir, a spare loopback port)
 // that the test can stop and start again on the same port and data: outages are rehearsed
 // here, never on the shared server.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import {
-  freePort,
-  privateDir,
-  removeDir,
-  signalTree,
-  stopChild,
-  track,
-  waitForOutput,
-} from './spare-processes.js';
+import { freePort, privateDir, SpareServer } from './spare-processes.js';
 
-export class SpareMariaDb {
-  private child: ChildProcess | null = null;
-
-  private constructor(
-    readonly port: number,
-    private readonly dir: string,
-  ) {}
+export class SpareMariaDb extends SpareServer {
+  protected readonly readyLine = /ready for connections/;
+  /** A clean shutdown: connections are closed by the server. */
+  protected readonly stopSignal = 'SIGTERM';
 
   static async start(): Promise<SpareMariaDb> {
     const server = new SpareMariaDb(await freePort(), privateDir('spare-mariadb-', null));
@@ -49,8 +38,8 @@ export class SpareMariaDb {
     return `mysql://root@127.0.0.1:${this.port}/mysql`;
   }
 
-  async start(): Promise<void> {
-    const child = spawn(
+  protected spawnServer() {
+    return spawn(
       'mariadbd',
       [
         '--no-defaults',
@@ -68,30 +57,5 @@ export class SpareMariaDb {
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    track(child);
-    this.child = child;
-    await waitForOutput(child, /ready for connections/, 'mariadbd');
-  }
-
-  /** A clean shutdown: connections are closed by the server. */
-  async stop(): Promise<void> {
-    const child = this.child;
-    this.child = null;
-    await stopChild(child, 'SIGTERM');
-  }
-
-  freeze(): void {
-    if (this.child?.pid) signalTree(this.child.pid, 'SIGSTOP');
-  }
-
-  thaw(): void {
-    if (this.child?.pid) signalTree(this.child.pid, 'SIGCONT');
-  }
-
-  async destroy(): Promise<void> {
-    const child = this.child;
-    this.child = null;
-    await stopChild(child, 'SIGKILL');
-    removeDir(this.dir);
   }
 }

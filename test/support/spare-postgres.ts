@@ -1,20 +1,10 @@
 // A PostgreSQL server of the test's own (initdb in a temp dir, a spare loopback port) that the
 // test can stop, start again on the same port and data, and freeze: outages are rehearsed here,
 // never on the shared server.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  freePort,
-  osUser,
-  privateDir,
-  removeDir,
-  signalTree,
-  stopChild,
-  track,
-  waitForOutput,
-  type OsUser,
-} from './spare-processes.js';
+import { freePort, osUser, privateDir, SpareServer, type OsUser } from './spare-processes.js';
 
 function binDir(): string {
   const versions = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a));
@@ -22,19 +12,24 @@ function binDir(): string {
   return `/usr/lib/postgresql/${versions[0]}/bin`;
 }
 
-export class SparePostgres {
-  private child: ChildProcess | null = null;
+export class SparePostgres extends SpareServer {
+  protected readonly readyLine = /ready to accept connections/;
+  /** Fast shutdown: clients see 57P01 "terminating connection due to administrator command". */
+  protected readonly stopSignal = 'SIGINT';
+  /** Immediate shutdown: the postmaster takes its backends down with it. */
+  protected override readonly killSignal = 'SIGQUIT';
 
   private constructor(
-    readonly port: number,
-    private readonly dir: string,
+    port: number,
+    dir: string,
     private readonly user: OsUser | null,
-  ) {}
+  ) {
+    super(port, dir);
+  }
 
   static async start(): Promise<SparePostgres> {
     const user = process.getuid?.() === 0 ? osUser('postgres') : null;
-    const dir = privateDir('spare-pg-', user);
-    const server = new SparePostgres(await freePort(), dir, user);
+    const server = new SparePostgres(await freePort(), privateDir('spare-pg-', user), user);
     try {
       execFileSync(
         join(binDir(), 'initdb'),
@@ -58,8 +53,8 @@ export class SparePostgres {
     return `postgresql://postgres@127.0.0.1:${this.port}/postgres`;
   }
 
-  async start(): Promise<void> {
-    const child = spawn(
+  protected spawnServer() {
+    return spawn(
       join(binDir(), 'postgres'),
       ['-D', this.dataDir, '-p', String(this.port), '-k', this.dir, '-h', '127.0.0.1'].concat([
         '-c',
@@ -71,32 +66,5 @@ export class SparePostgres {
       ]),
       { stdio: ['ignore', 'pipe', 'pipe'], ...(this.user ?? {}) },
     );
-    track(child);
-    this.child = child;
-    await waitForOutput(child, /ready to accept connections/, 'postgres');
-  }
-
-  /** Fast shutdown: clients see 57P01 "terminating connection due to administrator command". */
-  async stop(): Promise<void> {
-    const child = this.child;
-    this.child = null;
-    await stopChild(child, 'SIGINT');
-  }
-
-  /** SIGSTOP on the postmaster and every backend: connections stay open, nothing answers. */
-  freeze(): void {
-    if (this.child?.pid) signalTree(this.child.pid, 'SIGSTOP');
-  }
-
-  thaw(): void {
-    if (this.child?.pid) signalTree(this.child.pid, 'SIGCONT');
-  }
-
-  async destroy(): Promise<void> {
-    const child = this.child;
-    this.child = null;
-    // Immediate shutdown: the postmaster takes its backends down with it.
-    await stopChild(child, 'SIGQUIT');
-    removeDir(this.dir);
   }
 }

@@ -105,3 +105,54 @@ export async function stopChild(child: ChildProcess | null, signal: NodeJS.Signa
     child.kill(signal);
   });
 }
+
+/**
+ * A server of the test's own on a spare loopback port, which the test can stop, start again on
+ * the same port (and data), freeze and thaw. Each kind says how it is spawned, what it prints
+ * once ready, and which signal stops it.
+ */
+export abstract class SpareServer {
+  private child: ChildProcess | null = null;
+
+  protected constructor(
+    readonly port: number,
+    /** Its data and socket files; removed by destroy. */
+    protected readonly dir: string,
+  ) {}
+
+  protected abstract spawnServer(): ChildProcess;
+  protected abstract readonly readyLine: RegExp;
+  /** The server's own shutdown, as stop() asks for it. */
+  protected abstract readonly stopSignal: NodeJS.Signals;
+  /** How destroy() ends it at once. */
+  protected readonly killSignal: NodeJS.Signals = 'SIGKILL';
+
+  async start(): Promise<void> {
+    const child = this.spawnServer();
+    track(child);
+    this.child = child;
+    await waitForOutput(child, this.readyLine, this.constructor.name);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = null;
+    await stopChild(child, this.stopSignal);
+  }
+
+  /** SIGSTOP on the server's whole process tree: connections stay open, nothing answers. */
+  freeze(): void {
+    if (this.child?.pid) signalTree(this.child.pid, 'SIGSTOP');
+  }
+
+  thaw(): void {
+    if (this.child?.pid) signalTree(this.child.pid, 'SIGCONT');
+  }
+
+  async destroy(): Promise<void> {
+    const child = this.child;
+    this.child = null;
+    await stopChild(child, this.killSignal);
+    removeDir(this.dir);
+  }
+}
