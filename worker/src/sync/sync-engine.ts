@@ -14,10 +14,18 @@ import {
   type LegacyClient,
   type ReadModelClient,
 } from '../../../common/databases.js';
-import { applyLegacyRows, columnName, ident, readModelTransaction } from './read-model-writes.js';
+import { legacyRowObjects, type LegacyBatch } from './legacy-rows.js';
+import {
+  applyFirstLoadBatch,
+  applyLegacyRows,
+  columnName,
+  ident,
+  readModelTransaction,
+  refreshDependentsOfTable,
+} from './read-model-writes.js';
 import { legacyWallClock } from './legacy-values.js';
 import type { RejectListener } from './rejects.js';
-import type { LegacyRow, SyncTable } from './table-definition.js';
+import type { SyncTable } from './table-definition.js';
 import { SYNC_TABLES } from './tables/index.js';
 
 export interface SyncOptions {
@@ -85,8 +93,8 @@ export async function syncTable(
   while (next) {
     const batch: Batch = await next;
     result.legacyReadMs += batch.readMs;
-    result.rowsRead += batch.rows.length;
-    result.caughtUp = batch.rows.length < options.batchSize;
+    result.rowsRead += batch.rows.values.length;
+    result.caughtUp = batch.rows.values.length < options.batchSize;
     position = positionAfter(table, batch.rows, position);
     // The next batch is read from the legacy database while this one is written.
     next =
@@ -196,7 +204,7 @@ async function restoreIndexes(table: SyncTable, readModel: ReadModelClient, defi
 }
 
 interface Batch {
-  rows: LegacyRow[];
+  rows: LegacyBatch;
   legacyNow: Date | null;
   readStartedAt: Date;
   readMs: number;
@@ -254,12 +262,13 @@ function readNext(
   return promise;
 }
 
-function positionAfter(table: SyncTable, rows: LegacyRow[], position: Position): Position {
-  const last = rows.at(-1);
+function positionAfter(table: SyncTable, rows: LegacyBatch, position: Position): Position {
+  const last = rows.values.at(-1);
   if (!last) return position;
+  const valueOf = (column: string) => last[rows.columns.indexOf(columnName(column))];
   return {
-    changedAt: table.changedAt ? positionTime(last[columnName(table.changedAt)]) : null,
-    id: BigInt(last[columnName(table.key)] as bigint | number),
+    changedAt: table.changedAt ? positionTime(valueOf(table.changedAt)) : null,
+    id: BigInt(valueOf(table.key) as bigint | number),
   };
 }
 
@@ -281,7 +290,10 @@ async function commitBatch(
     // Rows and position commit together, so a commit lost in a crash is simply read again: no
     // need to wait for the WAL flush.
     await tx.$executeRaw`SET LOCAL synchronous_commit TO OFF`;
-    const written = await applyLegacyRows(tx, table, batch.rows, db.onRejected, { firstLoad });
+    const written = firstLoad
+      ? await applyFirstLoadBatch(tx, table, batch.rows, db.onRejected)
+      : await applyLegacyRows(tx, table, legacyRowObjects(batch.rows), db.onRejected);
+    if (firstLoad && caughtUp) await refreshDependentsOfTable(tx, table);
     // The position is legacy wall-clock time, kept as is in a column without time zone: its
     // UTC fields are the value (toISOString; the zone of the text is ignored).
     const changedAt = stored.changedAt?.toISOString() ?? null;
@@ -316,11 +328,19 @@ function positionTime(value: unknown): Date {
   return position;
 }
 
-/** The legacy database's own clock, in its wall-clock form (the session runs at +03:00). */
+/**
+ * The legacy database's own clock, in its wall-clock form (the session runs at +03:00), read
+ * through the mariadb pool like the batches: through the ORM, this one query per batch cost the
+ * worker more CPU than any other ORM call of a backfill.
+ */
 async function legacyClock(legacy: LegacyClient): Promise<Date> {
-  const [row] = await legacy.$queryRaw<{ now: Date }[]>`SELECT NOW() AS now`;
-  if (!row) throw new Error('legacy NOW() returned no row');
-  return row.now;
+  const [row]: { now: string }[] = await legacyPool(legacy).query({
+    sql: 'SELECT NOW() AS now',
+    dateStrings: true,
+  });
+  const now = row && legacyWallClock(row.now);
+  if (!now) throw new Error('legacy NOW() returned no time');
+  return now;
 }
 
 /**
@@ -328,20 +348,21 @@ async function legacyClock(legacy: LegacyClient): Promise<Date> {
  * every value twice (to its wire form and back), most of the worker's time in a backfill. Values
  * come as the driver gives them (DECIMAL as a string, BIGINT as a bigint); DATE and DATETIME are
  * read as text by the sources and dateStrings keeps any other as text too (legacy-values.ts).
+ * Each row comes as an array of values (`rowsAsArray`), not an object (legacy-rows.ts).
  */
 async function readBatch(
   legacy: LegacyClient,
   table: SyncTable,
   from: Position,
   limit: number,
-): Promise<LegacyRow[]> {
+): Promise<LegacyBatch> {
   const query = batchQuery(table, from, limit);
-  const rows: LegacyRow[] = await legacyPool(legacy).query(
-    { sql: query.sql, dateStrings: true },
+  const rows: unknown[][] & { meta: { name(): string }[] } = await legacyPool(legacy).query(
+    { sql: query.sql, dateStrings: true, rowsAsArray: true },
     query.values.map(legacyParameter),
   );
-  // Just the rows: the driver's array also carries column metadata.
-  return Array.from(rows);
+  // Just the rows: the driver's array also carries the column metadata.
+  return { columns: rows.meta.map((column) => column.name()), values: Array.from(rows) };
 }
 
 /** A position's wall-clock Date as the DATETIME text it stands for (its UTC fields). */
