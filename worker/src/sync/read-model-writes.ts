@@ -128,52 +128,74 @@ async function settleRejects(
 }
 
 /**
- * A batch of a table's first load (never caught up yet), whose rows are most likely not in the
- * read model: applyLegacyRows' work, with the live rows written by COPY (copy-rows.ts) as they
- * are mapped, each row read through a view over its values and dropped at once: no object per
- * row outlives its mapping. The copies of the live rows' values in other tables are refreshed
- * once, when the load catches up (refreshDependentsOfTable), not per batch; gone rows, no longer
- * in the table by then, refresh theirs now. When PostgreSQL refuses the COPY (a row already
- * there, a value out of range), the batch takes applyLegacyRows' path instead.
+ * A batch of a table's first load (never caught up yet), mapped as soon as it is read
+ * (mapFirstLoadBatch): its live rows already as COPY text, so what waits to be written is one
+ * Buffer, not thousands of objects, and the mapping runs while the previous batch is written.
  */
-export async function applyFirstLoadBatch(
-  tx: ReadModelTx,
-  table: SyncTable,
-  batch: LegacyBatch,
-  onRejected?: RejectListener,
-): Promise<number> {
+export interface FirstLoadBatch {
+  /** The rows as read, for the upsert path when PostgreSQL refuses the COPY. */
+  legacy: LegacyBatch;
+  copy: CopyBuffer;
+  gone: ReadModelRow[];
+  rejected: RejectedRow[];
+  /** Ids of the rows mapped, live or gone, whose earlier rejects are cleared. */
+  storedIds: number[];
+}
+
+/**
+ * Maps a first-load batch: each row read through a view over its values and dropped at once, the
+ * live ones appended to the COPY text (copy-rows.ts), the gone ones kept for their delete. A row
+ * that cannot be mapped is set aside, as in applyLegacyRows.
+ */
+export function mapFirstLoadBatch(table: SyncTable, batch: LegacyBatch): FirstLoadBatch {
   const columns = Object.keys(table.columns);
   const keyIndex = batch.columns.indexOf(columnName(table.key));
   const view = rowView(batch.columns);
-  const copy = new CopyBuffer();
-  const gone: ReadModelRow[] = [];
-  const rejected: RejectedRow[] = [];
-  const storedIds: number[] = [];
+  const mapped: FirstLoadBatch = {
+    legacy: batch,
+    copy: new CopyBuffer(),
+    gone: [],
+    rejected: [],
+    storedIds: [],
+  };
   for (const values of batch.values) {
     const legacy = view.at(values);
     let row: ReadModelRow;
     try {
       row = table.map(legacy);
-      if (table.isGone?.(legacy)) gone.push(row);
-      else copy.append(copyLine(columns, row));
+      if (table.isGone?.(legacy)) mapped.gone.push(row);
+      else mapped.copy.append(copyLine(columns, row));
     } catch (error) {
       if (!(error instanceof UnmappableValue) && !(error instanceof TypeError)) throw error;
-      rejected.push({ table: table.name, id: Number(values[keyIndex]), reason: error.message });
+      const id = Number(values[keyIndex]);
+      mapped.rejected.push({ table: table.name, id, reason: error.message });
       continue;
     }
-    storedIds.push(row.id as number);
+    mapped.storedIds.push(row.id as number);
   }
-  const copied = await copyNewRows(tx, table, columns, copy);
-  if (copied === null) return applyLegacyRows(tx, table, legacyRowObjects(batch), onRejected);
-  const changed =
-    copied +
-    (await deleteRows(
-      tx,
-      table,
-      gone.map((row) => row.id as number),
-    ));
-  await refreshDependents(tx, table, gone);
-  await settleRejects(tx, table, rejected, storedIds, onRejected);
+  return mapped;
+}
+
+/**
+ * applyLegacyRows for a batch of a table's first load, whose rows are most likely not in the
+ * read model: the live rows go in by COPY. The copies of their values in other tables are
+ * refreshed once, when the load catches up (refreshDependentsOfTable), not per batch; gone rows,
+ * no longer in the table by then, refresh theirs now. When PostgreSQL refuses the COPY (a row
+ * already there, a value out of range), the batch takes applyLegacyRows' path instead.
+ */
+export async function applyFirstLoadBatch(
+  tx: ReadModelTx,
+  table: SyncTable,
+  batch: FirstLoadBatch,
+  onRejected?: RejectListener,
+): Promise<number> {
+  const copied = await copyNewRows(tx, table, batch.copy);
+  if (copied === null)
+    return applyLegacyRows(tx, table, legacyRowObjects(batch.legacy), onRejected);
+  const goneIds = batch.gone.map((row) => row.id as number);
+  const changed = copied + (await deleteRows(tx, table, goneIds));
+  await refreshDependents(tx, table, batch.gone);
+  await settleRejects(tx, table, batch.rejected, batch.storedIds, onRejected);
   return changed;
 }
 
@@ -184,13 +206,13 @@ export async function applyFirstLoadBatch(
 async function copyNewRows(
   tx: ReadModelTx,
   table: SyncTable,
-  columns: readonly string[],
   copy: CopyBuffer,
 ): Promise<number | null> {
   if (copy.lines === 0) return 0;
   await tx.$executeRaw`SAVEPOINT copy_batch`;
   try {
-    const changed = await tx.copyIn(copyStatement(table, columns), copy.bytes());
+    const statement = copyStatement(table, Object.keys(table.columns));
+    const changed = await tx.copyIn(statement, copy.bytes());
     await tx.$executeRaw`RELEASE SAVEPOINT copy_batch`;
     copy.recycle();
     return changed;

@@ -18,6 +18,8 @@ import { legacyRowObjects, type LegacyBatch } from './legacy-rows.js';
 import {
   applyFirstLoadBatch,
   applyLegacyRows,
+  mapFirstLoadBatch,
+  type FirstLoadBatch,
   columnName,
   ident,
   readModelTransaction,
@@ -89,7 +91,7 @@ export async function syncTable(
     writeMs: 0,
   };
 
-  let next: Promise<Batch> | null = readNext(table, db, position, options);
+  let next: Promise<Batch> | null = readNext(table, db, position, options, firstLoad);
   while (next) {
     const batch: Batch = await next;
     result.legacyReadMs += batch.readMs;
@@ -100,7 +102,7 @@ export async function syncTable(
     next =
       result.caughtUp || Date.now() - started >= options.timeBudgetMs
         ? null
-        : readNext(table, db, position, options);
+        : readNext(table, db, position, options, firstLoad);
     const writeStartedAt = Date.now();
     try {
       const step = { position, caughtUp: result.caughtUp, firstLoad };
@@ -205,6 +207,8 @@ async function restoreIndexes(table: SyncTable, readModel: ReadModelClient, defi
 
 interface Batch {
   rows: LegacyBatch;
+  /** A first load's batch, mapped as soon as it was read (mapFirstLoadBatch). */
+  firstLoad: FirstLoadBatch | null;
   legacyNow: Date | null;
   readStartedAt: Date;
   readMs: number;
@@ -242,6 +246,7 @@ function readNext(
   db: SyncDatabases,
   from: Position,
   options: SyncOptions,
+  firstLoad: boolean,
 ): Promise<Batch> {
   const read = async (): Promise<Batch> => {
     const release = await batchSlots.acquire();
@@ -250,7 +255,9 @@ function readNext(
       const legacyNow = table.changedAt ? await legacyClock(db.legacy) : null;
       const rows = await readBatch(db.legacy, table, from, options.batchSize);
       const readMs = Date.now() - readStartedAt.getTime();
-      return { rows, legacyNow, readStartedAt, readMs, release };
+      // Mapped now, while the batch before it is written (a first load's bound is this CPU).
+      const mapped = firstLoad ? mapFirstLoadBatch(table, rows) : null;
+      return { rows, firstLoad: mapped, legacyNow, readStartedAt, readMs, release };
     } catch (error) {
       release();
       throw error;
@@ -290,8 +297,8 @@ async function commitBatch(
     // Rows and position commit together, so a commit lost in a crash is simply read again: no
     // need to wait for the WAL flush.
     await tx.$executeRaw`SET LOCAL synchronous_commit TO OFF`;
-    const written = firstLoad
-      ? await applyFirstLoadBatch(tx, table, batch.rows, db.onRejected)
+    const written = batch.firstLoad
+      ? await applyFirstLoadBatch(tx, table, batch.firstLoad, db.onRejected)
       : await applyLegacyRows(tx, table, legacyRowObjects(batch.rows), db.onRejected);
     if (firstLoad && caughtUp) await refreshDependentsOfTable(tx, table);
     // The position is legacy wall-clock time, kept as is in a column without time zone: its
