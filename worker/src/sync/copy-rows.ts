@@ -71,7 +71,7 @@ export class CopyBuffer {
 }
 
 /** As many as batches in flight at once (sync-engine.ts, BATCH_SLOTS). */
-const SPARE_BUFFERS = 4;
+const SPARE_BUFFERS = 6;
 const spareBuffers: Buffer[] = [];
 
 /** COPY <table> (<columns>) FROM STDIN, the columns in `columns` order. */

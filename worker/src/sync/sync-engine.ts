@@ -221,9 +221,12 @@ interface Batch {
  * during a backfill every big table has a batch written and the next one read ahead, and the
  * worker's memory must stay bounded by a few batches, not grow with the tables. A run only waits
  * for a slot while holding none (its current batch's slot is given back after the commit), so
- * runs never wait on each other in a circle.
+ * runs never wait on each other in a circle. Six: three big tables loading at once each have one
+ * batch written and the next read ahead; with four, a backfill's big tables took turns and
+ * left the two cores partly idle (docs/decisions/0002, fifth round). A first load's batch waits
+ * mapped, as one Buffer beside its values, so six stay well inside the worker's memory bound.
  */
-const BATCH_SLOTS = 4;
+const BATCH_SLOTS = 6;
 const batchSlots = {
   free: BATCH_SLOTS,
   waiting: [] as (() => void)[],
