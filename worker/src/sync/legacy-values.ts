@@ -102,88 +102,21 @@ export function legacyWallClock(value: unknown): Date | null {
   return date;
 }
 
-/** Whether text[from, to) are ASCII digits. */
-function digitsAt(text: string, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 48 || code > 57) return false;
-  }
-  return true;
-}
-
-/** The number spelled by two ASCII digits at text[at], checked by the caller. */
-function twoDigits(text: string, at: number): number {
-  return (text.charCodeAt(at) - 48) * 10 + text.charCodeAt(at + 1) - 48;
-}
-
-/**
- * Whether text starts with a real calendar day spelled YYYY-MM-DD, checked character by
- * character: the backfill reads millions of them and a RegExp match costs an array and a string
- * per part. Any other spelling is false and takes validDateText's way.
- */
-function isPlainValidDay(text: string): boolean {
-  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return false;
-  if (!digitsAt(text, 0, 4) || !digitsAt(text, 5, 7) || !digitsAt(text, 8, 10)) return false;
-  const year = twoDigits(text, 0) * 100 + twoDigits(text, 2);
-  const month = twoDigits(text, 5);
-  const dayOfMonth = twoDigits(text, 8);
-  if (!year || !month || !dayOfMonth || month > 12) return false;
-  return dayOfMonth <= daysInMonth(year, month);
-}
-
-/** 'T' and the UTC hour of each Istanbul wall-clock hour (the day before for 00:00-02:59). */
-const UTC_HOUR_PREFIX = Array.from(
-  { length: 24 },
-  (_, hour) => `T${String((hour + 24 - ISTANBUL_OFFSET_HOURS) % 24).padStart(2, '0')}`,
-);
-
-function daysInMonth(year: number, month: number): number {
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
-}
-
-/** The calendar day before a valid 'YYYY-MM-DD...' text, as YYYY-MM-DD. */
-function dayBefore(text: string): string {
-  let year = twoDigits(text, 0) * 100 + twoDigits(text, 2);
-  let month = twoDigits(text, 5);
-  let dayOfMonth = twoDigits(text, 8) - 1;
-  if (dayOfMonth === 0) {
-    month -= 1;
-    if (month === 0) {
-      month = 12;
-      year -= 1;
-    }
-    dayOfMonth = daysInMonth(year, month);
-  }
-  const pad = (n: number, width: number) => String(n).padStart(width, '0');
-  return `${pad(year, 4)}-${pad(month, 2)}-${pad(dayOfMonth, 2)}`;
-}
-
 /**
  * DATETIME (Istanbul wall clock) -> the ISO text of the instant it denotes; null for zero
- * datetimes. Text, not a Date: a batch travels to PostgreSQL as JSON or COPY text, and
- * JSON.stringify of Date values is about ten times slower than of the same values as text
+ * datetimes. Text, not a Date: a batch travels to PostgreSQL as JSON, and JSON.stringify of Date
+ * values is about ten times slower than of the same values as text
  * (docs/decisions/0002-sync-by-polling-with-look-back.md, backfill).
  */
 export function instantOrNull(value: unknown): string | null {
-  // The common spelling, a valid 'YYYY-MM-DD HH:MM:SS', is turned into UTC on the text itself.
-  if (
-    typeof value === 'string' &&
-    value.length === 19 &&
-    value.charCodeAt(10) === 32 &&
-    value.charCodeAt(13) === 58 &&
-    value.charCodeAt(16) === 58 &&
-    digitsAt(value, 11, 13) &&
-    digitsAt(value, 14, 16) &&
-    digitsAt(value, 17, 19) &&
-    twoDigits(value, 11) < 24 &&
-    twoDigits(value, 14) < 60 &&
-    twoDigits(value, 17) < 60 &&
-    isPlainValidDay(value)
-  ) {
-    const hour = twoDigits(value, 11);
-    const day = hour >= ISTANBUL_OFFSET_HOURS ? value.slice(0, 10) : dayBefore(value);
-    return day + UTC_HOUR_PREFIX[hour]! + value.slice(13) + '.000Z';
+  if (typeof value === 'string') {
+    const match = validDateText(value);
+    if (!match) return null;
+    const [, year, month, dayOfMonth, hours, minutes, seconds] = match;
+    const utcHours = Number(hours) - ISTANBUL_OFFSET_HOURS;
+    // The common case, the same calendar day in UTC, is spelled from the text itself.
+    if (hours !== undefined && utcHours >= 0 && hours < '24' && minutes! < '60' && seconds! < '60')
+      return `${year}-${month}-${dayOfMonth}T${utcHours < 10 ? '0' : ''}${utcHours}:${minutes}:${seconds}.000Z`;
   }
   const wallClock = legacyWallClock(value);
   return wallClock && legacyWallClockToInstant(wallClock).toISOString();
@@ -199,10 +132,7 @@ export function instant(value: unknown, field = 'datetime'): string {
 /** DATE -> YYYY-MM-DD (an Istanbul calendar day, no time zone involved); null for zero dates. */
 export function dayOrNull(value: unknown): string | null {
   // A valid text is already YYYY-MM-DD[ ...]: no need to format the day again.
-  if (typeof value === 'string') {
-    if (value.length === 10 && isPlainValidDay(value)) return value;
-    return validDateText(value) && value.slice(0, 10);
-  }
+  if (typeof value === 'string') return validDateText(value) && value.slice(0, 10);
   const wallClock = legacyWallClock(value);
   return wallClock && dateOnly(wallClock);
 }
