@@ -29,11 +29,6 @@ export function copyLine(columns: readonly string[], row: ReadModelRow): string 
   return line + '\n';
 }
 
-/** Rows as COPY text, one line per row, the columns in `columns` order. */
-export function copyText(columns: readonly string[], rows: readonly ReadModelRow[]): string {
-  return rows.map((row) => copyLine(columns, row)).join('');
-}
-
 /**
  * COPY text written line by line into a Buffer as the rows are mapped: no text of megabytes is
  * built on the heap and converted again, and the Buffers are reused (`spareBuffers`), so a
