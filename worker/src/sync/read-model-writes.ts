@@ -208,7 +208,10 @@ async function copyNewRows(
   table: SyncTable,
   copy: CopyBuffer,
 ): Promise<number | null> {
-  if (copy.lines === 0) return 0;
+  if (copy.lines === 0) {
+    copy.recycle();
+    return 0;
+  }
   await tx.$executeRaw`SAVEPOINT copy_batch`;
   try {
     const statement = copyStatement(table, Object.keys(table.columns));
