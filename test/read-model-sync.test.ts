@@ -169,4 +169,27 @@ describe('a table loaded from scratch again', () => {
     expect(row.surname).toBe(oddName);
     expect((await verifyEnvironment(env)).total).toBe(0);
   });
+
+  it('when a first load catches up, then the copies of its values in other tables follow it', async () => {
+    const [presence] = await dashboard.query<{ member_id: number }>(
+      'SELECT member_id FROM presence_logs LIMIT 1',
+    );
+    const memberId = presence!.member_id;
+    await dashboard.update('members', memberId, { full_name: 'İlk', surname: 'Yükleme' });
+    // Copies older than the member's row, as a presence batch read before a rename leaves them;
+    // a first load refreshes them once, at its catch-up, not per batch.
+    await readModel.presenceRecord.updateMany({
+      where: { member_id: memberId },
+      data: { member_name: 'eski ad' },
+    });
+    await readModel.$executeRaw`DELETE FROM members`;
+    await readModel.syncState.delete({ where: { table_name: 'members' } });
+
+    await syncOnce(env);
+
+    const copies = await readModel.presenceRecord.findMany({ where: { member_id: memberId } });
+    expect(copies.length).toBeGreaterThan(0);
+    expect(copies.every((copy) => copy.member_name === 'İlk Yükleme')).toBe(true);
+    expect((await verifyEnvironment(env)).total).toBe(0);
+  });
 });

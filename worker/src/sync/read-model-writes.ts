@@ -3,7 +3,9 @@
 import pg from 'pg';
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
-import { copyIn, copyStatement, copyText } from './copy-rows.js';
+import { CopyBuffer, copyIn, copyLine, copyStatement } from './copy-rows.js';
+import { legacyRowObjects, rowView, type LegacyBatch } from './legacy-rows.js';
+import { UnmappableValue } from './legacy-values.js';
 import {
   clearRejects,
   clearRejectsStatement,
@@ -27,8 +29,8 @@ import type {
 export interface ReadModelTx {
   $executeRaw(query: TemplateStringsArray, ...values: unknown[]): Promise<number>;
   $queryRaw<T>(query: TemplateStringsArray, ...values: unknown[]): Promise<T>;
-  /** `COPY ... FROM STDIN` of `text` (copy-rows.ts); returns the rows copied. */
-  copyIn(statement: string, text: string): Promise<number>;
+  /** `COPY ... FROM STDIN` of `data` (copy-rows.ts); returns the rows copied. */
+  copyIn(statement: string, data: Buffer): Promise<number>;
 }
 
 /**
@@ -51,7 +53,7 @@ export async function readModelTransaction<T>(
     $executeRaw: async (strings, ...values) => (await run(strings, values)).rowCount ?? 0,
     $queryRaw: async <R>(strings: TemplateStringsArray, ...values: unknown[]) =>
       (await run(strings, values)).rows as R,
-    copyIn: (statement, text) => copyIn(client, statement, text),
+    copyIn: (statement, data) => copyIn(client, statement, data),
   };
   try {
     await client.query('BEGIN');
@@ -80,14 +82,6 @@ const PG_TYPES: Record<ColumnType, string> = {
 export const ident = (name: string) => Sql.raw(pg.escapeIdentifier(name));
 export const columnName = (qualified: string) => qualified.split('.').pop() ?? qualified;
 
-export interface ApplyOptions {
-  /**
-   * The table's first load (never caught up yet): its rows are most likely not in the read model,
-   * so they are first tried with COPY (copy-rows.ts), the upsert being the fallback.
-   */
-  firstLoad?: boolean;
-}
-
 /**
  * Legacy rows -> read model: upsert the live ones, delete the gone ones, refresh dependents. A
  * row that cannot be mapped or stored is set aside in sync_rejects (rejects.ts) and the others
@@ -98,27 +92,110 @@ export async function applyLegacyRows(
   table: SyncTable,
   rows: LegacyRow[],
   onRejected?: RejectListener,
-  options: ApplyOptions = {},
 ): Promise<number> {
   const { mapped, rejected } = mapLegacyRows(table, rows);
   const live = mapped.filter((m) => !m.gone).map((m) => m.row);
   const gone = mapped.filter((m) => m.gone).map((m) => m.row.id as number);
-  const copied = options.firstLoad ? await copyNewRows(tx, table, live) : null;
-  const upserted = copied ?? (await upsertIsolatingFailures(tx, table, live));
+  const upserted = await upsertIsolatingFailures(tx, table, live);
   rejected.push(...upserted.failed);
   const changed = upserted.changed + (await deleteRows(tx, table, gone));
   const failedIds = new Set(upserted.failed.map((f) => f.id));
   const stored = mapped.map((m) => m.row).filter((row) => !failedIds.has(row.id as number));
   await refreshDependents(tx, table, stored);
+  await settleRejects(
+    tx,
+    table,
+    rejected,
+    stored.map((row) => row.id as number),
+    onRejected,
+  );
+  return changed;
+}
+
+/** Records the batch's rejects (telling `onRejected` of fresh ones) and clears the stored rows'. */
+async function settleRejects(
+  tx: ReadModelTx,
+  table: SyncTable,
+  rejected: RejectedRow[],
+  storedIds: number[],
+  onRejected?: RejectListener,
+) {
   if (rejected.length > 0) {
     const fresh = await recordRejects(tx, rejected);
     if (fresh.length > 0) onRejected?.(fresh);
   }
-  await clearRejects(
-    tx,
-    table,
-    stored.map((row) => row.id as number),
-  );
+  await clearRejects(tx, table, storedIds);
+}
+
+/**
+ * A batch of a table's first load (never caught up yet), mapped as soon as it is read
+ * (mapFirstLoadBatch): its live rows already as COPY text, so what waits to be written is one
+ * Buffer, not thousands of objects, and the mapping runs while the previous batch is written.
+ */
+export interface FirstLoadBatch {
+  /** The rows as read, for the upsert path when PostgreSQL refuses the COPY. */
+  legacy: LegacyBatch;
+  copy: CopyBuffer;
+  gone: ReadModelRow[];
+  rejected: RejectedRow[];
+  /** Ids of the rows mapped, live or gone, whose earlier rejects are cleared. */
+  storedIds: number[];
+}
+
+/**
+ * Maps a first-load batch: each row read through a view over its values and dropped at once, the
+ * live ones appended to the COPY text (copy-rows.ts), the gone ones kept for their delete. A row
+ * that cannot be mapped is set aside, as in applyLegacyRows.
+ */
+export function mapFirstLoadBatch(table: SyncTable, batch: LegacyBatch): FirstLoadBatch {
+  const columns = Object.keys(table.columns);
+  const keyIndex = batch.columns.indexOf(columnName(table.key));
+  const view = rowView(batch.columns);
+  const mapped: FirstLoadBatch = {
+    legacy: batch,
+    copy: new CopyBuffer(),
+    gone: [],
+    rejected: [],
+    storedIds: [],
+  };
+  for (const values of batch.values) {
+    const legacy = view.at(values);
+    let row: ReadModelRow;
+    try {
+      row = table.map(legacy);
+      if (table.isGone?.(legacy)) mapped.gone.push(row);
+      else mapped.copy.append(copyLine(columns, row));
+    } catch (error) {
+      if (!(error instanceof UnmappableValue) && !(error instanceof TypeError)) throw error;
+      const id = Number(values[keyIndex]);
+      mapped.rejected.push({ table: table.name, id, reason: error.message });
+      continue;
+    }
+    mapped.storedIds.push(row.id as number);
+  }
+  return mapped;
+}
+
+/**
+ * applyLegacyRows for a batch of a table's first load, whose rows are most likely not in the
+ * read model: the live rows go in by COPY. The copies of their values in other tables are
+ * refreshed once, when the load catches up (refreshDependentsOfTable), not per batch; gone rows,
+ * no longer in the table by then, refresh theirs now. When PostgreSQL refuses the COPY (a row
+ * already there, a value out of range), the batch takes applyLegacyRows' path instead.
+ */
+export async function applyFirstLoadBatch(
+  tx: ReadModelTx,
+  table: SyncTable,
+  batch: FirstLoadBatch,
+  onRejected?: RejectListener,
+): Promise<number> {
+  const copied = await copyNewRows(tx, table, batch.copy);
+  if (copied === null)
+    return applyLegacyRows(tx, table, legacyRowObjects(batch.legacy), onRejected);
+  const goneIds = batch.gone.map((row) => row.id as number);
+  const changed = copied + (await deleteRows(tx, table, goneIds));
+  await refreshDependents(tx, table, batch.gone);
+  await settleRejects(tx, table, batch.rejected, batch.storedIds, onRejected);
   return changed;
 }
 
@@ -129,15 +206,19 @@ export async function applyLegacyRows(
 async function copyNewRows(
   tx: ReadModelTx,
   table: SyncTable,
-  rows: ReadModelRow[],
-): Promise<{ changed: number; failed: RejectedRow[] } | null> {
-  if (rows.length === 0) return { changed: 0, failed: [] };
+  copy: CopyBuffer,
+): Promise<number | null> {
+  if (copy.lines === 0) {
+    copy.recycle();
+    return 0;
+  }
   await tx.$executeRaw`SAVEPOINT copy_batch`;
   try {
-    const columns = Object.keys(table.columns);
-    const changed = await tx.copyIn(copyStatement(table, columns), copyText(columns, rows));
+    const statement = copyStatement(table, Object.keys(table.columns));
+    const changed = await tx.copyIn(statement, copy.bytes());
     await tx.$executeRaw`RELEASE SAVEPOINT copy_batch`;
-    return { changed, failed: [] };
+    copy.recycle();
+    return changed;
   } catch {
     await tx.$executeRaw`ROLLBACK TO SAVEPOINT copy_batch`;
     return null;
@@ -255,6 +336,21 @@ export async function refreshDependents(
   if (rows.length === 0) return;
   for (const dependent of table.dependents ?? []) {
     await tx.$executeRaw`${dependentStatement(table, dependent, rows)}`;
+  }
+}
+
+/**
+ * The end of a table's first load: every copy of its rows' values in other tables refreshed in
+ * one set-based statement per dependent, the table's own read-model rows being the source `s`
+ * (its columns have the names the expressions use), instead of one statement per batch
+ * (applyFirstLoadBatch). Runs in the transaction of the batch that catches up, so the table is
+ * never marked caught up without it.
+ */
+export async function refreshDependentsOfTable(tx: ReadModelTx, table: SyncTable): Promise<void> {
+  for (const dependent of table.dependents ?? []) {
+    const { assignments, stale } = dependentUpdate(table, dependent);
+    await tx.$executeRaw`UPDATE ${ident(dependent.table)} d SET ${assignments}
+      FROM ${ident(table.name)} AS s WHERE ${Sql.raw(dependent.on)} AND (${stale})`;
   }
 }
 

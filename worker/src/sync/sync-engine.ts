@@ -14,10 +14,20 @@ import {
   type LegacyClient,
   type ReadModelClient,
 } from '../../../common/databases.js';
-import { applyLegacyRows, columnName, ident, readModelTransaction } from './read-model-writes.js';
+import { legacyRowObjects, type LegacyBatch } from './legacy-rows.js';
+import {
+  applyFirstLoadBatch,
+  applyLegacyRows,
+  mapFirstLoadBatch,
+  type FirstLoadBatch,
+  columnName,
+  ident,
+  readModelTransaction,
+  refreshDependentsOfTable,
+} from './read-model-writes.js';
 import { legacyWallClock } from './legacy-values.js';
 import type { RejectListener } from './rejects.js';
-import type { LegacyRow, SyncTable } from './table-definition.js';
+import type { SyncTable } from './table-definition.js';
 import { SYNC_TABLES } from './tables/index.js';
 
 export interface SyncOptions {
@@ -81,18 +91,18 @@ export async function syncTable(
     writeMs: 0,
   };
 
-  let next: Promise<Batch> | null = readNext(table, db, position, options);
+  let next: Promise<Batch> | null = readNext(table, db, position, options, firstLoad);
   while (next) {
     const batch: Batch = await next;
     result.legacyReadMs += batch.readMs;
-    result.rowsRead += batch.rows.length;
-    result.caughtUp = batch.rows.length < options.batchSize;
+    result.rowsRead += batch.rows.values.length;
+    result.caughtUp = batch.rows.values.length < options.batchSize;
     position = positionAfter(table, batch.rows, position);
     // The next batch is read from the legacy database while this one is written.
     next =
       result.caughtUp || Date.now() - started >= options.timeBudgetMs
         ? null
-        : readNext(table, db, position, options);
+        : readNext(table, db, position, options, firstLoad);
     const writeStartedAt = Date.now();
     try {
       const step = { position, caughtUp: result.caughtUp, firstLoad };
@@ -196,7 +206,9 @@ async function restoreIndexes(table: SyncTable, readModel: ReadModelClient, defi
 }
 
 interface Batch {
-  rows: LegacyRow[];
+  rows: LegacyBatch;
+  /** A first load's batch, mapped as soon as it was read (mapFirstLoadBatch). */
+  firstLoad: FirstLoadBatch | null;
   legacyNow: Date | null;
   readStartedAt: Date;
   readMs: number;
@@ -209,9 +221,12 @@ interface Batch {
  * during a backfill every big table has a batch written and the next one read ahead, and the
  * worker's memory must stay bounded by a few batches, not grow with the tables. A run only waits
  * for a slot while holding none (its current batch's slot is given back after the commit), so
- * runs never wait on each other in a circle.
+ * runs never wait on each other in a circle. Six: three big tables loading at once each have one
+ * batch written and the next read ahead; with four, a backfill's big tables took turns and
+ * left the two cores partly idle (docs/decisions/0002, fifth round). A first load's batch waits
+ * mapped, as one Buffer beside its values, so six stay well inside the worker's memory bound.
  */
-const BATCH_SLOTS = 4;
+const BATCH_SLOTS = 6;
 const batchSlots = {
   free: BATCH_SLOTS,
   waiting: [] as (() => void)[],
@@ -234,6 +249,7 @@ function readNext(
   db: SyncDatabases,
   from: Position,
   options: SyncOptions,
+  firstLoad: boolean,
 ): Promise<Batch> {
   const read = async (): Promise<Batch> => {
     const release = await batchSlots.acquire();
@@ -242,7 +258,9 @@ function readNext(
       const legacyNow = table.changedAt ? await legacyClock(db.legacy) : null;
       const rows = await readBatch(db.legacy, table, from, options.batchSize);
       const readMs = Date.now() - readStartedAt.getTime();
-      return { rows, legacyNow, readStartedAt, readMs, release };
+      // Mapped now, while the batch before it is written (a first load's bound is this CPU).
+      const mapped = firstLoad ? mapFirstLoadBatch(table, rows) : null;
+      return { rows, firstLoad: mapped, legacyNow, readStartedAt, readMs, release };
     } catch (error) {
       release();
       throw error;
@@ -254,12 +272,13 @@ function readNext(
   return promise;
 }
 
-function positionAfter(table: SyncTable, rows: LegacyRow[], position: Position): Position {
-  const last = rows.at(-1);
+function positionAfter(table: SyncTable, rows: LegacyBatch, position: Position): Position {
+  const last = rows.values.at(-1);
   if (!last) return position;
+  const valueOf = (column: string) => last[rows.columns.indexOf(columnName(column))];
   return {
-    changedAt: table.changedAt ? positionTime(last[columnName(table.changedAt)]) : null,
-    id: BigInt(last[columnName(table.key)] as bigint | number),
+    changedAt: table.changedAt ? positionTime(valueOf(table.changedAt)) : null,
+    id: BigInt(valueOf(table.key) as bigint | number),
   };
 }
 
@@ -281,7 +300,10 @@ async function commitBatch(
     // Rows and position commit together, so a commit lost in a crash is simply read again: no
     // need to wait for the WAL flush.
     await tx.$executeRaw`SET LOCAL synchronous_commit TO OFF`;
-    const written = await applyLegacyRows(tx, table, batch.rows, db.onRejected, { firstLoad });
+    const written = batch.firstLoad
+      ? await applyFirstLoadBatch(tx, table, batch.firstLoad, db.onRejected)
+      : await applyLegacyRows(tx, table, legacyRowObjects(batch.rows), db.onRejected);
+    if (firstLoad && caughtUp) await refreshDependentsOfTable(tx, table);
     // The position is legacy wall-clock time, kept as is in a column without time zone: its
     // UTC fields are the value (toISOString; the zone of the text is ignored).
     const changedAt = stored.changedAt?.toISOString() ?? null;
@@ -316,11 +338,19 @@ function positionTime(value: unknown): Date {
   return position;
 }
 
-/** The legacy database's own clock, in its wall-clock form (the session runs at +03:00). */
+/**
+ * The legacy database's own clock, in its wall-clock form (the session runs at +03:00), read
+ * through the mariadb pool like the batches: through the ORM, this one query per batch cost the
+ * worker more CPU than any other ORM call of a backfill.
+ */
 async function legacyClock(legacy: LegacyClient): Promise<Date> {
-  const [row] = await legacy.$queryRaw<{ now: Date }[]>`SELECT NOW() AS now`;
-  if (!row) throw new Error('legacy NOW() returned no row');
-  return row.now;
+  const [row]: { now: string }[] = await legacyPool(legacy).query({
+    sql: 'SELECT NOW() AS now',
+    dateStrings: true,
+  });
+  const now = row && legacyWallClock(row.now);
+  if (!now) throw new Error('legacy NOW() returned no time');
+  return now;
 }
 
 /**
@@ -328,20 +358,21 @@ async function legacyClock(legacy: LegacyClient): Promise<Date> {
  * every value twice (to its wire form and back), most of the worker's time in a backfill. Values
  * come as the driver gives them (DECIMAL as a string, BIGINT as a bigint); DATE and DATETIME are
  * read as text by the sources and dateStrings keeps any other as text too (legacy-values.ts).
+ * Each row comes as an array of values (`rowsAsArray`), not an object (legacy-rows.ts).
  */
 async function readBatch(
   legacy: LegacyClient,
   table: SyncTable,
   from: Position,
   limit: number,
-): Promise<LegacyRow[]> {
+): Promise<LegacyBatch> {
   const query = batchQuery(table, from, limit);
-  const rows: LegacyRow[] = await legacyPool(legacy).query(
-    { sql: query.sql, dateStrings: true },
+  const rows: unknown[][] & { meta: { name(): string }[] } = await legacyPool(legacy).query(
+    { sql: query.sql, dateStrings: true, rowsAsArray: true },
     query.values.map(legacyParameter),
   );
-  // Just the rows: the driver's array also carries column metadata.
-  return Array.from(rows);
+  // Just the rows: the driver's array also carries the column metadata.
+  return { columns: rows.meta.map((column) => column.name()), values: Array.from(rows) };
 }
 
 /** A position's wall-clock Date as the DATETIME text it stands for (its UTC fields). */
