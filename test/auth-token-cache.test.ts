@@ -125,4 +125,24 @@ describe('token cache', () => {
       await uncached.close();
     }
   });
+
+  it('when a cached token expires under concurrent requests, then they share one read of it', async () => {
+    const short = await startGateway(env, { TOKEN_CACHE_SECONDS: '1' });
+    try {
+      const client = await createTestClient(short.db);
+      const pair = await issueTokenPair(short, client);
+      expect((await member(short, pair.access_token)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const reads = async () => (await short.metrics.tokenReads.get()).values[0]?.value ?? 0;
+      const before = await reads();
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, () => member(short, pair.access_token)),
+      );
+      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+      // Each would read it twice without sharing (60 reads); a few late ones may read again.
+      expect((await reads()) - before).toBeLessThanOrEqual(5);
+    } finally {
+      await short.close();
+    }
+  });
 });

@@ -54,16 +54,46 @@ export function admission(deps: GuardDeps): Admission {
   const policy = createRateLimitPolicy(deps);
 
   async function fromDatabase(hash: string, epoch = UNKNOWN_EPOCH): Promise<CachedToken> {
+    deps.metrics.tokenReads.inc();
     const token = await readAccessToken(deps.db, hash);
-    if (!token) throw invalidToken();
+    if (!token) {
+      cache.delete(hash);
+      throw invalidToken();
+    }
     if (!cacheOn) return { ...token, epoch: ANY_EPOCH, cachedUntil: 0 };
     return epoch === UNKNOWN_EPOCH
       ? { ...token, epoch, cachedUntil: 0 }
       : cache.set(hash, token, epoch);
   }
 
+  // One read per token and epoch at a time: when a cache entry expires under load, every request
+  // in flight for that token would otherwise read it again at once. Sharing is safe within one
+  // epoch: a read started after that epoch was seen reflects every change announced before it,
+  // and a later change moves the epoch, so a request that saw a later one never joins.
+  const loading = new Map<string, Promise<CachedToken>>();
+  function reload(hash: string, epoch: string): Promise<CachedToken> {
+    const key = `${epoch}\u0000${hash}`;
+    let pending = loading.get(key);
+    if (!pending) {
+      pending = fromDatabase(hash, epoch).finally(() => loading.delete(key));
+      loading.set(key, pending);
+    }
+    return pending;
+  }
+
+  /**
+   * The cached token, or one to check: an expired entry still names its client and limits for
+   * the Redis call, under an epoch that never matches, so that call counts nothing and reports
+   * the epoch to read the token again under; its rights are never used.
+   */
+  async function cachedOrRead(hash: string): Promise<CachedToken> {
+    const cached = cache.get(hash);
+    if (!cached) return fromDatabase(hash);
+    return cached.cachedUntil > Date.now() ? cached : { ...cached, epoch: UNKNOWN_EPOCH };
+  }
+
   async function admit(hash: string, res: Response): Promise<AuthContext> {
-    let token = cache.get(hash) ?? (await fromDatabase(hash));
+    let token = await cachedOrRead(hash);
     for (let reloads = 0; reloads <= MAX_RELOADS; reloads++) {
       if (token.expiresAt <= Date.now()) {
         cache.delete(hash);
@@ -77,16 +107,17 @@ export function admission(deps: GuardDeps): Admission {
         policy.apply(res, outcome);
         return token.auth;
       }
-      cache.delete(hash);
       if (outcome.kind === 'failed') {
         // No epoch to check a cached token against: PostgreSQL decides, as without a cache.
+        cache.delete(hash);
         const current = token.cachedUntil === 0 ? token : await fromDatabase(hash);
         policy.onStoreFailure(outcome.error);
         return current.auth;
       }
-      // The client changed since the token was cached (or it never was): read it again, under
-      // the epoch Redis holds now, which was read before this read.
-      token = await fromDatabase(hash, outcome.epoch);
+      // The client changed since the token was cached (or it never was, or its entry expired):
+      // read it again, under the epoch Redis holds now, which was read before this read. The
+      // entry stays meanwhile: it is only ever served once the Redis call confirms its epoch.
+      token = await reload(hash, outcome.epoch);
     }
     throw new AppError({
       status: 503,

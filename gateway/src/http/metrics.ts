@@ -15,6 +15,8 @@ export interface GatewayMetrics {
   rateLimitStoreFailures: Counter<'outcome'>;
   /** Every answered request, by route template (never the raw URL) and status. */
   requestDuration: Histogram<'method' | 'route' | 'status'>;
+  /** Bearer tokens read from PostgreSQL: what the per-process token cache did not answer. */
+  tokenReads: Counter;
 }
 
 export function createGatewayMetrics(): GatewayMetrics {
@@ -31,6 +33,11 @@ export function createGatewayMetrics(): GatewayMetrics {
       name: 'gateway_rate_limit_store_failures_total',
       help: 'Requests whose rate-limit counters Redis could not serve; outcome "allowed" (fail open) or "refused" (fail closed)',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    tokenReads: new Counter({
+      name: 'gateway_token_reads_total',
+      help: 'Bearer tokens read from PostgreSQL on protected requests (token cache misses, expiries and epoch changes)',
       registers: [registry],
     }),
     requestDuration: new Histogram({

@@ -68,13 +68,9 @@ export class TokenCache {
     private readonly maxEntries = 10_000,
   ) {}
 
-  get(hash: string, now = Date.now()): CachedToken | undefined {
-    const entry = this.entries.get(hash);
-    if (entry && entry.cachedUntil <= now) {
-      this.entries.delete(hash);
-      return undefined;
-    }
-    return entry;
+  /** The entry, expired or not (`cachedUntil` tells): the caller decides what an expired one is good for. */
+  get(hash: string): CachedToken | undefined {
+    return this.entries.get(hash);
   }
 
   set(hash: string, token: ActiveToken, epoch: string, now = Date.now()): CachedToken {
