@@ -86,14 +86,13 @@ export function admission(deps: GuardDeps): Admission {
    * the Redis call, under an epoch that never matches, so that call counts nothing and reports
    * the epoch to read the token again under; its rights are never used.
    */
-  async function cachedOrRead(hash: string): Promise<CachedToken> {
-    const cached = cache.get(hash);
-    if (!cached) return fromDatabase(hash);
-    return cached.cachedUntil > Date.now() ? cached : { ...cached, epoch: UNKNOWN_EPOCH };
+  function cached(hash: string): CachedToken | undefined {
+    const entry = cache.get(hash);
+    return entry && entry.cachedUntil <= Date.now() ? { ...entry, epoch: UNKNOWN_EPOCH } : entry;
   }
 
   async function admit(hash: string, res: Response): Promise<AuthContext> {
-    let token = await cachedOrRead(hash);
+    let token = cached(hash) ?? (await fromDatabase(hash));
     for (let reloads = 0; reloads <= MAX_RELOADS; reloads++) {
       if (token.expiresAt <= Date.now()) {
         cache.delete(hash);

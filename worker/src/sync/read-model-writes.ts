@@ -5,12 +5,12 @@ import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
 import { CopyBuffer, copyIn, copyLine, copyStatement } from './copy-rows.js';
 import { legacyRowObjects, rowView, type LegacyBatch } from './legacy-rows.js';
-import { UnmappableValue } from './legacy-values.js';
 import {
   clearRejects,
   clearRejectsStatement,
   mapLegacyRows,
   recordRejects,
+  rejectsRow,
   type RejectListener,
   type RejectedRow,
 } from './rejects.js';
@@ -166,7 +166,7 @@ export function mapFirstLoadBatch(table: SyncTable, batch: LegacyBatch): FirstLo
       if (table.isGone?.(legacy)) mapped.gone.push(row);
       else mapped.copy.append(copyLine(columns, row));
     } catch (error) {
-      if (!(error instanceof UnmappableValue) && !(error instanceof TypeError)) throw error;
+      if (!rejectsRow(error)) throw error;
       const id = Number(values[keyIndex]);
       mapped.rejected.push({ table: table.name, id, reason: error.message });
       continue;

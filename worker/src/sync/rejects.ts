@@ -23,6 +23,11 @@ export interface MappedRow {
   gone: boolean;
 }
 
+/** Whether a mapping error rejects its row (a value the read model cannot represent): any other is a bug. */
+export function rejectsRow(error: unknown): error is Error {
+  return error instanceof UnmappableValue || error instanceof TypeError;
+}
+
 /** Maps each row on its own: one unmappable row is rejected, never the batch. */
 export function mapLegacyRows(table: SyncTable, rows: LegacyRow[]) {
   const mapped: MappedRow[] = [];
@@ -32,7 +37,7 @@ export function mapLegacyRows(table: SyncTable, rows: LegacyRow[]) {
     try {
       mapped.push({ legacy, row: table.map(legacy), gone: table.isGone?.(legacy) ?? false });
     } catch (error) {
-      if (!(error instanceof UnmappableValue) && !(error instanceof TypeError)) throw error;
+      if (!rejectsRow(error)) throw error;
       rejected.push({ table: table.name, id: Number(legacy[key]), reason: error.message });
     }
   }

@@ -56,9 +56,10 @@ export interface CachedToken extends ActiveToken {
 }
 
 /**
- * Token hash -> what authentication found, per process. Entries live `ttlMs` at most (a bound
- * for the one case the epoch cannot cover: an instance that changed a client while it could not
- * reach Redis); the oldest go first when the cache is full.
+ * Token hash -> what authentication found, per process. Entries are served for `ttlMs` at most (a
+ * bound for the one case the epoch cannot cover: an instance that changed a client while it could
+ * not reach Redis); an expired one stays until replaced, deleted or evicted, naming its client
+ * for the next check (http/authenticate.ts). The oldest go first when the cache is full.
  */
 export class TokenCache {
   private readonly entries = new Map<string, CachedToken>();
