@@ -6,6 +6,10 @@
 // and the upsert's IS DISTINCT FROM guard keeps unchanged rows from being written again.
 // Tables without a change column are polled for new ids only; their in-place changes and
 // deletes are left to the reconciliation (reconcile.ts).
+//
+// A table's first load reads it in primary-key order (a range scan of MySQL's clustered index,
+// not an index read and a row lookup per row), then goes on by change time from the load's
+// start, minus the look-back, for the rows changed while it ran.
 import pg from 'pg';
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import {
@@ -47,6 +51,11 @@ export const DEFAULT_SYNC_OPTIONS: SyncOptions = {
 interface Position {
   changedAt: Date | null;
   id: bigint;
+  /**
+   * While a first load reads the table in key order: the last key loaded; `changedAt` is then
+   * where the pass by change time starts once the load has read every key. Null otherwise.
+   */
+  loadKey: bigint | null;
 }
 
 export interface SyncRunResult {
@@ -73,15 +82,19 @@ export async function syncTable(
 ): Promise<SyncRunResult> {
   const started = Date.now();
   const state = await db.readModel.syncState.findUnique({ where: { table_name: table.name } });
-  let position: Position = {
-    changedAt: state?.cursor_changed_at ?? null,
-    id: state?.cursor_id ?? 0n,
-  };
   // Until a table has caught up once, its batches are mostly rows the read model has not seen.
   const firstLoad = !state?.synced_at;
-  const deferredIndexes = state
-    ? (state.deferred_indexes ?? [])
-    : await deferIndexesOfFirstLoad(table, db.readModel);
+  const start = state
+    ? {
+        position: {
+          changedAt: state.cursor_changed_at,
+          id: state.cursor_id,
+          loadKey: state.load_cursor,
+        },
+        deferredIndexes: state.deferred_indexes,
+      }
+    : await startFirstLoad(table, db, options);
+  let position = start.position;
   const result: SyncRunResult = {
     table: table.name,
     rowsRead: 0,
@@ -96,8 +109,10 @@ export async function syncTable(
     const batch: Batch = await next;
     result.legacyReadMs += batch.readMs;
     result.rowsRead += batch.rows.values.length;
-    result.caughtUp = batch.rows.values.length < options.batchSize;
-    position = positionAfter(table, batch.rows, position);
+    const lastBatch = batch.rows.values.length < options.batchSize;
+    // The end of a load in key order is not caught up: the rows changed meanwhile come next.
+    result.caughtUp = lastBatch && position.loadKey === null;
+    position = positionAfter(table, batch.rows, position, lastBatch);
     // The next batch is read from the legacy database while this one is written.
     next =
       result.caughtUp || Date.now() - started >= options.timeBudgetMs
@@ -119,25 +134,34 @@ export async function syncTable(
     }
     result.writeMs += Date.now() - writeStartedAt;
   }
-  if (result.caughtUp && deferredIndexes.length > 0) {
-    await restoreIndexes(table, db.readModel, deferredIndexes);
+  if (result.caughtUp && start.deferredIndexes.length > 0) {
+    await restoreIndexes(table, db.readModel, start.deferredIndexes);
   }
   return result;
 }
 
 /**
- * The first run of a table whose read-model copy is empty drops its secondary indexes: a
- * backfill then writes each row once, and each index is built once, sorted, when the load has
- * caught up (restoreIndexes), instead of being updated row by row (the search indexes, GIN over
- * trigrams, the dearest). Their definitions are kept in the table's sync_state row, committed
- * with the drop, so a worker killed mid-load builds them when the resumed load catches up.
- * Unique indexes stay: the upserts need them.
+ * The first run of a table: its sync_state row, where a table with a change column starts a load
+ * in key order (load_cursor 0) and, once every key is read, goes on by change time from the
+ * load's start minus the look-back, for the rows changed while it ran. A table whose read-model
+ * copy is empty also drops its secondary indexes: a backfill then writes each row once, and each
+ * index is built once, sorted, when the load has caught up (restoreIndexes), instead of being
+ * updated row by row (the search indexes, GIN over trigrams, the dearest). Their definitions are
+ * kept in the same row, committed with the drop, so a worker killed mid-load builds them when the
+ * resumed load catches up. Unique indexes stay: the upserts need them.
  */
-async function deferIndexesOfFirstLoad(
+async function startFirstLoad(
   table: SyncTable,
-  readModel: ReadModelClient,
-): Promise<string[]> {
-  return readModelTransaction(readModel, async (tx) => {
+  db: SyncDatabases,
+  options: SyncOptions,
+): Promise<{ position: Position; deferredIndexes: string[] }> {
+  const legacyNow = table.changedAt ? await legacyClock(db.legacy) : null;
+  const position: Position = {
+    changedAt: legacyNow && new Date(legacyNow.getTime() - options.lookbackSeconds * 1000),
+    id: 0n,
+    loadKey: legacyNow && 0n,
+  };
+  return readModelTransaction(db.readModel, async (tx) => {
     const [probe] = await tx.$queryRaw<{ empty: boolean }[]>`
       SELECT NOT EXISTS (SELECT 1 FROM ${ident(table.name)}) AS empty`;
     const secondary = probe?.empty
@@ -150,10 +174,12 @@ async function deferIndexesOfFirstLoad(
     const lookedUp = lookupColumns(table.name);
     const indexes = secondary.filter((index) => !index.leading || !lookedUp.has(index.leading));
     for (const index of indexes) await tx.$executeRaw`DROP INDEX ${ident(index.name)}`;
-    const definitions = indexes.map((index) => index.definition);
-    await tx.$executeRaw`INSERT INTO sync_state (table_name, deferred_indexes)
-      VALUES (${table.name}, ${definitions}::text[]) ON CONFLICT (table_name) DO NOTHING`;
-    return definitions;
+    const deferredIndexes = indexes.map((index) => index.definition);
+    await tx.$executeRaw`INSERT INTO sync_state
+        (table_name, cursor_changed_at, cursor_id, load_cursor, deferred_indexes)
+      VALUES (${table.name}, ${position.changedAt?.toISOString() ?? null}::timestamp, 0,
+        ${position.loadKey}, ${deferredIndexes}::text[])`;
+    return { position, deferredIndexes };
   });
 }
 
@@ -255,7 +281,9 @@ function readNext(
     const release = await batchSlots.acquire();
     try {
       const readStartedAt = new Date();
-      const legacyNow = table.changedAt ? await legacyClock(db.legacy) : null;
+      // The horizon of a batch read by change time (commitBatch); a load in key order has none.
+      const legacyNow =
+        table.changedAt && from.loadKey === null ? await legacyClock(db.legacy) : null;
       const rows = await readBatch(db.legacy, table, from, options.batchSize);
       const readMs = Date.now() - readStartedAt.getTime();
       // Mapped now, while the batch before it is written (a first load's bound is this CPU).
@@ -272,13 +300,23 @@ function readNext(
   return promise;
 }
 
-function positionAfter(table: SyncTable, rows: LegacyBatch, position: Position): Position {
+function positionAfter(
+  table: SyncTable,
+  rows: LegacyBatch,
+  position: Position,
+  lastBatch: boolean,
+): Position {
+  // A load in key order that has read every key goes on by change time from its start.
+  if (position.loadKey !== null && lastBatch) return { ...position, loadKey: null };
   const last = rows.values.at(-1);
   if (!last) return position;
   const valueOf = (column: string) => last[rows.columns.indexOf(columnName(column))];
+  const key = BigInt(valueOf(table.key) as bigint | number);
+  if (position.loadKey !== null) return { ...position, loadKey: key };
   return {
     changedAt: table.changedAt ? positionTime(valueOf(table.changedAt)) : null,
-    id: BigInt(valueOf(table.key) as bigint | number),
+    id: key,
+    loadKey: null,
   };
 }
 
@@ -294,7 +332,7 @@ async function commitBatch(
   const horizon = legacyNow && new Date(legacyNow.getTime() - options.lookbackSeconds * 1000);
   const stored: Position =
     horizon && position.changedAt && position.changedAt > horizon
-      ? { changedAt: horizon, id: 0n }
+      ? { changedAt: horizon, id: 0n, loadKey: null }
       : position;
   return readModelTransaction(db.readModel, async (tx) => {
     // Rows and position commit together, so a commit lost in a crash is simply read again: no
@@ -309,11 +347,12 @@ async function commitBatch(
     const changedAt = stored.changedAt?.toISOString() ?? null;
     const syncedAt = caughtUp ? readStartedAt : null;
     await tx.$executeRaw`INSERT INTO sync_state
-        (table_name, cursor_changed_at, cursor_id, synced_at, rows_synced, updated_at)
-      VALUES (${table.name}, ${changedAt}::timestamp, ${stored.id}, ${syncedAt}::timestamptz, ${written}, now())
+        (table_name, cursor_changed_at, cursor_id, load_cursor, synced_at, rows_synced, updated_at)
+      VALUES (${table.name}, ${changedAt}::timestamp, ${stored.id}, ${stored.loadKey}, ${syncedAt}::timestamptz, ${written}, now())
       ON CONFLICT (table_name) DO UPDATE SET
         cursor_changed_at = EXCLUDED.cursor_changed_at,
         cursor_id = EXCLUDED.cursor_id,
+        load_cursor = EXCLUDED.load_cursor,
         synced_at = COALESCE(EXCLUDED.synced_at, sync_state.synced_at),
         rows_synced = sync_state.rows_synced + EXCLUDED.rows_synced,
         updated_at = EXCLUDED.updated_at`;
@@ -382,8 +421,9 @@ function legacyParameter(value: unknown): unknown {
 
 function batchQuery(table: SyncTable, from: Position, limit: number) {
   const key = LegacySql.raw(table.key);
-  if (!table.changedAt) {
-    return LegacySql.sql`${table.source} WHERE ${key} > ${from.id} ORDER BY ${key} LIMIT ${limit}`;
+  if (!table.changedAt || from.loadKey !== null) {
+    const after = from.loadKey ?? from.id;
+    return LegacySql.sql`${table.source} WHERE ${key} > ${after} ORDER BY ${key} LIMIT ${limit}`;
   }
   const changedAt = LegacySql.raw(table.changedAt);
   // The leading `>=` makes this a range scan of the (changed-at, id) index in index order, so a
