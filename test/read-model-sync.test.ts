@@ -10,7 +10,8 @@ import { syncOnce } from './support/sync-once.js';
 import { verifyEnvironment } from './support/verify.js';
 import { createLegacyClient } from '../common/databases.js';
 import { reconcileTable } from '../worker/src/sync/reconcile.js';
-import { SYNC_TABLES } from '../worker/src/sync/tables/index.js';
+import { DEFAULT_SYNC_OPTIONS, syncTable } from '../worker/src/sync/sync-engine.js';
+import { SYNC_TABLES, syncTableNamed } from '../worker/src/sync/tables/index.js';
 
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;
@@ -167,6 +168,38 @@ describe('a table loaded from scratch again', () => {
 
     const row = await readModel.member.findUniqueOrThrow({ where: { id: member!.id } });
     expect(row.surname).toBe(oddName);
+    expect((await verifyEnvironment(env)).total).toBe(0);
+  });
+
+  it('when rows change behind a first load read in key order, then they arrive once it has read every key', async () => {
+    const members = syncTableNamed('members');
+    const legacy = createLegacyClient(env.legacyReadOnlyUrl, { poolSize: 2 });
+    const [first] = await dashboard.query<{ id: number }>('SELECT MIN(id) AS id FROM members');
+    await readModel.$executeRaw`DELETE FROM members`;
+    await readModel.syncState.delete({ where: { table_name: 'members' } });
+    try {
+      // One batch, then the run's time is up: the load stands part way through the keys.
+      const options = { ...DEFAULT_SYNC_OPTIONS, batchSize: 20, timeBudgetMs: 0 };
+      await syncTable(members, { legacy, readModel }, options);
+      const during = await readModel.syncState.findUniqueOrThrow({
+        where: { table_name: 'members' },
+      });
+      expect(during.load_cursor).toBeGreaterThan(0n);
+      expect(during.synced_at).toBeNull();
+      // A row the load has passed changes; the dashboard bumps its updated_at.
+      await dashboard.update('members', first!.id, { full_name: 'Geçilmiş' });
+
+      let run;
+      do run = await syncTable(members, { legacy, readModel });
+      while (!run.caughtUp);
+    } finally {
+      await legacy.$disconnect();
+    }
+
+    const after = await readModel.syncState.findUniqueOrThrow({ where: { table_name: 'members' } });
+    expect(after.load_cursor).toBeNull();
+    const row = await readModel.member.findUniqueOrThrow({ where: { id: first!.id } });
+    expect(row.full_name).toBe('Geçilmiş');
     expect((await verifyEnvironment(env)).total).toBe(0);
   });
 
