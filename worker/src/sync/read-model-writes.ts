@@ -3,7 +3,7 @@
 import pg from 'pg';
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
-import { CopyBuffer, copyIn, copyLine, copyStatement } from './copy-rows.js';
+import { CopyBuffer, copyIn, copyStatement } from './copy-rows.js';
 import { legacyRowObjects, rowView, type LegacyBatch } from './legacy-rows.js';
 import {
   clearRejects,
@@ -69,7 +69,8 @@ export async function readModelTransaction<T>(
   }
 }
 
-const PG_TYPES: Record<ColumnType, string> = {
+/** The PostgreSQL type of each column type (the binary COPY writes exactly these). */
+export const PG_TYPES: Record<ColumnType, string> = {
   int: 'integer',
   bigint: 'bigint',
   text: 'text',
@@ -129,7 +130,7 @@ async function settleRejects(
 
 /**
  * A batch of a table's first load (never caught up yet), mapped as soon as it is read
- * (mapFirstLoadBatch): its live rows already as COPY text, so what waits to be written is one
+ * (mapFirstLoadBatch): its live rows already in COPY's binary form, so what waits to be written is one
  * Buffer, not thousands of objects, and the mapping runs while the previous batch is written.
  */
 export interface FirstLoadBatch {
@@ -144,16 +145,15 @@ export interface FirstLoadBatch {
 
 /**
  * Maps a first-load batch: each row read through a view over its values and dropped at once, the
- * live ones appended to the COPY text (copy-rows.ts), the gone ones kept for their delete. A row
+ * live ones appended to the COPY bytes (copy-rows.ts), the gone ones kept for their delete. A row
  * that cannot be mapped is set aside, as in applyLegacyRows.
  */
 export function mapFirstLoadBatch(table: SyncTable, batch: LegacyBatch): FirstLoadBatch {
-  const columns = Object.keys(table.columns);
   const keyIndex = batch.columns.indexOf(columnName(table.key));
   const view = rowView(batch.columns);
   const mapped: FirstLoadBatch = {
     legacy: batch,
-    copy: new CopyBuffer(),
+    copy: new CopyBuffer(table),
     gone: [],
     rejected: [],
     storedIds: [],
@@ -164,7 +164,7 @@ export function mapFirstLoadBatch(table: SyncTable, batch: LegacyBatch): FirstLo
     try {
       row = table.map(legacy);
       if (table.isGone?.(legacy)) mapped.gone.push(row);
-      else mapped.copy.append(copyLine(columns, row));
+      else mapped.copy.append(row);
     } catch (error) {
       if (!rejectsRow(error)) throw error;
       const id = Number(values[keyIndex]);
@@ -208,13 +208,15 @@ async function copyNewRows(
   table: SyncTable,
   copy: CopyBuffer,
 ): Promise<number | null> {
-  if (copy.lines === 0) {
+  if (copy.lines === 0 || copy.refused !== null) {
+    // Nothing was sent: the Buffer can serve another batch at once.
+    const refused = copy.refused !== null;
     copy.recycle();
-    return 0;
+    return refused ? null : 0;
   }
   await tx.$executeRaw`SAVEPOINT copy_batch`;
   try {
-    const statement = copyStatement(table, Object.keys(table.columns));
+    const statement = copyStatement(table);
     const changed = await tx.copyIn(statement, copy.bytes());
     await tx.$executeRaw`RELEASE SAVEPOINT copy_batch`;
     copy.recycle();
