@@ -12,6 +12,7 @@
 import { finished } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { daysFromCivil, digitsAt } from './calendar.js';
 import type { ColumnType, ReadModelRow, ReadModelValue, SyncTable } from './table-definition.js';
 
 /** A value this encoder cannot put in binary form: the batch's COPY is not tried. */
@@ -251,31 +252,6 @@ function integer(value: ReadModelValue, min: number, max: number): number {
   return value;
 }
 
-/** The decimal number of `length` digits at `at` in `text`; NaN unless all are digits. */
-function digitsAt(text: string, at: number, length: number): number {
-  let n = 0;
-  for (let i = at; i < at + length; i++) {
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return NaN;
-    n = n * 10 + digit;
-  }
-  return n;
-}
-
-/**
- * Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil), by
- * arithmetic: the years 0 to 99 as they are, which Date.UTC would read as 1900 to 1999.
- */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
-  const dayOfEra =
-    yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  return era * 146_097 + dayOfEra - 719_468;
-}
-
 /** A `YYYY-MM-DD` date (the mapping's form) -> days since 1970-01-01. */
 function daysOf(value: ReadModelValue): number {
   if (typeof value === 'string' && value.length === 10 && value[4] === '-' && value[7] === '-') {
@@ -285,8 +261,12 @@ function daysOf(value: ReadModelValue): number {
   throw new NoBinaryForm(`not a date text: ${String(value)}`);
 }
 
+/** The last instant converted: a row's instants are often one text (created_at = updated_at). */
+let lastInstant: { text: unknown; ms: number } = { text: null, ms: 0 };
+
 /** A `YYYY-MM-DDTHH:MM:SS.mmmZ` instant (the mapping's form, toISOString's) -> Unix ms. */
 function instantMs(value: ReadModelValue): number {
+  if (value === lastInstant.text) return lastInstant.ms;
   if (
     typeof value === 'string' &&
     value.length === 24 &&
@@ -305,7 +285,10 @@ function instantMs(value: ReadModelValue): number {
       digitsAt(value, 14, 2) * 60_000 +
       digitsAt(value, 17, 2) * 1000 +
       digitsAt(value, 20, 3);
-    if (!Number.isNaN(ms)) return ms;
+    if (!Number.isNaN(ms)) {
+      lastInstant = { text: value, ms };
+      return ms;
+    }
   }
   throw new NoBinaryForm(`not an instant text: ${String(value)}`);
 }

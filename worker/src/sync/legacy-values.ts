@@ -1,6 +1,7 @@
 // Turning legacy raw-query values into API-ready read-model values. A value that cannot be
 // represented throws UnmappableValue: its row is set aside (rejects.ts), never its whole table.
 import { Prisma } from '../../../prisma/generated/legacy/client.js';
+import { daysInMonth, digitsAt, isCalendarDay } from './calendar.js';
 import {
   ISTANBUL_OFFSET_HOURS,
   dateOnly,
@@ -64,7 +65,6 @@ export function decimal(value: unknown): string {
 }
 
 const DATE_TIME_TEXT = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2})(?:\.\d+)?)?$/;
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /**
  * A legacy DATE or DATETIME, read as text (sources CAST them AS CHAR, because the driver adapter
@@ -76,13 +76,7 @@ const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 function validDateText(value: string): RegExpExecArray | null {
   const match = DATE_TIME_TEXT.exec(value);
   if (!match) throw new UnmappableValue(`unreadable date ${JSON.stringify(value)}`);
-  const year = Number(match[1]);
-  const month = Number(match[2]);
-  const dayOfMonth = Number(match[3]);
-  if (!year || !month || !dayOfMonth || month > 12) return null;
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
-  return dayOfMonth <= days ? match : null;
+  return isCalendarDay(Number(match[1]), Number(match[2]), Number(match[3])) ? match : null;
 }
 
 /** A legacy DATE or DATETIME (see validDateText) -> its wall-clock Date; null if not valid. */
@@ -110,16 +104,97 @@ export function legacyWallClock(value: unknown): Date | null {
  */
 export function instantOrNull(value: unknown): string | null {
   if (typeof value === 'string') {
-    const match = validDateText(value);
-    if (!match) return null;
-    const [, year, month, dayOfMonth, hours, minutes, seconds] = match;
-    const utcHours = Number(hours) - ISTANBUL_OFFSET_HOURS;
-    // The common case, the same calendar day in UTC, is spelled from the text itself.
-    if (hours !== undefined && utcHours >= 0 && hours < '24' && minutes! < '60' && seconds! < '60')
-      return `${year}-${month}-${dayOfMonth}T${utcHours < 10 ? '0' : ''}${utcHours}:${minutes}:${seconds}.000Z`;
+    // A row's DATETIMEs are often one text (created_at = updated_at, an entry's own times).
+    if (value === lastDateTime.text) return lastDateTime.instant;
+    const instant = instantOfDateTimeText(value);
+    if (instant !== undefined) {
+      lastDateTime = { text: value, instant };
+      return instant;
+    }
   }
   const wallClock = legacyWallClock(value);
   return wallClock && legacyWallClockToInstant(wallClock).toISOString();
+}
+
+let lastDateTime: { text: unknown; instant: string | null } = { text: null, instant: null };
+
+/**
+ * The form nearly every legacy DATETIME text has, 'YYYY-MM-DD HH:MM:SS', read by character codes
+ * (the RegExp's match arrays were most of a backfill's date handling) -> the ISO text of its
+ * instant, null for a zero or impossible day; undefined for any other form (left to
+ * legacyWallClock).
+ */
+function instantOfDateTimeText(value: string): string | null | undefined {
+  if (
+    value.length !== 19 ||
+    value[4] !== '-' ||
+    value[7] !== '-' ||
+    value[10] !== ' ' ||
+    value[13] !== ':' ||
+    value[16] !== ':'
+  )
+    return undefined;
+  let year = digitsAt(value, 0, 4);
+  let month = digitsAt(value, 5, 2);
+  let day = digitsAt(value, 8, 2);
+  let hours = digitsAt(value, 11, 2);
+  const minutes = digitsAt(value, 14, 2);
+  const seconds = digitsAt(value, 17, 2);
+  if (Number.isNaN(year + month + day + hours + minutes + seconds)) return undefined;
+  if (!isCalendarDay(year, month, day)) return null;
+  if (hours > 23 || minutes > 59 || seconds > 59) return undefined;
+  hours -= ISTANBUL_OFFSET_HOURS;
+  if (hours < 0) {
+    // Before 03:00 in Istanbul: the day before in UTC.
+    hours += 24;
+    day -= 1;
+    if (day === 0) {
+      month -= 1;
+      if (month === 0) {
+        month = 12;
+        year -= 1;
+      }
+      day = daysInMonth(year, month);
+    }
+    if (year < 1) return undefined;
+  }
+  return isoText(year, month, day, hours, minutes, seconds);
+}
+
+const ZERO = 48;
+
+/**
+ * 'YYYY-MM-DDTHH:MM:SS.000Z' from its fields (year 1 to 9999), as one flat string: built by
+ * concatenation it would be a rope, which the binary COPY (copy-rows.ts) then reads character by
+ * character at several times the cost.
+ */
+function isoText(year: number, month: number, day: number, h: number, m: number, s: number) {
+  return String.fromCharCode(
+    ZERO + Math.floor(year / 1000),
+    ZERO + (Math.floor(year / 100) % 10),
+    ZERO + (Math.floor(year / 10) % 10),
+    ZERO + (year % 10),
+    45,
+    ZERO + Math.floor(month / 10),
+    ZERO + (month % 10),
+    45,
+    ZERO + Math.floor(day / 10),
+    ZERO + (day % 10),
+    84,
+    ZERO + Math.floor(h / 10),
+    ZERO + (h % 10),
+    58,
+    ZERO + Math.floor(m / 10),
+    ZERO + (m % 10),
+    58,
+    ZERO + Math.floor(s / 10),
+    ZERO + (s % 10),
+    46,
+    ZERO,
+    ZERO,
+    ZERO,
+    90,
+  );
 }
 
 /** A NOT NULL DATETIME: a zero one cannot be represented. */
@@ -131,7 +206,16 @@ export function instant(value: unknown, field = 'datetime'): string {
 
 /** DATE -> YYYY-MM-DD (an Istanbul calendar day, no time zone involved); null for zero dates. */
 export function dayOrNull(value: unknown): string | null {
-  // A valid text is already YYYY-MM-DD[ ...]: no need to format the day again.
+  // A valid text is already YYYY-MM-DD[ ...]: no need to format the day again. A DATE's own
+  // text is read by character codes, as instantOfDateTimeText reads a DATETIME's.
+  if (typeof value === 'string' && value.length === 10 && value[4] === '-' && value[7] === '-') {
+    const [year, month, day] = [
+      digitsAt(value, 0, 4),
+      digitsAt(value, 5, 2),
+      digitsAt(value, 8, 2),
+    ];
+    if (!Number.isNaN(year + month + day)) return isCalendarDay(year, month, day) ? value : null;
+  }
   if (typeof value === 'string') return validDateText(value) && value.slice(0, 10);
   const wallClock = legacyWallClock(value);
   return wallClock && dateOnly(wallClock);

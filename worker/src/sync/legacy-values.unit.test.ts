@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { legacyWallClockToInstant } from '../../../common/legacy-time.js';
 import {
   UnmappableValue,
   day,
@@ -37,6 +39,34 @@ describe('legacy values read as text', () => {
     expect(instantOrNull('0099-01-01 00:00:00')).toBe('0098-12-31T21:00:00.000Z');
     expect(instantOrNull(new Date(Date.UTC(2026, 10, 21, 10)))).toBe('2026-11-21T07:00:00.000Z');
     expect(legacyWallClock('0099-01-02')?.getUTCFullYear()).toBe(99);
+  });
+
+  it('when DATETIME texts are read by character codes, then each reads as through a Date', () => {
+    const pad = (n: number, width: number) => String(n).padStart(width, '0');
+    const field = (max: number) =>
+      fc.oneof(fc.integer({ min: 0, max }), fc.constantFrom(0, 1, 2, 3, 12, 23, 28, 29, 31));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.integer({ min: 0, max: 9999 }),
+          fc.constantFrom(0, 1, 99, 100, 1900, 2000, 2024),
+        ),
+        field(13),
+        field(32),
+        field(25),
+        field(60),
+        field(60),
+        (year, month, day, hours, minutes, seconds) => {
+          const text = `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)} ${pad(hours, 2)}:${pad(minutes, 2)}:${pad(seconds, 2)}`;
+          const wallClock = legacyWallClock(text);
+          const expected = wallClock && legacyWallClockToInstant(wallClock).toISOString();
+          expect(instantOrNull(text), text).toBe(expected);
+          const date = text.slice(0, 10);
+          expect(dayOrNull(date), date).toBe(legacyWallClock(date) && date);
+        },
+      ),
+      { numRuns: 20_000 },
+    );
   });
 
   it('when a required date is zero, then the row cannot be represented', () => {
