@@ -184,10 +184,13 @@ async function startFirstLoad(
 }
 
 /**
- * Columns of a read-model table that the sync itself looks rows up by while other tables load:
- * the dependents' joins (`d.member_id = s.id`) and subqueries (`FROM installments i WHERE
- * i.plan_id = ...`). Indexes led by them stay through a first load, or every batch of the other
- * table would scan this one.
+ * Columns of a read-model table that a refresh of its dependents looks rows up by once per row it
+ * updates: the subqueries over it (`FROM installments i WHERE i.plan_id = d.id`). Indexes led by
+ * them stay through the table's first load, or the refresh at its own catch-up would scan it once
+ * per plan. The columns this table's copies are joined by (`d.member_id = s.id`) are not among
+ * them: while the table loads, the refreshes that join it are one scan per statement (the other
+ * table's catch-up, and the gone rows of its batches), cheaper than keeping the index up to date
+ * row by row (docs/decisions/0002, sixth round).
  */
 function lookupColumns(tableName: string): Set<string> {
   const columns = new Set<string>();
@@ -197,7 +200,6 @@ function lookupColumns(tableName: string): Set<string> {
       const aliases = [...sql.matchAll(/\bFROM\s+(\w+)\s+(\w+)/gi)]
         .filter((m) => m[1] === tableName)
         .map((m) => m[2]);
-      if (dependent.table === tableName) aliases.push('d');
       for (const alias of aliases) {
         for (const m of sql.matchAll(new RegExp(`\\b${alias}\\.(\\w+)`, 'g'))) columns.add(m[1]!);
       }
@@ -206,7 +208,7 @@ function lookupColumns(tableName: string): Set<string> {
   return columns;
 }
 
-/** Builds the indexes deferIndexesOfFirstLoad dropped (any a crash left unbuilt) and forgets them. */
+/** Builds the indexes startFirstLoad dropped (any a crash left unbuilt) and forgets them. */
 async function restoreIndexes(table: SyncTable, readModel: ReadModelClient, definitions: string[]) {
   // A build takes as long as the table is big: it runs on a connection of its own, without the
   // bound on one sync statement (SYNC_QUERY_TIMEOUT_MS), which would fail it on every retry. Each
