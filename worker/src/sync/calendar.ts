@@ -2,15 +2,25 @@
 // writes millions of dates (legacy-values.ts reads the legacy texts, copy-rows.ts writes the
 // binary COPY form).
 
-/** The decimal number of `length` digits at `at` in `text`; NaN unless all are digits. */
-export function digitsAt(text: string, at: number, length: number): number {
-  let n = 0;
-  for (let i = at; i < at + length; i++) {
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return NaN;
-    n = n * 10 + digit;
-  }
-  return n;
+/** The digit at `at` in `text`; NaN if it is none. */
+function digitAt(text: string, at: number): number {
+  const digit = text.charCodeAt(at) - 48;
+  return digit >= 0 && digit <= 9 ? digit : NaN;
+}
+
+/** The two-digit number at `at` in `text` (a month, an hour); NaN unless both are digits. */
+export function twoDigitsAt(text: string, at: number): number {
+  return digitAt(text, at) * 10 + digitAt(text, at + 1);
+}
+
+/** The four-digit number at `at` in `text` (a year); NaN unless all four are digits. */
+export function fourDigitsAt(text: string, at: number): number {
+  return twoDigitsAt(text, at) * 100 + twoDigitsAt(text, at + 2);
+}
+
+/** The three-digit number at `at` in `text` (milliseconds); NaN unless all three are digits. */
+export function threeDigitsAt(text: string, at: number): number {
+  return twoDigitsAt(text, at) * 10 + digitAt(text, at + 2);
 }
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

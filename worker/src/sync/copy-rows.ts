@@ -12,7 +12,7 @@
 import { finished } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { daysFromCivil, digitsAt } from './calendar.js';
+import { daysFromCivil, fourDigitsAt, threeDigitsAt, twoDigitsAt } from './calendar.js';
 import type { ColumnType, ReadModelRow, ReadModelValue, SyncTable } from './table-definition.js';
 
 /** A value this encoder cannot put in binary form: the batch's COPY is not tried. */
@@ -255,14 +255,18 @@ function integer(value: ReadModelValue, min: number, max: number): number {
 /** A `YYYY-MM-DD` date (the mapping's form) -> days since 1970-01-01. */
 function daysOf(value: ReadModelValue): number {
   if (typeof value === 'string' && value.length === 10 && value[4] === '-' && value[7] === '-') {
-    const days = daysFromCivil(digitsAt(value, 0, 4), digitsAt(value, 5, 2), digitsAt(value, 8, 2));
+    const days = daysFromCivil(
+      fourDigitsAt(value, 0),
+      twoDigitsAt(value, 5),
+      twoDigitsAt(value, 8),
+    );
     if (!Number.isNaN(days)) return days;
   }
   throw new NoBinaryForm(`not a date text: ${String(value)}`);
 }
 
 /** The last instant converted: a row's instants are often one text (created_at = updated_at). */
-let lastInstant: { text: unknown; ms: number } = { text: null, ms: 0 };
+const lastInstant: { text: unknown; ms: number } = { text: null, ms: 0 };
 
 /** A `YYYY-MM-DDTHH:MM:SS.mmmZ` instant (the mapping's form, toISOString's) -> Unix ms. */
 function instantMs(value: ReadModelValue): number {
@@ -278,15 +282,20 @@ function instantMs(value: ReadModelValue): number {
     value[19] === '.' &&
     value[23] === 'Z'
   ) {
-    const days = daysFromCivil(digitsAt(value, 0, 4), digitsAt(value, 5, 2), digitsAt(value, 8, 2));
+    const days = daysFromCivil(
+      fourDigitsAt(value, 0),
+      twoDigitsAt(value, 5),
+      twoDigitsAt(value, 8),
+    );
     const ms =
       days * 86_400_000 +
-      digitsAt(value, 11, 2) * 3_600_000 +
-      digitsAt(value, 14, 2) * 60_000 +
-      digitsAt(value, 17, 2) * 1000 +
-      digitsAt(value, 20, 3);
+      twoDigitsAt(value, 11) * 3_600_000 +
+      twoDigitsAt(value, 14) * 60_000 +
+      twoDigitsAt(value, 17) * 1000 +
+      threeDigitsAt(value, 20);
     if (!Number.isNaN(ms)) {
-      lastInstant = { text: value, ms };
+      lastInstant.text = value;
+      lastInstant.ms = ms;
       return ms;
     }
   }

@@ -1,7 +1,7 @@
 // Turning legacy raw-query values into API-ready read-model values. A value that cannot be
 // represented throws UnmappableValue: its row is set aside (rejects.ts), never its whole table.
 import { Prisma } from '../../../prisma/generated/legacy/client.js';
-import { daysInMonth, digitsAt, isCalendarDay } from './calendar.js';
+import { daysInMonth, fourDigitsAt, isCalendarDay, twoDigitsAt } from './calendar.js';
 import {
   ISTANBUL_OFFSET_HOURS,
   dateOnly,
@@ -108,7 +108,8 @@ export function instantOrNull(value: unknown): string | null {
     if (value === lastDateTime.text) return lastDateTime.instant;
     const instant = instantOfDateTimeText(value);
     if (instant !== undefined) {
-      lastDateTime = { text: value, instant };
+      lastDateTime.text = value;
+      lastDateTime.instant = instant;
       return instant;
     }
   }
@@ -116,7 +117,7 @@ export function instantOrNull(value: unknown): string | null {
   return wallClock && legacyWallClockToInstant(wallClock).toISOString();
 }
 
-let lastDateTime: { text: unknown; instant: string | null } = { text: null, instant: null };
+const lastDateTime: { text: unknown; instant: string | null } = { text: null, instant: null };
 
 /**
  * The form nearly every legacy DATETIME text has, 'YYYY-MM-DD HH:MM:SS', read by character codes
@@ -134,12 +135,12 @@ function instantOfDateTimeText(value: string): string | null | undefined {
     value[16] !== ':'
   )
     return undefined;
-  let year = digitsAt(value, 0, 4);
-  let month = digitsAt(value, 5, 2);
-  let day = digitsAt(value, 8, 2);
-  let hours = digitsAt(value, 11, 2);
-  const minutes = digitsAt(value, 14, 2);
-  const seconds = digitsAt(value, 17, 2);
+  let year = fourDigitsAt(value, 0);
+  let month = twoDigitsAt(value, 5);
+  let day = twoDigitsAt(value, 8);
+  let hours = twoDigitsAt(value, 11);
+  const minutes = twoDigitsAt(value, 14);
+  const seconds = twoDigitsAt(value, 17);
   if (Number.isNaN(year + month + day + hours + minutes + seconds)) return undefined;
   if (!isCalendarDay(year, month, day)) return null;
   if (hours > 23 || minutes > 59 || seconds > 59) return undefined;
@@ -210,9 +211,9 @@ export function dayOrNull(value: unknown): string | null {
   // text is read by character codes, as instantOfDateTimeText reads a DATETIME's.
   if (typeof value === 'string' && value.length === 10 && value[4] === '-' && value[7] === '-') {
     const [year, month, day] = [
-      digitsAt(value, 0, 4),
-      digitsAt(value, 5, 2),
-      digitsAt(value, 8, 2),
+      fourDigitsAt(value, 0),
+      twoDigitsAt(value, 5),
+      twoDigitsAt(value, 8),
     ];
     if (!Number.isNaN(year + month + day)) return isCalendarDay(year, month, day) ? value : null;
   }

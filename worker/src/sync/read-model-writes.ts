@@ -148,7 +148,11 @@ export interface FirstLoadBatch {
  * live ones appended to the COPY bytes (copy-rows.ts), the gone ones kept for their delete. A row
  * that cannot be mapped is set aside, as in applyLegacyRows.
  */
-export function mapFirstLoadBatch(table: SyncTable, batch: LegacyBatch): FirstLoadBatch {
+export function mapFirstLoadBatch(
+  table: SyncTable,
+  batch: LegacyBatch,
+  { inKeyOrder }: { inKeyOrder: boolean },
+): FirstLoadBatch {
   const keyIndex = batch.columns.indexOf(columnName(table.key));
   const view = rowView(batch.columns);
   const mapped: FirstLoadBatch = {
@@ -171,7 +175,8 @@ export function mapFirstLoadBatch(table: SyncTable, batch: LegacyBatch): FirstLo
       mapped.rejected.push({ table: table.name, id, reason: error.message });
       continue;
     }
-    mapped.storedIds.push(row.id as number);
+    // A load in key order started with no rejects and reads each key once: none to clear.
+    if (!inKeyOrder) mapped.storedIds.push(row.id as number);
   }
   return mapped;
 }

@@ -148,7 +148,8 @@ export async function syncTable(
  * index is built once, sorted, when the load has caught up (restoreIndexes), instead of being
  * updated row by row (the search indexes, GIN over trigrams, the dearest). Their definitions are
  * kept in the same row, committed with the drop, so a worker killed mid-load builds them when the
- * resumed load catches up. Unique indexes stay: the upserts need them.
+ * resumed load catches up. Unique indexes stay: the upserts need them. The table's rejects are
+ * cleared: the load reads every row again.
  */
 async function startFirstLoad(
   table: SyncTable,
@@ -175,6 +176,9 @@ async function startFirstLoad(
     const indexes = secondary.filter((index) => !index.leading || !lookedUp.has(index.leading));
     for (const index of indexes) await tx.$executeRaw`DROP INDEX ${ident(index.name)}`;
     const deferredIndexes = indexes.map((index) => index.definition);
+    // The load reads every row again: those that still cannot be represented are set aside
+    // again, and its batches in key order need not clear rejects row by row.
+    await tx.$executeRaw`DELETE FROM sync_rejects WHERE table_name = ${table.name}`;
     await tx.$executeRaw`INSERT INTO sync_state
         (table_name, cursor_changed_at, cursor_id, load_cursor, deferred_indexes)
       VALUES (${table.name}, ${position.changedAt?.toISOString() ?? null}::timestamp, 0,
@@ -289,7 +293,9 @@ function readNext(
       const rows = await readBatch(db.legacy, table, from, options.batchSize);
       const readMs = Date.now() - readStartedAt.getTime();
       // Mapped now, while the batch before it is written (a first load's bound is this CPU).
-      const mapped = firstLoad ? mapFirstLoadBatch(table, rows) : null;
+      const mapped = firstLoad
+        ? mapFirstLoadBatch(table, rows, { inKeyOrder: from.loadKey !== null })
+        : null;
       return { rows, firstLoad: mapped, legacyNow, readStartedAt, readMs, release };
     } catch (error) {
       release();
