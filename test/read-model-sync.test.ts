@@ -121,7 +121,7 @@ describe('the read model of every resource', () => {
     expect((await verifyEnvironment(env)).total).toBe(0);
   });
 
-  it('when rows are hard-deleted or changed without updated_at, then the reconciliation repairs them', async () => {
+  it('when rows are hard-deleted or changed without updated_at, then the reconciliation repairs them once no first load goes on', async () => {
     const unseen = await deleteAndFlipUnseen(dashboard);
     await dashboard.query(
       'DELETE FROM notifications WHERE id = (SELECT MAX(id) FROM (SELECT id FROM notifications) n)',
@@ -129,6 +129,20 @@ describe('the read model of every resource', () => {
 
     await syncOnce(env);
     expect((await verifyEnvironment(env)).total).toBeGreaterThan(0);
+    // While another table's first load goes on, passes wait for it.
+    const presence = await readModel.syncState.findUniqueOrThrow({
+      where: { table_name: 'presence_records' },
+    });
+    await readModel.syncState.update({
+      where: { table_name: 'presence_records' },
+      data: { synced_at: null, updated_at: new Date() },
+    });
+    await reconcileAll();
+    expect((await verifyEnvironment(env)).total).toBeGreaterThan(0);
+    await readModel.syncState.update({
+      where: { table_name: 'presence_records' },
+      data: { synced_at: presence.synced_at },
+    });
     await reconcileAll();
 
     expect(

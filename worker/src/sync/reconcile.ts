@@ -62,8 +62,11 @@ export async function reconcileTable(
   };
   const state = await db.readModel.syncState.findUnique({ where: { table_name: table.name } });
   // Until the table's first catch-up the backfill is still reading every row: a pass would only
-  // find the rows it has not reached yet and copy them a second time, slowing it down.
-  if (!state?.synced_at) return { ...result, passFinished: true };
+  // find the rows it has not reached yet and copy them a second time, slowing it down. While
+  // another table's first load goes on, a pass would take the two databases' time from it (a
+  // backfill's checksums cost about a quarter of the legacy server's time): passes wait for it,
+  // unless it has committed nothing for LOAD_STALLED_AFTER (a load that fails on and on).
+  if (!state?.synced_at || (await firstLoadGoingOn(db))) return { ...result, passFinished: true };
   const passStartedAt = state?.reconcile_cursor != null ? state.reconcile_started_at : null;
   let cursor = passStartedAt ? state.reconcile_cursor! : -1n;
   const pass = passStartedAt ?? new Date(started);
@@ -90,6 +93,16 @@ export async function reconcileTable(
     update: progress,
   });
   return result;
+}
+
+const LOAD_STALLED_AFTER = '5 minutes';
+
+/** Whether some table's first load has committed a batch lately (sync_state.updated_at). */
+async function firstLoadGoingOn(db: SyncDatabases): Promise<boolean> {
+  const [row] = await db.readModel.$queryRaw<{ loading: boolean }[]>`SELECT EXISTS (
+    SELECT 1 FROM sync_state WHERE synced_at IS NULL
+      AND updated_at > now() - ${LOAD_STALLED_AFTER}::interval) AS loading`;
+  return row?.loading === true;
 }
 
 /** The smallest primary key past the cursor on either side, or null at the end of the pass. */
