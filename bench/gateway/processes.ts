@@ -9,6 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export interface Started {
   url: string;
   child: ChildProcess;
+  /** When the process was spawned (Date.now()), after the build check before it. */
+  startedAt: number;
   /** Resident set size now, in MB (Linux /proc). */
   rssMb(): number;
   /** Peak resident set size so far (VmHWM), in MB (Linux /proc). */
@@ -36,6 +38,7 @@ function started(child: ChildProcess, port: number): Started {
   return {
     url: `http://127.0.0.1:${port}`,
     child,
+    startedAt: Date.now(),
     rssMb: () => statusMb('VmRSS'),
     peakRssMb: () => statusMb('VmHWM'),
     cpuMs() {
