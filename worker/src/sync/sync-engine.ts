@@ -104,23 +104,27 @@ export async function syncTable(
     writeMs: 0,
   };
 
-  let next: Promise<Batch> | null = readNext(table, db, position, options, firstLoad);
+  let next: Promise<Batch> | null = readNext(table, db, position, options);
   while (next) {
     const batch: Batch = await next;
     result.legacyReadMs += batch.readMs;
     result.rowsRead += batch.rows.values.length;
     const lastBatch = batch.rows.values.length < options.batchSize;
+    const inKeyOrder = position.loadKey !== null;
     // The end of a load in key order is not caught up: the rows changed meanwhile come next.
-    result.caughtUp = lastBatch && position.loadKey === null;
+    result.caughtUp = lastBatch && !inKeyOrder;
     position = positionAfter(table, batch.rows, position, lastBatch);
-    // The next batch is read from the legacy database while this one is written.
+    // The next batch is read from the legacy database while this one is mapped and written.
     next =
       result.caughtUp || Date.now() - started >= options.timeBudgetMs
         ? null
-        : readNext(table, db, position, options, firstLoad);
+        : readNext(table, db, position, options);
     const writeStartedAt = Date.now();
     try {
-      const step = { position, caughtUp: result.caughtUp, firstLoad };
+      // A first load's rows are mapped to COPY bytes here, while the next batch is read: the
+      // legacy server runs its query as the worker maps (docs/decisions/0002, sixth round).
+      const mapped = firstLoad ? mapFirstLoadBatch(table, batch.rows, { inKeyOrder }) : null;
+      const step = { position, caughtUp: result.caughtUp, firstLoad, mapped };
       result.rowsWritten += await commitBatch(table, db, batch, step, options);
     } catch (error) {
       // The batch read ahead is dropped with the run; its slot is not.
@@ -239,8 +243,6 @@ async function restoreIndexes(table: SyncTable, readModel: ReadModelClient, defi
 
 interface Batch {
   rows: LegacyBatch;
-  /** A first load's batch, mapped as soon as it was read (mapFirstLoadBatch). */
-  firstLoad: FirstLoadBatch | null;
   legacyNow: Date | null;
   readStartedAt: Date;
   readMs: number;
@@ -258,7 +260,7 @@ interface Batch {
  * left the two cores partly idle (docs/decisions/0002, fifth round). A first load's batch waits
  * mapped, as one Buffer beside its values, so six stay well inside the worker's memory bound.
  */
-const BATCH_SLOTS = 6;
+const BATCH_SLOTS = 8;
 const batchSlots = {
   free: BATCH_SLOTS,
   waiting: [] as (() => void)[],
@@ -281,7 +283,6 @@ function readNext(
   db: SyncDatabases,
   from: Position,
   options: SyncOptions,
-  firstLoad: boolean,
 ): Promise<Batch> {
   const read = async (): Promise<Batch> => {
     const release = await batchSlots.acquire();
@@ -292,11 +293,7 @@ function readNext(
         table.changedAt && from.loadKey === null ? await legacyClock(db.legacy) : null;
       const rows = await readBatch(db.legacy, table, from, options.batchSize);
       const readMs = Date.now() - readStartedAt.getTime();
-      // Mapped now, while the batch before it is written (a first load's bound is this CPU).
-      const mapped = firstLoad
-        ? mapFirstLoadBatch(table, rows, { inKeyOrder: from.loadKey !== null })
-        : null;
-      return { rows, firstLoad: mapped, legacyNow, readStartedAt, readMs, release };
+      return { rows, legacyNow, readStartedAt, readMs, release };
     } catch (error) {
       release();
       throw error;
@@ -333,7 +330,18 @@ async function commitBatch(
   table: SyncTable,
   db: SyncDatabases,
   batch: Batch,
-  { position, caughtUp, firstLoad }: { position: Position; caughtUp: boolean; firstLoad: boolean },
+  {
+    position,
+    caughtUp,
+    firstLoad,
+    mapped,
+  }: {
+    position: Position;
+    caughtUp: boolean;
+    firstLoad: boolean;
+    /** A first load's batch, mapped (mapFirstLoadBatch); null otherwise. */
+    mapped: FirstLoadBatch | null;
+  },
   options: SyncOptions,
 ): Promise<number> {
   const { legacyNow, readStartedAt } = batch;
@@ -346,8 +354,8 @@ async function commitBatch(
     // Rows and position commit together, so a commit lost in a crash is simply read again: no
     // need to wait for the WAL flush.
     await tx.$executeRaw`SET LOCAL synchronous_commit TO OFF`;
-    const written = batch.firstLoad
-      ? await applyFirstLoadBatch(tx, table, batch.firstLoad, db.onRejected)
+    const written = mapped
+      ? await applyFirstLoadBatch(tx, table, mapped, db.onRejected)
       : await applyLegacyRows(tx, table, legacyRowObjects(batch.rows), db.onRejected);
     if (firstLoad && caughtUp) await refreshDependentsOfTable(tx, table);
     // The position is legacy wall-clock time, kept as is in a column without time zone: its
