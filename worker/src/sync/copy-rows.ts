@@ -303,7 +303,7 @@ function instantMs(value: ReadModelValue): number {
 }
 
 /** As many as batches in flight at once (sync-engine.ts, BATCH_SLOTS). */
-const SPARE_BUFFERS = 8;
+const SPARE_BUFFERS = 6;
 const spareBuffers: Buffer[] = [];
 
 /** COPY <table> (<columns>) FROM STDIN in binary format, the columns in the table's order. */

@@ -260,7 +260,7 @@ interface Batch {
  * left the two cores partly idle (docs/decisions/0002, fifth round). A first load's batch waits
  * mapped, as one Buffer beside its values, so six stay well inside the worker's memory bound.
  */
-const BATCH_SLOTS = 8;
+const BATCH_SLOTS = 6;
 const batchSlots = {
   free: BATCH_SLOTS,
   waiting: [] as (() => void)[],
