@@ -13,6 +13,7 @@ import { finished } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { daysFromCivil, fourDigitsAt, threeDigitsAt, twoDigitsAt } from './calendar.js';
+import { recentInstantMs } from './legacy-values.js';
 import type { ColumnType, ReadModelRow, ReadModelValue, SyncTable } from './table-definition.js';
 
 /** A value this encoder cannot put in binary form: the batch's COPY is not tried. */
@@ -265,12 +266,13 @@ function daysOf(value: ReadModelValue): number {
   throw new NoBinaryForm(`not a date text: ${String(value)}`);
 }
 
-/** The last instant converted: a row's instants are often one text (created_at = updated_at). */
-const lastInstant: { text: unknown; ms: number } = { text: null, ms: 0 };
-
-/** A `YYYY-MM-DDTHH:MM:SS.mmmZ` instant (the mapping's form, toISOString's) -> Unix ms. */
+/**
+ * A `YYYY-MM-DDTHH:MM:SS.mmmZ` instant (the mapping's form, toISOString's) -> Unix ms: known
+ * already when the mapping made the text just before (recentInstantMs), else read from it.
+ */
 function instantMs(value: ReadModelValue): number {
-  if (value === lastInstant.text) return lastInstant.ms;
+  const known = typeof value === 'string' ? recentInstantMs(value) : undefined;
+  if (known !== undefined) return known;
   if (
     typeof value === 'string' &&
     value.length === 24 &&
@@ -293,11 +295,7 @@ function instantMs(value: ReadModelValue): number {
       twoDigitsAt(value, 14) * 60_000 +
       twoDigitsAt(value, 17) * 1000 +
       threeDigitsAt(value, 20);
-    if (!Number.isNaN(ms)) {
-      lastInstant.text = value;
-      lastInstant.ms = ms;
-      return ms;
-    }
+    if (!Number.isNaN(ms)) return ms;
   }
   throw new NoBinaryForm(`not an instant text: ${String(value)}`);
 }

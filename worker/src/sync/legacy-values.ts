@@ -1,7 +1,13 @@
 // Turning legacy raw-query values into API-ready read-model values. A value that cannot be
 // represented throws UnmappableValue: its row is set aside (rejects.ts), never its whole table.
 import { Prisma } from '../../../prisma/generated/legacy/client.js';
-import { daysInMonth, fourDigitsAt, isCalendarDay, twoDigitsAt } from './calendar.js';
+import {
+  daysFromCivil,
+  daysInMonth,
+  fourDigitsAt,
+  isCalendarDay,
+  twoDigitsAt,
+} from './calendar.js';
 import {
   ISTANBUL_OFFSET_HOURS,
   dateOnly,
@@ -159,7 +165,45 @@ function instantOfDateTimeText(value: string): string | null | undefined {
     }
     if (year < 1) return undefined;
   }
-  return isoText(year, month, day, hours, minutes, seconds);
+  const text = isoText(year, month, day, hours, minutes, seconds);
+  const ms =
+    daysFromCivil(year, month, day) * 86_400_000 + (hours * 3600 + minutes * 60 + seconds) * 1000;
+  recent.texts[recent.next] = text;
+  recent.ms[recent.next] = ms;
+  recent.next = (recent.next + 1) % RECENT;
+  return text;
+}
+
+/**
+ * The instant texts instantOfDateTimeText made lately, with their Unix ms: a first load's binary
+ * COPY (copy-rows.ts) writes each instant as a number, and reading back the text it had just been
+ * given cost as much as making it. A ring of the last RECENT, found by the text itself.
+ */
+const RECENT = 16;
+const recent = {
+  texts: new Array<string | null>(RECENT).fill(null),
+  ms: new Float64Array(RECENT),
+  next: 0,
+  read: 0,
+};
+
+/** The Unix ms of an instant text made lately (instantOrNull); undefined for any other text. */
+export function recentInstantMs(text: string): number | undefined {
+  // A row's instants are written in about the order they were mapped: the one after the last
+  // found first, then the others, newest first.
+  if (recent.texts[recent.read] === text) {
+    const ms = recent.ms[recent.read];
+    recent.read = (recent.read + 1) % RECENT;
+    return ms;
+  }
+  for (let i = 1, at = recent.next; i <= RECENT; i++) {
+    at = (at + RECENT - 1) % RECENT;
+    if (recent.texts[at] === text) {
+      recent.read = (at + 1) % RECENT;
+      return recent.ms[at];
+    }
+  }
+  return undefined;
 }
 
 const ZERO = 48;
