@@ -218,31 +218,27 @@ function lookupColumns(tableName: string): Set<string> {
 
 /** Builds the indexes startFirstLoad dropped (any a crash left unbuilt) and forgets them. */
 async function restoreIndexes(table: SyncTable, readModel: ReadModelClient, definitions: string[]) {
-  // A build takes as long as the table is big: each runs on a connection of its own, without the
-  // bound on one sync statement (SYNC_QUERY_TIMEOUT_MS), which would fail it on every retry, and
-  // beside the table's other builds (at most four, each sorting on its own: a table's three
-  // presence indexes in 1.0 s instead of 1.4 s one after another). Each build commits on its own;
-  // IF NOT EXISTS skips those a failed attempt already made.
-  const connectionString = readModelPool(readModel).options.connectionString;
-  const builds = await Promise.allSettled(
-    definitions.map(async (definition) => {
-      const client = new pg.Client({ connectionString });
-      await client.connect();
-      try {
-        // The trigram GIN builds gather their entries in maintenance_work_mem: the server's
-        // default (64 MB) makes the members' search index flush several times (1.35 s for
-        // 104,000 members, 1.06 s with 256 MB).
-        await client.query(`SET maintenance_work_mem = '256MB'`);
-        await client.query(definition.replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '));
-      } finally {
-        await client.end();
-      }
-    }),
-  );
-  // Every build has ended before a failure is reported: a retry never races a build still going.
-  const failed = builds.find((build) => build.status === 'rejected');
-  if (failed) throw failed.reason;
-  await readModel.$executeRaw`UPDATE sync_state SET deferred_indexes = '{}' WHERE table_name = ${table.name}`;
+  // A build takes as long as the table is big: it runs on a connection of its own, without the
+  // bound on one sync statement (SYNC_QUERY_TIMEOUT_MS), which would fail it on every retry. Each
+  // build commits on its own; IF NOT EXISTS skips those a failed attempt already made.
+  const client = new pg.Client({
+    connectionString: readModelPool(readModel).options.connectionString,
+  });
+  await client.connect();
+  try {
+    // The trigram GIN builds gather their entries in maintenance_work_mem: the server's default
+    // (64 MB) makes the members' search index flush several times (1.35 s for 104,000 members,
+    // 1.06 s with 256 MB).
+    await client.query(`SET maintenance_work_mem = '256MB'`);
+    for (const definition of definitions) {
+      await client.query(definition.replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '));
+    }
+    await client.query(`UPDATE sync_state SET deferred_indexes = '{}' WHERE table_name = $1`, [
+      table.name,
+    ]);
+  } finally {
+    await client.end();
+  }
 }
 
 interface Batch {
