@@ -257,8 +257,9 @@ interface Batch {
  * for a slot while holding none (its current batch's slot is given back after the commit), so
  * runs never wait on each other in a circle. Six: three big tables loading at once each have one
  * batch written and the next read ahead; with four, a backfill's big tables took turns and
- * left the two cores partly idle (docs/decisions/0002, fifth round). A first load's batch waits
- * mapped, as one Buffer beside its values, so six stay well inside the worker's memory bound.
+ * left the two cores partly idle (docs/decisions/0002, fifth round); eight were no faster (sixth
+ * round). A batch read ahead waits as the driver's arrays of values, and is mapped to one Buffer
+ * only when its turn comes: six keep the worker's peak near 200 MB, under its memory bound.
  */
 const BATCH_SLOTS = 6;
 const batchSlots = {
