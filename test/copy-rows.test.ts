@@ -155,6 +155,29 @@ describe('rows sent in COPY binary form', () => {
     expect(copied.find((r) => r.id === 8)).toMatchObject({ at: '2017-01-01 00:00:00+00' });
   });
 
+  it('when a day or a time does not exist, then the encoder refuses it as PostgreSQL refuses its text', async () => {
+    await pool.query(`CREATE TABLE refusal_probe (day date, at timestamptz(0))`);
+    const impossible = [
+      { day: '2021-02-30' },
+      { day: '2021-13-01' },
+      { day: '0000-12-31' },
+      { at: '2021-01-01T25:00:00.000Z' },
+      { at: '2021-01-01T10:60:00.000Z' },
+      { at: '0000-12-31T21:00:00.000Z' },
+    ];
+    for (const value of impossible) {
+      const copy = new CopyBuffer(table);
+      copy.append({ ...rows[0]!, ...value });
+      expect([value, copy.refused]).toEqual([value, expect.stringMatching(/^not an? \w+ text/)]);
+      await expect(
+        pool.query(
+          `INSERT INTO refusal_probe SELECT * FROM json_populate_record(NULL::refusal_probe, $1)`,
+          [JSON.stringify(value)],
+        ),
+      ).rejects.toThrow(/out of range/);
+    }
+  });
+
   it('when a value is out of its column range, then PostgreSQL refuses the COPY', async () => {
     const copy = new CopyBuffer(table);
     copy.append({ ...rows[0]!, id: 10, amount: '12345678901.00' });

@@ -12,7 +12,13 @@
 import { finished } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { daysFromCivil, fourDigitsAt, threeDigitsAt, twoDigitsAt } from './calendar.js';
+import {
+  daysFromCivil,
+  fourDigitsAt,
+  isCalendarDay,
+  threeDigitsAt,
+  twoDigitsAt,
+} from './calendar.js';
 import { recentInstantMs } from './legacy-values.js';
 import type { ColumnType, ReadModelRow, ReadModelValue, SyncTable } from './table-definition.js';
 
@@ -256,14 +262,22 @@ function integer(value: ReadModelValue, min: number, max: number): number {
 /** A `YYYY-MM-DD` date (the mapping's form) -> days since 1970-01-01. */
 function daysOf(value: ReadModelValue): number {
   if (typeof value === 'string' && value.length === 10 && value[4] === '-' && value[7] === '-') {
-    const days = daysFromCivil(
-      fourDigitsAt(value, 0),
-      twoDigitsAt(value, 5),
-      twoDigitsAt(value, 8),
-    );
+    const days = daysOfText(value);
     if (!Number.isNaN(days)) return days;
   }
   throw new NoBinaryForm(`not a date text: ${String(value)}`);
+}
+
+/**
+ * Days since 1970-01-01 of the `YYYY-MM-DD` at the start of `text`; NaN unless that day exists
+ * (year 1 on). The binary form would carry a 30 February or a year 0 over into another day, where
+ * PostgreSQL refuses the text: the batch then takes the upsert path, which sets the row aside.
+ */
+function daysOfText(text: string): number {
+  const year = fourDigitsAt(text, 0);
+  const month = twoDigitsAt(text, 5);
+  const day = twoDigitsAt(text, 8);
+  return isCalendarDay(year, month, day) ? daysFromCivil(year, month, day) : NaN;
 }
 
 /**
@@ -284,18 +298,18 @@ function instantMs(value: ReadModelValue): number {
     value[19] === '.' &&
     value[23] === 'Z'
   ) {
-    const days = daysFromCivil(
-      fourDigitsAt(value, 0),
-      twoDigitsAt(value, 5),
-      twoDigitsAt(value, 8),
-    );
+    const hours = twoDigitsAt(value, 11);
+    const minutes = twoDigitsAt(value, 14);
+    const seconds = twoDigitsAt(value, 17);
     const ms =
-      days * 86_400_000 +
-      twoDigitsAt(value, 11) * 3_600_000 +
-      twoDigitsAt(value, 14) * 60_000 +
-      twoDigitsAt(value, 17) * 1000 +
+      daysOfText(value) * 86_400_000 +
+      hours * 3_600_000 +
+      minutes * 60_000 +
+      seconds * 1000 +
       threeDigitsAt(value, 20);
-    if (!Number.isNaN(ms)) return ms;
+    // An hour 25 or a minute 60 would roll over into the next one, where PostgreSQL refuses the
+    // text (its one exception, 24:00:00, is left to the upsert path too).
+    if (!Number.isNaN(ms) && hours < 24 && minutes < 60 && seconds < 60) return ms;
   }
   throw new NoBinaryForm(`not an instant text: ${String(value)}`);
 }
