@@ -157,7 +157,7 @@ describe('rows sent in COPY binary form', () => {
 
   it('when a day or a time does not exist, then the encoder refuses it as PostgreSQL refuses its text', async () => {
     await pool.query(`CREATE TABLE refusal_probe (day date, at timestamptz(0))`);
-    const impossible = [
+    const impossible: Record<string, string>[] = [
       { day: '2021-02-30' },
       { day: '2021-13-01' },
       { day: '0000-12-31' },
