@@ -1,7 +1,8 @@
 // The dashboard stores DATETIME as Istanbul wall-clock time (UTC+03:00 all year, no DST since
 // 2016). Prisma reads and writes DATETIME as if it were UTC, so a value read from the legacy
-// database is a "wall-clock Date": its UTC fields show Istanbul time. These helpers are the only
-// place where that shift is applied.
+// database is a "wall-clock Date": its UTC fields show Istanbul time. These helpers apply that
+// shift; the one other place is the sync's reading of DATETIME texts by character codes
+// (worker/src/sync/legacy-values.ts), checked against them by property tests.
 
 export const ISTANBUL_OFFSET_HOURS = 3;
 const ISTANBUL_OFFSET_MS = ISTANBUL_OFFSET_HOURS * 60 * 60 * 1000;

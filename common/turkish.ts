@@ -27,7 +27,7 @@ const FOLDED = new Map<number, number>();
 const SPACE = 32;
 for (let c = 0; c < 128; c++) {
   const folded = foldFully(`x${String.fromCharCode(c)}x`).slice(1, -1);
-  FOLDED.set(c, folded === '' || folded === ' ' ? SPACE : folded.charCodeAt(0));
+  FOLDED.set(c, folded.charCodeAt(0)); // white space folds to ' ', SPACE
 }
 for (const c of 'çÇşŞğĞüÜöÖıİâÂîÎûÛ') FOLDED.set(c.charCodeAt(0), foldFully(c).charCodeAt(0));
 

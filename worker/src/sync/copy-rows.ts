@@ -314,7 +314,10 @@ function instantMs(value: ReadModelValue): number {
   throw new NoBinaryForm(`not an instant text: ${String(value)}`);
 }
 
-/** As many as batches in flight at once (sync-engine.ts, BATCH_SLOTS). */
+/**
+ * Buffers kept for the next batches: a CopyBuffer lives while its batch is mapped and written,
+ * one per table loading at once; six cover a backfill's big tables.
+ */
 const SPARE_BUFFERS = 6;
 const spareBuffers: Buffer[] = [];
 

@@ -69,7 +69,10 @@ export async function readModelTransaction<T>(
   }
 }
 
-/** The PostgreSQL type of each column type (the binary COPY writes exactly these). */
+/**
+ * The PostgreSQL type of each column type: copy-rows.ts writes the binary form of these, and
+ * test/copy-rows.test.ts checks that every synced column has its type's.
+ */
 export const PG_TYPES: Record<ColumnType, string> = {
   int: 'integer',
   bigint: 'bigint',
@@ -129,9 +132,8 @@ async function settleRejects(
 }
 
 /**
- * A batch of a table's first load (never caught up yet), mapped as soon as it is read
- * (mapFirstLoadBatch): its live rows already in COPY's binary form, so what waits to be written is one
- * Buffer, not thousands of objects, and the mapping runs while the previous batch is written.
+ * A batch of a table's first load, mapped (mapFirstLoadBatch) once the next batch's read has
+ * started: its live rows in COPY's binary form, in a Buffer outside the JavaScript heap.
  */
 export interface FirstLoadBatch {
   /** The rows as read, for the upsert path when PostgreSQL refuses the COPY. */
@@ -139,7 +141,10 @@ export interface FirstLoadBatch {
   copy: CopyBuffer;
   gone: ReadModelRow[];
   rejected: RejectedRow[];
-  /** Ids of the rows mapped, live or gone, whose earlier rejects are cleared. */
+  /**
+   * Ids of the rows mapped, live or gone, whose earlier rejects are cleared; none in key order
+   * (the load cleared its table's rejects when it started).
+   */
   storedIds: number[];
 }
 
@@ -169,6 +174,8 @@ export function mapFirstLoadBatch(
       row = table.map(legacy);
       if (table.isGone?.(legacy)) mapped.gone.push(row);
       else mapped.copy.append(row);
+      // The batch takes the upsert path, which maps every row again (applyFirstLoadBatch).
+      if (mapped.copy.refused !== null) break;
     } catch (error) {
       if (!rejectsRow(error)) throw error;
       const id = Number(values[keyIndex]);
@@ -185,8 +192,9 @@ export function mapFirstLoadBatch(
  * applyLegacyRows for a batch of a table's first load, whose rows are most likely not in the
  * read model: the live rows go in by COPY. The copies of their values in other tables are
  * refreshed once, when the load catches up (refreshDependentsOfTable), not per batch; gone rows,
- * no longer in the table by then, refresh theirs now. When PostgreSQL refuses the COPY (a row
- * already there, a value out of range), the batch takes applyLegacyRows' path instead.
+ * no longer in the table by then, refresh theirs now. When the COPY is refused (by the encoder,
+ * a value with no binary form; by PostgreSQL, a row already there or a value out of range), the
+ * batch takes applyLegacyRows' path instead.
  */
 export async function applyFirstLoadBatch(
   tx: ReadModelTx,
@@ -205,8 +213,9 @@ export async function applyFirstLoadBatch(
 }
 
 /**
- * COPY of rows taken to be new, in a savepoint; null when PostgreSQL refuses it (a row already
- * there, a value out of range), the savepoint then rolled back for the upsert path to take over.
+ * COPY of rows taken to be new, in a savepoint; null when it is refused, for the upsert path to
+ * take over: by the encoder, before anything is sent, or by PostgreSQL (a row already there, a
+ * value out of range), the savepoint then rolled back.
  */
 async function copyNewRows(
   tx: ReadModelTx,

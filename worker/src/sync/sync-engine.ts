@@ -82,7 +82,7 @@ export async function syncTable(
 ): Promise<SyncRunResult> {
   const started = Date.now();
   const state = await db.readModel.syncState.findUnique({ where: { table_name: table.name } });
-  // Until a table has caught up once, its batches are mostly rows the read model has not seen.
+  // Until a table has caught up once, its copies in other tables are refreshed at the catch-up.
   const firstLoad = !state?.synced_at;
   const start = state
     ? {
@@ -121,9 +121,13 @@ export async function syncTable(
         : readNext(table, db, position, options);
     const writeStartedAt = Date.now();
     try {
-      // A first load's rows are mapped to COPY bytes here, while the next batch is read: the
-      // legacy server runs its query as the worker maps (docs/decisions/0002, sixth round).
-      const mapped = firstLoad ? mapFirstLoadBatch(table, batch.rows, { inKeyOrder }) : null;
+      // Rows the read model most likely lacks go by COPY: a first load's in key order or, for a
+      // table without a change column, by new ids. The pass by change time after a load in key
+      // order reads rows the load has written: they take the upsert path at once. The rows are
+      // mapped to COPY bytes here, while the next batch is read: the legacy server runs its
+      // query as the worker maps (docs/decisions/0002, sixth round).
+      const copied = firstLoad && (inKeyOrder || !table.changedAt);
+      const mapped = copied ? mapFirstLoadBatch(table, batch.rows, { inKeyOrder }) : null;
       const step = { position, caughtUp: result.caughtUp, firstLoad, mapped };
       result.rowsWritten += await commitBatch(table, db, batch, step, options);
     } catch (error) {
