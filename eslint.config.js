@@ -1,5 +1,15 @@
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+
+/** Imports a part of the code may not make: the processes meet only in read-model/ and common/. */
+const boundary = (forbidden, message) => ({
+  'no-restricted-imports': [
+    'error',
+    { patterns: forbidden.map((folder) => ({ group: [`**/${folder}/**`], message })) },
+  ],
+});
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'prisma/generated/', 'dist/', 'coverage/'] },
@@ -16,6 +26,38 @@ export default tseslint.config(
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
+  },
+  {
+    // No import circle anywhere: each module can be read, and changed, before the ones it uses.
+    files: ['**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver()],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  {
+    // Gateway and worker are scaled apart and share only read-model/ and common/.
+    files: ['gateway/**/*.ts'],
+    rules: boundary(
+      ['worker'],
+      'The gateway never imports the worker: shared code lives in read-model/ or common/.',
+    ),
+  },
+  {
+    files: ['worker/**/*.ts'],
+    rules: boundary(
+      ['gateway'],
+      'The worker never imports the gateway: shared code lives in read-model/ or common/.',
+    ),
+  },
+  {
+    files: ['read-model/**/*.ts', 'common/**/*.ts'],
+    rules: boundary(
+      ['gateway', 'worker'],
+      'Shared modules stand below both processes and import neither.',
+    ),
   },
   {
     // The branch rule by construction: read features get the read model only through the

@@ -14,7 +14,7 @@ import { loadConfig } from '../common/config.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
 import { createThrowawayEnvironment, serverUrlsOf } from '../scripts/throwaway-environment.js';
-import { SYNC_TABLES } from '../worker/src/sync/tables/index.js';
+import { SYNC_TABLES } from '../read-model/tables/index.js';
 import { startWorker, type Started } from './gateway/processes.js';
 import { printProfileSplit } from './gateway/profile.js';
 import { legacyLoadSince, legacyLoadSnapshot } from './legacy-load.js';

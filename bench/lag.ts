@@ -19,7 +19,7 @@ import { connectLegacy } from '../scripts/legacy/legacy-database.js';
 import { createThrowawayEnvironment, serverUrlsOf } from '../scripts/throwaway-environment.js';
 import { syncTable } from '../worker/src/sync/sync-engine.js';
 import { startSyncRunner } from '../worker/src/sync/sync-runner.js';
-import { SYNC_TABLES } from '../worker/src/sync/tables/index.js';
+import { SYNC_TABLES } from '../read-model/tables/index.js';
 import { legacyLoadSince, legacyLoadSnapshot } from './legacy-load.js';
 import { measureVisibility, type LagOptions } from './lag-writes.js';
 

@@ -2,7 +2,7 @@
 // 2016). Prisma reads and writes DATETIME as if it were UTC, so a value read from the legacy
 // database is a "wall-clock Date": its UTC fields show Istanbul time. These helpers apply that
 // shift; the one other place is the sync's reading of DATETIME texts by character codes
-// (worker/src/sync/legacy-values.ts), checked against them by property tests.
+// (read-model/legacy-values.ts), checked against them by property tests.
 
 export const ISTANBUL_OFFSET_HOURS = 3;
 const ISTANBUL_OFFSET_MS = ISTANBUL_OFFSET_HOURS * 60 * 60 * 1000;

@@ -16,6 +16,7 @@ const stamp = path.join(dist, '.build-stamp');
 const SOURCES = [
   'gateway',
   'worker',
+  'read-model',
   'common',
   'prisma',
   'scripts',

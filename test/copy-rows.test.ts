@@ -1,11 +1,11 @@
-// A first load's rows go to PostgreSQL in COPY's binary form (worker/src/sync/copy-rows.ts): they
+// A first load's rows go to PostgreSQL in COPY's binary form (read-model/copy-rows.ts): they
 // must be stored exactly as the upsert path, which sends them as JSON text, stores them.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CopyBuffer, copyIn, copyStatement } from '../worker/src/sync/copy-rows.js';
-import { PG_TYPES } from '../worker/src/sync/read-model-writes.js';
-import type { ReadModelRow, SyncTable } from '../worker/src/sync/table-definition.js';
-import { SYNC_TABLES } from '../worker/src/sync/tables/index.js';
+import { CopyBuffer, copyIn, copyStatement } from '../read-model/copy-rows.js';
+import { PG_TYPES } from '../read-model/writes.js';
+import type { ReadModelRow, SyncTable } from '../read-model/table-definition.js';
+import { SYNC_TABLES } from '../read-model/tables/index.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 
 let env: TestEnvironment;

@@ -11,7 +11,7 @@ import { verifyEnvironment } from './support/verify.js';
 import { createLegacyClient } from '../common/databases.js';
 import { reconcileTable } from '../worker/src/sync/reconcile.js';
 import { DEFAULT_SYNC_OPTIONS, syncTable } from '../worker/src/sync/sync-engine.js';
-import { SYNC_TABLES, syncTableNamed } from '../worker/src/sync/tables/index.js';
+import { SYNC_TABLES, syncTableNamed } from '../read-model/tables/index.js';
 
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;

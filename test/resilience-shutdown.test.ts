@@ -16,7 +16,7 @@ import {
   startProcess,
   type RunningProcess,
 } from './support/processes.js';
-import { SYNC_TABLES } from '../worker/src/sync/tables/index.js';
+import { SYNC_TABLES } from '../read-model/tables/index.js';
 import { verifyEnvironment } from './support/verify.js';
 import { eventually, startWorker } from './support/worker.js';
 

@@ -2,7 +2,7 @@
 // that are about reading, not about the worker.
 import { createLegacyClient, createReadModelClient } from '../../common/databases.js';
 import { syncTable } from '../../worker/src/sync/sync-engine.js';
-import { SYNC_TABLES } from '../../worker/src/sync/tables/index.js';
+import { SYNC_TABLES } from '../../read-model/tables/index.js';
 import type { TestEnvironment } from './environment.js';
 
 export async function syncOnce(env: TestEnvironment): Promise<void> {

@@ -1,5 +1,5 @@
 import { createLegacyClient, createReadModelClient } from '../../common/databases.js';
-import { SYNC_TABLES } from '../../worker/src/sync/tables/index.js';
+import { SYNC_TABLES } from '../../read-model/tables/index.js';
 import {
   differenceCount,
   verifyReadModel,

@@ -6,7 +6,7 @@
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import type { SyncDatabases } from './sync-engine.js';
-import type { ColumnType, SyncTable } from './table-definition.js';
+import type { ColumnType, SyncTable } from '../../../read-model/table-definition.js';
 
 export interface BucketSum {
   count: number;

@@ -3,10 +3,10 @@
 // repairs what it finds) and by `npm run sync:verify` (which reports it).
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
-import { columnName, ident } from './read-model-writes.js';
+import { columnName, ident } from '../../../read-model/transaction.js';
 import type { SyncDatabases } from './sync-engine.js';
-import { mapLegacyRows } from './rejects.js';
-import type { ColumnType, LegacyRow, SyncTable } from './table-definition.js';
+import { mapLegacyRows } from '../../../read-model/rejects.js';
+import type { ColumnType, LegacyRow, SyncTable } from '../../../read-model/table-definition.js';
 
 export interface ChunkComparison {
   /** Legacy rows, as read, of the ids the read model lacks or holds differently. */

@@ -7,11 +7,12 @@
 // kept in sync_state, so a big table never holds up its sync.
 import { differingBuckets, legacyBuckets, readModelBuckets } from './checksum.js';
 import { classify } from './compare.js';
-import { applyLegacyRows, deleteRows, ident, readModelTransaction } from './read-model-writes.js';
+import { applyLegacyRows, deleteRows } from '../../../read-model/writes.js';
+import { ident, readModelTransaction } from '../../../read-model/transaction.js';
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import type { SyncDatabases } from './sync-engine.js';
-import type { LegacyRow, SyncTable } from './table-definition.js';
+import type { LegacyRow, SyncTable } from '../../../read-model/table-definition.js';
 
 export interface ReconcileOptions {
   /** Primary-key values per checksum query (one query on each side). */

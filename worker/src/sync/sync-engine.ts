@@ -18,21 +18,19 @@ import {
   type LegacyClient,
   type ReadModelClient,
 } from '../../../common/databases.js';
-import { legacyRowObjects, type LegacyBatch } from './legacy-rows.js';
+import { legacyRowObjects, type LegacyBatch } from '../../../read-model/legacy-rows.js';
 import {
   applyFirstLoadBatch,
   applyLegacyRows,
   mapFirstLoadBatch,
   type FirstLoadBatch,
-  columnName,
-  ident,
-  readModelTransaction,
   refreshDependentsOfTable,
-} from './read-model-writes.js';
-import { legacyWallClock } from './legacy-values.js';
-import type { RejectListener } from './rejects.js';
-import type { SyncTable } from './table-definition.js';
-import { SYNC_TABLES } from './tables/index.js';
+} from '../../../read-model/writes.js';
+import { columnName, ident, readModelTransaction } from '../../../read-model/transaction.js';
+import { legacyWallClock } from '../../../read-model/legacy-values.js';
+import type { RejectListener } from '../../../read-model/rejects.js';
+import type { SyncTable } from '../../../read-model/table-definition.js';
+import { SYNC_TABLES } from '../../../read-model/tables/index.js';
 
 export interface SyncOptions {
   /** Seconds behind legacy "now" that the stored position stays, for late commits. */

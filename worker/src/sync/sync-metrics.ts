@@ -4,7 +4,7 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ReadModelClient } from '../../../common/databases.js';
 import type { ReconcileResult } from './reconcile.js';
-import type { RejectedRow } from './rejects.js';
+import type { RejectedRow } from '../../../read-model/rejects.js';
 import type { SyncRunResult } from './sync-engine.js';
 
 const READ_TIMEOUT_MS = 1000;

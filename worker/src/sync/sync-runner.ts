@@ -7,7 +7,7 @@ import { throttledLog } from '../../../common/log-throttle.js';
 import type { Logger } from '../../../common/logger.js';
 import { JOBS, TABLE_JOB_OPTIONS, syncQueueName, type TableJobData } from '../queues.js';
 import { DEFAULT_RECONCILE_OPTIONS, reconcileTable } from './reconcile.js';
-import type { RejectedRow } from './rejects.js';
+import type { RejectedRow } from '../../../read-model/rejects.js';
 import type { SyncMetrics } from './sync-metrics.js';
 import {
   DEFAULT_SYNC_OPTIONS,
@@ -16,8 +16,8 @@ import {
   type SyncOptions,
 } from './sync-engine.js';
 import { assertSchedules, startUpkeep, type TableQueue, type UpkeepDeps } from './sync-upkeep.js';
-import type { SyncTable } from './table-definition.js';
-import { SYNC_TABLES } from './tables/index.js';
+import type { SyncTable } from '../../../read-model/table-definition.js';
+import { SYNC_TABLES } from '../../../read-model/tables/index.js';
 
 export interface SyncRunnerDeps extends SyncDatabases {
   connection: Redis;

@@ -11,7 +11,7 @@ import type { ThrottledLog } from '../../../common/log-throttle.js';
 import type { Logger } from '../../../common/logger.js';
 import { JOBS, TABLE_JOB_OPTIONS, type TableJobData } from '../queues.js';
 import type { SyncMetrics } from './sync-metrics.js';
-import type { SyncTable } from './table-definition.js';
+import type { SyncTable } from '../../../read-model/table-definition.js';
 
 export interface TableQueue {
   table: SyncTable;

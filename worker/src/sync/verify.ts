@@ -1,6 +1,6 @@
 import { compareTable } from './compare.js';
 import type { SyncDatabases } from './sync-engine.js';
-import type { SyncTable } from './table-definition.js';
+import type { SyncTable } from '../../../read-model/table-definition.js';
 
 export interface TableReport {
   table: string;

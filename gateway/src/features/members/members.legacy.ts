@@ -15,8 +15,8 @@
 // read runs once the lock is held and sees what the previous holder committed, and a failing
 // statement stops its group, so a COMMIT at a group's end runs only when all before it succeeded.
 import type mariadb from 'mariadb';
-import type { LegacyRow } from '../../../../worker/src/sync/table-definition.js';
-import { membersTable } from '../../../../worker/src/sync/tables/members.table.js';
+import type { LegacyRow } from '../../../../read-model/table-definition.js';
+import { membersTable } from '../../../../read-model/tables/members.table.js';
 import type { DataScope } from '../../http/data-scope.js';
 import { AppError, notFound, validationError } from '../../http/errors.js';
 import {

@@ -1,4 +1,4 @@
-import { Prisma } from '../../../../prisma/generated/legacy/client.js';
+import { Prisma } from '../../prisma/generated/legacy/client.js';
 import { bool, instant, int, intOrNull, text } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 

@@ -1,6 +1,6 @@
 // Turning legacy raw-query values into API-ready read-model values. A value that cannot be
 // represented throws UnmappableValue: its row is set aside (rejects.ts), never its whole table.
-import { Prisma } from '../../../prisma/generated/legacy/client.js';
+import { Prisma } from '../prisma/generated/legacy/client.js';
 import {
   daysFromCivil,
   daysInMonth,
@@ -12,7 +12,7 @@ import {
   ISTANBUL_OFFSET_HOURS,
   dateOnly,
   legacyWallClockToInstant,
-} from '../../../common/legacy-time.js';
+} from '../common/legacy-time.js';
 
 /** A legacy value with no read-model representation; the message is the reject reason. */
 export class UnmappableValue extends Error {}

@@ -1,4 +1,4 @@
-import { Prisma } from '../../../../prisma/generated/legacy/client.js';
+import { Prisma } from '../../prisma/generated/legacy/client.js';
 import { bool, day, decimal, instantOrNull, int, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 

@@ -2,9 +2,8 @@
 // documented set, a number PostgreSQL refuses...). They are set aside in sync_rejects with the
 // reason, so the rows after them keep flowing, and retried whenever they are read again: when
 // they change (the incremental sync) or on every reconciliation pass, which finds them missing.
-import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
-import type { ReadModelTx } from './read-model-writes.js';
-import { columnName } from './read-model-writes.js';
+import { Prisma as Sql } from '../prisma/generated/read-model/client.js';
+import { columnName, type ReadModelTx } from './transaction.js';
 import { UnmappableValue } from './legacy-values.js';
 import type { LegacyRow, ReadModelRow, SyncTable } from './table-definition.js';
 

@@ -1,9 +1,7 @@
 // Writing synced rows into the read model: idempotent upserts, deletes of gone rows, and the
 // refresh of dependent copies. Shared by the incremental sync and the reconciliation.
-import pg from 'pg';
-import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
-import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
-import { CopyBuffer, copyIn, copyStatement } from './copy-rows.js';
+import { Prisma as Sql } from '../prisma/generated/read-model/client.js';
+import { CopyBuffer, copyStatement } from './copy-rows.js';
 import { legacyRowObjects, rowView, type LegacyBatch } from './legacy-rows.js';
 import {
   clearRejects,
@@ -21,53 +19,7 @@ import type {
   ReadModelRow,
   SyncTable,
 } from './table-definition.js';
-
-/**
- * What the write path needs of a read-model transaction: raw statements as tagged templates.
- * readModelTransaction provides it; so does an interactive transaction of the ORM.
- */
-export interface ReadModelTx {
-  $executeRaw(query: TemplateStringsArray, ...values: unknown[]): Promise<number>;
-  $queryRaw<T>(query: TemplateStringsArray, ...values: unknown[]): Promise<T>;
-  /** `COPY ... FROM STDIN` of `data` (copy-rows.ts); returns the rows copied. */
-  copyIn(statement: string, data: Buffer): Promise<number>;
-}
-
-/**
- * Runs `work` in one transaction on a connection of the read-model client's pg pool. The sync
- * writes through it rather than the ORM's interactive transactions, which serialise every
- * statement and its parameters once more (a batch's rows travel as one JSON text of megabytes)
- * and hold the connection for its run: a profile of the backfill put a third of the worker's
- * time there (docs/decisions/0002-sync-by-polling-with-look-back.md, backfill).
- */
-export async function readModelTransaction<T>(
-  readModel: ReadModelClient,
-  work: (tx: ReadModelTx) => Promise<T>,
-): Promise<T> {
-  const client = await readModelPool(readModel).connect();
-  const run = (strings: TemplateStringsArray, values: unknown[]) => {
-    const query = Sql.sql(strings, ...values);
-    return client.query(query.text, query.values);
-  };
-  const tx: ReadModelTx = {
-    $executeRaw: async (strings, ...values) => (await run(strings, values)).rowCount ?? 0,
-    $queryRaw: async <R>(strings: TemplateStringsArray, ...values: unknown[]) =>
-      (await run(strings, values)).rows as R,
-    copyIn: (statement, data) => copyIn(client, statement, data),
-  };
-  try {
-    await client.query('BEGIN');
-    const result = await work(tx);
-    await client.query('COMMIT');
-    client.release();
-    return result;
-  } catch (error) {
-    // The connection may be mid-statement (a timeout): it is discarded, never handed out again.
-    await client.query('ROLLBACK').catch(() => undefined);
-    client.release(true);
-    throw error;
-  }
-}
+import { columnName, ident, type ReadModelTx } from './transaction.js';
 
 /**
  * The PostgreSQL type of each column type: copy-rows.ts writes the binary form of these, and
@@ -82,9 +34,6 @@ export const PG_TYPES: Record<ColumnType, string> = {
   date: 'date',
   instant: 'timestamptz',
 };
-
-export const ident = (name: string) => Sql.raw(pg.escapeIdentifier(name));
-export const columnName = (qualified: string) => qualified.split('.').pop() ?? qualified;
 
 /**
  * Legacy rows -> read model: upsert the live ones, delete the gone ones, refresh dependents. A

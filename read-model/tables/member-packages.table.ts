@@ -1,4 +1,4 @@
-import { Prisma } from '../../../../prisma/generated/legacy/client.js';
+import { Prisma } from '../../prisma/generated/legacy/client.js';
 import { day, decimal, int, text, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 

@@ -1,9 +1,9 @@
 // Syncing chosen rows now, outside the polling loop: the gateway's member writes use it so the
 // read model holds a written row before the answer leaves, mapped by the table's own declaration
 // and written by the same statements as every polled batch (one mapping, not two).
-import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
-import type { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
-import { applyStatement } from './read-model-writes.js';
+import { readModelPool, type ReadModelClient } from '../common/databases.js';
+import type { Prisma as Sql } from '../prisma/generated/read-model/client.js';
+import { applyStatement } from './writes.js';
 import { mapLegacyRows } from './rejects.js';
 import type { LegacyRow, SyncTable } from './table-definition.js';
 

@@ -1,4 +1,4 @@
-import { Prisma } from '../../../../prisma/generated/legacy/client.js';
+import { Prisma } from '../../prisma/generated/legacy/client.js';
 import {
   bool,
   decimal,

@@ -1,5 +1,5 @@
-import { Prisma } from '../../../../prisma/generated/legacy/client.js';
-import { foldTurkish } from '../../../../common/turkish.js';
+import { Prisma } from '../../prisma/generated/legacy/client.js';
+import { foldTurkish } from '../../common/turkish.js';
 import { dayOrNull, int, text, textOrNull, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 

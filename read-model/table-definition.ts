@@ -1,6 +1,6 @@
 // A synced table is data, not code: the one engine (sync-engine.ts) and the reconciliation
 // (reconcile.ts) read these declarations.
-import type { LegacyPrisma } from '../../../common/databases.js';
+import type { LegacyPrisma } from '../common/databases.js';
 
 /** How a read-model column's values compare (verify, reconcile) and travel to PostgreSQL. */
 export type ColumnType = 'int' | 'bigint' | 'text' | 'bool' | 'decimal' | 'date' | 'instant';

@@ -1,5 +1,5 @@
-import { Prisma } from '../../../../prisma/generated/legacy/client.js';
-import { digitsOf, foldTurkish } from '../../../../common/turkish.js';
+import { Prisma } from '../../prisma/generated/legacy/client.js';
+import { digitsOf, foldTurkish } from '../../common/turkish.js';
 import {
   bool,
   dayOrNull,
