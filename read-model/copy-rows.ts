@@ -1,5 +1,5 @@
 // A table's first load writes its rows with COPY, PostgreSQL's cheapest write path: no JSON to
-// parse into records, no conflict check per row (docs/decisions/0002, backfill). COPY has no
+// parse into records, no conflict check per row (docs/decisions/0002, first load). COPY has no
 // ON CONFLICT, so it is only tried where the rows are new (see applyFirstLoadBatch), in a
 // savepoint: a row already there (a resumed load, a row changed meanwhile) or a value PostgreSQL
 // refuses fails the COPY, and the batch takes the upsert path instead.
@@ -45,9 +45,21 @@ export class CopyBuffer {
   /** Why the rows cannot go by COPY (a value with no binary form here); null while they can. */
   refused: string | null = null;
 
-  constructor(table: Pick<SyncTable, 'columns'>) {
+  /**
+   * The binary field of the read order every row of the batch gets after the table's columns
+   * (read-order.ts); null for rows without one.
+   */
+  private readonly readOrderField: Buffer | null;
+
+  constructor(table: Pick<SyncTable, 'columns'>, readOrder: bigint | null = null) {
     this.columns = Object.keys(table.columns);
     this.types = Object.values(table.columns);
+    if (readOrder === null) this.readOrderField = null;
+    else {
+      this.readOrderField = Buffer.alloc(12);
+      this.readOrderField.writeInt32BE(8, 0);
+      this.readOrderField.writeBigInt64BE(readOrder, 4);
+    }
     this.start();
   }
 
@@ -56,10 +68,15 @@ export class CopyBuffer {
     if (this.refused !== null) return;
     const start = this.length;
     try {
+      const readOrder = this.readOrderField;
       this.reserve(2);
-      this.int16(this.columns.length);
+      this.int16(this.columns.length + (readOrder ? 1 : 0));
       for (let i = 0; i < this.columns.length; i++) {
         this.value(this.types[i]!, row[this.columns[i]!]);
+      }
+      if (readOrder) {
+        this.reserve(readOrder.length);
+        this.length += readOrder.copy(this.buffer, this.length);
       }
       this.lines += 1;
     } catch (error) {
@@ -321,9 +338,16 @@ function instantMs(value: ReadModelValue): number {
 const SPARE_BUFFERS = 6;
 const spareBuffers: Buffer[] = [];
 
-/** COPY <table> (<columns>) FROM STDIN in binary format, the columns in the table's order. */
-export function copyStatement(table: Pick<SyncTable, 'name' | 'columns'>): string {
-  const columns = Object.keys(table.columns).map(pg.escapeIdentifier);
+/**
+ * COPY <table> (<columns>) FROM STDIN in binary format, the columns in the table's order, then
+ * read_order for rows written with one (CopyBuffer).
+ */
+export function copyStatement(
+  table: Pick<SyncTable, 'name' | 'columns'>,
+  { withReadOrder }: { withReadOrder: boolean },
+): string {
+  const names = Object.keys(table.columns);
+  const columns = (withReadOrder ? [...names, 'read_order'] : names).map(pg.escapeIdentifier);
   return `COPY ${pg.escapeIdentifier(table.name)} (${columns.join(', ')}) FROM STDIN (FORMAT binary)`;
 }
 

@@ -1,7 +1,7 @@
 // A batch of legacy rows as the MariaDB driver reads it with `rowsAsArray`: the column names
 // once, each row's values by position. A first load maps its rows through a reused view over
 // those values, so the driver builds no object per row and the mapping reads each value from the
-// array (docs/decisions/0002, fifth round); every other path gets plain objects.
+// array (docs/decisions/0002, first load); every other path gets plain objects.
 import type { LegacyRow } from './table-definition.js';
 
 export interface LegacyBatch {

@@ -106,7 +106,7 @@ export function legacyWallClock(value: unknown): Date | null {
  * DATETIME (Istanbul wall clock) -> the ISO text of the instant it denotes; null for zero
  * datetimes. Text, not a Date: the upsert path sends a batch to PostgreSQL as JSON, and
  * JSON.stringify of Date values is about ten times slower than of the same values as text
- * (docs/decisions/0002-sync-by-polling-with-look-back.md, backfill); a first load's binary COPY
+ * (docs/decisions/0002-sync-by-polling-with-look-back.md, first load); a first load's binary COPY
  * takes the instant's ms back by recentInstantMs.
  */
 export function instantOrNull(value: unknown): string | null {

@@ -21,7 +21,7 @@ export interface ReadModelTx {
  * writes through it rather than the ORM's interactive transactions, which serialise every
  * statement and its parameters once more (a batch's rows travel as one JSON text of megabytes)
  * and hold the connection for its run: a profile of the backfill put a third of the worker's
- * time there (docs/decisions/0002-sync-by-polling-with-look-back.md, backfill).
+ * time there (docs/decisions/0002-sync-by-polling-with-look-back.md, first load).
  */
 export async function readModelTransaction<T>(
   readModel: ReadModelClient,

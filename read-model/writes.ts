@@ -1,8 +1,12 @@
 // Writing synced rows into the read model: idempotent upserts, deletes of gone rows, and the
-// refresh of dependent copies. Shared by the incremental sync and the reconciliation.
+// refresh of dependent copies. Shared by the incremental sync, the reconciliation and the
+// gateway's member writes. Every write is ordered by its read (read-order.ts): a row, a delete
+// or a derived copy never goes back to an older version.
+import pg from 'pg';
 import { Prisma as Sql } from '../prisma/generated/read-model/client.js';
 import { CopyBuffer, copyStatement } from './copy-rows.js';
 import { legacyRowObjects, rowView, type LegacyBatch } from './legacy-rows.js';
+import { readOrderParameter, type ReadOrder, type ReadOrderSql } from './read-order.js';
 import {
   clearRejects,
   clearRejectsStatement,
@@ -19,6 +23,7 @@ import type {
   ReadModelRow,
   SyncTable,
 } from './table-definition.js';
+import { SYNC_TABLES } from './tables/index.js';
 import { columnName, ident, type ReadModelTx } from './transaction.js';
 
 /**
@@ -36,25 +41,27 @@ export const PG_TYPES: Record<ColumnType, string> = {
 };
 
 /**
- * Legacy rows -> read model: upsert the live ones, delete the gone ones, refresh dependents. A
- * row that cannot be mapped or stored is set aside in sync_rejects (rejects.ts) and the others
- * are written: one bad legacy row never stops its table. Returns the rows changed.
+ * Legacy rows of the read `order` -> read model: upsert the live ones, delete the gone ones,
+ * refresh dependents. A row that cannot be mapped or stored is set aside in sync_rejects
+ * (rejects.ts) and the others are written: one bad legacy row never stops its table. Returns the
+ * rows changed.
  */
 export async function applyLegacyRows(
   tx: ReadModelTx,
   table: SyncTable,
   rows: LegacyRow[],
+  order: ReadOrder,
   onRejected?: RejectListener,
 ): Promise<number> {
   const { mapped, rejected } = mapLegacyRows(table, rows);
   const live = mapped.filter((m) => !m.gone).map((m) => m.row);
-  const gone = mapped.filter((m) => m.gone).map((m) => m.row.id as number);
-  const upserted = await upsertIsolatingFailures(tx, table, live);
+  const gone = mapped.filter((m) => m.gone).map((m) => m.row);
+  const upserted = await upsertIsolatingFailures(tx, table, live, order);
   rejected.push(...upserted.failed);
-  const changed = upserted.changed + (await deleteRows(tx, table, gone));
   const failedIds = new Set(upserted.failed.map((f) => f.id));
-  const stored = mapped.map((m) => m.row).filter((row) => !failedIds.has(row.id as number));
-  await refreshDependents(tx, table, stored);
+  const storedLive = live.filter((row) => !failedIds.has(row.id as number));
+  const changed = upserted.changed + (await deleteAndRefresh(tx, table, storedLive, gone, order));
+  const stored = [...storedLive, ...gone];
   await settleRejects(
     tx,
     table,
@@ -95,6 +102,8 @@ export interface FirstLoadBatch {
    * (the load cleared its table's rejects when it started).
    */
   storedIds: number[];
+  /** The order of the read that brought the rows. */
+  order: ReadOrder;
 }
 
 /**
@@ -105,16 +114,17 @@ export interface FirstLoadBatch {
 export function mapFirstLoadBatch(
   table: SyncTable,
   batch: LegacyBatch,
-  { inKeyOrder }: { inKeyOrder: boolean },
+  { inKeyOrder, order }: { inKeyOrder: boolean; order: ReadOrder },
 ): FirstLoadBatch {
   const keyIndex = batch.columns.indexOf(columnName(table.key));
   const view = rowView(batch.columns);
   const mapped: FirstLoadBatch = {
     legacy: batch,
-    copy: new CopyBuffer(table),
+    copy: new CopyBuffer(table, order),
     gone: [],
     rejected: [],
     storedIds: [],
+    order,
   };
   for (const values of batch.values) {
     const legacy = view.at(values);
@@ -143,7 +153,9 @@ export function mapFirstLoadBatch(
  * refreshed once, when the load catches up (refreshDependentsOfTable), not per batch; gone rows,
  * no longer in the table by then, refresh theirs now. When the COPY is refused (by the encoder,
  * a value with no binary form; by PostgreSQL, a row already there or a value out of range), the
- * batch takes applyLegacyRows' path instead.
+ * batch takes applyLegacyRows' path instead. The COPY checks no tombstone: while a table's first
+ * load runs, nothing else deletes its rows (its reconciliation waits for the load, and the
+ * gateway never deletes), so none can be newer than the load's own reads.
  */
 export async function applyFirstLoadBatch(
   tx: ReadModelTx,
@@ -153,10 +165,8 @@ export async function applyFirstLoadBatch(
 ): Promise<number> {
   const copied = await copyNewRows(tx, table, batch.copy);
   if (copied === null)
-    return applyLegacyRows(tx, table, legacyRowObjects(batch.legacy), onRejected);
-  const goneIds = batch.gone.map((row) => row.id as number);
-  const changed = copied + (await deleteRows(tx, table, goneIds));
-  await refreshDependents(tx, table, batch.gone);
+    return applyLegacyRows(tx, table, legacyRowObjects(batch.legacy), batch.order, onRejected);
+  const changed = copied + (await deleteAndRefresh(tx, table, [], batch.gone, batch.order));
   await settleRejects(tx, table, batch.rejected, batch.storedIds, onRejected);
   return changed;
 }
@@ -179,7 +189,7 @@ async function copyNewRows(
   }
   await tx.$executeRaw`SAVEPOINT copy_batch`;
   try {
-    const statement = copyStatement(table);
+    const statement = copyStatement(table, { withReadOrder: true });
     const changed = await tx.copyIn(statement, copy.bytes());
     await tx.$executeRaw`RELEASE SAVEPOINT copy_batch`;
     copy.recycle();
@@ -194,12 +204,17 @@ async function copyNewRows(
  * Upserts in one statement; when PostgreSQL refuses it (a number out of range, a byte sequence it
  * does not accept), retries row by row, each in its own savepoint, to find the rows it refuses.
  */
-async function upsertIsolatingFailures(tx: ReadModelTx, table: SyncTable, rows: ReadModelRow[]) {
+async function upsertIsolatingFailures(
+  tx: ReadModelTx,
+  table: SyncTable,
+  rows: ReadModelRow[],
+  order: ReadOrder,
+) {
   const failed: RejectedRow[] = [];
   if (rows.length === 0) return { changed: 0, failed };
   try {
     await tx.$executeRaw`SAVEPOINT upsert_batch`;
-    const changed = await upsertRows(tx, table, rows);
+    const changed = await upsertRows(tx, table, rows, order);
     await tx.$executeRaw`RELEASE SAVEPOINT upsert_batch`;
     return { changed, failed };
   } catch {
@@ -209,7 +224,7 @@ async function upsertIsolatingFailures(tx: ReadModelTx, table: SyncTable, rows: 
   for (const row of rows) {
     try {
       await tx.$executeRaw`SAVEPOINT upsert_row`;
-      changed += await upsertRows(tx, table, [row]);
+      changed += await upsertRows(tx, table, [row], order);
       await tx.$executeRaw`RELEASE SAVEPOINT upsert_row`;
     } catch (error) {
       await tx.$executeRaw`ROLLBACK TO SAVEPOINT upsert_row`;
@@ -227,28 +242,40 @@ function refusal(error: unknown): string {
 }
 
 /**
- * Returns the number of rows actually inserted or changed (identical rows are not rewritten).
- * The rows travel as one JSON parameter that PostgreSQL turns into rows of the table's own type
- * (json_populate_recordset): JSON.stringify is native and the server parses the text in one
- * pass, where one array per column cost a conversion of every value in the driver and the ORM
- * (docs/decisions/0002-sync-by-polling-with-look-back.md, backfill).
+ * Returns the number of rows actually inserted or changed (identical rows are not rewritten, and
+ * neither is a row a later read wrote). The rows travel as one JSON parameter that PostgreSQL
+ * turns into rows of the table's own type (json_populate_recordset): JSON.stringify is native
+ * and the server parses the text in one pass, where one array per column cost a conversion of
+ * every value in the driver and the ORM (docs/decisions/0002-sync-by-polling-with-look-back.md).
  */
 export async function upsertRows(
   tx: ReadModelTx,
   table: SyncTable,
   rows: ReadModelRow[],
+  order: ReadOrder,
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  return tx.$executeRaw`${upsertStatement(table, rows)}`;
+  return tx.$executeRaw`${upsertStatement(table, rows, readOrderParameter(order))}`;
 }
 
-/** The upsert of upsertRows, as SQL (an empty `rows` inserts nothing). */
-function upsertStatement(table: SyncTable, rows: ReadModelRow[]): Sql.Sql {
-  const { columnList, assignments, current, incoming } = upsertParts(table);
-  return Sql.sql`INSERT INTO ${ident(table.name)} AS t (${columnList})
-    SELECT ${columnList} FROM json_populate_recordset(NULL::${ident(table.name)}, ${JSON.stringify(rows)}::json)
-    ON CONFLICT (id) DO UPDATE SET ${assignments}
-    WHERE (${current}) IS DISTINCT FROM (${incoming})`;
+/**
+ * The upsert of upsertRows, as SQL (an empty `rows` inserts nothing). A row is inserted unless a
+ * later read found it deleted (its tombstone), and replaced only by a later read than the one
+ * that wrote it, with other values. Columns copied from another table (members.branch_name) take
+ * the value of that table's read-model row when it has one, never the legacy join's, which may
+ * be older: a copy always equals its source in the read model, which never goes back in time.
+ */
+function upsertStatement(table: SyncTable, rows: ReadModelRow[], order: ReadOrderSql): Sql.Sql {
+  const { columnList, incomingValues, derivedJoins, assignments, current, incoming } =
+    upsertParts(table);
+  return Sql.sql`INSERT INTO ${ident(table.name)} AS t (${columnList}, read_order)
+    SELECT ${incomingValues}, ${order}
+    FROM json_populate_recordset(NULL::${ident(table.name)}, ${JSON.stringify(rows)}::json) AS d
+    ${derivedJoins}
+    WHERE NOT EXISTS (SELECT 1 FROM sync_tombstones z
+      WHERE z.table_name = ${table.name} AND z.row_id = d.id AND z.read_order > ${order})
+    ON CONFLICT (id) DO UPDATE SET ${assignments}, read_order = EXCLUDED.read_order
+    WHERE t.read_order < EXCLUDED.read_order AND (${current}) IS DISTINCT FROM (${incoming})`;
 }
 
 const upsertStatements = new WeakMap<SyncTable, ReturnType<typeof buildUpsertParts>>();
@@ -262,84 +289,174 @@ function upsertParts(table: SyncTable) {
   return parts;
 }
 
+/** The copies of other tables' values held in `table`: each source with its declaration. */
+function copiesHeldBy(table: SyncTable): { source: SyncTable; copy: DependentColumns }[] {
+  return SYNC_TABLES.flatMap((source) =>
+    (source.dependents ?? [])
+      .filter((copy) => copy.table === table.name)
+      .map((copy) => ({ source, copy })),
+  );
+}
+
 function buildUpsertParts(table: SyncTable) {
   const columns = Object.keys(table.columns);
   const updatable = columns.filter((c) => c !== 'id');
+  // Each source joined laterally as `copy_N` (the incoming row is `d`, the source row `s`, as in
+  // the declarations); a copied column is the source's value when the source row exists.
+  const copiedFrom = new Map<string, string>();
+  const derivedJoins = copiesHeldBy(table).map(({ source, copy }, i) => {
+    const alias = `copy_${i}`;
+    const values = Object.entries(copy.columns).map(([column, expression]) => {
+      copiedFrom.set(column, alias);
+      return `${expression} AS ${pg.escapeIdentifier(column)}`;
+    });
+    return Sql.raw(`LEFT JOIN LATERAL (SELECT true AS found, ${values.join(', ')}
+      FROM ${pg.escapeIdentifier(source.name)} s WHERE ${copy.on} LIMIT 1) ${alias} ON true`);
+  });
+  const incomingValues = columns.map((c) => {
+    const alias = copiedFrom.get(c);
+    const column = pg.escapeIdentifier(c);
+    return Sql.raw(
+      alias
+        ? `CASE WHEN ${alias}.found THEN ${alias}.${column} ELSE d.${column} END`
+        : `d.${column}`,
+    );
+  });
   return {
     columnList: Sql.join(columns.map(ident)),
+    incomingValues: Sql.join(incomingValues),
+    derivedJoins: derivedJoins.length > 0 ? Sql.join(derivedJoins, ' ') : Sql.empty,
     assignments: Sql.join(updatable.map((c) => Sql.sql`${ident(c)} = EXCLUDED.${ident(c)}`)),
     current: Sql.join(updatable.map((c) => Sql.sql`t.${ident(c)}`)),
     incoming: Sql.join(updatable.map((c) => Sql.sql`EXCLUDED.${ident(c)}`)),
   };
 }
 
+/**
+ * The deletes of a read as data-modifying CTEs: `deleted` (the ids deleted) and `buried` (the
+ * ids whose tombstone now carries this read's order). A row is deleted, and its tombstone
+ * written, unless a later read wrote it.
+ */
+function deleteParts(table: SyncTable, ids: number[], order: ReadOrderSql): Sql.Sql {
+  const name = ident(table.name);
+  const cast = Sql.raw(`${PG_TYPES[table.columns.id ?? 'int']}[]`);
+  return Sql.sql`gone AS (SELECT unnest(${ids}::${cast}) AS id),
+    deleted AS (DELETE FROM ${name} t USING gone g
+      WHERE t.id = g.id AND t.read_order < ${order} RETURNING t.id),
+    buried AS (INSERT INTO sync_tombstones (table_name, row_id, read_order)
+      SELECT ${table.name}, g.id, ${order} FROM gone g
+      WHERE NOT EXISTS (SELECT 1 FROM ${name} x WHERE x.id = g.id AND x.read_order > ${order})
+      ON CONFLICT (table_name, row_id) DO UPDATE
+        SET read_order = EXCLUDED.read_order, deleted_at = EXCLUDED.deleted_at
+        WHERE sync_tombstones.read_order < EXCLUDED.read_order
+      RETURNING row_id)`;
+}
+
+/** Rows a read found deleted, by id (reconciliation: gone from the legacy table). */
 export async function deleteRows(
   tx: ReadModelTx,
   table: SyncTable,
   ids: number[],
+  order: ReadOrder,
 ): Promise<number> {
   if (ids.length === 0) return 0;
-  return tx.$executeRaw`${deleteStatement(table, ids)}`;
-}
-
-function deleteStatement(table: SyncTable, ids: number[]): Sql.Sql {
-  const cast = Sql.raw(`${PG_TYPES[table.columns.id ?? 'int']}[]`);
-  return Sql.sql`DELETE FROM ${ident(table.name)} WHERE id = ANY(${ids}::${cast})`;
+  const [row] = await tx.$queryRaw<{ changed: number }[]>`WITH ${deleteParts(
+    table,
+    ids,
+    readOrderParameter(order),
+  )} SELECT count(*)::int AS changed FROM deleted`;
+  return row?.changed ?? 0;
 }
 
 /**
- * Refreshes every copy of these rows' values in other tables. The rows themselves, gone ones
- * included, are the source `s` (rows of the table's type, as in upsertRows), so a rename just
- * before a delete still reaches the copies. Runs for unchanged rows too: a copy written by a
- * concurrent run of the dependent table from an older read is mended on the next look-back pass.
+ * The gone rows of a read deleted, then every copy of the read's rows' values in other tables
+ * refreshed, in one statement: from the read-model rows of the live ones (as written, or as a
+ * later read wrote them) and from the gone rows as read, where this read buried them, so a rename
+ * just before a delete still reaches the copies. Runs for unchanged rows too: a copy written by a
+ * concurrent run of the dependent table is mended on the next look-back pass. Returns the rows
+ * deleted.
  */
-export async function refreshDependents(
+async function deleteAndRefresh(
   tx: ReadModelTx,
   table: SyncTable,
-  rows: ReadModelRow[],
-): Promise<void> {
-  if (rows.length === 0) return;
-  for (const dependent of table.dependents ?? []) {
-    await tx.$executeRaw`${dependentStatement(table, dependent, rows)}`;
-  }
+  live: ReadModelRow[],
+  gone: ReadModelRow[],
+  order: ReadOrder,
+): Promise<number> {
+  const dependents = table.dependents ?? [];
+  if (gone.length === 0 && (live.length === 0 || dependents.length === 0)) return 0;
+  const at = readOrderParameter(order);
+  const liveIds = live.map((row) => row.id as number);
+  const refreshes = dependents.map((dependent, i) => {
+    const columns = sourceColumnList(table, dependent);
+    const source = Sql.sql`SELECT ${columns} FROM ${ident(table.name)}
+      WHERE id = ANY(${liveIds}::${Sql.raw(`${PG_TYPES[table.columns.id ?? 'int']}[]`)})
+      UNION ALL ${buriedRows(table, dependent, gone)}`;
+    return Sql.sql`, ${Sql.raw(`dependent_${i}`)} AS (${dependentStatement(table, dependent, source)})`;
+  });
+  const [row] = await tx.$queryRaw<{ changed: number }[]>`WITH ${deleteParts(
+    table,
+    gone.map((r) => r.id as number),
+    at,
+  )}${Sql.join(refreshes, '')} SELECT count(*)::int AS changed FROM deleted`;
+  return row?.changed ?? 0;
 }
+
+/** The gone rows as read whose tombstone this statement wrote (`buried`), as a source `s`. */
+function buriedRows(table: SyncTable, dependent: DependentColumns, gone: ReadModelRow[]): Sql.Sql {
+  const { sourceColumns } = dependentUpdate(table, dependent);
+  // Only the source columns the expressions name travel.
+  const rows = JSON.stringify(gone, sourceColumns);
+  return Sql.sql`SELECT ${sourceColumnList(table, dependent)}
+    FROM json_populate_recordset(NULL::${ident(table.name)}, ${rows}::json)
+    WHERE id IN (SELECT row_id FROM buried)`;
+}
+
+const sourceColumnList = (table: SyncTable, dependent: DependentColumns) =>
+  Sql.join(dependentUpdate(table, dependent).sourceColumns.map(ident));
 
 /**
  * The end of a table's first load: every copy of its rows' values in other tables refreshed in
  * one set-based statement per dependent, the table's own read-model rows being the source `s`
  * (its columns have the names the expressions use), instead of one statement per batch
- * (applyFirstLoadBatch). Runs in the transaction of the batch that catches up, so the table is
- * never marked caught up without it.
+ * (applyFirstLoadBatch); and the copies the table holds of other tables' values, which its COPY
+ * took from the legacy join, set to those tables' read-model rows (as upsertStatement does). Runs
+ * in the transaction of the batch that catches up, so the table is never marked caught up
+ * without it.
  */
 export async function refreshDependentsOfTable(tx: ReadModelTx, table: SyncTable): Promise<void> {
-  for (const dependent of table.dependents ?? []) {
-    const { assignments, stale } = dependentUpdate(table, dependent);
-    await tx.$executeRaw`UPDATE ${ident(dependent.table)} d SET ${assignments}
-      FROM ${ident(table.name)} AS s WHERE ${Sql.raw(dependent.on)} AND (${stale})`;
+  const copies = [
+    ...(table.dependents ?? []).map((copy) => ({ source: table, copy })),
+    ...copiesHeldBy(table),
+  ];
+  for (const { source, copy } of copies) {
+    const { assignments, stale } = dependentUpdate(source, copy);
+    await tx.$executeRaw`UPDATE ${ident(copy.table)} d SET ${assignments}
+      FROM ${ident(source.name)} AS s WHERE ${Sql.raw(copy.on)} AND (${stale})`;
   }
 }
 
+/** The UPDATE of a dependent's copies from `source`, a subquery of rows of the table's columns. */
 function dependentStatement(
   table: SyncTable,
   dependent: DependentColumns,
-  rows: ReadModelRow[],
+  source: Sql.Sql,
 ): Sql.Sql {
-  const { sourceColumns, assignments, stale } = dependentUpdate(table, dependent);
-  // Only the source columns the expressions name travel.
-  const source = JSON.stringify(rows, sourceColumns);
+  const { assignments, stale } = dependentUpdate(table, dependent);
   return Sql.sql`UPDATE ${ident(dependent.table)} d SET ${assignments}
-    FROM json_populate_recordset(NULL::${ident(table.name)}, ${source}::json) AS s
-    WHERE ${Sql.raw(dependent.on)} AND (${stale})`;
+    FROM (${source}) AS s WHERE ${Sql.raw(dependent.on)} AND (${stale})`;
 }
 
 /**
- * applyLegacyRows of rows already mapped, none rejected, as one statement: the upsert, the
- * deletes, the dependents' refresh and the clearing of their rejects, each a data-modifying CTE.
- * PostgreSQL runs a statement atomically, so a caller outside a sync run needs no transaction
- * (one round trip instead of one per step). Its text depends on the table only, so it can be
- * prepared once. Yields one row: `changed`, the rows inserted, changed or deleted. `alongside`, a
- * data-modifying statement of the caller's, runs as one more CTE: in the same statement and
- * trip, and atomically with the rest.
+ * applyLegacyRows of rows already mapped, none rejected, as one statement: the read order taken,
+ * the upsert, the deletes, the dependents' refresh and the clearing of their rejects, each a
+ * CTE. PostgreSQL runs a statement atomically, so a caller outside a sync run needs no
+ * transaction (one round trip instead of one per step). The read order is taken by the
+ * statement itself: the gateway runs it after its legacy commit, whose rows it applies, so the
+ * order is later than the commit (read-order.ts). Its text depends on the table only, so it can
+ * be prepared once. Yields one row: `changed`, the rows inserted, changed or deleted.
+ * `alongside`, a data-modifying statement of the caller's, runs as one more CTE: in the same
+ * statement and trip, and atomically with the rest.
  */
 export function applyStatement(
   table: SyncTable,
@@ -347,17 +464,25 @@ export function applyStatement(
   alongside?: Sql.Sql,
 ): Sql.Sql {
   const live = rows.filter((r) => !r.gone).map((r) => r.row);
-  const gone = rows.filter((r) => r.gone).map((r) => r.row.id as number);
-  const all = rows.map((r) => r.row);
-  const dependents = (table.dependents ?? []).map(
-    (dependent, i) =>
-      Sql.sql`, ${Sql.raw(`dependent_${i}`)} AS (${dependentStatement(table, dependent, all)})`,
-  );
-  return Sql.sql`WITH upserted AS (${upsertStatement(table, live)} RETURNING 1),
-    deleted AS (${deleteStatement(table, gone)} RETURNING 1)${Sql.join(dependents, '')},
+  const gone = rows.filter((r) => r.gone).map((r) => r.row);
+  const order = Sql.sql`(SELECT read_order FROM stamp)`;
+  // The copies follow the rows this statement wrote, as written (a CTE cannot see the table's
+  // new state), and the gone rows it buried.
+  const dependents = (table.dependents ?? []).map((dependent, i) => {
+    const source = Sql.sql`SELECT ${sourceColumnList(table, dependent)} FROM upserted
+      UNION ALL ${buriedRows(table, dependent, gone)}`;
+    return Sql.sql`, ${Sql.raw(`dependent_${i}`)} AS (${dependentStatement(table, dependent, source)})`;
+  });
+  return Sql.sql`WITH stamp AS MATERIALIZED (SELECT nextval('sync_read_order') AS read_order),
+    upserted AS (${upsertStatement(table, live, order)} RETURNING t.*),
+    ${deleteParts(
+      table,
+      gone.map((r) => r.id as number),
+      order,
+    )}${Sql.join(dependents, '')},
     cleared AS (${clearRejectsStatement(
       table,
-      all.map((row) => row.id as number),
+      rows.map((r) => r.row.id as number),
     )})${alongside ? Sql.sql`, alongside AS (${alongside})` : Sql.empty}
     SELECT (SELECT count(*) FROM upserted) + (SELECT count(*) FROM deleted) AS changed`;
 }

@@ -131,7 +131,9 @@ describe('rows sent in COPY binary form', () => {
     expect(copy.refused).toBeNull();
     const client = await pool.connect();
     try {
-      expect(await copyIn(client, copyStatement(table), copy.bytes())).toBe(rows.length);
+      expect(
+        await copyIn(client, copyStatement(table, { withReadOrder: false }), copy.bytes()),
+      ).toBe(rows.length);
     } finally {
       client.release();
     }
@@ -183,9 +185,9 @@ describe('rows sent in COPY binary form', () => {
     copy.append({ ...rows[0]!, id: 10, amount: '12345678901.00' });
     const client = await pool.connect();
     try {
-      await expect(copyIn(client, copyStatement(table), copy.bytes())).rejects.toThrow(
-        /numeric field overflow/,
-      );
+      await expect(
+        copyIn(client, copyStatement(table, { withReadOrder: false }), copy.bytes()),
+      ).rejects.toThrow(/numeric field overflow/);
     } finally {
       client.release(true);
     }

@@ -8,6 +8,7 @@
 import { differingBuckets, legacyBuckets, readModelBuckets } from './checksum.js';
 import { classify } from './compare.js';
 import { applyLegacyRows, deleteRows } from '../../../read-model/writes.js';
+import { nextReadOrder, purgeTombstones } from '../../../read-model/read-order.js';
 import { ident, readModelTransaction } from '../../../read-model/transaction.js';
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
@@ -85,6 +86,8 @@ export async function reconcileTable(
     await reconcileSpan(table, db, from, to, options.bucketWidth, result);
     cursor = to - 1n;
   }
+  // A finished pass is as good a moment as any to drop the table's old tombstones.
+  if (result.passFinished) await purgeTombstones(db.readModel, table.name);
   const progress = result.passFinished
     ? { reconcile_cursor: null, reconcile_started_at: null, reconciled_at: pass }
     : { reconcile_cursor: cursor, reconcile_started_at: pass };
@@ -162,10 +165,12 @@ export async function repairRange(
   result: ReconcileResult,
 ) {
   const key = LegacySql.raw(table.key);
+  const order = await nextReadOrder(db.readModel);
   const legacyStarted = Date.now();
   const legacyRows = await db.legacy.$queryRaw<LegacyRow[]>`${table.source}
     WHERE ${key} BETWEEN ${lo} AND ${hi} ORDER BY ${key}`;
   result.legacyMs += Date.now() - legacyStarted;
+  await db.afterRead?.(table);
   result.legacyRowsRead += legacyRows.length;
   const columns = Sql.join(Object.keys(table.columns).map(ident));
   const readRows = await db.readModel.$queryRaw<Record<string, unknown>[]>`SELECT ${columns}
@@ -175,8 +180,8 @@ export async function repairRange(
   result.bucketsRepaired += 1;
   if (chunk.toWrite.length === 0 && chunk.toDelete.length === 0) return;
   await readModelTransaction(db.readModel, async (tx) => {
-    await applyLegacyRows(tx, table, chunk.toWrite, db.onRejected);
-    await deleteRows(tx, table, chunk.toDelete);
+    await applyLegacyRows(tx, table, chunk.toWrite, order, db.onRejected);
+    await deleteRows(tx, table, chunk.toDelete, order);
   });
   result.written += chunk.toWrite.length - chunk.rejected.length;
   result.deleted += chunk.toDelete.length;

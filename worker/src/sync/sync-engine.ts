@@ -28,6 +28,7 @@ import {
 } from '../../../read-model/writes.js';
 import { columnName, ident, readModelTransaction } from '../../../read-model/transaction.js';
 import { legacyWallClock } from '../../../read-model/legacy-values.js';
+import { nextReadOrder, type ReadOrder } from '../../../read-model/read-order.js';
 import type { RejectListener } from '../../../read-model/rejects.js';
 import type { SyncTable } from '../../../read-model/table-definition.js';
 import { SYNC_TABLES } from '../../../read-model/tables/index.js';
@@ -71,6 +72,11 @@ export interface SyncDatabases {
   readModel: ReadModelClient;
   /** Told of newly rejected rows, to count and log them (rejects.ts). */
   onRejected?: RejectListener;
+  /**
+   * Awaited after each legacy read of a table's rows, before they are written: lets a test hold
+   * a read's rows while other writes happen (test/read-model-order.test.ts).
+   */
+  afterRead?: (table: SyncTable) => Promise<void>;
 }
 
 export async function syncTable(
@@ -123,9 +129,11 @@ export async function syncTable(
       // table without a change column, by new ids. The pass by change time after a load in key
       // order reads rows the load has written: they take the upsert path at once. The rows are
       // mapped to COPY bytes here, while the next batch is read: the legacy server runs its
-      // query as the worker maps (docs/decisions/0002, sixth round).
+      // query as the worker maps (docs/decisions/0002, first load).
       const copied = firstLoad && (inKeyOrder || !table.changedAt);
-      const mapped = copied ? mapFirstLoadBatch(table, batch.rows, { inKeyOrder }) : null;
+      const mapped = copied
+        ? mapFirstLoadBatch(table, batch.rows, { inKeyOrder, order: batch.order })
+        : null;
       const step = { position, caughtUp: result.caughtUp, firstLoad, mapped };
       result.rowsWritten += await commitBatch(table, db, batch, step, options);
     } catch (error) {
@@ -200,7 +208,7 @@ async function startFirstLoad(
  * per plan. The columns this table's copies are joined by (`d.member_id = s.id`) are not among
  * them: while the table loads, the refreshes that join it are one scan per statement (the other
  * table's catch-up, and the gone rows of its batches), cheaper than keeping the index up to date
- * row by row (docs/decisions/0002, sixth round).
+ * row by row (docs/decisions/0002, first load).
  */
 function lookupColumns(tableName: string): Set<string> {
   const columns = new Set<string>();
@@ -245,6 +253,8 @@ async function restoreIndexes(table: SyncTable, readModel: ReadModelClient, defi
 
 interface Batch {
   rows: LegacyBatch;
+  /** Taken before the batch's legacy read began (read-order.ts). */
+  order: ReadOrder;
   legacyNow: Date | null;
   readStartedAt: Date;
   readMs: number;
@@ -259,8 +269,7 @@ interface Batch {
  * for a slot while holding none (its current batch's slot is given back after the commit), so
  * runs never wait on each other in a circle. Six: three big tables loading at once each have one
  * batch written and the next read ahead; with four, a backfill's big tables took turns and
- * left the two cores partly idle (docs/decisions/0002, fifth round); eight were no faster (sixth
- * round). A batch read ahead waits as the driver's arrays of values, and is mapped to one Buffer
+ * left the two cores partly idle; eight were no faster (docs/decisions/0002, first load). A batch read ahead waits as the driver's arrays of values, and is mapped to one Buffer
  * only when its turn comes: six keep the worker's peak near 200 MB, under its memory bound.
  */
 const BATCH_SLOTS = 6;
@@ -291,12 +300,14 @@ function readNext(
     const release = await batchSlots.acquire();
     try {
       const readStartedAt = new Date();
+      const order = await nextReadOrder(db.readModel);
       // The horizon of a batch read by change time (commitBatch); a load in key order has none.
       const legacyNow =
         table.changedAt && from.loadKey === null ? await legacyClock(db.legacy) : null;
       const rows = await readBatch(db.legacy, table, from, options.batchSize);
       const readMs = Date.now() - readStartedAt.getTime();
-      return { rows, legacyNow, readStartedAt, readMs, release };
+      await db.afterRead?.(table);
+      return { rows, order, legacyNow, readStartedAt, readMs, release };
     } catch (error) {
       release();
       throw error;
@@ -359,7 +370,7 @@ async function commitBatch(
     await tx.$executeRaw`SET LOCAL synchronous_commit TO OFF`;
     const written = mapped
       ? await applyFirstLoadBatch(tx, table, mapped, db.onRejected)
-      : await applyLegacyRows(tx, table, legacyRowObjects(batch.rows), db.onRejected);
+      : await applyLegacyRows(tx, table, legacyRowObjects(batch.rows), batch.order, db.onRejected);
     if (firstLoad && caughtUp) await refreshDependentsOfTable(tx, table);
     // The position is legacy wall-clock time, kept as is in a column without time zone: its
     // UTC fields are the value (toISOString; the zone of the text is ignored).
