@@ -3,13 +3,43 @@
 import { z } from 'zod';
 import { foldTurkish, phoneSearchDigits } from '../../../common/turkish.js';
 
+/** The largest value of the read model's and the dashboard's `int` id columns. */
 const MAX_ID = 2_147_483_647;
 
-export const id = z.coerce.number().int().positive().max(MAX_ID);
+const DECIMAL_DIGITS = /^[0-9]+$/;
+
+/**
+ * The one parser of whole numbers given in a path or a query string (ids, integer filters, page,
+ * limit): decimal digits alone, `^[0-9]+$`. Number()'s other spellings (`1e1`, `0x10`, `1.0`,
+ * ` 1`, `+1`, `-1`, an empty value), which z.coerce.number() took as 10, 16, 1 or 0, are 400
+ * VALIDATION_ERROR naming the field, as is a value outside `min`..`max` (so an id beyond the int
+ * columns never reaches a database). Leading zeros are digits: `007` is 7. The OpenAPI document
+ * describes the number a client sends (`type: integer` with its bounds); `meta` goes on that
+ * number, where the document's generator keeps its examples.
+ */
+export function decimalInteger(bounds: { min: number; max: number }, meta?: z.GlobalMeta) {
+  const number = z.int().min(bounds.min).max(bounds.max);
+  return z.preprocess(
+    (value, ctx) => {
+      if (typeof value === 'string' && DECIMAL_DIGITS.test(value)) return Number(value);
+      // Already a number: a caller in code, not a request.
+      if (typeof value === 'number') return value;
+      ctx.addIssue({
+        code: 'custom',
+        message: 'Yalnızca rakamlardan (0-9) oluşan bir tam sayı olmalıdır.',
+        input: value,
+      });
+      return z.NEVER;
+    },
+    meta ? number.meta(meta) : number,
+  );
+}
+
+export const id = decimalInteger({ min: 1, max: MAX_ID });
 export const optionalId = id.optional();
 
 export const idParams = z.object({
-  id: id.meta({ description: 'Kayıt numarası', examples: [3] }),
+  id: decimalInteger({ min: 1, max: MAX_ID }, { description: 'Kayıt numarası', examples: [3] }),
 });
 
 /** `true` / `false` exactly. */

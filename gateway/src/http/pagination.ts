@@ -1,12 +1,13 @@
 // The one pagination helper: every list takes page/limit (1-based, limit <= 200, never clamped)
 // and answers the specification's Pagination object.
 import { z } from 'zod';
+import { decimalInteger } from './filters.js';
 
 export const MAX_LIMIT = 200;
 
 export const paginationQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-  limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(50),
+  page: decimalInteger({ min: 1, max: 1_000_000 }).default(1),
+  limit: decimalInteger({ min: 1, max: MAX_LIMIT }).default(50),
 });
 export type PageRequest = z.infer<typeof paginationQuery>;
 
