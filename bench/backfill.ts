@@ -5,17 +5,14 @@
 // per second, overall and per table (time to its first catch-up), and the worker's resident memory, sampled from /proc while it runs (and its peak,
 // VmHWM). Then measures one full reconciliation pass over the synced dashboard (bench/reconcile.ts).
 //   npm run bench -- --only backfill [--scale 350] [--profile]
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLegacyClient, createReadModelClient, readModelPool } from '../common/databases.js';
-import { loadConfig } from '../common/config.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
-import { createThrowawayEnvironment, serverUrlsOf } from '../scripts/throwaway-environment.js';
 import { SYNC_TABLES } from '../read-model/tables/index.js';
 import { startWorker, type Started } from './gateway/processes.js';
+import { benchEnvironment, makeTempDir, releaseInTurn, removeTempDir } from './cleanup.js';
 import { printProfileSplit } from './gateway/profile.js';
 import { legacyLoadSince, legacyLoadSnapshot } from './legacy-load.js';
 import { benchReconcilePass } from './reconcile.js';
@@ -108,14 +105,13 @@ function report(perTable: TableTotals[], totalRows: number, seconds: number, rss
 }
 
 export async function benchBackfill(options: { scale: number; profile: boolean }) {
-  const env = await createThrowawayEnvironment(serverUrlsOf(loadConfig()), 'bench');
+  const env = await benchEnvironment('bench');
   const { databaseUrl, legacyUrl } = env;
-  const profileDir = options.profile
-    ? mkdtempSync(path.join(tmpdir(), 'worker-profile-'))
-    : undefined;
   const readModel = createReadModelClient(databaseUrl, { poolSize: 2 });
   let worker: Started | undefined;
+  let profileDir: string | undefined;
   try {
+    if (options.profile) profileDir = makeTempDir('worker-profile-');
     const conn = await connectLegacy(legacyUrl);
     const generatedAt = Date.now();
     const counts = await generateLegacyData(conn, { scale: options.scale, seed: 1 });
@@ -173,9 +169,13 @@ export async function benchBackfill(options: { scale: number; profile: boolean }
       reconcile,
     };
   } finally {
-    await worker?.stop();
-    await readModel.$disconnect();
-    await env.destroy();
-    if (profileDir) printProfileSplit(profileDir, 'worker');
+    await releaseInTurn(
+      () => worker?.stop(),
+      () => readModel.$disconnect(),
+      () => env.destroy(),
+      // The profile is written as the worker exits: read it, then remove it.
+      () => profileDir && printProfileSplit(profileDir, 'worker'),
+      () => profileDir && removeTempDir(profileDir),
+    );
   }
 }

@@ -11,15 +11,14 @@ import {
   legacyPool,
   type LegacyClient,
 } from '../common/databases.js';
-import { loadConfig } from '../common/config.js';
 import { createLogger } from '../common/logger.js';
 import { createRedis } from '../common/redis.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
-import { createThrowawayEnvironment, serverUrlsOf } from '../scripts/throwaway-environment.js';
 import { syncTable } from '../worker/src/sync/sync-engine.js';
 import { startSyncRunner } from '../worker/src/sync/sync-runner.js';
 import { SYNC_TABLES } from '../read-model/tables/index.js';
+import { benchEnvironment } from './cleanup.js';
 import { legacyLoadSince, legacyLoadSnapshot } from './legacy-load.js';
 import { measureVisibility, type LagOptions } from './lag-writes.js';
 
@@ -65,7 +64,7 @@ async function loadOver(
 }
 
 export async function benchLag(options: LagOptions & { scale: number }) {
-  const env = await createThrowawayEnvironment(serverUrlsOf(loadConfig()), 'benchlag');
+  const env = await benchEnvironment('benchlag');
   try {
     const conn = await connectLegacy(env.legacyUrl);
     await generateLegacyData(conn, { scale: options.scale, seed: 2 });

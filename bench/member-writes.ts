@@ -7,14 +7,10 @@
 // (bench/gateway/load.ts: a Lua body per request, a new phone each), so the load generator's
 // work is in neither the gateway's latency nor its CPU time per request, read from /proc. A
 // throwaway environment on the configured servers, dropped at the end.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { loadConfig } from '../common/config.js';
 import { createReadModelClient } from '../common/databases.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
-import { createThrowawayEnvironment, serverUrlsOf } from '../scripts/throwaway-environment.js';
+import { benchEnvironment, makeTempDir, releaseInTurn, removeTempDir } from './cleanup.js';
 import { applyLoad, loadGenerator, type LoadRequest } from './gateway/load.js';
 import { startGateway, type Started } from './gateway/processes.js';
 import { printProfileSplit } from './gateway/profile.js';
@@ -58,23 +54,26 @@ const line = (name: string, r: Figures) =>
   `${name.padEnd(34)} ${r.requestsPerSecond.toFixed(0).padStart(5)} req/s  p50 ${r.p50.toFixed(1)} ms  p95 ${r.p95.toFixed(1)} ms  gateway CPU ${r.cpuMsPerRequest.toFixed(2)} ms/req\n`;
 
 export async function benchMemberWrites(options: Options) {
-  const env = await createThrowawayEnvironment(serverUrlsOf(loadConfig()), 'bench');
-  const profileDir = options.profile
-    ? mkdtempSync(path.join(tmpdir(), 'member-writes-profile-'))
-    : undefined;
+  const env = await benchEnvironment('bench');
   const db = createReadModelClient(env.databaseUrl, { poolSize: 2 });
   let gateway: Started | undefined;
+  let profileDir: string | undefined;
+  let measured = false;
   try {
+    if (options.profile) profileDir = makeTempDir('member-writes-profile-');
     const admin = await connectLegacy(env.legacyUrl);
     const branches: number[] = [];
-    for (let i = 0; i < options.connections; i++) {
-      const result = await admin.query<{ insertId: bigint }>(
-        "INSERT INTO branches (name, status) VALUES (?, 'Aktif')",
-        [`Bench ${i}`],
-      );
-      branches.push(Number(result.insertId));
+    try {
+      for (let i = 0; i < options.connections; i++) {
+        const result = await admin.query<{ insertId: bigint }>(
+          "INSERT INTO branches (name, status) VALUES (?, 'Aktif')",
+          [`Bench ${i}`],
+        );
+        branches.push(Number(result.insertId));
+      }
+    } finally {
+      await admin.end();
     }
-    await admin.end();
     const client = await createClient(db, {
       name: 'bench',
       scopes: ['members:read', 'members:write'],
@@ -121,10 +120,15 @@ export async function benchMemberWrites(options: Options) {
         line('POST /members, all in one branch', shared) +
         line('GET /members/{id}', reads),
     );
+    measured = true;
   } finally {
-    await gateway?.stop();
-    await db.$disconnect();
-    await env.destroy();
+    await releaseInTurn(
+      () => gateway?.stop(),
+      () => db.$disconnect(),
+      () => env.destroy(),
+      // The profile is written as the gateway exits: read it, then remove it.
+      () => profileDir && measured && printProfileSplit(profileDir),
+      () => profileDir && removeTempDir(profileDir),
+    );
   }
-  if (profileDir) printProfileSplit(profileDir);
 }

@@ -9,6 +9,7 @@
 //   member-writes: POST /members latency (p50, p95) beside GET /members/{id} (bench/member-writes.ts).
 import { parseArgs } from 'node:util';
 import { benchBackfill } from './backfill.js';
+import { cleanUpOnInterrupt } from './cleanup.js';
 import { benchGateway } from './gateway/index.js';
 import { benchLag } from './lag.js';
 import { benchMemberWrites } from './member-writes.js';
@@ -30,6 +31,9 @@ const { values } = parseArgs({
   },
 });
 const wanted = (name: string) => values.only === undefined || values.only === name;
+// Nothing stays behind (bench/cleanup.ts): each benchmark removes what it made as it ends, and
+// Ctrl-C or SIGTERM removes what a benchmark still held.
+cleanUpOnInterrupt();
 
 if (wanted('gateway')) {
   console.log('== gateway: the compiled gateway against a bare node:http + pg baseline');

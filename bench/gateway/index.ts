@@ -5,12 +5,8 @@
 // p50, p99 and the ratio gateway / baseline, with the spread of the rounds, and the gateway's RSS;
 // then the members search alone for `soak` seconds, the gateway's RSS sampled every 30 s (the RSS
 // target is for five minutes of that load, and a leak shows as a line that keeps rising).
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { loadConfig } from '../../common/config.js';
 import { createReadModelClient } from '../../common/databases.js';
-import { createThrowawayEnvironment, serverUrlsOf } from '../../scripts/throwaway-environment.js';
+import { benchEnvironment, makeTempDir, releaseInTurn, removeTempDir } from '../cleanup.js';
 import { ENDPOINTS, type BenchEndpoint } from './endpoints.js';
 import { applyLoad, loadGenerator, type LoadResult } from './load.js';
 import { startBaseline, startGateway, type Started } from './processes.js';
@@ -149,13 +145,13 @@ async function measure(
 }
 
 export async function benchGateway(options: GatewayBenchOptions): Promise<void> {
-  const env = await createThrowawayEnvironment(serverUrlsOf(loadConfig()), 'bench');
-  const profileDir = options.profile
-    ? mkdtempSync(path.join(tmpdir(), 'gateway-profile-'))
-    : undefined;
+  const env = await benchEnvironment('bench');
   const servers: Partial<Record<Target, Started>> = {};
   const db = createReadModelClient(env.databaseUrl, { poolSize: 2 });
+  let profileDir: string | undefined;
+  let measured = false;
   try {
+    if (options.profile) profileDir = makeTempDir('gateway-profile-');
     console.log(`seeding ${options.members} members; load generator: ${loadGenerator}`);
     await seedMembers(env.databaseUrl, options.members);
     const client = await createBenchClient(db);
@@ -168,10 +164,15 @@ export async function benchGateway(options: GatewayBenchOptions): Promise<void> 
     const who = { ...client, token };
     await measure(options, servers as Record<Target, Started>, who);
     if (options.soak > 0) await soak(options.soak, servers.gateway, who);
+    measured = true;
   } finally {
-    await Promise.all(Object.values(servers).map((s) => s.stop()));
-    await db.$disconnect();
-    await env.destroy();
+    await releaseInTurn(
+      () => Promise.all(Object.values(servers).map((s) => s.stop())),
+      () => db.$disconnect(),
+      () => env.destroy(),
+      // The profile is written as the gateway exits: read it, then remove it.
+      () => profileDir && measured && printProfileSplit(profileDir),
+      () => profileDir && removeTempDir(profileDir),
+    );
   }
-  if (profileDir) printProfileSplit(profileDir);
 }

@@ -3,11 +3,11 @@
 // whose every request needs its own body (member creates: one phone each) needs wrk, whose Lua
 // script builds each request.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { makeTempDir, removeTempDir } from '../cleanup.js';
 
 const run = promisify(execFile);
 
@@ -57,8 +57,17 @@ function wrkDuration(text: string, label: string): number {
   return Number(match[1]) * (UNIT_MS[match[2]!] ?? 1);
 }
 
+/** wrk with its request script in a directory of its own, removed once wrk is done. */
 async function withWrk(request: LoadRequest): Promise<LoadResult> {
-  const script = path.join(mkdtempSync(path.join(tmpdir(), 'bench-wrk-')), 'request.lua');
+  const dir = makeTempDir('bench-wrk-');
+  try {
+    return await runWrk(request, path.join(dir, 'request.lua'));
+  } finally {
+    removeTempDir(dir);
+  }
+}
+
+async function runWrk(request: LoadRequest, script: string): Promise<LoadResult> {
   const headerLines = Object.entries(request.headers)
     .map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
     .join('\n');

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { onInterrupt } from '../cleanup.js';
 
 export interface Started {
   url: string;
@@ -31,6 +32,17 @@ export async function freePort(): Promise<number> {
 }
 
 function started(child: ChildProcess, port: number): Started {
+  const stop = async () => {
+    forget();
+    // Gone already: ended on its own, or by a signal (Ctrl-C reaches the whole process group).
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
+  };
+  // A SIGTERM to the bench alone would otherwise leave the process running.
+  const forget = onInterrupt(stop);
+  child.once('exit', forget);
   const statusMb = (field: string) => {
     const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
     return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
@@ -46,12 +58,7 @@ function started(child: ChildProcess, port: number): Started {
       // utime and stime, in clock ticks (100 a second on Linux).
       return (Number(fields[11]) + Number(fields[12])) * 10;
     },
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
-    },
+    stop,
   };
 }
 
@@ -102,7 +109,12 @@ async function startProduction(
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const server = started(child, port);
-  await waitUntilAnswering(`${server.url}/${name === 'gateway' ? 'readyz' : 'healthz'}`, child);
+  try {
+    await waitUntilAnswering(`${server.url}/${name === 'gateway' ? 'readyz' : 'healthz'}`, child);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
   return server;
 }
 

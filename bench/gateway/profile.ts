@@ -64,7 +64,7 @@ export function printProfileSplit(directory: string, processName = 'gateway'): v
   for (const name of readdirSync(directory).filter((f) => f.endsWith('.cpuprofile'))) {
     const file = path.join(directory, name);
     console.log(
-      `\nCPU profile of the ${processName} (${file}), self time by package, busy time only:`,
+      `\nCPU profile of the ${processName} (${name}, removed with the run), self time by package, busy time only:`,
     );
     for (const { category, percent } of profileSplit(file).slice(0, 14)) {
       console.log(`  ${percent.toFixed(1).padStart(5)} %  ${category}`);
