@@ -1,8 +1,7 @@
-// Member writes: the legacy transaction first (the dashboard sees the change at once), then the
-// same rows into the read model through the sync's own path, then the answer. If PostgreSQL
-// fails after the legacy commit the write stands: the answer carries the member as mapped from
-// the legacy row and `readModel: 'pending'` (header X-Read-Model: pending); the worker's next
-// poll converges the read model.
+// Member writes, told once in writeMember: the legacy transaction first (the dashboard sees the
+// change at once), then the same rows into the read model through the sync's own path, with the
+// audit record, then the answer (header X-Read-Model: pending when the read model could not take
+// the row).
 import type { Redis } from 'ioredis';
 import type { Config } from '../../../../common/config.js';
 import type { ReadModelClient } from '../../../../common/databases.js';
@@ -74,85 +73,76 @@ async function inLegacy(
   }
 }
 
-/** The answer once the read model could not take the row: the write stands, the worker follows. */
-function pending(deps: MemberWriteDeps, member: Member, error: unknown): WrittenMember {
-  deps.logger.warn({ err: error, member_id: member.id }, 'read model not updated after a write');
-  return { member, etag: memberETag(member), readModel: 'pending' };
-}
-
-/** `member`: the answer, the same mapping of the same legacy row that the read model gets. */
-async function publish(
-  deps: MemberWriteDeps,
-  write: LegacyMemberWrite,
-  member: Member,
-): Promise<WrittenMember> {
-  try {
-    await applyRowsNow(deps.db, membersTable, [write.after]);
-    return { member, etag: memberETag(member), readModel: 'current' };
-  } catch (error) {
-    return pending(deps, member, error);
-  }
-}
+const answer = (member: Member, readModel: WrittenMember['readModel']): WrittenMember => ({
+  member,
+  etag: memberETag(member),
+  readModel,
+});
 
 /**
- * publish and the write's audit record in one statement: one trip to PostgreSQL (applyRowsNow
- * runs the record alongside). When that statement fails neither was written: with PostgreSQL
- * away the record goes to the log at once; otherwise (the read model refused the row) each is
- * tried on its own, as independent statements, so the record still reaches its table.
+ * Every member write, in one order: the body was validated by the endpoint's schema; then the
+ * legacy transaction (the dashboard's rules under MySQL's locks, deadlocks retried); then the
+ * written row into the read model, by the sync's own declaration and statements, together with
+ * the audit record, in one statement; then the answer, the legacy row as the read model maps it.
+ * When PostgreSQL fails after the legacy commit the write stands: the answer says
+ * `readModel: 'pending'` and the worker's next poll brings the row.
  */
-async function publishAudited(
-  deps: MemberWriteDeps,
-  write: LegacyMemberWrite,
-  member: Member,
-  record: AuditEntry,
-): Promise<WrittenMember> {
-  try {
-    await applyRowsNow(deps.db, membersTable, [write.after], {
-      name: 'audit',
-      statement: auditStatement(record),
-    });
-    return { member, etag: memberETag(member), readModel: 'current' };
-  } catch (error) {
-    if (isDependencyDown(error)) {
-      logUnstoredAudit(deps.logger, record, error);
-      return pending(deps, member, error);
-    }
-  }
-  const [written] = await Promise.all([
-    publish(deps, write, member),
-    recordMemberWrite(deps.db, deps.logger, record),
-  ]);
-  return written;
-}
-
-async function audited(
+async function writeMember(
   deps: MemberWriteDeps,
   entry: Omit<AuditEntry, 'status' | 'memberId'> & { memberId: number | null; status: number },
-  write: () => Promise<LegacyMemberWrite>,
+  legacyWrite: () => Promise<LegacyMemberWrite>,
 ): Promise<WrittenMember> {
-  let result: LegacyMemberWrite;
+  let written: LegacyMemberWrite;
   try {
-    result = await inLegacy(deps.gate, write);
+    written = await inLegacy(deps.gate, legacyWrite);
   } catch (error) {
+    // Refused (404, 409, 412) or the dashboard away: audited, then answered as the error.
     const status = error instanceof AppError ? error.status : 500;
     const code = error instanceof AppError ? error.code : 'SERVER_ERROR';
     await recordMemberWrite(deps.db, deps.logger, { ...entry, status, error: code });
     throw error;
   }
-  const after = toMember(result.after);
-  return publishAudited(deps, result, after, {
+
+  const member = toMember(written.after);
+  const record: AuditEntry = {
     ...entry,
-    memberId: result.id,
-    before: result.before && toMember(result.before),
-    after,
-  });
+    memberId: written.id,
+    before: written.before && toMember(written.before),
+    after: member,
+  };
+  const audit = { name: 'audit', statement: auditStatement(record) };
+  try {
+    await applyRowsNow(deps.db, membersTable, [written.after], audit);
+    return answer(member, 'current');
+  } catch (error) {
+    if (isDependencyDown(error)) {
+      // Neither was written: the record goes to the log at once.
+      logUnstoredAudit(deps.logger, record, error);
+      return pending(deps, member, error);
+    }
+  }
+  // The read model refused the row for another reason: the record is stored on its own, and the
+  // row tried once more alone.
+  await recordMemberWrite(deps.db, deps.logger, record);
+  try {
+    await applyRowsNow(deps.db, membersTable, [written.after]);
+    return answer(member, 'current');
+  } catch (error) {
+    return pending(deps, member, error);
+  }
+}
+
+/** The answer once the read model could not take the row: the write stands, the worker follows. */
+function pending(deps: MemberWriteDeps, member: Member, error: unknown): WrittenMember {
+  deps.logger.warn({ err: error, member_id: member.id }, 'read model not updated after a write');
+  return answer(member, 'pending');
 }
 
 function createMember(deps: MemberWriteDeps, request: WriteRequest, body: CreateMemberBody) {
   // A bound client naming another branch is 403 (the branch rule).
   branchFilter(request.auth.dataScope, body.branch_id);
   const entry = { ...request, operation: 'create' as const, memberId: null, status: 201 };
-  return audited(deps, entry, () =>
+  return writeMember(deps, entry, () =>
     deps.gate.run(body.branch_id, () => createLegacyMember(deps.legacy, body)),
   );
 }
@@ -165,7 +155,7 @@ function updateMember(
 ) {
   const { ifMatch } = request;
   const entry = { ...request, operation: 'update' as const, memberId: id, status: 200 };
-  return audited(deps, entry, () =>
+  return writeMember(deps, entry, () =>
     deps.gate.run(null, () =>
       updateLegacyMember(deps.legacy, id, body, {
         scope: request.auth.dataScope,
