@@ -84,6 +84,8 @@ const envSchema = z.object({
   SYNC_QUERY_TIMEOUT_MS: positiveInt.default(30000),
   REDIS_COMMAND_TIMEOUT_MS: positiveInt.default(500),
   SYNC_STALE_AFTER_INTERVALS: positiveInt.default(30),
+  // Days; fractions allowed (a test keeps deletes for seconds).
+  CHANGES_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -134,6 +136,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
     },
     // Each process serves its metrics on METRICS_PORT; processes sharing a host get their own.
     metrics: { port: env.METRICS_PORT, workerPort: env.METRICS_PORT },
+    /** How long the change feed keeps deletes; an older cursor is 410 CURSOR_EXPIRED. */
+    changes: { retentionMs: Math.round(env.CHANGES_RETENTION_DAYS * 86_400_000) },
     logLevel: env.LOG_LEVEL,
   };
 }

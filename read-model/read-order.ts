@@ -29,17 +29,32 @@ export type ReadOrderSql = Sql.Sql;
 export const readOrderParameter = (order: ReadOrder): ReadOrderSql => Sql.sql`${order}::bigint`;
 
 /**
- * How long a tombstone is kept. It only has to outlive the reads that began before its delete:
- * a read is written in the sync run that made it, which stops after its time budget, and every
- * statement has a timeout, so an hour is far beyond any read still in flight.
+ * The least a tombstone is kept. For the order of writes it only has to outlive the reads that
+ * began before its delete: a read is written in the sync run that made it, which stops after its
+ * time budget, and every statement has a timeout, so an hour is far beyond any read in flight.
+ * The change feed keeps them longer (CHANGES_RETENTION_DAYS).
  */
-export const TOMBSTONE_RETENTION = '1 hour';
+const TOMBSTONE_MIN_RETENTION_MS = 3_600_000;
 
-/** Drops a table's tombstones older than TOMBSTONE_RETENTION (at the end of a reconciliation pass). */
-export async function purgeTombstones(readModel: ReadModelClient, table: string): Promise<void> {
-  await readModelPool(readModel).query(
+/**
+ * Drops a table's tombstones and branch departures older than `retentionMs` (at the end of a
+ * reconciliation pass); tombstones are kept at least an hour whatever the retention.
+ */
+export async function purgeDeletes(
+  readModel: ReadModelClient,
+  table: string,
+  retentionMs: number,
+): Promise<void> {
+  const pool = readModelPool(readModel);
+  const keptMs = Math.max(retentionMs, TOMBSTONE_MIN_RETENTION_MS);
+  await pool.query(
     `DELETE FROM sync_tombstones WHERE table_name = $1
-      AND deleted_at < now() - $2::interval`,
-    [table, TOMBSTONE_RETENTION],
+      AND deleted_at < now() - make_interval(secs => $2::float8 / 1000)`,
+    [table, keptMs],
+  );
+  await pool.query(
+    `DELETE FROM change_departures WHERE table_name = $1
+      AND changed_at < now() - make_interval(secs => $2::float8 / 1000)`,
+    [table, retentionMs],
   );
 }

@@ -41,6 +41,11 @@ export interface SyncTable {
   changedAt: string | null;
   /** Legacy primary key column (qualified). */
   key: string;
+  /**
+   * The column naming the branch a row belongs to (the branch rule): `branch_id`, `id` for the
+   * branches themselves; none for rows of no branch. A delete remembers it for the change feed.
+   */
+  branchColumn?: 'branch_id' | 'id';
   /** Read-model columns and their types; the first is the primary key `id`. */
   columns: Record<string, ColumnType>;
   /** A legacy row -> its read-model row (API-ready values). */

@@ -335,19 +335,28 @@ function buildUpsertParts(table: SyncTable) {
 /**
  * The deletes of a read as data-modifying CTEs: `deleted` (the ids deleted) and `buried` (the
  * ids whose tombstone now carries this read's order). A row is deleted, and its tombstone
- * written, unless a later read wrote it.
+ * written, unless a later read wrote it. A tombstone keeps the row's branch and whether the
+ * delete removed a row: the change feed shows those (docs/decisions/0011-change-feed.md).
  */
 function deleteParts(table: SyncTable, ids: number[], order: ReadOrderSql): Sql.Sql {
   const name = ident(table.name);
   const cast = Sql.raw(`${PG_TYPES[table.columns.id ?? 'int']}[]`);
+  const branch = Sql.raw(table.branchColumn ? `t.${table.branchColumn}` : 'NULL::integer');
   return Sql.sql`gone AS (SELECT unnest(${ids}::${cast}) AS id),
     deleted AS (DELETE FROM ${name} t USING gone g
-      WHERE t.id = g.id AND t.read_order < ${order} RETURNING t.id),
-    buried AS (INSERT INTO sync_tombstones (table_name, row_id, read_order)
-      SELECT ${table.name}, g.id, ${order} FROM gone g
+      WHERE t.id = g.id AND t.read_order < ${order} RETURNING t.id, ${branch} AS branch_id),
+    buried AS (INSERT INTO sync_tombstones (table_name, row_id, read_order, branch_id, shown)
+      SELECT ${table.name}, g.id, ${order}, d.branch_id, d.id IS NOT NULL
+      FROM gone g LEFT JOIN deleted d ON d.id = g.id
       WHERE NOT EXISTS (SELECT 1 FROM ${name} x WHERE x.id = g.id AND x.read_order > ${order})
       ON CONFLICT (table_name, row_id) DO UPDATE
-        SET read_order = EXCLUDED.read_order, deleted_at = EXCLUDED.deleted_at
+        SET read_order = EXCLUDED.read_order,
+          -- Only a delete that removed the row again is a change (the trigger then moves
+          -- change_xid): a re-read of a row already gone changes nothing.
+          deleted_at = CASE WHEN EXCLUDED.shown THEN EXCLUDED.deleted_at
+            ELSE sync_tombstones.deleted_at END,
+          branch_id = COALESCE(EXCLUDED.branch_id, sync_tombstones.branch_id),
+          shown = sync_tombstones.shown OR EXCLUDED.shown
         WHERE sync_tombstones.read_order < EXCLUDED.read_order
       RETURNING row_id)`;
 }

@@ -124,6 +124,8 @@ describe('GET /api/v1 (the info endpoint)', () => {
       'notifications',
       'private_lessons',
       'presence',
+      // Beyond the specification: the change feed.
+      'changes',
     ]);
     for (const endpoint of ENDPOINTS) {
       expect(groups[endpoint.group]?.[endpoint.operationId]).toBe(

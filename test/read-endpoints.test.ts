@@ -51,6 +51,10 @@ describe.each(READS.map((e) => [`${e.method} ${e.path}`, e] as const))('%s', (_n
       for (const value of Object.values(body.pagination))
         expect(Number.isInteger(value)).toBe(true);
       expect(body.pagination).toMatchObject({ page: 1, limit: 50 });
+    } else if (endpoint.operationId === 'listChanges') {
+      // The change feed's own envelope: a cursor instead of pages.
+      expect(Object.keys(body).sort()).toEqual(['data', 'has_more', 'next_cursor', 'success']);
+      expect(Array.isArray(body.data)).toBe(true);
     } else {
       expect(Object.keys(body).sort()).toEqual(['data', 'success']);
       expect(typeof body.data).toBe('object');

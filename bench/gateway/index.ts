@@ -3,11 +3,12 @@
 // endpoint by endpoint (endpoints.ts), in alternating rounds so that other load on the machine
 // hits both alike; the load generator runs in its own process (load.ts). Prints requests/s,
 // p50, p99 and the ratio gateway / baseline, with the spread of the rounds, and the gateway's RSS;
-// then the members search alone for `soak` seconds, the gateway's RSS sampled every 30 s (the RSS
+// then the change feed against paging through every member (feed.ts); then the members search alone for `soak` seconds, the gateway's RSS sampled every 30 s (the RSS
 // target is for five minutes of that load, and a leak shows as a line that keeps rising).
 import { createReadModelClient } from '../../common/databases.js';
 import { benchEnvironment, makeTempDir, releaseInTurn, removeTempDir } from '../cleanup.js';
 import { ENDPOINTS, type BenchEndpoint } from './endpoints.js';
+import { benchFeed } from './feed.js';
 import { applyLoad, loadGenerator, type LoadResult } from './load.js';
 import { startBaseline, startGateway, type Started } from './processes.js';
 import { printProfileSplit } from './profile.js';
@@ -142,6 +143,7 @@ async function measure(
   console.log(
     `\ngateway RSS: ${fmt(rssAfterWarmUp)} MB after warm-up, ${fmt(servers.gateway.rssMb())} MB after the rounds`,
   );
+  return results;
 }
 
 export async function benchGateway(options: GatewayBenchOptions): Promise<void> {
@@ -162,7 +164,11 @@ export async function benchGateway(options: GatewayBenchOptions): Promise<void> 
     servers.baseline = await startBaseline(env.databaseUrl);
     const token = await issueToken(servers.gateway, client.client_key, client.client_secret);
     const who = { ...client, token };
-    await measure(options, servers as Record<Target, Started>, who);
+    const results = await measure(options, servers as Record<Target, Started>, who);
+    const detail = [...results].find(([endpoint]) => endpoint.name === 'members detail')?.[1];
+    if (detail) {
+      await benchFeed(servers.gateway, token, median(detail.gateway.map((r) => r.p99Ms)));
+    }
     if (options.soak > 0) await soak(options.soak, servers.gateway, who);
     measured = true;
   } finally {

@@ -81,7 +81,12 @@ export function createApp(deps: AppDeps): express.Express {
   api.use(
     mountEndpoints(ENDPOINTS, {
       guard,
-      services: { tokens, throttle, memberWrites: createMemberWrites(deps) },
+      services: {
+        tokens,
+        throttle,
+        memberWrites: createMemberWrites(deps),
+        changes: deps.config.changes,
+      },
       dataAges: createDataAges(deps.db),
       scopedRead: (auth) => scopedReads(auth.dataScope),
     }),

@@ -42,6 +42,7 @@ import {
 import { listPresenceEndpoint } from './features/presence/presence.endpoints.js';
 import { listPrivateLessonsEndpoint } from './features/private-lessons/private-lessons.endpoints.js';
 import { getStaffEndpoint, listStaffEndpoint } from './features/staff/staff.endpoints.js';
+import { listChangesEndpoint } from './features/changes/changes.endpoints.js';
 import type { Endpoint } from './http/endpoint.js';
 
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -71,4 +72,5 @@ export const ENDPOINTS: readonly Endpoint[] = [
   listNotificationsEndpoint,
   listPrivateLessonsEndpoint,
   listPresenceEndpoint,
+  listChangesEndpoint,
 ];

@@ -26,6 +26,7 @@ export const membersTable: SyncTable = {
     FROM members m LEFT JOIN branches b ON b.id = m.branch_id`,
   changedAt: 'm.updated_at',
   key: 'm.id',
+  branchColumn: 'branch_id',
   columns: {
     id: 'int',
     full_name: 'text',

@@ -9,6 +9,7 @@ export const notificationsTable: SyncTable = {
   // No updated_at: is_read flips in place, and rows older than 90 days are DELETEd nightly.
   changedAt: null,
   key: 'n.id',
+  branchColumn: 'branch_id',
   columns: {
     id: 'int',
     branch_id: 'int',

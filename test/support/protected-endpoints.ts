@@ -136,6 +136,8 @@ export const BRANCH_DATA: Record<string, BranchData | null> = {
     branchOf: byBranchId,
     branchFilter: true,
   },
+  // Every change carries the branch of its row (null for rows of no branch).
+  listChanges: member,
 };
 
 export const PROTECTED_ENDPOINTS: ProtectedEndpoint[] = ENDPOINTS.filter(

@@ -23,6 +23,7 @@ export async function startWorker(
     prefix: config.redis.prefix,
     intervalMs: options.intervalMs ?? config.sync.intervalMs,
     reconcileIntervalMs: options.reconcileIntervalMs ?? config.sync.reconcileIntervalMs,
+    changesRetentionMs: config.changes.retentionMs,
     logger: runLogger(inject('services').runId, 'worker-test'),
   });
   return {

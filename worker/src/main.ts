@@ -56,6 +56,7 @@ const starting = startSyncRunner({
   connection,
   prefix: config.redis.prefix,
   intervalMs: config.sync.intervalMs,
+  changesRetentionMs: config.changes.retentionMs,
   reconcileIntervalMs: config.sync.reconcileIntervalMs,
   staleAfterIntervals: config.sync.staleAfterIntervals,
   logger,

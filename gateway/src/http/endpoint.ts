@@ -26,6 +26,7 @@ export const ENDPOINT_GROUPS = [
   'notifications',
   'private_lessons',
   'presence',
+  'changes',
 ] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
 
@@ -40,6 +41,8 @@ export interface EndpointServices {
   tokens: TokenService;
   throttle: AuthThrottle;
   memberWrites: MemberWrites;
+  /** How long the change feed keeps deletes (CHANGES_RETENTION_DAYS). */
+  changes: { retentionMs: number };
 }
 
 type Shape = z.ZodObject | undefined;

@@ -11,6 +11,8 @@ export const ERROR_CODES = [
   'SERVER_ERROR',
   // Beyond the specification's seven: only a PUT /members/{id} carrying If-Match can meet it.
   'PRECONDITION_FAILED',
+  // Beyond the specification too: a change-feed cursor older than the feed keeps deletes.
+  'CURSOR_EXPIRED',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -4,6 +4,12 @@
 // caller's, and only tables listed with their branch column can be named.
 import pg from 'pg';
 import type { DataScope } from './data-scope.js';
+import {
+  changesStatement,
+  SNAPSHOT_XMIN,
+  type ChangeRow,
+  type ChangesQuery,
+} from './scoped-changes.js';
 
 /** Tables reachable by SQL, and the column that ties a row to its branch. */
 const BRANCH_COLUMN = { members: 'branch_id' } as const;
@@ -25,6 +31,10 @@ export interface SqlSelect extends SqlQuery {
 export interface ScopedSql {
   rows(query: SqlSelect): Promise<Record<string, unknown>[]>;
   count(query: SqlQuery): Promise<number>;
+  /** The change feed's keys after a cursor, within the caller's branch (scoped-changes.ts). */
+  changes(query: ChangesQuery): Promise<ChangeRow[]>;
+  /** The snapshot xmin of a new statement, for `changes`. */
+  snapshotXmin(): Promise<bigint>;
 }
 
 // Values as the API wants them, as Prisma's mapper would give them to Resource.toApi: numeric as
@@ -83,6 +93,23 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope) => ScopedSql 
         const { from, params } = filtered(query);
         const [row] = await run(`SELECT count(*) AS n ${from}`, params);
         return Number(row?.n ?? 0);
+      },
+      async changes(query) {
+        // Unnamed: the text varies with the types asked for and the cursor's place.
+        const { text, values } = changesStatement(scope, query);
+        const { rows } = await pool.query<Record<string, unknown>>({ text, values, types });
+        return rows.map((row) => ({
+          xid: BigInt(row.xid as string),
+          kind: row.kind === 0 ? 0 : 1,
+          type: row.type as string,
+          id: Number(row.id),
+          branch_id: row.branch_id === null ? null : Number(row.branch_id),
+          changed_at: row.changed_at as Date,
+        }));
+      },
+      async snapshotXmin() {
+        const [row] = await run(SNAPSHOT_XMIN, []);
+        return BigInt(row!.xmin as string);
       },
     };
   };

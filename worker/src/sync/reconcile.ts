@@ -8,7 +8,7 @@
 import { differingBuckets, legacyBuckets, readModelBuckets } from './checksum.js';
 import { classify } from './compare.js';
 import { applyLegacyRows, deleteRows } from '../../../read-model/writes.js';
-import { nextReadOrder, purgeTombstones } from '../../../read-model/read-order.js';
+import { nextReadOrder, purgeDeletes } from '../../../read-model/read-order.js';
 import { ident, readModelTransaction } from '../../../read-model/transaction.js';
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
@@ -24,12 +24,15 @@ export interface ReconcileOptions {
   sliceMs: number;
   /** Only go on with a pass in progress (a follow-up job), never start one. */
   continueOnly?: boolean;
+  /** How long deletes stay in the change feed (CHANGES_RETENTION_DAYS); older ones are purged. */
+  deletesKeptMs: number;
 }
 
 export const DEFAULT_RECONCILE_OPTIONS: ReconcileOptions = {
   spanIds: 20_000,
   bucketWidth: 500,
   sliceMs: 300,
+  deletesKeptMs: 30 * 86_400_000,
 };
 
 export interface ReconcileResult {
@@ -87,7 +90,7 @@ export async function reconcileTable(
     cursor = to - 1n;
   }
   // A finished pass is as good a moment as any to drop the table's old tombstones.
-  if (result.passFinished) await purgeTombstones(db.readModel, table.name);
+  if (result.passFinished) await purgeDeletes(db.readModel, table.name, options.deletesKeptMs);
   const progress = result.passFinished
     ? { reconcile_cursor: null, reconcile_started_at: null, reconciled_at: pass }
     : { reconcile_cursor: cursor, reconcile_started_at: pass };

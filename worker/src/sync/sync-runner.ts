@@ -32,6 +32,8 @@ export interface SyncRunnerDeps extends SyncDatabases {
   staleAfterIntervals?: number;
   /** How often schedulers and freshness are checked (default 5 s). */
   upkeepIntervalMs?: number;
+  /** How long deletes stay in the change feed (default 30 days). */
+  changesRetentionMs?: number;
 }
 
 export async function startSyncRunner(deps: SyncRunnerDeps) {
@@ -116,6 +118,7 @@ function createTableWorker(
     if (job.name === JOBS.reconcile.name) {
       const reconciled = await reconcileTable(table, deps, {
         ...DEFAULT_RECONCILE_OPTIONS,
+        ...(deps.changesRetentionMs ? { deletesKeptMs: deps.changesRetentionMs } : {}),
         continueOnly: job.data.continuePass === true,
       });
       deps.metrics?.recordReconcile(reconciled);

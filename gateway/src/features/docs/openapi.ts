@@ -36,6 +36,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'NOT_FOUND: no such object, or one of another branch',
   409: 'DUPLICATE: a record with the same data already exists',
   412: 'PRECONDITION_FAILED: If-Match does not match the current version',
+  410: 'CURSOR_EXPIRED: the cursor is older than the change feed keeps deletes; start again without one',
   413: 'VALIDATION_ERROR: the body is over 100 kB',
   429: 'RATE_LIMIT_EXCEEDED: a limit is exhausted; retryAfter and Retry-After give the wait',
   500: 'SERVER_ERROR: unexpected failure',

@@ -1,0 +1,95 @@
+// The branch rule for the change feed's one raw query (features/changes): which rows, deletes
+// and departures from a branch changed after a cursor, in the feed's order. Like scoped-sql.ts,
+// the statement carries the caller's branch condition itself: a handler never writes it.
+//
+// The order is (change_xid, kind, type, id): the transaction that made the change, deletes
+// (kind 0) before upserts (kind 1) of the same transaction, then type and id. Only changes of
+// transactions older than the reader's snapshot xmin are read: every transaction below it has
+// ended, so no change can later appear behind the cursor, whatever order transactions commit in
+// (docs/decisions/0011-change-feed.md).
+import pg from 'pg';
+import { syncTableNamed } from '../../../read-model/tables/index.js';
+import type { DataScope } from './data-scope.js';
+
+/** A position in the feed: everything up to and including this key has been read. */
+export interface ChangeKey {
+  xid: bigint;
+  /** 0 a delete, 1 an upsert; a cursor may say 2: every change of transaction `xid` read. */
+  kind: number;
+  type: string;
+  id: number;
+}
+
+export interface ChangeRow extends ChangeKey {
+  branch_id: number | null;
+  changed_at: Date;
+}
+
+export interface ChangesQuery {
+  /** Feed types and their read-model tables, in any order. */
+  types: readonly { type: string; table: string }[];
+  after: ChangeKey | null;
+  /** The reader's snapshot xmin: only changes of older transactions are read. */
+  xmin: bigint;
+  limit: number;
+}
+
+/** Compares feed keys as PostgreSQL orders them (type in byte order: COLLATE "C"). */
+export function compareKeys(a: Omit<ChangeKey, 'id'>, b: Omit<ChangeKey, 'id'>): number {
+  if (a.xid !== b.xid) return a.xid < b.xid ? -1 : 1;
+  if (a.kind !== b.kind) return a.kind - b.kind;
+  return a.type === b.type ? 0 : a.type < b.type ? -1 : 1;
+}
+
+/** The statement of one scope, its parameters numbered from the values given. */
+export function changesStatement(scope: DataScope, query: ChangesQuery) {
+  const values: unknown[] = [query.xmin.toString(), query.limit];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const bound = scope.kind === 'branch' ? param(scope.branchId) : null;
+  // The keys after the cursor within one (kind, type): index order (change_xid, id).
+  const after = (kind: 0 | 1, type: string, id: string) => {
+    if (!query.after) return 'true';
+    const xid = `${param(query.after.xid.toString())}::bigint`;
+    const order = compareKeys({ xid: 0n, kind, type }, { ...query.after, xid: 0n });
+    if (order > 0) return `change_xid >= ${xid}`;
+    if (order < 0) return `change_xid > ${xid}`;
+    return `(change_xid, ${id}) > (${xid}, ${param(query.after.id)})`;
+  };
+  const parts: string[] = [];
+  for (const { type, table } of query.types) {
+    const branchColumn = syncTableNamed(table).branchColumn;
+    const typeText = `${pg.escapeLiteral(type)}::text`;
+    const tableText = pg.escapeLiteral(table);
+    const branch = branchColumn ?? 'NULL::integer';
+    // Rows of no branch (a notification to every branch) reach every bound client.
+    const inBranch = (column: string) =>
+      bound === null ? 'true' : `(${column} = ${bound} OR ${column} IS NULL)`;
+    parts.push(`(SELECT ${typeText} AS type, id::bigint AS id, 1 AS kind, change_xid,
+        ${branch} AS branch_id, changed_at FROM ${pg.escapeIdentifier(table)}
+      WHERE change_xid < $1::bigint AND ${after(1, type, 'id')}
+        AND ${branchColumn ? inBranch(branchColumn) : 'true'}
+      ORDER BY change_xid, id LIMIT $2)`);
+    parts.push(`(SELECT ${typeText}, row_id, 0, change_xid, branch_id, deleted_at
+      FROM sync_tombstones WHERE table_name = ${tableText} AND shown
+        AND change_xid < $1::bigint AND ${after(0, type, 'row_id')} AND ${inBranch('branch_id')}
+      ORDER BY change_xid, row_id LIMIT $2)`);
+    // A row that left the caller's branch is a delete for it; an unbound client sees it move.
+    if (bound !== null && branchColumn === 'branch_id') {
+      parts.push(`(SELECT ${typeText}, row_id, 0, change_xid, NULLIF(branch_key, 0), changed_at
+        FROM change_departures WHERE table_name = ${tableText}
+          AND (branch_key = ${bound} OR branch_key = 0)
+          AND change_xid < $1::bigint AND ${after(0, type, 'row_id')}
+        ORDER BY change_xid, row_id LIMIT $2)`);
+    }
+  }
+  const text = `SELECT type, id, kind, change_xid::text AS xid, branch_id, changed_at
+    FROM (${parts.join(' UNION ALL ')}) AS changes
+    ORDER BY change_xid, kind, type COLLATE "C", id LIMIT $2`;
+  return { text, values };
+}
+
+/** The snapshot xmin of a new statement: every transaction below it has ended. */
+export const SNAPSHOT_XMIN = 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin';

@@ -1,0 +1,303 @@
+// GET /changes as partners use it: a copy kept by following the feed equals what the list
+// endpoints answer, for an unbound and a bound client; concurrent transactions committing out
+// of order never make the cursor skip a change; a pass that changes nothing adds nothing.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLegacyClient } from '../common/databases.js';
+import type { Scope } from '../gateway/src/features/auth/scopes.js';
+import { SYNC_TABLES } from '../read-model/tables/index.js';
+import { generateLegacyData } from '../scripts/legacy/generate-data.js';
+import { reconcileTable } from '../worker/src/sync/reconcile.js';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import {
+  bearer,
+  createTestClient,
+  getJson,
+  issueToken,
+  startGateway,
+  type RunningGateway,
+} from './support/gateway.js';
+import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { syncOnce } from './support/sync-once.js';
+import { verifyEnvironment } from './support/verify.js';
+
+const READ_SCOPES: Scope[] = [
+  'members:list',
+  'members:read',
+  'branches:read',
+  'packages:read',
+  'financial:read',
+  'market:read',
+  'staff:read',
+  'notifications:read',
+  'private_lessons:read',
+  'presence:read',
+];
+
+/** Each feed type and the list path answering the same objects. */
+const LISTS: Record<string, string> = {
+  members: '/members',
+  branches: '/branches',
+  packages: '/packages',
+  financial_transactions: '/financial/transactions',
+  installment_plans: '/financial/installments',
+  staff: '/staff',
+  notifications: '/notifications',
+  private_lessons: '/private-lessons',
+  presence: '/presence',
+  market_products: '/market/products',
+  market_categories: '/market/categories',
+};
+
+let env: TestEnvironment;
+let dashboard: LegacyDashboard;
+let gateway: RunningGateway;
+let unbound: string;
+let bound: string;
+const BOUND_BRANCH = 1;
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  dashboard = await LegacyDashboard.connect(env.legacyUrl);
+  await generateLegacyData(dashboard.conn, { scale: 0.05, seed: 11 });
+  await syncOnce(env);
+  gateway = await startGateway(env, {
+    RATE_LIMIT_PER_MINUTE: '100000',
+    RATE_LIMIT_PER_HOUR: '100000',
+    RATE_LIMIT_PER_DAY: '100000',
+  });
+  unbound = await issueToken(gateway, await createTestClient(gateway.db, { scopes: READ_SCOPES }));
+  bound = await issueToken(
+    gateway,
+    await createTestClient(gateway.db, { scopes: READ_SCOPES, branchId: BOUND_BRANCH }),
+  );
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await dashboard?.close();
+  await env?.destroy();
+});
+
+const changes = (token: string, query: string) =>
+  getJson(`${gateway.url}/api/v1/changes?${query}`, bearer(token));
+
+/** A partner's copy: follows the feed from `cursor` to has_more: false. */
+async function follow(token: string, copy: Map<string, unknown>, cursor?: string) {
+  let next = cursor;
+  for (let page = 0; page < 1000; page++) {
+    const answer = await changes(token, `limit=1000${next ? `&cursor=${next}` : ''}`);
+    expect(answer.status).toBe(200);
+    for (const change of answer.body.data) {
+      const key = `${change.type}:${change.id}`;
+      if (change.op === 'upsert') copy.set(key, change.data);
+      else copy.delete(key);
+    }
+    next = answer.body.next_cursor as string;
+    if (!answer.body.has_more) return next;
+  }
+  throw new Error('the feed never ended');
+}
+
+/** What the list endpoints answer, keyed as the copy is. */
+async function listed(token: string): Promise<Map<string, unknown>> {
+  const all = new Map<string, unknown>();
+  for (const [type, path] of Object.entries(LISTS)) {
+    for (let page = 1; ; page++) {
+      const answer = await getJson(
+        `${gateway.url}/api/v1${path}?limit=200&page=${page}`,
+        bearer(token),
+      );
+      expect([path, answer.status]).toEqual([path, 200]);
+      for (const item of answer.body.data) all.set(`${type}:${item.id}`, item);
+      if (page >= answer.body.pagination.total_pages) break;
+    }
+  }
+  // Member packages are listed per member.
+  for (const key of [...all.keys()].filter((k) => k.startsWith('members:'))) {
+    const id = key.slice('members:'.length);
+    const answer = await getJson(
+      `${gateway.url}/api/v1/members/${id}/packages?limit=200`,
+      bearer(token),
+    );
+    for (const item of answer.body.data) all.set(`member_packages:${item.id}`, item);
+  }
+  return all;
+}
+
+async function reconcileAll() {
+  const legacy = createLegacyClient(env.legacyReadOnlyUrl, { poolSize: 2 });
+  try {
+    for (const table of SYNC_TABLES) {
+      let slice;
+      do slice = await reconcileTable(table, { legacy, readModel: gateway.db });
+      while (!slice.passFinished);
+    }
+  } finally {
+    await legacy.$disconnect();
+  }
+}
+
+const sorted = (copy: Map<string, unknown>) =>
+  [...copy.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+
+/**
+ * The copy and the lists side by side. Member packages are listed per member, so those of a
+ * member no longer listed (deleted, or moved out of the branch) are compared by what remains.
+ */
+async function expectCopyEqualsLists(token: string, copy: Map<string, unknown>) {
+  const lists = await listed(token);
+  const visible = (key: string, value: unknown) =>
+    !key.startsWith('member_packages:') ||
+    lists.has(`members:${(value as { member_id: number }).member_id}`);
+  const shown = new Map([...copy].filter(([key, value]) => visible(key, value)));
+  expect(sorted(shown)).toEqual(sorted(lists));
+}
+
+describe('a partner following the feed', () => {
+  const copies = { unbound: new Map<string, unknown>(), bound: new Map<string, unknown>() };
+  const cursors: Record<string, string> = {};
+
+  it('when it reads from no cursor, then its copy equals the list endpoints', async () => {
+    cursors.unbound = await follow(unbound, copies.unbound);
+    cursors.bound = await follow(bound, copies.bound);
+    expect(copies.unbound.size).toBeGreaterThan(100);
+    await expectCopyEqualsLists(unbound, copies.unbound);
+    await expectCopyEqualsLists(bound, copies.bound);
+    const branches = [...copies.bound.values()].map(
+      (o) => (o as { branch_id?: number | null }).branch_id,
+    );
+    expect(branches.every((b) => b === undefined || b === null || b === BOUND_BRANCH)).toBe(true);
+  });
+
+  it('when legacy rows are inserted, updated, deleted, moved, renamed and imported, then following from its cursor keeps the copy equal', async () => {
+    const [moved] = await dashboard.query<{ id: number }>(
+      'SELECT id FROM members WHERE branch_id = ? AND is_deleted = 0 ORDER BY id LIMIT 1',
+      [BOUND_BRANCH],
+    );
+    const [renamed] = await dashboard.query<{ member_id: number }>(
+      'SELECT member_id FROM private_lessons ORDER BY id LIMIT 1',
+    );
+    const [softDeleted] = await dashboard.query<{ id: number }>(
+      'SELECT id FROM members WHERE is_deleted = 0 AND branch_id = ? ORDER BY id DESC LIMIT 1',
+      [BOUND_BRANCH],
+    );
+    const [hardDeleted] = await dashboard.query<{ id: number }>(
+      'SELECT id FROM notifications ORDER BY id LIMIT 1',
+    );
+    const [staff] = await dashboard.query<{ id: number }>('SELECT id FROM staff LIMIT 1');
+    await dashboard.insertMember({ branch_id: BOUND_BRANCH, full_name: 'Yeni Gelen' });
+    await dashboard.update('members', moved!.id, { branch_id: 2 });
+    await dashboard.update('members', renamed!.member_id, { full_name: 'Adı Değişen' });
+    await dashboard.update('members', softDeleted!.id, { is_deleted: 1 });
+    await dashboard.query('DELETE FROM notifications WHERE id = ?', [hardDeleted!.id]);
+    await dashboard.query('UPDATE branches SET name = ? WHERE id = ?', ['Yeni Şube', 2]);
+    // An import: a row written with an old updated_at, which only reconciliation finds.
+    await dashboard.query(
+      `INSERT INTO financial_transactions (member_id, transaction_type, transaction_code, amount,
+        payment_method, description, staff_id, branch_id, transaction_date, created_at, updated_at)
+       SELECT member_id, transaction_type, transaction_code, 99.5, payment_method, 'içe aktarım',
+        staff_id, branch_id, transaction_date, '2020-01-01 10:00:00', '2020-01-01 10:00:00'
+       FROM financial_transactions WHERE branch_id = ? LIMIT 1`,
+      [BOUND_BRANCH],
+    );
+    await dashboard.update('staff', staff!.id, { full_name: 'Yeni Personel Adı' });
+    await syncOnce(env);
+    await reconcileAll();
+    expect((await verifyEnvironment(env)).total).toBe(0);
+
+    cursors.unbound = await follow(unbound, copies.unbound, cursors.unbound);
+    cursors.bound = await follow(bound, copies.bound, cursors.bound);
+    await expectCopyEqualsLists(unbound, copies.unbound);
+    await expectCopyEqualsLists(bound, copies.bound);
+    expect(copies.bound.has(`members:${moved!.id}`)).toBe(false);
+    expect(copies.unbound.has(`members:${moved!.id}`)).toBe(true);
+    expect(copies.unbound.has(`members:${softDeleted!.id}`)).toBe(false);
+    expect(copies.unbound.has(`notifications:${hardDeleted!.id}`)).toBe(false);
+  });
+
+  it('when passes change nothing, then the feed from the last cursor is empty', async () => {
+    for (let pass = 0; pass < 3; pass++) {
+      await syncOnce(env);
+      await reconcileAll();
+    }
+    const answer = await changes(unbound, `cursor=${cursors.unbound}`);
+    expect([answer.status, answer.body.data, answer.body.has_more]).toEqual([200, [], false]);
+  });
+});
+
+describe('concurrent read-model transactions', () => {
+  it('when a later transaction commits before an earlier one, then a reader polling between them still sees both', async () => {
+    const [a, b] = await gateway.db.$queryRaw<{ id: number }[]>`
+      SELECT id FROM members ORDER BY id LIMIT 2`;
+    let cursor = (await changes(unbound, 'from=now')).body.next_cursor as string;
+    const first = new pg.Client({ connectionString: env.databaseUrl });
+    const second = new pg.Client({ connectionString: env.databaseUrl });
+    await Promise.all([first.connect(), second.connect()]);
+    const seen: string[] = [];
+    const poll = async () => {
+      const answer = await changes(unbound, `cursor=${cursor}&types=members`);
+      for (const change of answer.body.data) seen.push(`${change.id}:${change.data?.address}`);
+      cursor = answer.body.next_cursor as string;
+    };
+    try {
+      // The earlier transaction takes its xid first, the later one commits first.
+      await first.query('BEGIN');
+      await first.query(`UPDATE members SET address = 'önce başlayan' WHERE id = $1`, [a!.id]);
+      await second.query('BEGIN');
+      await second.query(`UPDATE members SET address = 'önce biten' WHERE id = $1`, [b!.id]);
+      await second.query('COMMIT');
+      await poll();
+      await first.query('COMMIT');
+      await poll();
+    } finally {
+      await Promise.all([first.end(), second.end()]);
+    }
+    expect(seen.sort()).toEqual([`${a!.id}:önce başlayan`, `${b!.id}:önce biten`].sort());
+  });
+});
+
+describe('refusals', () => {
+  it('when a type outside the client scopes is named, then 403; an unknown type or a bad cursor is 400', async () => {
+    const membersOnly = await issueToken(
+      gateway,
+      await createTestClient(gateway.db, { scopes: ['members:read'] }),
+    );
+    expect((await changes(membersOnly, 'types=staff')).body.error).toBe('INSUFFICIENT_SCOPE');
+    expect((await changes(membersOnly, 'types=members')).status).toBe(200);
+    expect((await changes(membersOnly, 'types=uyeler')).body.error).toBe('VALIDATION_ERROR');
+    for (const cursor of [
+      'nope',
+      'eyJ4IjoiMSJ9',
+      Buffer.from('{"x":"1","k":1}').toString('base64url'),
+    ]) {
+      const answer = await changes(membersOnly, `cursor=${cursor}`);
+      expect([cursor, answer.status, answer.body.error]).toEqual([cursor, 400, 'VALIDATION_ERROR']);
+    }
+    const noRead = await issueToken(
+      gateway,
+      await createTestClient(gateway.db, { scopes: ['members:write'] }),
+    );
+    const nothing = await changes(noRead, '');
+    expect([nothing.status, nothing.body.data]).toEqual([200, []]);
+  });
+
+  it('when a cursor is older than the retention, then 410 CURSOR_EXPIRED', async () => {
+    const shortLived = await startGateway(env, { CHANGES_RETENTION_DAYS: '0.00002' });
+    try {
+      const token = await issueToken(
+        shortLived,
+        await createTestClient(shortLived.db, { scopes: ['members:read'] }),
+      );
+      const at = (query: string) =>
+        getJson(`${shortLived.url}/api/v1/changes?${query}`, bearer(token));
+      const { next_cursor: cursor } = (await at('from=now')).body;
+      expect((await at(`cursor=${cursor}`)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const expired = await at(`cursor=${cursor}`);
+      expect([expired.status, expired.body.error]).toEqual([410, 'CURSOR_EXPIRED']);
+    } finally {
+      await shortLived.close();
+    }
+  });
+});
