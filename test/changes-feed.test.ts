@@ -3,11 +3,8 @@
 // of order never make the cursor skip a change; a pass that changes nothing adds nothing.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLegacyClient } from '../common/databases.js';
 import type { Scope } from '../gateway/src/features/auth/scopes.js';
-import { SYNC_TABLES } from '../read-model/tables/index.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
-import { reconcileTable } from '../worker/src/sync/reconcile.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,
@@ -18,7 +15,7 @@ import {
   type RunningGateway,
 } from './support/gateway.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
-import { syncOnce } from './support/sync-once.js';
+import { reconcileOnce, syncOnce } from './support/sync-once.js';
 import { verifyEnvironment } from './support/verify.js';
 
 const READ_SCOPES: Scope[] = [
@@ -125,19 +122,6 @@ async function listed(token: string): Promise<Map<string, unknown>> {
   return all;
 }
 
-async function reconcileAll() {
-  const legacy = createLegacyClient(env.legacyReadOnlyUrl, { poolSize: 2 });
-  try {
-    for (const table of SYNC_TABLES) {
-      let slice;
-      do slice = await reconcileTable(table, { legacy, readModel: gateway.db });
-      while (!slice.passFinished);
-    }
-  } finally {
-    await legacy.$disconnect();
-  }
-}
-
 const sorted = (copy: Map<string, unknown>) =>
   [...copy.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
 
@@ -203,7 +187,7 @@ describe('a partner following the feed', () => {
     );
     await dashboard.update('staff', staff!.id, { full_name: 'Yeni Personel Adı' });
     await syncOnce(env);
-    await reconcileAll();
+    await reconcileOnce(env, gateway.db);
     expect((await verifyEnvironment(env)).total).toBe(0);
 
     cursors.unbound = await follow(unbound, copies.unbound, cursors.unbound);
@@ -219,7 +203,7 @@ describe('a partner following the feed', () => {
   it('when passes change nothing, then the feed from the last cursor is empty', async () => {
     for (let pass = 0; pass < 3; pass++) {
       await syncOnce(env);
-      await reconcileAll();
+      await reconcileOnce(env, gateway.db);
     }
     const answer = await changes(unbound, `cursor=${cursors.unbound}`);
     expect([answer.status, answer.body.data, answer.body.has_more]).toEqual([200, [], false]);

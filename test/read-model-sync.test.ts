@@ -6,12 +6,11 @@ import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { deleteAndFlipUnseen } from './support/random-dashboard.js';
-import { syncOnce } from './support/sync-once.js';
+import { reconcileOnce, syncOnce } from './support/sync-once.js';
 import { verifyEnvironment } from './support/verify.js';
 import { createLegacyClient } from '../common/databases.js';
-import { reconcileTable } from '../worker/src/sync/reconcile.js';
 import { DEFAULT_SYNC_OPTIONS, syncTable } from '../worker/src/sync/sync-engine.js';
-import { SYNC_TABLES, syncTableNamed } from '../read-model/tables/index.js';
+import { syncTableNamed } from '../read-model/tables/index.js';
 
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;
@@ -30,19 +29,6 @@ afterAll(async () => {
   await dashboard?.close();
   await env?.destroy();
 });
-
-async function reconcileAll() {
-  const legacy = createLegacyClient(env.legacyReadOnlyUrl, { poolSize: 2 });
-  try {
-    for (const table of SYNC_TABLES) {
-      let slice;
-      do slice = await reconcileTable(table, { legacy, readModel });
-      while (!slice.passFinished);
-    }
-  } finally {
-    await legacy.$disconnect();
-  }
-}
 
 describe('the read model of every resource', () => {
   it('when a generated dashboard is synced, then verify finds no difference in any table', async () => {
@@ -92,7 +78,7 @@ describe('the read model of every resource', () => {
     ]);
 
     await syncOnce(env);
-    await reconcileAll();
+    await reconcileOnce(env, readModel);
 
     const staffRow = await readModel.staff.findUniqueOrThrow({ where: { id: staff!.id } });
     expect(staffRow.branch_name).toBe('Yeni Şube Adı');
@@ -137,13 +123,13 @@ describe('the read model of every resource', () => {
       where: { table_name: 'presence_records' },
       data: { synced_at: null, updated_at: new Date() },
     });
-    await reconcileAll();
+    await reconcileOnce(env, readModel);
     expect((await verifyEnvironment(env)).total).toBeGreaterThan(0);
     await readModel.syncState.update({
       where: { table_name: 'presence_records' },
       data: { synced_at: presence.synced_at },
     });
-    await reconcileAll();
+    await reconcileOnce(env, readModel);
 
     expect(
       await readModel.memberPackage.findUnique({ where: { id: unseen.deletedMemberPackageId } }),

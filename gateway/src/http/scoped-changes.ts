@@ -9,7 +9,9 @@
 // (docs/decisions/0011-change-feed.md).
 import pg from 'pg';
 import { syncTableNamed } from '../../../read-model/tables/index.js';
+import { branchCondition } from './branch-sql.js';
 import type { DataScope } from './data-scope.js';
+import type { SqlTable } from './scoped-sql.js';
 
 /** A position in the feed: everything up to and including this key has been read. */
 export interface ChangeKey {
@@ -27,7 +29,7 @@ export interface ChangeRow extends ChangeKey {
 
 export interface ChangesQuery {
   /** Feed types and their read-model tables, in any order. */
-  types: readonly { type: string; table: string }[];
+  types: readonly { type: string; table: SqlTable }[];
   after: ChangeKey | null;
   /** The reader's snapshot xmin: only changes of older transactions are read. */
   xmin: bigint;
@@ -60,24 +62,24 @@ export function changesStatement(scope: DataScope, query: ChangesQuery) {
   };
   const parts: string[] = [];
   for (const { type, table } of query.types) {
-    const branchColumn = syncTableNamed(table).branchColumn;
     const typeText = `${pg.escapeLiteral(type)}::text`;
     const tableText = pg.escapeLiteral(table);
-    const branch = branchColumn ?? 'NULL::integer';
-    // Rows of no branch (a notification to every branch) reach every bound client.
-    const inBranch = (column: string) =>
-      bound === null ? 'true' : `(${column} = ${bound} OR ${column} IS NULL)`;
-    parts.push(`(SELECT ${typeText} AS type, id::bigint AS id, 1 AS kind, change_xid,
-        ${branch} AS branch_id, changed_at FROM ${pg.escapeIdentifier(table)}
-      WHERE change_xid < $1::bigint AND ${after(1, type, 'id')}
-        AND ${branchColumn ? inBranch(branchColumn) : 'true'}
-      ORDER BY change_xid, id LIMIT $2)`);
+    const column = syncTableNamed(table).branchColumn;
+    const rowsInBranch = bound === null ? null : branchCondition(table, bound);
+    const branch = column ?? 'NULL::integer';
+    // Ordered by the table's own columns (t.id, not the output's): the index's order, no sort.
+    parts.push(`(SELECT ${typeText} AS type, t.id AS id, 1 AS kind, t.change_xid,
+        ${branch} AS branch_id, t.changed_at FROM ${pg.escapeIdentifier(table)} t
+      WHERE t.change_xid < $1::bigint AND ${after(1, type, 't.id')} AND ${rowsInBranch ?? 'true'}
+      ORDER BY t.change_xid, t.id LIMIT $2)`);
+    // A tombstone keeps its row's branch; rows of no branch reach every bound client.
+    const deletesInBranch = bound === null ? 'true' : `(branch_id = ${bound} OR branch_id IS NULL)`;
     parts.push(`(SELECT ${typeText}, row_id, 0, change_xid, branch_id, deleted_at
       FROM sync_tombstones WHERE table_name = ${tableText} AND shown
-        AND change_xid < $1::bigint AND ${after(0, type, 'row_id')} AND ${inBranch('branch_id')}
+        AND change_xid < $1::bigint AND ${after(0, type, 'row_id')} AND ${deletesInBranch}
       ORDER BY change_xid, row_id LIMIT $2)`);
     // A row that left the caller's branch is a delete for it; an unbound client sees it move.
-    if (bound !== null && branchColumn === 'branch_id') {
+    if (bound !== null && column === 'branch_id') {
       parts.push(`(SELECT ${typeText}, row_id, 0, change_xid, NULLIF(branch_key, 0), changed_at
         FROM change_departures WHERE table_name = ${tableText}
           AND (branch_key = ${bound} OR branch_key = 0)

@@ -1,8 +1,9 @@
 // The branch rule for the few reads that run as prepared SQL statements on the read model's pg
 // pool instead of through Prisma (the hottest ones; docs/decisions/0005-fast-hot-path.md). Like
 // ScopedRead, a handler never writes the branch condition: every statement built here carries the
-// caller's, and only tables listed with their branch column can be named.
+// caller's (branch-sql.ts), and only the synced tables can be named.
 import pg from 'pg';
+import { branchCondition } from './branch-sql.js';
 import type { DataScope } from './data-scope.js';
 import {
   changesStatement,
@@ -11,9 +12,20 @@ import {
   type ChangesQuery,
 } from './scoped-changes.js';
 
-/** Tables reachable by SQL, and the column that ties a row to its branch. */
-const BRANCH_COLUMN = { members: 'branch_id' } as const;
-export type SqlTable = keyof typeof BRANCH_COLUMN;
+/** Tables reachable by SQL: the read model's synced tables (read-model/tables/). */
+export type SqlTable =
+  | 'members'
+  | 'member_packages'
+  | 'branches'
+  | 'packages'
+  | 'financial_transactions'
+  | 'installment_plans'
+  | 'staff'
+  | 'notifications'
+  | 'private_lessons'
+  | 'presence_records'
+  | 'market_products'
+  | 'market_categories';
 
 export interface SqlQuery {
   table: SqlTable;
@@ -72,8 +84,11 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope) => ScopedSql 
       const where = [...query.where];
       const params = [...query.params];
       if (scope.kind === 'branch') {
-        params.push(scope.branchId);
-        where.push(`${pg.escapeIdentifier(BRANCH_COLUMN[query.table])} = $${params.length}`);
+        const condition = branchCondition(query.table, `$${params.length + 1}`);
+        if (condition) {
+          params.push(scope.branchId);
+          where.push(condition);
+        }
       }
       const clause = where.length ? ` WHERE ${where.map((w) => `(${w})`).join(' AND ')}` : '';
       return { from: `FROM ${pg.escapeIdentifier(query.table)}${clause}`, params };
