@@ -77,7 +77,8 @@ const envSchema = z.object({
   RECONCILE_INTERVAL_MS: positiveInt.default(60000),
   CORS_ORIGINS: corsOrigins.default([]),
   TRUST_PROXY: trustProxy.default(false),
-  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  // Unset: 9464 for the gateway, 9465 for the worker, so both run side by side on one host.
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10000),
   DB_QUERY_TIMEOUT_MS: positiveInt.default(1500),
   DB_CONNECT_TIMEOUT_MS: positiveInt.default(1000),
@@ -134,8 +135,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       /** A table not brought up to date for this many sync intervals makes the worker unhealthy. */
       staleAfterIntervals: env.SYNC_STALE_AFTER_INTERVALS,
     },
-    // Each process serves its metrics on METRICS_PORT; processes sharing a host get their own.
-    metrics: { port: env.METRICS_PORT, workerPort: env.METRICS_PORT },
+    // Each process serves its metrics on METRICS_PORT; by default each on a port of its own.
+    metrics: { port: env.METRICS_PORT ?? 9464, workerPort: env.METRICS_PORT ?? 9465 },
     /** How long the change feed keeps deletes; an older cursor is 410 CURSOR_EXPIRED. */
     changes: { retentionMs: Math.round(env.CHANGES_RETENTION_DAYS * 86_400_000) },
     logLevel: env.LOG_LEVEL,

@@ -12,7 +12,7 @@ describe('loadConfig', () => {
       tokens: { accessTtlSeconds: 7200, refreshTtlSeconds: 2592000 },
       rateLimit: { perMinute: 60, perHour: 1000, perDay: 10000 },
       sync: { intervalMs: 1000, reconcileIntervalMs: 60000 },
-      metrics: { workerPort: 9464 },
+      metrics: { port: 9464, workerPort: 9465 },
     });
     expect(Object.isFrozen(config.http)).toBe(true);
   });

@@ -45,3 +45,21 @@ export function onStopSignals(options: {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 }
+
+/**
+ * A port the process cannot listen on (taken by another process on this host) ends it at once,
+ * with one line naming the port and the variable that sets it, and exit code 1.
+ */
+export function exitOnUnavailablePort(
+  logger: Logger,
+  variable: string,
+  port: number,
+  error: unknown,
+): never {
+  const reason = error instanceof Error ? error.message : String(error);
+  logger.fatal(
+    { port, variable },
+    `cannot listen on port ${port} (${variable}): ${reason}; set ${variable} to a free port`,
+  );
+  process.exit(1);
+}

@@ -4,7 +4,7 @@ import { createReadModelClient } from '../../common/databases.js';
 import { throttledLog } from '../../common/log-throttle.js';
 import { createLogger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
-import { onStopSignals } from '../../common/shutdown.js';
+import { exitOnUnavailablePort, onStopSignals } from '../../common/shutdown.js';
 import { createApp } from './app.js';
 import { createGatewayLegacyPool } from './features/members/legacy-connection.js';
 import { createGatewayMetrics, startMetricsServer } from './http/metrics.js';
@@ -23,15 +23,14 @@ const legacy = createGatewayLegacyPool(config.legacy.url);
 
 const metrics = createGatewayMetrics();
 const metricsServer = startMetricsServer(metrics, config.metrics.port, logger).catch(
-  (error: unknown) => {
-    logger.fatal({ err: error, port: config.metrics.port }, 'metrics port unavailable');
-    process.exit(1);
-  },
+  (error: unknown) => exitOnUnavailablePort(logger, 'METRICS_PORT', config.metrics.port, error),
 );
 
 let stopping = false;
 const app = createApp({ config, db, redis, logger, metrics, legacy, isStopping: () => stopping });
-const server = app.listen(config.http.port, () => {
+// Express 5 hands a failed listen (a taken port) to this callback.
+const server = app.listen(config.http.port, (error?: Error) => {
+  if (error) exitOnUnavailablePort(logger, 'PORT', config.http.port, error);
   logger.info({ port: (server.address() as AddressInfo).port }, 'gateway listening');
 });
 

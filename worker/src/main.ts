@@ -4,7 +4,7 @@ import { createLegacyClient, createReadModelClient } from '../../common/database
 import { throttledLog } from '../../common/log-throttle.js';
 import { createLogger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
-import { onStopSignals } from '../../common/shutdown.js';
+import { exitOnUnavailablePort, onStopSignals } from '../../common/shutdown.js';
 import { createSyncMetrics } from './sync/sync-metrics.js';
 import { startSyncRunner } from './sync/sync-runner.js';
 
@@ -79,10 +79,9 @@ onStopSignals({
 
 started.runner = await starting;
 // A taken port (another process's METRICS_PORT on this host) ends the worker with one log line.
-metricsServer.once('error', (error) => {
-  logger.fatal({ err: error, port: config.metrics.workerPort }, 'metrics port unavailable');
-  process.exit(1);
-});
+metricsServer.once('error', (error) =>
+  exitOnUnavailablePort(logger, 'METRICS_PORT', config.metrics.workerPort, error),
+);
 metricsServer.listen(config.metrics.workerPort, () => {
   const address = metricsServer.address();
   const port = typeof address === 'object' && address ? address.port : config.metrics.workerPort;
