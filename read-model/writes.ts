@@ -203,6 +203,8 @@ async function copyNewRows(
 /**
  * Upserts in one statement; when PostgreSQL refuses it (a number out of range, a byte sequence it
  * does not accept), retries row by row, each in its own savepoint, to find the rows it refuses.
+ * Only PostgreSQL's refusals set a row aside: any other error (a bug in building the statement)
+ * fails the batch, never every row of it quietly.
  */
 async function upsertIsolatingFailures(
   tx: ReadModelTx,
@@ -217,8 +219,9 @@ async function upsertIsolatingFailures(
     const changed = await upsertRows(tx, table, rows, order);
     await tx.$executeRaw`RELEASE SAVEPOINT upsert_batch`;
     return { changed, failed };
-  } catch {
+  } catch (error) {
     await tx.$executeRaw`ROLLBACK TO SAVEPOINT upsert_batch`;
+    if (!(error instanceof pg.DatabaseError)) throw error;
   }
   let changed = 0;
   for (const row of rows) {
@@ -228,6 +231,7 @@ async function upsertIsolatingFailures(
       await tx.$executeRaw`RELEASE SAVEPOINT upsert_row`;
     } catch (error) {
       await tx.$executeRaw`ROLLBACK TO SAVEPOINT upsert_row`;
+      if (!(error instanceof pg.DatabaseError)) throw error;
       failed.push({ table: table.name, id: row.id as number, reason: refusal(error) });
     }
   }
