@@ -94,8 +94,8 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
       // A connection Redis dropped (a restart) can fail a close; the others must still close,
       // and a run's rows and position are committed together whatever happens here.
       const closed = [
-        ...(await Promise.allSettled(workers.map((w) => w.close()))),
-        ...(await Promise.allSettled(entries.map((e) => e.queue.close()))),
+        ...(await Promise.allSettled(workers.map((w) => closeWithin(w, log)))),
+        ...(await Promise.allSettled(entries.map((e) => closeWithin(e.queue, log)))),
       ];
       for (const result of closed) {
         if (result.status === 'rejected') {
@@ -104,6 +104,36 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
       }
     },
   };
+}
+
+/**
+ * How long a worker or queue may take to close once the runs stop at their next batch boundary.
+ * After Redis restarted, BullMQ's close can wait forever on a blocking connection stuck in its
+ * reconnect (taskforcesh/bullmq#4656): the drain would then miss its deadline although no run is
+ * left. Past this, the close is forced; a run's rows and position commit together, so a forced
+ * close loses nothing.
+ */
+const CLOSE_GRACE_MS = 2000;
+
+async function closeWithin(
+  closable: { name: string; close(force?: boolean): Promise<void> },
+  log: ReturnType<typeof throttledLog>,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS);
+  });
+  try {
+    if ((await Promise.race([closable.close(), late])) !== 'late') return;
+  } finally {
+    clearTimeout(timer);
+  }
+  log('warn', 'close', { queue: closable.name }, 'close did not finish in time; forced');
+  // Forced, and not awaited past a second grace: the process is stopping either way.
+  await Promise.race([
+    closable.close(true).catch(() => undefined),
+    new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref()),
+  ]);
 }
 
 function createTableWorker(
