@@ -336,6 +336,9 @@ function buildUpsertParts(table: SyncTable) {
   };
 }
 
+/** The SQL array type of a table's ids, for `id = ANY($n::...)`. */
+const idArray = (table: SyncTable) => Sql.raw(`${PG_TYPES[table.columns.id ?? 'int']}[]`);
+
 /**
  * The deletes of a read as data-modifying CTEs: `deleted` (the ids deleted) and `buried` (the
  * ids whose tombstone now carries this read's order). A row is deleted, and its tombstone
@@ -344,7 +347,7 @@ function buildUpsertParts(table: SyncTable) {
  */
 function deleteParts(table: SyncTable, ids: number[], order: ReadOrderSql): Sql.Sql {
   const name = ident(table.name);
-  const cast = Sql.raw(`${PG_TYPES[table.columns.id ?? 'int']}[]`);
+  const cast = idArray(table);
   const branch = Sql.raw(table.branchColumn ? `t.${table.branchColumn}` : 'NULL::integer');
   return Sql.sql`gone AS (SELECT unnest(${ids}::${cast}) AS id),
     deleted AS (DELETE FROM ${name} t USING gone g
@@ -403,7 +406,7 @@ async function deleteAndRefresh(
   const refreshes = dependents.map((dependent, i) => {
     const columns = sourceColumnList(table, dependent);
     const source = Sql.sql`SELECT ${columns} FROM ${ident(table.name)}
-      WHERE id = ANY(${liveIds}::${Sql.raw(`${PG_TYPES[table.columns.id ?? 'int']}[]`)})
+      WHERE id = ANY(${liveIds}::${idArray(table)})
       UNION ALL ${buriedRows(table, dependent, gone)}`;
     return Sql.sql`, ${Sql.raw(`dependent_${i}`)} AS (${dependentStatement(table, dependent, source)})`;
   });

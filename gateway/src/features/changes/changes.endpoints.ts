@@ -29,10 +29,10 @@ interface ChangeType {
   };
 }
 
-const changeType = <R extends ChangeType['resource']>(
+const changeType = (
   table: SqlTable,
   scope: Scope,
-  resource: R,
+  resource: ChangeType['resource'],
 ): ChangeType => ({ table, scope, resource });
 
 /** The feed's types: the table each is kept in, the scope that reads it, its resource. */
