@@ -24,16 +24,21 @@ export interface ChangeKey {
 
 export interface ChangeRow extends ChangeKey {
   branch_id: number | null;
-  changed_at: Date;
+  /** ISO instant (scoped-sql.ts reads instants as text). */
+  changed_at: string;
 }
 
 export interface ChangesQuery {
   /** Feed types and their read-model tables, in any order. */
   types: readonly { type: string; table: SqlTable }[];
   after: ChangeKey | null;
-  /** The reader's snapshot xmin: only changes of older transactions are read. */
-  xmin: bigint;
   limit: number;
+}
+
+export interface ChangesPage {
+  /** The statement's snapshot xmin: every change of an older transaction was readable. */
+  xmin: bigint;
+  rows: ChangeRow[];
 }
 
 /** Compares feed keys as PostgreSQL orders them (type in byte order: COLLATE "C"). */
@@ -43,9 +48,12 @@ export function compareKeys(a: Omit<ChangeKey, 'id'>, b: Omit<ChangeKey, 'id'>):
   return a.type === b.type ? 0 : a.type < b.type ? -1 : 1;
 }
 
-/** The statement of one scope, its parameters numbered from the values given. */
+/**
+ * The statement of one scope: the keys after the cursor and below the statement's own snapshot
+ * xmin, which it returns on every row (on one row of null keys when there are none).
+ */
 export function changesStatement(scope: DataScope, query: ChangesQuery) {
-  const values: unknown[] = [query.xmin.toString(), query.limit];
+  const values: unknown[] = [query.limit];
   const param = (value: unknown) => {
     values.push(value);
     return `$${values.length}`;
@@ -70,26 +78,30 @@ export function changesStatement(scope: DataScope, query: ChangesQuery) {
     // Ordered by the table's own columns (t.id, not the output's): the index's order, no sort.
     parts.push(`(SELECT ${typeText} AS type, t.id AS id, 1 AS kind, t.change_xid,
         ${branch} AS branch_id, t.changed_at FROM ${pg.escapeIdentifier(table)} t
-      WHERE t.change_xid < $1::bigint AND ${after(1, type, 't.id')} AND ${rowsInBranch ?? 'true'}
-      ORDER BY t.change_xid, t.id LIMIT $2)`);
+      WHERE t.change_xid < s.xmin AND ${after(1, type, 't.id')} AND ${rowsInBranch ?? 'true'}
+      ORDER BY t.change_xid, t.id LIMIT $1)`);
     // A tombstone keeps its row's branch; rows of no branch reach every bound client.
     const deletesInBranch = bound === null ? 'true' : `(branch_id = ${bound} OR branch_id IS NULL)`;
     parts.push(`(SELECT ${typeText}, row_id, 0, change_xid, branch_id, deleted_at
       FROM sync_tombstones WHERE table_name = ${tableText} AND shown
-        AND change_xid < $1::bigint AND ${after(0, type, 'row_id')} AND ${deletesInBranch}
-      ORDER BY change_xid, row_id LIMIT $2)`);
+        AND change_xid < s.xmin AND ${after(0, type, 'row_id')} AND ${deletesInBranch}
+      ORDER BY change_xid, row_id LIMIT $1)`);
     // A row that left the caller's branch is a delete for it; an unbound client sees it move.
     if (bound !== null && column === 'branch_id') {
       parts.push(`(SELECT ${typeText}, row_id, 0, change_xid, NULLIF(branch_key, 0), changed_at
         FROM change_departures WHERE table_name = ${tableText}
           AND (branch_key = ${bound} OR branch_key = 0)
-          AND change_xid < $1::bigint AND ${after(0, type, 'row_id')}
-        ORDER BY change_xid, row_id LIMIT $2)`);
+          AND change_xid < s.xmin AND ${after(0, type, 'row_id')}
+        ORDER BY change_xid, row_id LIMIT $1)`);
     }
   }
-  const text = `SELECT type, id, kind, change_xid::text AS xid, branch_id, changed_at
-    FROM (${parts.join(' UNION ALL ')}) AS changes
-    ORDER BY change_xid, kind, type COLLATE "C", id LIMIT $2`;
+  // The xmin is read by this statement, so the keys come from the snapshot it describes.
+  const text = `WITH snapshot AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin)
+    SELECT s.xmin::text AS snapshot_xmin, c.type, c.id, c.kind, c.change_xid::text AS xid,
+        c.branch_id, c.changed_at
+      FROM snapshot s LEFT JOIN LATERAL (SELECT * FROM (${parts.join(' UNION ALL ')}) AS changes
+        ORDER BY change_xid, kind, type COLLATE "C", id LIMIT $1) c ON true
+      ORDER BY c.change_xid, c.kind, c.type COLLATE "C", c.id`;
   return { text, values };
 }
 

@@ -73,6 +73,14 @@ type Cursor = z.infer<typeof cursorSchema>;
 /** Kind 2 sorts after every real kind: "every change of transaction x has been read". */
 const ALL_OF_XID = 2;
 
+/** Every change of a transaction below xmin is final: the present is "all of xmin - 1". */
+const presentOf = (xmin: bigint): ChangeKey => ({
+  xid: xmin - 1n,
+  kind: ALL_OF_XID,
+  type: '',
+  id: 0,
+});
+
 function encodeCursor(key: ChangeKey): string {
   const cursor: Cursor = {
     x: key.xid.toString(),
@@ -240,10 +248,8 @@ export const listChangesEndpoint = defineEndpoint({
     const cursor = query.cursor === undefined ? null : decodeCursor(query.cursor);
     if (cursor && cursor.at < Date.now() - services.changes.retentionMs) throw cursorExpired();
     const scoped = read();
-    const xmin = await scoped.sql.snapshotXmin();
-    // Every change of a transaction below xmin is final: the present is "all of xmin - 1".
-    const present = { xid: xmin - 1n, kind: ALL_OF_XID, type: '', id: 0 };
     if (query.from === 'now' || types.length === 0) {
+      const present = presentOf(await scoped.sql.snapshotXmin());
       return { success: true, data: [], next_cursor: encodeCursor(present), has_more: false };
     }
     const after: ChangeKey | null = cursor && {
@@ -252,12 +258,12 @@ export const listChangesEndpoint = defineEndpoint({
       type: cursor.t,
       id: cursor.i,
     };
-    const rows = await scoped.sql.changes({
+    const { xmin, rows } = await scoped.sql.changes({
       types: types.map((type) => ({ type, table: CHANGE_TYPES[type]!.table })),
       after,
-      xmin,
       limit: query.limit,
     });
+    const present = presentOf(xmin);
     const objects = await objectsOf(scoped, rows);
     const data = [];
     for (const row of rows) {
@@ -269,7 +275,7 @@ export const listChangesEndpoint = defineEndpoint({
         id: row.id,
         op: row.kind === 1 ? ('upsert' as const) : ('delete' as const),
         branch_id: row.branch_id,
-        changed_at: row.changed_at.toISOString(),
+        changed_at: row.changed_at,
         data: object,
       });
     }
