@@ -3,7 +3,10 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
-/** Imports a part of the code may not make: the processes meet only in read-model/ and common/. */
+/**
+ * Imports a part of the code may not make: the processes meet only in read-model/, api/ and
+ * common/.
+ */
 const boundary = (forbidden, message) => ({
   'no-restricted-imports': [
     'error',
@@ -38,18 +41,26 @@ export default tseslint.config(
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
-    // Gateway and worker are scaled apart and share only read-model/ and common/.
+    // Gateway and worker are scaled apart and share only read-model/, api/ and common/.
     files: ['gateway/**/*.ts'],
     rules: boundary(
       ['worker'],
-      'The gateway never imports the worker: shared code lives in read-model/ or common/.',
+      'The gateway never imports the worker: shared code lives in read-model/, api/ or common/.',
     ),
   },
   {
     files: ['worker/**/*.ts'],
     rules: boundary(
       ['gateway'],
-      'The worker never imports the gateway: shared code lives in read-model/ or common/.',
+      'The worker never imports the gateway: shared code lives in read-model/, api/ or common/.',
+    ),
+  },
+  {
+    // What partners see (resource shapes, the change feed's core), shared by both processes.
+    files: ['api/**/*.ts'],
+    rules: boundary(
+      ['gateway', 'worker'],
+      'api/ stands below both processes and imports neither: only api/, read-model/ and common/.',
     ),
   },
   {

@@ -6,7 +6,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{gateway,worker,read-model,common}/**/*.unit.test.ts'],
+          include: ['{gateway,worker,read-model,api,common}/**/*.unit.test.ts'],
         },
       },
       {

@@ -64,7 +64,7 @@ export function createReadModelClient(url: string, options: PoolOptions = {}): R
 
 /**
  * The pg pool under a read-model client, for the few hot reads that skip the ORM's per-query
- * cost (gateway/src/http/scoped-sql.ts, docs/decisions/0005-fast-hot-path.md).
+ * cost (api/scoped-sql.ts, docs/decisions/0005-fast-hot-path.md).
  */
 export function readModelPool(db: ReadModelClient): pg.Pool {
   const pool = readModelPools.get(db);

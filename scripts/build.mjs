@@ -17,6 +17,7 @@ const SOURCES = [
   'gateway',
   'worker',
   'read-model',
+  'api',
   'common',
   'prisma',
   'scripts',

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfigOrExit } from '../common/config.js';
 import { createReadModelClient } from '../common/databases.js';
-import { SCOPES } from '../gateway/src/features/auth/scopes.js';
+import { SCOPES } from '../api/scopes.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
 import { migrateReadModel } from '../prisma/read-model/migrate.js';
 import { randomBytes } from 'node:crypto';

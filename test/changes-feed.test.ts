@@ -3,7 +3,6 @@
 // of order never make the cursor skip a change; a pass that changes nothing adds nothing.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Scope } from '../gateway/src/features/auth/scopes.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
@@ -15,36 +14,9 @@ import {
   type RunningGateway,
 } from './support/gateway.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { expectCopyEqualsLists, READ_SCOPES } from './support/partner-copy.js';
 import { reconcileOnce, syncOnce } from './support/sync-once.js';
 import { verifyEnvironment } from './support/verify.js';
-
-const READ_SCOPES: Scope[] = [
-  'members:list',
-  'members:read',
-  'branches:read',
-  'packages:read',
-  'financial:read',
-  'market:read',
-  'staff:read',
-  'notifications:read',
-  'private_lessons:read',
-  'presence:read',
-];
-
-/** Each feed type and the list path answering the same objects. */
-const LISTS: Record<string, string> = {
-  members: '/members',
-  branches: '/branches',
-  packages: '/packages',
-  financial_transactions: '/financial/transactions',
-  installment_plans: '/financial/installments',
-  staff: '/staff',
-  notifications: '/notifications',
-  private_lessons: '/private-lessons',
-  presence: '/presence',
-  market_products: '/market/products',
-  market_categories: '/market/categories',
-};
 
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;
@@ -96,48 +68,6 @@ async function follow(token: string, copy: Map<string, unknown>, cursor?: string
   throw new Error('the feed never ended');
 }
 
-/** What the list endpoints answer, keyed as the copy is. */
-async function listed(token: string): Promise<Map<string, unknown>> {
-  const all = new Map<string, unknown>();
-  for (const [type, path] of Object.entries(LISTS)) {
-    for (let page = 1; ; page++) {
-      const answer = await getJson(
-        `${gateway.url}/api/v1${path}?limit=200&page=${page}`,
-        bearer(token),
-      );
-      expect([path, answer.status]).toEqual([path, 200]);
-      for (const item of answer.body.data) all.set(`${type}:${item.id}`, item);
-      if (page >= answer.body.pagination.total_pages) break;
-    }
-  }
-  // Member packages are listed per member.
-  for (const key of [...all.keys()].filter((k) => k.startsWith('members:'))) {
-    const id = key.slice('members:'.length);
-    const answer = await getJson(
-      `${gateway.url}/api/v1/members/${id}/packages?limit=200`,
-      bearer(token),
-    );
-    for (const item of answer.body.data) all.set(`member_packages:${item.id}`, item);
-  }
-  return all;
-}
-
-const sorted = (copy: Map<string, unknown>) =>
-  [...copy.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
-
-/**
- * The copy and the lists side by side. Member packages are listed per member, so those of a
- * member no longer listed (deleted, or moved out of the branch) are compared by what remains.
- */
-async function expectCopyEqualsLists(token: string, copy: Map<string, unknown>) {
-  const lists = await listed(token);
-  const visible = (key: string, value: unknown) =>
-    !key.startsWith('member_packages:') ||
-    lists.has(`members:${(value as { member_id: number }).member_id}`);
-  const shown = new Map([...copy].filter(([key, value]) => visible(key, value)));
-  expect(sorted(shown)).toEqual(sorted(lists));
-}
-
 describe('a partner following the feed', () => {
   const copies = { unbound: new Map<string, unknown>(), bound: new Map<string, unknown>() };
   const cursors: Record<string, string> = {};
@@ -146,8 +76,8 @@ describe('a partner following the feed', () => {
     cursors.unbound = await follow(unbound, copies.unbound);
     cursors.bound = await follow(bound, copies.bound);
     expect(copies.unbound.size).toBeGreaterThan(100);
-    await expectCopyEqualsLists(unbound, copies.unbound);
-    await expectCopyEqualsLists(bound, copies.bound);
+    await expectCopyEqualsLists(gateway, unbound, copies.unbound);
+    await expectCopyEqualsLists(gateway, bound, copies.bound);
     const branches = [...copies.bound.values()].map(
       (o) => (o as { branch_id?: number | null }).branch_id,
     );
@@ -192,8 +122,8 @@ describe('a partner following the feed', () => {
 
     cursors.unbound = await follow(unbound, copies.unbound, cursors.unbound);
     cursors.bound = await follow(bound, copies.bound, cursors.bound);
-    await expectCopyEqualsLists(unbound, copies.unbound);
-    await expectCopyEqualsLists(bound, copies.bound);
+    await expectCopyEqualsLists(gateway, unbound, copies.unbound);
+    await expectCopyEqualsLists(gateway, bound, copies.bound);
     expect(copies.bound.has(`members:${moved!.id}`)).toBe(false);
     expect(copies.unbound.has(`members:${moved!.id}`)).toBe(true);
     expect(copies.unbound.has(`members:${softDeleted!.id}`)).toBe(false);

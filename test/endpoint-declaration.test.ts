@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
-import { dataScopeOf } from '../gateway/src/http/data-scope.js';
+import { dataScopeOf } from '../api/data-scope.js';
 import { defineEndpoint, mountEndpoints, type MountDeps } from '../gateway/src/http/endpoint.js';
 import { createScopedReads, type ScopedRead } from '../gateway/src/http/scoped-read.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';

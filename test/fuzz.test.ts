@@ -3,7 +3,7 @@
 // batches against one gateway; a failure names the seed that reproduces it.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPES } from '../gateway/src/features/auth/scopes.js';
+import { SCOPES } from '../api/scopes.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { operationsOf, requestsFor, type FuzzRequest } from './support/fuzz-requests.js';
 import {

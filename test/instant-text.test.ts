@@ -1,9 +1,9 @@
 // The gateway's SQL reads turn PostgreSQL's timestamptz text into the API's ISO instant without
-// a Date (http/scoped-sql.ts): the result must equal what Date#toISOString gives, for every form
+// a Date (api/scoped-sql.ts): the result must equal what Date#toISOString gives, for every form
 // the server prints, in whatever time zone the session runs.
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { isoInstant } from '../gateway/src/http/scoped-sql.js';
+import { isoInstant } from '../api/scoped-sql.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 
 let env: TestEnvironment;

@@ -1,7 +1,7 @@
-// The processes meet only in read-model/ and common/: ESLint (npm run check) refuses a gateway
-// file importing the worker, a worker file importing the gateway, a shared module importing
-// either, and any import circle. Each case writes a probe file and lints it with the project's
-// own configuration.
+// The processes meet only in read-model/, api/ and common/: ESLint (npm run check) refuses a
+// gateway file importing the worker, a worker file importing the gateway, a shared module (api/
+// included) importing either, and any import circle. Each case writes a probe file and lints it
+// with the project's own configuration.
 import { randomBytes } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import { ESLint } from 'eslint';
@@ -33,6 +33,8 @@ describe('module boundaries', () => {
     ['worker/src', "import { createApp } from '../../gateway/src/app.js';"],
     ['read-model', "import { syncTable } from '../worker/src/sync/sync-engine.js';"],
     ['common', "import { createApp } from '../gateway/src/app.js';"],
+    ['api', "import { createApp } from '../gateway/src/app.js';"],
+    ['api/changes', "import { syncTable } from '../../worker/src/sync/sync-engine.js';"],
   ])(
     'when a file in %s imports across the boundary, then ESLint reports it',
     async (folder, line) => {

@@ -2,7 +2,7 @@
 // declared scope is 403, a missing, garbage, expired, revoked or disabled client's token is 401.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPES, type Scope } from '../gateway/src/features/auth/scopes.js';
+import { SCOPES, type Scope } from '../api/scopes.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   createTestClient,

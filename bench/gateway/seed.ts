@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { foldTurkish } from '../../common/turkish.js';
 import type { ReadModelClient } from '../../common/databases.js';
-import { SCOPES } from '../../gateway/src/features/auth/scopes.js';
+import { SCOPES } from '../../api/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
 
 const FIRST_NAMES = ['Ahmet', 'Mehmet', 'Ayşe', 'Fatma', 'Mustafa', 'Emine', 'Ali', 'Zeynep'];

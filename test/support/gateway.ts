@@ -12,7 +12,7 @@ import { createRedis } from '../../common/redis.js';
 import { createApp } from '../../gateway/src/app.js';
 import { createGatewayLegacyPool } from '../../gateway/src/features/members/legacy-connection.js';
 import { createGatewayMetrics, type GatewayMetrics } from '../../gateway/src/http/metrics.js';
-import type { Scope } from '../../gateway/src/features/auth/scopes.js';
+import type { Scope } from '../../api/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
 import { assertMatchesDocument } from './contract.js';
 import type { TestEnvironment } from './environment.js';

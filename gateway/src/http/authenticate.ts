@@ -12,7 +12,7 @@ import {
   type AuthContext,
   type CachedToken,
 } from '../features/auth/access-tokens.js';
-import type { Scope } from '../features/auth/scopes.js';
+import type { Scope } from '../../../api/scopes.js';
 import { sha256 } from '../features/clients/client-secrets.js';
 import { AppError, insufficientScope, invalidToken } from './errors.js';
 import type { GatewayMetrics } from './metrics.js';

@@ -1,13 +1,7 @@
-// The caller's branch binding. A bound client sees only its branch (scoped-read.ts applies it to
-// every query); an unbound one sees all.
+// The branch filter of list queries, from the caller's branch binding (DataScope,
+// api/data-scope.ts).
+import type { DataScope } from '../../../api/data-scope.js';
 import { insufficientScope } from './errors.js';
-
-export type DataScope =
-  { readonly kind: 'all-branches' } | { readonly kind: 'branch'; readonly branchId: number };
-
-export function dataScopeOf(branchId: number | null): DataScope {
-  return branchId === null ? { kind: 'all-branches' } : { kind: 'branch', branchId };
-}
 
 /**
  * The branch filter a list query applies: the client's own branch, or the requested one.

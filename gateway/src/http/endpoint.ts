@@ -4,7 +4,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
 import type { AuthThrottle } from '../features/auth/auth-throttle.js';
-import type { Scope } from '../features/auth/scopes.js';
+import type { Scope } from '../../../api/scopes.js';
 import type { TokenService } from '../features/auth/tokens.service.js';
 import type { MemberWrites } from '../features/members/members.write.js';
 import { authOf, type AuthContext, type Guard } from './authenticate.js';

@@ -2,9 +2,9 @@
 // ScopedRead, which exposes only the read operations of the API's data models and adds the
 // caller's branch condition to every one of them. Which models belong to a branch, and through
 // which column, is listed once here; a model missing from both lists cannot be reached at all.
+import type { DataScope } from '../../../api/data-scope.js';
 import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
-import type { DataScope } from './data-scope.js';
-import { createScopedSql, type ScopedSql } from './scoped-sql.js';
+import { createScopedSql, type ScopedSql } from '../../../api/scoped-sql.js';
 
 /** Models owned by a branch, and the condition that keeps a bound client inside its branch. */
 const BRANCH_OWNED = {

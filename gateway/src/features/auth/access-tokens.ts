@@ -2,7 +2,7 @@
 // PostgreSQL, held briefly in a per-process cache that the client's epoch (client-epochs.ts)
 // invalidates on every instance at once. See docs/decisions/0005.
 import type { ReadModelClient } from '../../../../common/databases.js';
-import { dataScopeOf, type DataScope } from '../../http/data-scope.js';
+import { dataScopeOf, type DataScope } from '../../../../api/data-scope.js';
 import { currentScopes } from '../clients/clients.repository.js';
 
 export interface AuthContext {

@@ -1,3 +1,4 @@
+import { branchResource } from '../../../../api/resources/branches.js';
 import type { ReadModelPrisma } from '../../../../common/databases.js';
 import { defineEndpoint } from '../../http/endpoint.js';
 import { notFound } from '../../http/errors.js';
@@ -13,7 +14,6 @@ import {
 import {
   branchesQuery,
   branchListResponse,
-  branchResource,
   branchResponse,
   branchStatsResponse,
 } from './branches.schemas.js';

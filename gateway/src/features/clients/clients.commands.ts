@@ -2,7 +2,7 @@
 import { loadConfigOrExit, type Config } from '../../../../common/config.js';
 import { createReadModelClient, type ReadModelClient } from '../../../../common/databases.js';
 import type { ClientEpochs } from '../auth/client-epochs.js';
-import { isScope, SCOPES, type Scope } from '../auth/scopes.js';
+import { isScope, SCOPES, type Scope } from '../../../../api/scopes.js';
 import { announcingEpochs } from './announce.js';
 import { CliError, USAGE, type CliArgs } from './clients.usage.js';
 import {

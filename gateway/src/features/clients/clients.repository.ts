@@ -1,6 +1,6 @@
 import type { ReadModelClient, ReadModelPrisma } from '../../../../common/databases.js';
 import type { ClientEpochs } from '../auth/client-epochs.js';
-import { isScope, type Scope } from '../auth/scopes.js';
+import { isScope, type Scope } from '../../../../api/scopes.js';
 import { generateClientKey, generateSecret, hashSecret } from './client-secrets.js';
 
 export interface ClientLimits {

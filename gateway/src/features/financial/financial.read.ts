@@ -1,15 +1,14 @@
 // Financial reads, from the read model as the caller may see it.
 import type { z } from 'zod';
+import {
+  installmentPlanResource,
+  transactionResource,
+} from '../../../../api/resources/financial.js';
 import type { ReadModelPrisma } from '../../../../common/databases.js';
 import { instantRange } from '../../http/filters.js';
 import { listPage } from '../../http/pagination.js';
 import type { ScopedRead } from '../../http/scoped-read.js';
-import {
-  installmentPlanResource,
-  transactionResource,
-  type installmentsQuery,
-  type transactionsQuery,
-} from './financial.schemas.js';
+import type { installmentsQuery, transactionsQuery } from './financial.schemas.js';
 
 export function listTransactions(read: ScopedRead, query: z.infer<typeof transactionsQuery>) {
   const where: ReadModelPrisma.FinancialTransactionWhereInput = {

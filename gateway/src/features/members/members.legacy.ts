@@ -17,7 +17,7 @@
 import type mariadb from 'mariadb';
 import type { LegacyRow } from '../../../../read-model/table-definition.js';
 import { membersTable } from '../../../../read-model/tables/members.table.js';
-import type { DataScope } from '../../http/data-scope.js';
+import type { DataScope } from '../../../../api/data-scope.js';
 import { AppError, notFound, validationError } from '../../http/errors.js';
 import {
   change,

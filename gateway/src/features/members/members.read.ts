@@ -1,16 +1,15 @@
 // Member reads, from the read model as the caller may see it.
+import { memberPackageResource, memberResource } from '../../../../api/resources/members.js';
 import { foldTurkish, phoneSearchDigits } from '../../../../common/turkish.js';
 import { escapeLike } from '../../http/filters.js';
 import { listPage } from '../../http/pagination.js';
 import type { ScopedRead } from '../../http/scoped-read.js';
 import { listTransactions } from '../financial/financial.read.js';
 import type { z } from 'zod';
-import {
-  memberPackageResource,
-  memberResource,
-  type ListMembersQuery,
-  type memberFinancialQuery,
-  type memberPackagesQuery,
+import type {
+  ListMembersQuery,
+  memberFinancialQuery,
+  memberPackagesQuery,
 } from './members.schemas.js';
 
 const STATUS_VALUES = { active: 'Aktif', passive: 'Pasif' } as const;

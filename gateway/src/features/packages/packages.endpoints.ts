@@ -1,31 +1,9 @@
-import { z } from 'zod';
+import { itemResponse } from '../../../../api/resource.js';
+import { packageResource } from '../../../../api/resources/packages.js';
 import { defineEndpoint } from '../../http/endpoint.js';
 import { notFound } from '../../http/errors.js';
 import { booleanFilter, idParams } from '../../http/filters.js';
 import { listPage, listResponse, paginationQuery } from '../../http/pagination.js';
-import { defineResource, itemResponse } from '../../http/resource.js';
-
-export const packageResource = defineResource(
-  'Package',
-  {
-    id: z.int(),
-    name: z.string(),
-    price: z.number(),
-    duration_days: z.int().nullable(),
-    duration_months: z.int().nullable(),
-    is_active: z.boolean(),
-    sort_order: z.int(),
-  },
-  {
-    id: 7,
-    name: '3 Aylık Fitness',
-    price: 4500,
-    duration_days: null,
-    duration_months: 3,
-    is_active: true,
-    sort_order: 2,
-  },
-);
 
 export const listPackagesEndpoint = defineEndpoint({
   operationId: 'listPackages',

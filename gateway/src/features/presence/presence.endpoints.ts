@@ -1,34 +1,10 @@
 import { z } from 'zod';
+import { presenceResource } from '../../../../api/resources/presence.js';
 import { defineEndpoint } from '../../http/endpoint.js';
 import { checkDateRange, dayFilter, instantRange, optionalId } from '../../http/filters.js';
 import { listPage, listResponse, paginationQuery } from '../../http/pagination.js';
-import { defineResource } from '../../http/resource.js';
 
 export const DIRECTIONS = ['Giriş', 'Çıkış'] as const;
-
-export const presenceResource = defineResource(
-  'PresenceRecord',
-  {
-    id: z.int(),
-    member_id: z.int(),
-    member_name: z.string(),
-    branch_id: z.int(),
-    entry_time: z.iso.datetime(),
-    exit_time: z.iso.datetime().nullable(),
-    direction: z.string().meta({ description: 'Giriş (still inside) or Çıkış (has left).' }),
-    access_method: z.string().meta({ description: 'One of: QR, Kart, Parmak İzi, Manuel.' }),
-  },
-  {
-    id: 90411,
-    member_id: 1042,
-    member_name: 'Ayşe Yılmaz',
-    branch_id: 3,
-    entry_time: '2026-03-14T15:02:00.000Z',
-    exit_time: null,
-    direction: 'Giriş',
-    access_method: 'QR',
-  },
-);
 
 export const listPresenceEndpoint = defineEndpoint({
   operationId: 'listPresence',

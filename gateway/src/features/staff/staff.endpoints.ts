@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import { itemResponse } from '../../../../api/resource.js';
+import { staffResource } from '../../../../api/resources/staff.js';
 import type { ReadModelPrisma } from '../../../../common/databases.js';
 import { defineEndpoint } from '../../http/endpoint.js';
 import { notFound } from '../../http/errors.js';
@@ -10,38 +11,6 @@ import {
   searchFilter,
 } from '../../http/filters.js';
 import { listPage, listResponse, paginationQuery } from '../../http/pagination.js';
-import { defineResource, itemResponse } from '../../http/resource.js';
-
-// password_hash and remember_token never reach the read model, let alone this shape.
-export const staffResource = defineResource(
-  'Staff',
-  {
-    id: z.int(),
-    full_name: z.string(),
-    username: z.string(),
-    email: z.string(),
-    phone: z.string(),
-    branch_id: z.int(),
-    branch_name: z.string(),
-    role_name: z.string(),
-    is_active: z.boolean(),
-    created_at: z.iso.datetime(),
-    last_login: z.iso.datetime().nullable(),
-  },
-  {
-    id: 12,
-    full_name: 'Zeynep Kaya',
-    username: 'zkaya',
-    email: 'zeynep.kaya@example.com',
-    phone: '5339876543',
-    branch_id: 3,
-    branch_name: 'Kadıköy',
-    role_name: 'Resepsiyon',
-    is_active: true,
-    created_at: '2024-02-01T06:00:00.000Z',
-    last_login: '2026-03-14T05:55:00.000Z',
-  },
-);
 
 export const listStaffEndpoint = defineEndpoint({
   operationId: 'listStaff',

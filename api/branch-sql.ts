@@ -1,10 +1,13 @@
-// The branch rule as SQL, for the reads that run as SQL statements (scoped-sql.ts,
-// scoped-changes.ts): which column ties a table's rows to a branch comes from the table's own
-// declaration (read-model/tables/), written once.
+// The branch rule as SQL, for the reads that run as SQL statements
+// (api/scoped-sql.ts, changes/change-statement.ts): which column ties a table's rows
+// to a branch comes from the table's own declaration (read-model/tables/), written once.
 import pg from 'pg';
-import { syncTableNamed } from '../../../read-model/tables/index.js';
+import { syncTableNamed } from '../read-model/tables/index.js';
 
-/** Tables whose rows without a branch are addressed to every branch (as in scoped-read.ts). */
+/**
+ * Tables whose rows without a branch are addressed to every branch (as in
+ * gateway/src/http/scoped-read.ts).
+ */
 const NULL_IS_EVERY_BRANCH = new Set(['notifications']);
 
 /**

@@ -1,6 +1,7 @@
-// The branch rule for the change feed's one raw query (features/changes): which rows, deletes
-// and departures from a branch changed after a cursor, in the feed's order. Like scoped-sql.ts,
-// the statement carries the caller's branch condition itself: a handler never writes it.
+// The branch rule for the change feed's one raw query (gateway/src/features/changes): which rows,
+// deletes and departures from a branch changed after a cursor, in the feed's order. Like
+// api/scoped-sql.ts, the statement carries the caller's branch condition itself: a
+// handler never writes it.
 //
 // The order is (change_xid, kind, type, id): the transaction that made the change, deletes
 // (kind 0) before upserts (kind 1) of the same transaction, then type and id. Only changes of
@@ -8,10 +9,10 @@
 // ended, so no change can later appear behind the cursor, whatever order transactions commit in
 // (docs/decisions/0011-change-feed.md).
 import pg from 'pg';
-import { syncTableNamed } from '../../../read-model/tables/index.js';
-import { branchCondition } from './branch-sql.js';
-import type { DataScope } from './data-scope.js';
-import type { SqlTable } from './scoped-sql.js';
+import { syncTableNamed } from '../../read-model/tables/index.js';
+import { branchCondition } from '../branch-sql.js';
+import type { DataScope } from '../data-scope.js';
+import type { SqlTable } from '../sql-table.js';
 
 /** A position in the feed: everything up to and including this key has been read. */
 export interface ChangeKey {
@@ -24,7 +25,7 @@ export interface ChangeKey {
 
 export interface ChangeRow extends ChangeKey {
   branch_id: number | null;
-  /** ISO instant (scoped-sql.ts reads instants as text). */
+  /** ISO instant (api/scoped-sql.ts reads instants as text). */
   changed_at: string;
 }
 

@@ -1,31 +1,17 @@
-// The branch rule for the few reads that run as prepared SQL statements on the read model's pg
+// The branch rule for the reads that run as prepared SQL statements on the read model's pg
 // pool instead of through Prisma (the hottest ones; docs/decisions/0005-fast-hot-path.md). Like
 // ScopedRead, a handler never writes the branch condition: every statement built here carries the
-// caller's (branch-sql.ts), and only the synced tables can be named.
+// caller's (api/branch-sql.ts), and only the synced tables can be named.
 import pg from 'pg';
 import { branchCondition } from './branch-sql.js';
-import type { DataScope } from './data-scope.js';
 import {
   changesStatement,
   SNAPSHOT_XMIN,
   type ChangesPage,
   type ChangesQuery,
-} from './scoped-changes.js';
-
-/** Tables reachable by SQL: the read model's synced tables (read-model/tables/). */
-export type SqlTable =
-  | 'members'
-  | 'member_packages'
-  | 'branches'
-  | 'packages'
-  | 'financial_transactions'
-  | 'installment_plans'
-  | 'staff'
-  | 'notifications'
-  | 'private_lessons'
-  | 'presence_records'
-  | 'market_products'
-  | 'market_categories';
+} from './changes/change-statement.js';
+import type { DataScope } from './data-scope.js';
+import type { SqlTable } from './sql-table.js';
 
 export interface SqlQuery {
   table: SqlTable;
@@ -43,7 +29,7 @@ export interface SqlSelect extends SqlQuery {
 export interface ScopedSql {
   rows(query: SqlSelect): Promise<Record<string, unknown>[]>;
   count(query: SqlQuery): Promise<number>;
-  /** The change feed's keys after a cursor, within the caller's branch (scoped-changes.ts). */
+  /** The change feed's keys after a cursor, within the caller's branch (api/changes/change-statement.ts). */
   changes(query: ChangesQuery): Promise<ChangesPage>;
   /** The snapshot xmin of a new statement, for `changes`. */
   snapshotXmin(): Promise<bigint>;

@@ -1,0 +1,52 @@
+// The change feed's types: what GET /changes (gateway/src/features/changes) shows, each with the
+// read-model table it is kept in, the scope that reads it and the resource that renders it.
+import type { Scope } from '../scopes.js';
+import type { SqlTable } from '../sql-table.js';
+import { branchResource } from '../resources/branches.js';
+import { installmentPlanResource, transactionResource } from '../resources/financial.js';
+import { marketCategoryResource, marketProductResource } from '../resources/market.js';
+import { memberPackageResource, memberResource } from '../resources/members.js';
+import { notificationResource } from '../resources/notifications.js';
+import { packageResource } from '../resources/packages.js';
+import { presenceResource } from '../resources/presence.js';
+import { privateLessonResource } from '../resources/private-lessons.js';
+import { staffResource } from '../resources/staff.js';
+
+export interface ChangeType {
+  table: SqlTable;
+  scope: Scope;
+  resource: {
+    select: Record<string, true>;
+    toApi: (row: Record<string, unknown>) => Record<string, unknown>;
+  };
+}
+
+const changeType = (
+  table: SqlTable,
+  scope: Scope,
+  resource: ChangeType['resource'],
+): ChangeType => ({ table, scope, resource });
+
+/** The feed's types: the table each is kept in, the scope that reads it, its resource. */
+export const CHANGE_TYPES: Record<string, ChangeType> = {
+  members: changeType('members', 'members:read', memberResource),
+  member_packages: changeType('member_packages', 'members:read', memberPackageResource),
+  branches: changeType('branches', 'branches:read', branchResource),
+  packages: changeType('packages', 'packages:read', packageResource),
+  financial_transactions: changeType(
+    'financial_transactions',
+    'financial:read',
+    transactionResource,
+  ),
+  installment_plans: changeType('installment_plans', 'financial:read', installmentPlanResource),
+  staff: changeType('staff', 'staff:read', staffResource),
+  notifications: changeType('notifications', 'notifications:read', notificationResource),
+  private_lessons: changeType('private_lessons', 'private_lessons:read', privateLessonResource),
+  presence: changeType('presence_records', 'presence:read', presenceResource),
+  market_products: changeType('market_products', 'market:read', marketProductResource),
+  market_categories: changeType('market_categories', 'market:read', marketCategoryResource),
+};
+export const TYPE_NAMES = Object.keys(CHANGE_TYPES);
+export const COLUMNS_OF = new Map(
+  Object.values(CHANGE_TYPES).map(({ resource }) => [resource, Object.keys(resource.select)]),
+);
