@@ -12,6 +12,7 @@ export const SCOPES = [
   'notifications:read',
   'private_lessons:read',
   'presence:read',
+  'webhooks:manage',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -87,6 +87,23 @@ const envSchema = z.object({
   SYNC_STALE_AFTER_INTERVALS: positiveInt.default(30),
   // Days; fractions allowed (a test keeps deletes for seconds).
   CHANGES_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(30),
+  // What a worker process runs: the sync, webhook delivery, or both (several processes may run each).
+  WORKER_ROLES: z
+    .string()
+    .transform(list)
+    .pipe(z.array(z.enum(['sync', 'webhooks'])).min(1))
+    .default(['sync', 'webhooks']),
+  WEBHOOK_TIMEOUT_MS: positiveInt.default(15000),
+  // Seconds from one failed try to the next, each ±20 %; the last failure fails the event.
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'comma-separated seconds, e.g. 5,300,1800')
+    .transform((value) => value.split(',').map(Number))
+    .default([5, 300, 1800, 7200, 18000, 36000, 36000]),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
+  // How often the worker turns new changes into events, and how many deliveries run at once.
+  WEBHOOK_DISPATCH_INTERVAL_MS: positiveInt.default(200),
+  WEBHOOK_CONCURRENCY: positiveInt.default(100),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -139,6 +156,14 @@ function toConfig(env: z.infer<typeof envSchema>) {
     metrics: { port: env.METRICS_PORT ?? 9464, workerPort: env.METRICS_PORT ?? 9465 },
     /** How long the change feed keeps deletes; an older cursor is 410 CURSOR_EXPIRED. */
     changes: { retentionMs: Math.round(env.CHANGES_RETENTION_DAYS * 86_400_000) },
+    workerRoles: new Set(env.WORKER_ROLES),
+    webhooks: {
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE.map((seconds) => Math.round(seconds * 1000)),
+      allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+      dispatchIntervalMs: env.WEBHOOK_DISPATCH_INTERVAL_MS,
+      concurrency: env.WEBHOOK_CONCURRENCY,
+    },
     logLevel: env.LOG_LEVEL,
   };
 }

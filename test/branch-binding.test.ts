@@ -246,8 +246,17 @@ describe('the branch-binding table', () => {
       ]),
     );
     const unguarded = PROTECTED_ENDPOINTS.filter((e) => e.method === 'GET' && !e.branchData);
+    // Packages and the market belong to no branch; webhook subscriptions belong to their client.
     expect(unguarded.map((e) => e.operationId).sort()).toEqual(
-      ['getPackage', 'listMarketCategories', 'listMarketProducts', 'listPackages'].sort(),
+      [
+        'getPackage',
+        'listMarketCategories',
+        'listMarketProducts',
+        'listPackages',
+        'getWebhook',
+        'listWebhookDeliveries',
+        'listWebhooks',
+      ].sort(),
     );
   });
 

@@ -14,6 +14,7 @@ import { docsRoutes } from './features/docs/docs.routes.js';
 import { healthRoutes } from './features/health/health.routes.js';
 import { infoRoutes } from './features/info/info.routes.js';
 import { createMemberWrites } from './features/members/members.write.js';
+import { createWebhookService } from './features/webhooks/webhooks.service.js';
 import { ENDPOINTS } from './endpoints.js';
 import { admission, createGuard } from './http/authenticate.js';
 import { createDataAges } from './http/data-age.js';
@@ -90,6 +91,10 @@ export function createApp(deps: AppDeps): express.Express {
         throttle,
         memberWrites: createMemberWrites(deps),
         changes: deps.config.changes,
+        webhooks: {
+          service: createWebhookService(deps.db),
+          allowPrivateTargets: deps.config.webhooks.allowPrivateTargets,
+        },
       },
       dataAges: createDataAges(deps.db),
       scopedRead: (auth) => scopedReads(auth.dataScope),

@@ -43,6 +43,7 @@ import { listPresenceEndpoint } from './features/presence/presence.endpoints.js'
 import { listPrivateLessonsEndpoint } from './features/private-lessons/private-lessons.endpoints.js';
 import { getStaffEndpoint, listStaffEndpoint } from './features/staff/staff.endpoints.js';
 import { listChangesEndpoint } from './features/changes/changes.endpoints.js';
+import { webhookEndpoints } from './features/webhooks/webhooks.endpoints.js';
 import type { Endpoint } from './http/endpoint.js';
 
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -73,4 +74,5 @@ export const ENDPOINTS: readonly Endpoint[] = [
   listPrivateLessonsEndpoint,
   listPresenceEndpoint,
   listChangesEndpoint,
+  ...webhookEndpoints,
 ];

@@ -138,6 +138,16 @@ export const BRANCH_DATA: Record<string, BranchData | null> = {
   },
   // Every change carries the branch of its row (null for rows of no branch).
   listChanges: member,
+  // Subscriptions belong to their client, whatever its branch; their events follow the feed's
+  // branch rule (test/webhooks.test.ts).
+  createWebhook: null,
+  listWebhooks: null,
+  getWebhook: null,
+  deleteWebhook: null,
+  rotateWebhookSecret: null,
+  enableWebhook: null,
+  replayWebhook: null,
+  listWebhookDeliveries: null,
 };
 
 export const PROTECTED_ENDPOINTS: ProtectedEndpoint[] = ENDPOINTS.filter(

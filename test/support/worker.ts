@@ -1,9 +1,16 @@
 // Runs the real sync runner in-process against a test environment.
-import { createLegacyClient, createReadModelClient } from '../../common/databases.js';
+import { Registry } from 'prom-client';
+import {
+  createLegacyClient,
+  createReadModelClient,
+  readModelPool,
+} from '../../common/databases.js';
+import { throttledLog } from '../../common/log-throttle.js';
 import { inject } from 'vitest';
 import { runLogger } from './run-logs.js';
 import { createRedis } from '../../common/redis.js';
 import { startSyncRunner } from '../../worker/src/sync/sync-runner.js';
+import { startWebhooks } from '../../worker/src/webhooks/webhooks-runner.js';
 import type { TestEnvironment } from './environment.js';
 
 export async function startWorker(
@@ -52,4 +59,32 @@ export async function eventually<T>(
       await new Promise((resolve) => setTimeout(resolve, stepMs));
     }
   }
+}
+
+/** The worker's webhook part (dispatch, delivery, sweep) in-process, as main.ts starts it. */
+export function startWebhookWorker(env: TestEnvironment, overrides: Record<string, string>) {
+  const config = env.config(overrides);
+  const readModel = createReadModelClient(config.db.url, { poolSize: 6 });
+  const connection = createRedis(config.redis.url, { forWorker: true });
+  const logger = runLogger(inject('services').runId, 'webhooks-test');
+  const webhooks = startWebhooks({
+    pool: readModelPool(readModel),
+    connection,
+    prefix: config.redis.prefix,
+    config: config.webhooks,
+    registry: new Registry(),
+    log: throttledLog(logger),
+  });
+  return {
+    readModel,
+    async close() {
+      await webhooks.close();
+      await readModel.$disconnect();
+      // Prisma disposes of its pool only if it made a query itself; this one may not have.
+      await readModelPool(readModel)
+        .end()
+        .catch(() => undefined);
+      connection.disconnect();
+    },
+  };
 }

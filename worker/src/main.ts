@@ -1,12 +1,17 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { loadConfigOrExit } from '../../common/config.js';
-import { createLegacyClient, createReadModelClient } from '../../common/databases.js';
+import {
+  createLegacyClient,
+  createReadModelClient,
+  readModelPool,
+} from '../../common/databases.js';
 import { throttledLog } from '../../common/log-throttle.js';
 import { createLogger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
 import { exitOnUnavailablePort, onStopSignals } from '../../common/shutdown.js';
 import { createSyncMetrics } from './sync/sync-metrics.js';
 import { startSyncRunner } from './sync/sync-runner.js';
+import { startWebhooks } from './webhooks/webhooks-runner.js';
 
 type SyncRunner = Awaited<ReturnType<typeof startSyncRunner>>;
 
@@ -50,18 +55,30 @@ const metricsServer = createServer((req, res) => {
 
 // Not awaited yet: the stop signals are taken over before the first job can run, so a SIGTERM
 // during start-up is a graceful stop too.
-const starting = startSyncRunner({
-  legacy,
-  readModel,
-  connection,
-  prefix: config.redis.prefix,
-  intervalMs: config.sync.intervalMs,
-  changesRetentionMs: config.changes.retentionMs,
-  reconcileIntervalMs: config.sync.reconcileIntervalMs,
-  staleAfterIntervals: config.sync.staleAfterIntervals,
-  logger,
-  metrics,
-});
+const starting = config.workerRoles.has('sync')
+  ? startSyncRunner({
+      legacy,
+      readModel,
+      connection,
+      prefix: config.redis.prefix,
+      intervalMs: config.sync.intervalMs,
+      changesRetentionMs: config.changes.retentionMs,
+      reconcileIntervalMs: config.sync.reconcileIntervalMs,
+      staleAfterIntervals: config.sync.staleAfterIntervals,
+      logger,
+      metrics,
+    })
+  : undefined;
+const webhooks = config.workerRoles.has('webhooks')
+  ? startWebhooks({
+      pool: readModelPool(readModel),
+      connection,
+      prefix: config.redis.prefix,
+      config: config.webhooks,
+      registry: metrics.registry,
+      log,
+    })
+  : undefined;
 
 onStopSignals({
   logger,
@@ -69,7 +86,7 @@ onStopSignals({
   // A job cut by the deadline is safe: a run commits its rows and position in one transaction,
   // and the stalled-job check hands the job to another worker once its lock expires.
   async drain() {
-    await (await starting).close();
+    await Promise.all([starting?.then((runner) => runner.close()), webhooks?.close()]);
     metricsServer.close();
     metricsServer.closeAllConnections();
     await Promise.allSettled([legacy.$disconnect(), readModel.$disconnect()]);

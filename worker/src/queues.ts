@@ -23,3 +23,24 @@ export const TABLE_JOB_OPTIONS: JobsOptions = {
   removeOnComplete: { count: 200 },
   removeOnFail: { count: 1000 },
 };
+
+/** Webhook deliveries: one job per try of one event (worker/src/webhooks/delivery.ts). */
+export const WEBHOOK_QUEUE = 'webhooks';
+export const DELIVER_JOB = {
+  name: 'deliver-event',
+  /** One id per try: a try queued twice (dispatch, then the sweep) runs once. */
+  id: (eventId: bigint | string, attempt: number) => `e${eventId}-a${attempt}`,
+} as const;
+
+export interface DeliverJobData {
+  eventId: string;
+}
+
+export const DELIVER_JOB_OPTIONS: JobsOptions = {
+  // The event row is the record of its tries; the job only carries one of them out. A job that
+  // fails (PostgreSQL down) is tried again by BullMQ, and after that by the sweep.
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: true,
+  removeOnFail: true,
+};

@@ -7,6 +7,7 @@ import type { AuthThrottle } from '../features/auth/auth-throttle.js';
 import type { Scope } from '../../../api/scopes.js';
 import type { TokenService } from '../features/auth/tokens.service.js';
 import type { MemberWrites } from '../features/members/members.write.js';
+import type { WebhookService } from '../features/webhooks/webhooks.service.js';
 import { authOf, type AuthContext, type Guard } from './authenticate.js';
 import type { DataAges, ReadModelTable } from './data-age.js';
 import { branchFilter } from './data-scope.js';
@@ -27,6 +28,7 @@ export const ENDPOINT_GROUPS = [
   'private_lessons',
   'presence',
   'changes',
+  'webhooks',
 ] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
 
@@ -43,6 +45,7 @@ export interface EndpointServices {
   memberWrites: MemberWrites;
   /** How long the change feed keeps deletes (CHANGES_RETENTION_DAYS). */
   changes: { retentionMs: number };
+  webhooks: { service: WebhookService; allowPrivateTargets: boolean };
 }
 
 type Shape = z.ZodObject | undefined;
@@ -70,7 +73,7 @@ export interface EndpointSpec<
 > {
   operationId: string;
   group: EndpointGroup;
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** OpenAPI form under /api/v1, e.g. `/members/{id}`. */
   path: `/${string}`;
   summary: string;
@@ -82,7 +85,7 @@ export interface EndpointSpec<
   /** Whether the body may be left out (revoke). */
   bodyOptional?: boolean;
   response: R;
-  status?: 200 | 201;
+  status?: 200 | 201 | 202;
   /** Statuses beyond those every endpoint of its kind can answer (e.g. 409). */
   errors?: number[];
   /** Read-model tables behind the answer, for X-Data-Age; empty for none. */
@@ -168,7 +171,7 @@ export function mountEndpoints(endpoints: readonly Endpoint[], deps: MountDeps):
     }
     const guard = endpoint.access === 'public' ? [] : [deps.guard(endpoint.access)];
     const before = endpoint.before?.(deps.services) ?? [];
-    const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'put';
+    const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
     router[method](expressPath(endpoint.path), ...guard, ...before, handlerOf(endpoint, deps));
   }
   return router;

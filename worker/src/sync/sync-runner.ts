@@ -5,6 +5,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { throttledLog } from '../../../common/log-throttle.js';
 import type { Logger } from '../../../common/logger.js';
+import { closeWithin } from '../close-within.js';
 import { JOBS, TABLE_JOB_OPTIONS, syncQueueName, type TableJobData } from '../queues.js';
 import { DEFAULT_RECONCILE_OPTIONS, reconcileTable } from './reconcile.js';
 import type { RejectedRow } from '../../../read-model/rejects.js';
@@ -104,36 +105,6 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
       }
     },
   };
-}
-
-/**
- * How long a worker or queue may take to close once the runs stop at their next batch boundary.
- * After Redis restarted, BullMQ's close can wait forever on a blocking connection stuck in its
- * reconnect (taskforcesh/bullmq#4656): the drain would then miss its deadline although no run is
- * left. Past this, the close is forced; a run's rows and position commit together, so a forced
- * close loses nothing.
- */
-const CLOSE_GRACE_MS = 2000;
-
-async function closeWithin(
-  closable: { name: string; close(force?: boolean): Promise<void> },
-  log: ReturnType<typeof throttledLog>,
-): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS);
-  });
-  try {
-    if ((await Promise.race([closable.close(), late])) !== 'late') return;
-  } finally {
-    clearTimeout(timer);
-  }
-  log('warn', 'close', { queue: closable.name }, 'close did not finish in time; forced');
-  // Forced, and not awaited past a second grace: the process is stopping either way.
-  await Promise.race([
-    closable.close(true).catch(() => undefined),
-    new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref()),
-  ]);
 }
 
 function createTableWorker(

@@ -1,0 +1,209 @@
+// Webhook subscriptions as their owner and operators manage them (decision 0012). Every method
+// that serves a client takes its id first and finds only that client's subscriptions, so a
+// client never reaches another's; operators (the CLI) pass `null` and reach all.
+import type { ReadModelClient } from '../../../../common/databases.js';
+import { presentOf } from '../../../../api/changes/cursor.js';
+import { newWebhookSecret, PREVIOUS_SECRET_MS } from '../../../../api/webhooks/secrets.js';
+
+export type Owner = number | null;
+
+export interface SubscriptionInput {
+  url: string;
+  types: string[];
+  description: string | null;
+}
+
+const PUBLIC_FIELDS = {
+  id: true,
+  client_id: true,
+  url: true,
+  types: true,
+  description: true,
+  enabled: true,
+  disabled_reason: true,
+  disabled_at: true,
+  created_at: true,
+} as const;
+
+export interface DeliveryFigures {
+  events: { published: number; delivered: number; failed: number; pending: number };
+  attempts: Record<string, number>;
+  last_success_at: string | null;
+  last_failure_at: string | null;
+  last_failure_reason: string | null;
+  oldest_pending_at: string | null;
+}
+
+const iso = (value: Date | null | undefined) => (value ? value.toISOString() : null);
+
+export function createWebhookService(db: ReadModelClient) {
+  const owned = (owner: Owner, id: number) => ({
+    id,
+    ...(owner === null ? {} : { client_id: owner }),
+  });
+
+  /** The subscription if the owner may reach it; null otherwise (a 404 for clients). */
+  const find = (owner: Owner, id: number) =>
+    db.webhookSubscription.findFirst({ where: owned(owner, id), select: PUBLIC_FIELDS });
+
+  async function figures(id: number): Promise<DeliveryFigures> {
+    const [events, attempts, lastSuccess, lastFailure] = await Promise.all([
+      db.webhookEvent.groupBy({
+        by: ['status'],
+        where: { subscription_id: id },
+        _count: { _all: true },
+        _min: { created_at: true },
+      }),
+      db.webhookAttempt.groupBy({
+        by: ['outcome'],
+        where: { subscription_id: id },
+        _count: { _all: true },
+      }),
+      db.webhookAttempt.findFirst({
+        where: { subscription_id: id, outcome: 'delivered' },
+        orderBy: { attempted_at: 'desc' },
+        select: { attempted_at: true },
+      }),
+      db.webhookAttempt.findFirst({
+        where: { subscription_id: id, outcome: { not: 'delivered' } },
+        orderBy: { attempted_at: 'desc' },
+        select: { attempted_at: true, outcome: true, status_code: true, response: true },
+      }),
+    ]);
+    const count = (status: string) =>
+      events.find((group) => group.status === status)?._count._all ?? 0;
+    const pending = events.find((group) => group.status === 'pending');
+    return {
+      events: {
+        published: events.reduce((sum, group) => sum + group._count._all, 0),
+        delivered: count('delivered'),
+        failed: count('failed'),
+        pending: count('pending'),
+      },
+      attempts: Object.fromEntries(attempts.map((group) => [group.outcome, group._count._all])),
+      last_success_at: iso(lastSuccess?.attempted_at),
+      last_failure_at: iso(lastFailure?.attempted_at),
+      last_failure_reason: lastFailure
+        ? [lastFailure.outcome, lastFailure.status_code, lastFailure.response?.slice(0, 200)]
+            .filter((part) => part !== null && part !== undefined && part !== '')
+            .join(' ')
+        : null,
+      oldest_pending_at: iso(pending?._min.created_at),
+    };
+  }
+
+  return {
+    find,
+    figures,
+
+    /** New subscriptions start at the feed's present: their events are the changes after. */
+    async create(owner: number, input: SubscriptionInput) {
+      const [row] = await db.$queryRaw<{ xmin: string }[]>`
+        SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`;
+      const start = presentOf(BigInt(row!.xmin));
+      const secret = newWebhookSecret();
+      const created = await db.webhookSubscription.create({
+        data: {
+          client_id: owner,
+          url: input.url,
+          types: input.types,
+          description: input.description,
+          secret,
+          feed_xid: start.xid,
+          feed_kind: start.kind,
+          feed_type: start.type,
+          feed_id: start.id,
+        },
+        select: PUBLIC_FIELDS,
+      });
+      return { ...created, secret };
+    },
+
+    list(owner: Owner, options: { clientKey?: string } = {}) {
+      return db.webhookSubscription.findMany({
+        where: {
+          ...(owner === null ? {} : { client_id: owner }),
+          ...(options.clientKey ? { client: { client_key: options.clientKey } } : {}),
+        },
+        orderBy: { id: 'asc' },
+        select: { ...PUBLIC_FIELDS, client: { select: { client_key: true } } },
+      });
+    },
+
+    async remove(owner: Owner, id: number): Promise<boolean> {
+      const { count } = await db.webhookSubscription.deleteMany({ where: owned(owner, id) });
+      return count > 0;
+    },
+
+    /** A new secret; the old one keeps signing beside it for 24 hours. */
+    async rotateSecret(owner: Owner, id: number) {
+      const current = await db.webhookSubscription.findFirst({
+        where: owned(owner, id),
+        select: { secret: true },
+      });
+      if (!current) return null;
+      const secret = newWebhookSecret();
+      const updated = await db.webhookSubscription.update({
+        where: { id },
+        data: {
+          secret,
+          previous_secret: current.secret,
+          previous_secret_until: new Date(Date.now() + PREVIOUS_SECRET_MS),
+        },
+        select: PUBLIC_FIELDS,
+      });
+      return { ...updated, secret };
+    },
+
+    /** Enabled again; its pending events are tried at once, on a fresh schedule. */
+    async setEnabled(owner: Owner, id: number, enabled: boolean, reason = 'operator') {
+      return db.$transaction(async (tx) => {
+        const { count } = await tx.webhookSubscription.updateMany({
+          where: owned(owner, id),
+          data: enabled
+            ? { enabled: true, disabled_reason: null, disabled_at: null, failing_since: null }
+            : { enabled: false, disabled_reason: reason, disabled_at: new Date() },
+        });
+        if (count === 0) return null;
+        if (enabled) {
+          await tx.webhookEvent.updateMany({
+            where: { subscription_id: id, status: 'pending' },
+            data: { attempts: 0, next_attempt_at: new Date() },
+          });
+        }
+        return tx.webhookSubscription.findUniqueOrThrow({ where: { id }, select: PUBLIC_FIELDS });
+      });
+    },
+
+    /**
+     * The events recorded since `since` sent again, with their own webhook-id: the failed ones,
+     * or every one that is not pending. Returns how many.
+     */
+    async replay(owner: Owner, id: number, since: Date, failedOnly: boolean) {
+      const subscription = await find(owner, id);
+      if (!subscription) return null;
+      const { count } = await db.webhookEvent.updateMany({
+        where: {
+          subscription_id: id,
+          created_at: { gte: since },
+          status: failedOnly ? 'failed' : { in: ['failed', 'delivered'] },
+        },
+        data: { status: 'pending', attempts: 0, next_attempt_at: new Date(), delivered_at: null },
+      });
+      return count;
+    },
+
+    /** Tries of one subscription, newest first; the caller has found it for its owner. */
+    attempts: (id: number, window: { skip: number; take: number }) =>
+      db.webhookAttempt.findMany({
+        where: { subscription_id: id },
+        orderBy: { id: 'desc' },
+        skip: window.skip,
+        take: window.take,
+        include: { event: { select: { message_id: true, event_type: true } } },
+      }),
+    attemptCount: (id: number) => db.webhookAttempt.count({ where: { subscription_id: id } }),
+  };
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>;

@@ -1,0 +1,81 @@
+// A partner's webhook endpoint: a real HTTP server that checks every delivery with the Standard
+// Webhooks reference package and with svix's verifier, keeps what arrived, and answers as the
+// test tells it to.
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
+
+export interface Received {
+  path: string;
+  id: string;
+  timestamp: string;
+  signature: string;
+  body: string;
+  parsed: Record<string, unknown>;
+  verified: boolean;
+  at: number;
+}
+
+export type Answer = (request: Received) => { status: number; headers?: Record<string, string> };
+
+export async function startReceiver(options: { secrets: Map<string, string> }) {
+  const received: Received[] = [];
+  let answer: Answer = () => ({ status: 204 });
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const headers = {
+        'webhook-id': String(req.headers['webhook-id']),
+        'webhook-timestamp': String(req.headers['webhook-timestamp']),
+        'webhook-signature': String(req.headers['webhook-signature']),
+      };
+      // Each path is one subscription, whose secret the test registered.
+      const secret = options.secrets.get(req.url ?? '');
+      let verified = false;
+      if (secret) {
+        try {
+          new StandardWebhook(secret).verify(body, headers);
+          new SvixWebhook(secret).verify(body, {
+            'svix-id': headers['webhook-id'],
+            'svix-timestamp': headers['webhook-timestamp'],
+            'svix-signature': headers['webhook-signature'],
+          });
+          verified = true;
+        } catch {
+          verified = false;
+        }
+      }
+      const entry: Received = {
+        path: req.url ?? '',
+        id: headers['webhook-id'],
+        timestamp: headers['webhook-timestamp'],
+        signature: headers['webhook-signature'],
+        body,
+        parsed: JSON.parse(body) as Record<string, unknown>,
+        verified,
+        at: Date.now(),
+      };
+      const reply = answer(entry);
+      received.push(entry);
+      res.writeHead(reply.status, reply.headers).end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    received,
+    answerWith(next: Answer) {
+      answer = next;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

@@ -1,0 +1,153 @@
+// Turns the change feed into webhook events (decision 0012): each subscription follows the feed
+// as its client may see it (scopes and branch, as they are now) from its own position, and each
+// page's events are inserted in the transaction that moves the position on. A crash before the
+// commit records nothing and the page is read again; after it, the events are in PostgreSQL
+// whatever happens to Redis or to this process. Many workers may dispatch: a subscription is
+// taken with SKIP LOCKED, by one of them at a time.
+import type pg from 'pg';
+import { readChangePage, type Change } from '../../../api/changes/change-page.js';
+import type { ChangeKey } from '../../../api/changes/change-statement.js';
+import { CHANGE_TYPES } from '../../../api/changes/change-types.js';
+import { encodeCursor } from '../../../api/changes/cursor.js';
+import { dataScopeOf } from '../../../api/data-scope.js';
+import { createScopedSql } from '../../../api/scoped-sql.js';
+import type { throttledLog } from '../../../common/log-throttle.js';
+import type { Delivery } from './delivery.js';
+
+/** Feed keys read per subscription and transaction. */
+const PAGE = 500;
+
+export interface DispatchDeps {
+  pool: pg.Pool;
+  delivery: Pick<Delivery, 'enqueue'>;
+  intervalMs: number;
+  log: ReturnType<typeof throttledLog>;
+}
+
+interface Subscription {
+  id: number;
+  types: string[] | null;
+  feed_xid: string;
+  feed_kind: number;
+  feed_type: string;
+  feed_id: number;
+  scopes: string[];
+  branch_id: number | null;
+}
+
+/** The body of one event: exactly the bytes signed and sent, on every try. */
+export function eventBody(change: Change, key: ChangeKey, at: Date): string {
+  return JSON.stringify({
+    type: `${change.type}.${change.op}`,
+    timestamp: at.toISOString(),
+    data: change,
+    cursor: encodeCursor(key),
+  });
+}
+
+export function startDispatch(deps: DispatchDeps) {
+  const scopedSql = createScopedSql(deps.pool);
+
+  /** One page of one subscription's changes into events; whether more are waiting. */
+  async function dispatchOne(id: number): Promise<{ events: string[]; more: boolean }> {
+    const client = await deps.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<Subscription>(
+        `SELECT s.id, s.types, s.feed_xid::text, s.feed_kind, s.feed_type, s.feed_id,
+                c.scopes, c.branch_id
+           FROM webhook_subscriptions s JOIN api_clients c ON c.id = s.client_id
+          WHERE s.id = $1 AND s.enabled AND c.is_active
+            FOR UPDATE OF s SKIP LOCKED`,
+        [id],
+      );
+      const subscription = rows[0];
+      // The scopes as they are now: a scope taken from the client stops its events.
+      const types = (subscription?.types ?? []).filter((type) => {
+        const known = CHANGE_TYPES[type];
+        return known !== undefined && subscription!.scopes.includes(known.scope);
+      });
+      if (!subscription || types.length === 0) {
+        await client.query('ROLLBACK');
+        return { events: [], more: false };
+      }
+      const after: ChangeKey = {
+        xid: BigInt(subscription.feed_xid),
+        kind: subscription.feed_kind,
+        type: subscription.feed_type,
+        id: subscription.feed_id,
+      };
+      const sql = scopedSql(dataScopeOf(subscription.branch_id));
+      const page = await readChangePage(sql, { types, after, limit: PAGE });
+      const now = new Date();
+      const inserted = await client.query<{ id: string }>(
+        `INSERT INTO webhook_events (subscription_id, event_type, body, changed_at)
+         SELECT $1, t, b, c FROM unnest($2::text[], $3::text[], $4::timestamptz[]) AS e(t, b, c)
+         RETURNING id::text`,
+        [
+          subscription.id,
+          page.changes.map(({ change }) => `${change.type}.${change.op}`),
+          page.changes.map(({ change, key }) => eventBody(change, key, now)),
+          page.changes.map(({ change }) => change.changed_at),
+        ],
+      );
+      await client.query(
+        `UPDATE webhook_subscriptions
+            SET feed_xid = $2, feed_kind = $3, feed_type = $4, feed_id = $5 WHERE id = $1`,
+        [subscription.id, page.next.xid.toString(), page.next.kind, page.next.type, page.next.id],
+      );
+      await client.query('COMMIT');
+      return { events: inserted.rows.map((row) => row.id), more: page.hasMore };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Every enabled subscription once; whether one has more waiting. */
+  async function dispatchAll(): Promise<boolean> {
+    const { rows } = await deps.pool.query<{ id: number }>(
+      'SELECT id FROM webhook_subscriptions WHERE enabled ORDER BY id',
+    );
+    let more = false;
+    for (const { id } of rows) {
+      const dispatched = await dispatchOne(id);
+      more ||= dispatched.more;
+      // Queued after the commit; if Redis is down now, the delivery's sweep queues them later.
+      await deps.delivery
+        .enqueue(dispatched.events.map((eventId) => ({ id: eventId, attempt: 1 })))
+        .catch((error: unknown) =>
+          deps.log('warn', 'webhook-enqueue', { err: error }, 'events not queued; the sweep will'),
+        );
+    }
+    return more;
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  const tick = () => {
+    running = dispatchAll().then(
+      (more) => schedule(more ? 0 : deps.intervalMs),
+      (error: unknown) => {
+        deps.log('warn', 'webhook-dispatch', { err: error }, 'dispatch failed; retrying');
+        schedule(deps.intervalMs);
+      },
+    );
+  };
+  const schedule = (ms: number) => {
+    if (!stopped) timer = setTimeout(tick, ms);
+  };
+  schedule(0);
+
+  return {
+    dispatchAll,
+    async close() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

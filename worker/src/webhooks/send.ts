@@ -1,0 +1,127 @@
+// One HTTP try of one event: POST of the stored body, signed, through a lookup that refuses
+// non-public addresses (api/webhooks/targets.ts), bounded by WEBHOOK_TIMEOUT_MS, redirects not
+// followed. Its outcome is one of a few words, the figures and the answer's first 1,024 chars.
+import http from 'node:http';
+import https from 'node:https';
+import { guardedLookup, literalProblem } from '../../../api/webhooks/targets.js';
+
+export type Outcome =
+  'delivered' | 'http_error' | 'redirect' | 'gone' | 'timeout' | 'network_error' | 'refused_target';
+
+export interface TryResult {
+  outcome: Outcome;
+  statusCode: number | null;
+  durationMs: number;
+  /** The first 1,024 characters of the answer, or the error's message. */
+  response: string | null;
+  retryAfter: string | undefined;
+}
+
+export const RESPONSE_KEPT_CHARS = 1024;
+/** Read past what is kept so that a short answer's connection can be reused; beyond, cut. */
+const RESPONSE_READ_BYTES = 64 * 1024;
+
+export interface Sender {
+  send(url: string, body: string, headers: Record<string, string>): Promise<TryResult>;
+  close(): void;
+}
+
+function outcomeOf(status: number): Outcome {
+  if (status >= 200 && status < 300) return 'delivered';
+  if (status === 410) return 'gone';
+  if (status >= 300 && status < 400) return 'redirect';
+  return 'http_error';
+}
+
+export function createSender(options: { timeoutMs: number; allowPrivate: boolean }): Sender {
+  // Connections are kept between tries to one partner; a kept connection was checked by the
+  // lookup when it opened, and its address cannot change afterwards.
+  const lookup = guardedLookup(options.allowPrivate);
+  const agents = {
+    'http:': new http.Agent({ keepAlive: true, maxSockets: 64 }),
+    'https:': new https.Agent({ keepAlive: true, maxSockets: 64 }),
+  };
+
+  function send(url: string, body: string, headers: Record<string, string>): Promise<TryResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const target = new URL(url);
+    const refused = literalProblem(target, options.allowPrivate);
+    if (refused) {
+      return Promise.resolve({
+        outcome: 'refused_target',
+        statusCode: null,
+        durationMs: 0,
+        response: refused.message,
+        retryAfter: undefined,
+      });
+    }
+    const client = target.protocol === 'https:' ? https : http;
+    return new Promise<TryResult>((resolve) => {
+      let settled = false;
+      const finish = (result: Omit<TryResult, 'durationMs'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ ...result, durationMs: elapsed() });
+      };
+      const request = client.request(
+        target,
+        {
+          method: 'POST',
+          agent: agents[target.protocol as 'http:' | 'https:'],
+          lookup,
+          headers: {
+            ...headers,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'user-agent': 'dashboard-partner-api-webhooks/1',
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          let read = 0;
+          response.on('data', (chunk: Buffer) => {
+            read += chunk.length;
+            if (read <= RESPONSE_READ_BYTES) chunks.push(chunk);
+            else response.destroy();
+          });
+          const done = () => {
+            const status = response.statusCode ?? 0;
+            const text = Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_KEPT_CHARS);
+            finish({
+              outcome: outcomeOf(status),
+              statusCode: status,
+              response: text || null,
+              retryAfter: response.headers['retry-after'],
+            });
+          };
+          response.on('end', done);
+          response.on('close', done);
+          response.on('error', done);
+        },
+      );
+      const timer = setTimeout(() => {
+        finish({ outcome: 'timeout', statusCode: null, response: null, retryAfter: undefined });
+        request.destroy();
+      }, options.timeoutMs);
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        finish({
+          outcome: error.code === 'EREFUSEDTARGET' ? 'refused_target' : 'network_error',
+          statusCode: null,
+          response: `${error.code ?? 'error'}: ${error.message}`.slice(0, RESPONSE_KEPT_CHARS),
+          retryAfter: undefined,
+        });
+      });
+      request.end(body);
+    });
+  }
+
+  return {
+    send,
+    close() {
+      agents['http:'].destroy();
+      agents['https:'].destroy();
+    },
+  };
+}
