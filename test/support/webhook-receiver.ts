@@ -18,7 +18,12 @@ export interface Received {
   at: number;
 }
 
-export type Answer = (request: Received) => { status: number; headers?: Record<string, string> };
+export type Answer = (request: Received) => {
+  status: number;
+  headers?: Record<string, string>;
+  /** Held this long before answering (a slow partner). */
+  delayMs?: number;
+};
 
 export async function startReceiver(options: { secrets: Map<string, string> }) {
   const received: Received[] = [];
@@ -61,7 +66,9 @@ export async function startReceiver(options: { secrets: Map<string, string> }) {
       };
       const reply = answer(entry);
       received.push(entry);
-      res.writeHead(reply.status, reply.headers).end();
+      const send = () => res.writeHead(reply.status, reply.headers).end();
+      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      else send();
     });
   });
   server.listen(0, '127.0.0.1');
@@ -69,11 +76,22 @@ export async function startReceiver(options: { secrets: Map<string, string> }) {
   const { port } = server.address() as AddressInfo;
   return {
     url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    /** The partner's server down: nothing listens on its port (connections are refused). */
+    async down() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+    /** Back on the same port. */
+    async up() {
+      server.listen(port, '127.0.0.1');
+      await once(server, 'listening');
+    },
     received,
     answerWith(next: Answer) {
       answer = next;
     },
     async close() {
+      if (!server.listening) return;
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },

@@ -46,7 +46,7 @@ export async function startWorker(
 
 /** Polls until `check` stops throwing, or fails with its last error after `timeoutMs`. */
 export async function eventually<T>(
-  check: () => Promise<T>,
+  check: () => T | Promise<T>,
   timeoutMs = 5000,
   stepMs = 100,
 ): Promise<T> {

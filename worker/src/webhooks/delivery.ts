@@ -40,18 +40,27 @@ interface EventToSend {
   subscription_id: number;
   url: string;
   enabled: boolean;
-  secrets: string[];
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: Date | null;
   failing_since: Date | null;
 }
 
-// The secrets that sign now: the current one, and the previous one within its 24 hours.
 const EVENT_TO_SEND = `
   SELECT e.id::text, e.message_id, e.body, e.status, e.attempts, e.changed_at,
          s.id AS subscription_id, s.url, s.enabled, s.failing_since,
-         array_remove(ARRAY[s.secret, CASE WHEN s.previous_secret_until > now()
-           THEN s.previous_secret END], NULL) AS secrets
+         s.secret, s.previous_secret, s.previous_secret_until
     FROM webhook_events e JOIN webhook_subscriptions s ON s.id = e.subscription_id
    WHERE e.id = $1`;
+
+/** The secrets that sign now: the current one, and the previous one within its 24 hours. */
+function secretsOf(event: EventToSend, now: number): string[] {
+  const previousValid =
+    event.previous_secret !== null &&
+    event.previous_secret_until !== null &&
+    event.previous_secret_until.getTime() > now;
+  return previousValid ? [event.secret, event.previous_secret!] : [event.secret];
+}
 
 // One statement: the try is recorded, the event moves on, the subscription's failing state and
 // any disable follow; a try made twice (a job run again) records twice, harmlessly.
@@ -74,7 +83,7 @@ const RECORD_TRY = `
 
 /** The Standard Webhooks headers of one try: every current secret signs. */
 export function signedHeaders(
-  event: Pick<EventToSend, 'message_id' | 'body' | 'secrets'>,
+  event: { message_id: string; body: string; secrets: readonly string[] },
   now = new Date(),
 ) {
   return {
@@ -114,15 +123,18 @@ export function startDelivery(deps: DeliveryDeps) {
     const event = rows[0];
     // Delivered, failed, or its subscription disabled or deleted since it was queued.
     if (!event || event.status !== 'pending' || !event.enabled) return;
-    const result = await deps.sender.send(event.url, event.body, signedHeaders(event));
-    const attempts = event.attempts + 1;
     const now = Date.now();
+    const headers = signedHeaders({ ...event, secrets: secretsOf(event, now) }, new Date(now));
+    const result = await deps.sender.send(event.url, event.body, headers);
+    const attempts = event.attempts + 1;
+    // The schedule counts from the end of this try.
+    const finished = Date.now();
     const disable =
       result.outcome === 'gone'
         ? 'gone'
         : result.outcome !== 'delivered' &&
             event.failing_since !== null &&
-            event.failing_since.getTime() <= now - FAILING_DISABLE_MS
+            event.failing_since.getTime() <= finished - FAILING_DISABLE_MS
           ? 'failing'
           : null;
     let status = 'pending';
@@ -132,7 +144,7 @@ export function startDelivery(deps: DeliveryDeps) {
       delayMs = nextDelayMs(deps.retryScheduleMs, {
         attempts,
         slowDown: result.outcome === 'timeout' || result.statusCode === 429,
-        retryAfterMs: retryAfterMs(result.retryAfter, now),
+        retryAfterMs: retryAfterMs(result.retryAfter, finished),
       });
       if (delayMs === null) status = 'failed';
     }
@@ -144,7 +156,7 @@ export function startDelivery(deps: DeliveryDeps) {
       result.durationMs,
       result.response,
       status,
-      new Date(now + (delayMs ?? 0)),
+      new Date(finished + (delayMs ?? 0)),
       disable,
     ]);
     deps.metrics.tried(result, status === 'delivered' ? event.changed_at : null);
@@ -154,7 +166,15 @@ export function startDelivery(deps: DeliveryDeps) {
   const worker = new Worker<DeliverJobData>(
     WEBHOOK_QUEUE,
     (job: Job<DeliverJobData>) => deliver(job.data.eventId),
-    { connection: deps.connection, prefix: deps.prefix, concurrency: deps.concurrency },
+    {
+      connection: deps.connection,
+      prefix: deps.prefix,
+      concurrency: deps.concurrency,
+      // A try of a killed process is taken up again within seconds: its lock (renewed while
+      // the try runs) expires, and the stalled check hands the job on.
+      lockDuration: 10_000,
+      stalledInterval: 5_000,
+    },
   );
   worker.on('error', (error) => deps.log('warn', 'webhook-worker', { err: error }, 'worker error'));
   worker.on('failed', (job, error) =>
