@@ -72,7 +72,14 @@ const types: pg.CustomTypesConfig = {
 /** Distinct statement texts prepared on each connection at most. */
 const MAX_PREPARED = 200;
 
-export function createScopedSql(pool: pg.Pool): (scope: DataScope) => ScopedSql {
+/** A pool, or one of its connections (a transaction's reads). */
+export type Queryable = Pick<pg.Pool, 'query'>;
+
+/**
+ * `on`: the connection to read on, by default the pool; statement names are this instance's,
+ * the same on every connection.
+ */
+export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryable) => ScopedSql {
   // One prepared statement per distinct text: the texts come from code, so they are few. The
   // feed's vary with the types asked for and the cursor's place; past the first few hundred
   // texts a statement runs unnamed, so no connection holds statements without bound.
@@ -82,13 +89,12 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope) => ScopedSql 
     if (!name && names.size < MAX_PREPARED) names.set(text, (name = `gateway_${names.size + 1}`));
     return name;
   };
-  const run = async (text: string, values: unknown[]) =>
-    (await pool.query({ name: nameOf(text), text, values, types })).rows as Record<
-      string,
-      unknown
-    >[];
-
-  return (scope: DataScope): ScopedSql => {
+  return (scope: DataScope, on: Queryable = pool): ScopedSql => {
+    const run = async (text: string, values: unknown[]) =>
+      (await on.query({ name: nameOf(text), text, values, types })).rows as Record<
+        string,
+        unknown
+      >[];
     const filtered = (query: SqlQuery) => {
       const where = [...query.where];
       const params = [...query.params];

@@ -49,7 +49,7 @@ async function seenMarkers(readModel: ReadModelClient): Promise<string[]> {
   ];
 }
 
-const percentile = (sorted: number[], p: number) =>
+export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 export async function measureVisibility(
@@ -111,5 +111,5 @@ export async function measureVisibility(
     `lag: ${committedAt.size} changes at ${options.rate}/s for ${options.seconds} s: commit-to-visible ` +
       `p50 ${p50} ms, p99 ${p99} ms, max ${lags.at(-1)} ms${missing ? `, ${missing} never seen` : ''}`,
   );
-  return { p50, p99, max: lags.at(-1), missing };
+  return { p50, p99, max: lags.at(-1), missing, committedAt };
 }

@@ -1,4 +1,4 @@
-// npm run bench [-- --only gateway|backfill|lag|member-writes] [--seconds S] [--rounds R] [--members N]
+// npm run bench [-- --only gateway|backfill|lag|webhooks|member-writes] [--seconds S] [--rounds R] [--members N]
 //   [--soak S] [--profile] [--endpoint NAME] [--scale S] [--lag-rate R --lag-seconds S --lag-scale S]
 // A thin dispatcher: every benchmark brings its own throwaway databases and Redis prefix on the
 // configured servers and reports against a baseline measured in the same run.
@@ -6,6 +6,7 @@
 //   backfill: read-model backfill rate over a generated dashboard (scale 350 ≈ 1,000,000 rows),
 //             then the cost of one full reconciliation pass over it.
 //   lag:      commit-to-visible p50/p99 under legacy write load, and the worker's legacy load.
+//   webhooks: legacy commit → webhook received p50/p99 under load, deliveries/s (bench/webhooks.ts).
 //   member-writes: POST /members latency (p50, p95) beside GET /members/{id} (bench/member-writes.ts).
 import { parseArgs } from 'node:util';
 import { benchBackfill } from './backfill.js';
@@ -13,6 +14,7 @@ import { cleanUpOnInterrupt } from './cleanup.js';
 import { benchGateway } from './gateway/index.js';
 import { benchLag } from './lag.js';
 import { benchMemberWrites } from './member-writes.js';
+import { benchWebhooks } from './webhooks.js';
 
 const { values } = parseArgs({
   options: {
@@ -28,6 +30,7 @@ const { values } = parseArgs({
     'lag-rate': { type: 'string', default: '50' },
     'lag-seconds': { type: 'string', default: '60' },
     'lag-scale': { type: 'string', default: '35' },
+    'webhook-events': { type: 'string', default: '20000' },
   },
 });
 const wanted = (name: string) => values.only === undefined || values.only === name;
@@ -56,6 +59,15 @@ if (wanted('lag')) {
     rate: Number(values['lag-rate']),
     seconds: Number(values['lag-seconds']),
     scale: Number(values['lag-scale']),
+  });
+}
+if (wanted('webhooks')) {
+  console.log('\n== webhooks: commit-to-received latency under legacy load, and the delivery rate');
+  await benchWebhooks({
+    rate: Number(values['lag-rate']),
+    seconds: Number(values['lag-seconds']),
+    scale: Number(values['lag-scale']),
+    events: Number(values['webhook-events']),
   });
 }
 if (wanted('member-writes'))

@@ -15,6 +15,8 @@ import { startWebhooks } from './webhooks/webhooks-runner.js';
 
 type SyncRunner = Awaited<ReturnType<typeof startSyncRunner>>;
 
+const WEBHOOK_POOL_SIZE = 20;
+
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.logLevel, name: 'worker' });
 const log = throttledLog(logger);
@@ -69,9 +71,14 @@ const starting = config.workerRoles.has('sync')
       metrics,
     })
   : undefined;
-const webhooks = config.workerRoles.has('webhooks')
+// Deliveries have a pool of their own: a hundred tries at once must not wait behind the sync's
+// batches, nor the sync behind them.
+const webhooksPool = config.workerRoles.has('webhooks')
+  ? readModelPool(createReadModelClient(config.db.url, { ...bounds, poolSize: WEBHOOK_POOL_SIZE }))
+  : undefined;
+const webhooks = webhooksPool
   ? startWebhooks({
-      pool: readModelPool(readModel),
+      pool: webhooksPool,
       connection,
       prefix: config.redis.prefix,
       config: config.webhooks,
@@ -89,7 +96,7 @@ onStopSignals({
     await Promise.all([starting?.then((runner) => runner.close()), webhooks?.close()]);
     metricsServer.close();
     metricsServer.closeAllConnections();
-    await Promise.allSettled([legacy.$disconnect(), readModel.$disconnect()]);
+    await Promise.allSettled([legacy.$disconnect(), readModel.$disconnect(), webhooksPool?.end()]);
     await connection.quit().catch(() => connection.disconnect());
   },
 });

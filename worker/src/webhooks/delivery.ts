@@ -79,7 +79,9 @@ const RECORD_TRY = `
          enabled = CASE WHEN $9::text IS NULL THEN enabled ELSE false END,
          disabled_reason = CASE WHEN $9::text IS NULL THEN disabled_reason ELSE $9 END,
          disabled_at = CASE WHEN $9::text IS NULL THEN disabled_at ELSE now() END
-   WHERE id = $2`;
+   -- Only when something changes: every try of a subscription updating its row would queue
+   -- them all on its lock, and behind the dispatcher's.
+   WHERE id = $2 AND ($9::text IS NOT NULL OR (failing_since IS NULL) <> ($3 = 'delivered'))`;
 
 /** The Standard Webhooks headers of one try: every current secret signs. */
 export function signedHeaders(

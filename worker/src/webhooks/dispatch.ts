@@ -77,7 +77,8 @@ export function startDispatch(deps: DispatchDeps) {
         type: subscription.feed_type,
         id: subscription.feed_id,
       };
-      const sql = scopedSql(dataScopeOf(subscription.branch_id));
+      // Read on this transaction's connection: no second connection is needed while it holds one.
+      const sql = scopedSql(dataScopeOf(subscription.branch_id), client);
       const page = await readChangePage(sql, { types, after, limit: PAGE });
       const now = new Date();
       const inserted = await client.query<{ id: string }>(

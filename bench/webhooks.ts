@@ -1,0 +1,150 @@
+// Webhook figures (decision 0012), the worker compiled and run as production runs it:
+//  1. latency: `rate` legacy changes per second for `seconds` (the lag benchmark's writes) with
+//     one subscription to every type, received by a local partner answering at once: legacy
+//     commit → webhook received, p50 and p99, beside commit → visible in the read model of the
+//     same run;
+//  2. rate: a worker running delivery alone (WORKER_ROLES=webhooks) sends `events` events as
+//     fast as it can to the same partner; deliveries per second and the worker's CPU per delivery.
+//   npm run bench -- --only webhooks [--lag-rate 50] [--lag-seconds 60] [--lag-scale 35]
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createReadModelClient, readModelPool } from '../common/databases.js';
+import { createClient } from '../gateway/src/features/clients/clients.repository.js';
+import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
+import { generateLegacyData } from '../scripts/legacy/generate-data.js';
+import { connectLegacy } from '../scripts/legacy/legacy-database.js';
+import { benchEnvironment, releaseInTurn } from './cleanup.js';
+import { startWorker, type Started } from './gateway/processes.js';
+import { measureVisibility, percentile, type LagOptions } from './lag-writes.js';
+
+const MARKER = /lag-\d+/;
+
+/** The partner: answers 204 at once and notes when each lag marker first arrived. */
+async function startPartner() {
+  const firstSeen = new Map<string, number>();
+  let received = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received += 1;
+      const marker = MARKER.exec(Buffer.concat(chunks).toString('utf8'))?.[0];
+      if (marker && !firstSeen.has(marker)) firstSeen.set(marker, Date.now());
+      res.writeHead(204).end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    firstSeen,
+    received: () => received,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+const fmt = (n: number, digits = 0) => n.toFixed(digits);
+
+export async function benchWebhooks(options: LagOptions & { scale: number; events: number }) {
+  const env = await benchEnvironment('benchhooks');
+  const partner = await startPartner();
+  const readModel = createReadModelClient(env.databaseUrl, { poolSize: 2 });
+  let worker: Started | undefined;
+  try {
+    const conn = await connectLegacy(env.legacyUrl);
+    await generateLegacyData(conn, { scale: options.scale, seed: 3 });
+    await conn.end();
+    const client = await createClient(readModel, {
+      name: 'bench partner',
+      scopes: [
+        'members:read',
+        'financial:read',
+        'presence:read',
+        'notifications:read',
+        'webhooks:manage',
+      ],
+      branchId: null,
+    });
+    const variables = {
+      DATABASE_URL: env.databaseUrl,
+      LEGACY_DATABASE_URL: env.legacyReadOnlyUrl,
+      REDIS_URL: env.redisUrl,
+      REDIS_PREFIX: env.redisPrefix,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    };
+    worker = await startWorker(variables, {});
+    const pool = readModelPool(readModel);
+    // The first load, then the subscription: its events are the changes after it.
+    for (;;) {
+      const { rows } = await pool.query<{ behind: number }>(
+        `SELECT count(*)::int AS behind FROM sync_state WHERE synced_at IS NULL`,
+      );
+      if (rows[0]!.behind === 0) break;
+      await sleep(500);
+    }
+    await sleep(5000);
+    const service = createWebhookService(readModel);
+    const subscription = await service.create(client.id, {
+      url: partner.url,
+      types: ['members', 'financial_transactions', 'presence', 'notifications'],
+      description: 'bench',
+    });
+
+    console.log(`latency: one subscription, a partner answering at once, the worker's defaults`);
+    const lags = await measureVisibility(env.legacyUrl, readModel, options);
+    await sleep(5000);
+    const hooks = [...lags.committedAt]
+      .map(([marker, at]) => (partner.firstSeen.get(marker) ?? Infinity) - at)
+      .sort((a, b) => a - b);
+    const missing = hooks.filter((ms) => ms === Infinity).length;
+    console.log(
+      `  legacy commit → webhook received: p50 ${percentile(hooks, 50)} ms, p99 ${percentile(hooks, 99)} ms ` +
+        `(target p99 ≤ 2000)${missing ? `, ${missing} never received` : ''}; ` +
+        `commit → visible in the same run: p50 ${lags.p50} ms, p99 ${lags.p99} ms`,
+    );
+    await worker.stop();
+
+    // The rate: the subscription's feed gets `events` member changes at once, and a worker
+    // running delivery alone turns them into events and delivers them.
+    worker = await startWorker({ ...variables, WORKER_ROLES: 'webhooks' }, {});
+    await sleep(2000);
+    const before = { received: partner.received(), cpuMs: worker.cpuMs() };
+    await pool.query(
+      `UPDATE members SET address = 'rate-' || id
+        WHERE id IN (SELECT id FROM members ORDER BY id LIMIT $1)`,
+      [options.events],
+    );
+    const started = Date.now();
+    let delivered = 0;
+    while (Date.now() - started < 300_000) {
+      const { rows } = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM webhook_events
+          WHERE subscription_id = $1 AND status = 'delivered' AND body LIKE '%rate-%'`,
+        [subscription.id],
+      );
+      delivered = rows[0]!.n;
+      if (delivered >= options.events) break;
+      await sleep(200);
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const cpuMs = worker.cpuMs() - before.cpuMs;
+    console.log(
+      `rate: ${delivered} events (${partner.received() - before.received} requests) in ${fmt(seconds, 1)} s: ` +
+        `${fmt(delivered / seconds)} deliveries/s (target ≥ 1000), worker CPU ${fmt(cpuMs / delivered, 2)} ms per delivery, ` +
+        `dispatch from the feed included`,
+    );
+  } finally {
+    await releaseInTurn(
+      () => worker?.stop(),
+      () => partner.close(),
+      () => readModel.$disconnect(),
+      () => env.destroy(),
+    );
+  }
+}
