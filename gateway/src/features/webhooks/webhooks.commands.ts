@@ -1,0 +1,181 @@
+// The commands of webhooks.cli.ts, against the read model through the webhook service, as an
+// operator: owner `null`, every client's subscriptions.
+import { loadConfigOrExit } from '../../../../common/config.js';
+import { createReadModelClient } from '../../../../common/databases.js';
+import { formatTable } from '../clients/table.js';
+import {
+  CliError,
+  DEFAULT_DELIVERIES,
+  MAX_DELIVERIES,
+  USAGE,
+  type CliArgs,
+} from './webhooks.usage.js';
+import {
+  createWebhookService,
+  type DeliveryFigures,
+  type WebhookService,
+} from './webhooks.service.js';
+
+type Subscription = NonNullable<Awaited<ReturnType<WebhookService['find']>>>;
+type Attempt = Awaited<ReturnType<WebhookService['attempts']>>[number];
+
+const RESPONSE_CHARS = 80;
+
+function parseId(command: string, value: string | undefined): number {
+  if (value === undefined) throw new CliError(`${command} needs a subscription id`);
+  const id = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(id) || id <= 0 || id > 2_147_483_647)
+    throw new CliError(`subscription id must be a positive integer, got "${value}"`);
+  return id;
+}
+
+function parseLimit(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_DELIVERIES;
+  const limit = Number(value);
+  if (!/^\d+$/.test(value) || limit < 1 || limit > MAX_DELIVERIES)
+    throw new CliError(`--limit must be an integer from 1 to ${MAX_DELIVERIES}, got "${value}"`);
+  return limit;
+}
+
+const state = (s: Pick<Subscription, 'enabled' | 'disabled_reason'>) =>
+  s.enabled ? 'enabled' : `disabled (${s.disabled_reason ?? 'no reason'})`;
+
+/** The first characters of an answer, on one line. */
+const excerpt = (text: string | null) =>
+  text === null ? '' : text.replace(/\s+/g, ' ').trim().slice(0, RESPONSE_CHARS);
+
+interface ListedSubscription extends Subscription {
+  client_key: string;
+  deliveries: DeliveryFigures;
+}
+
+function listTable(rows: ListedSubscription[]): string {
+  return formatTable(
+    ['ID', 'CLIENT', 'URL', 'TYPES', 'STATE', 'PUBLISHED', 'DELIVERED', 'FAILED', 'PENDING'],
+    rows.map((s) => [
+      String(s.id),
+      s.client_key,
+      s.url,
+      s.types.join(','),
+      state(s),
+      String(s.deliveries.events.published),
+      String(s.deliveries.events.delivered),
+      String(s.deliveries.events.failed),
+      String(s.deliveries.events.pending),
+    ]),
+  );
+}
+
+function subscriptionTable(s: Subscription): string {
+  return formatTable(
+    ['ID', 'CLIENT ID', 'URL', 'TYPES', 'STATE', 'SINCE'],
+    [
+      [
+        String(s.id),
+        String(s.client_id),
+        s.url,
+        s.types.join(','),
+        state(s),
+        s.disabled_at ? s.disabled_at.toISOString() : '',
+      ],
+    ],
+  );
+}
+
+const attemptOf = (a: Attempt) => ({
+  id: Number(a.id),
+  attempted_at: a.attempted_at.toISOString(),
+  webhook_id: a.event.message_id,
+  event_type: a.event.event_type,
+  outcome: a.outcome,
+  status_code: a.status_code,
+  duration_ms: a.duration_ms,
+  response: a.response,
+});
+
+function deliveriesTable(attempts: ReturnType<typeof attemptOf>[]): string {
+  return formatTable(
+    ['ATTEMPTED AT', 'WEBHOOK-ID', 'EVENT TYPE', 'OUTCOME', 'STATUS', 'MS', 'RESPONSE'],
+    attempts.map((a) => [
+      a.attempted_at,
+      a.webhook_id,
+      a.event_type,
+      a.outcome,
+      a.status_code === null ? '-' : String(a.status_code),
+      String(a.duration_ms),
+      excerpt(a.response),
+    ]),
+  );
+}
+
+async function run(service: WebhookService, args: CliArgs): Promise<void> {
+  const { command } = args;
+  const print = (json: unknown, text: string) =>
+    console.log(args.json ? JSON.stringify(json) : text);
+  const existing = async (id: number) => {
+    const found = await service.find(null, id);
+    if (!found) throw new CliError(`no webhook subscription with id ${id}`);
+    return found;
+  };
+
+  switch (command) {
+    case 'list': {
+      if (args.id !== undefined) throw new CliError('list takes no id (use --client KEY)');
+      const subscriptions = await service.list(null, { clientKey: args.client });
+      const rows: ListedSubscription[] = await Promise.all(
+        subscriptions.map(async ({ client, ...s }) => ({
+          ...s,
+          client_key: client.client_key,
+          deliveries: await service.figures(s.id),
+        })),
+      );
+      const none = args.client ? `(no subscriptions for client ${args.client})` : '(none)';
+      print(rows, rows.length > 0 ? listTable(rows) : none);
+      return;
+    }
+    case 'disable':
+    case 'enable': {
+      const id = parseId(command, args.id);
+      const current = await existing(id);
+      // Disabling a disabled subscription keeps the reason it already has ("gone", "failing").
+      const changed =
+        command === 'disable' && !current.enabled
+          ? current
+          : await service.setEnabled(null, id, command === 'enable', 'operator');
+      if (!changed) throw new CliError(`no webhook subscription with id ${id}`);
+      print(changed, subscriptionTable(changed));
+      return;
+    }
+    case 'deliveries': {
+      const id = parseId(command, args.id);
+      const take = parseLimit(args.limit);
+      await existing(id);
+      const [rows, total] = await Promise.all([
+        service.attempts(id, { skip: 0, take }),
+        service.attemptCount(id),
+      ]);
+      const attempts = rows.map(attemptOf);
+      print(
+        { subscription_id: id, total, attempts },
+        attempts.length > 0
+          ? `${deliveriesTable(attempts)}\n(${attempts.length} of ${total} tries, newest first)`
+          : '(no tries yet)',
+      );
+      return;
+    }
+    default:
+      throw new CliError(
+        command ? `unknown command "${command}" (see npm run webhooks -- --help)` : USAGE,
+      );
+  }
+}
+
+export async function runCommand(args: CliArgs): Promise<void> {
+  const config = loadConfigOrExit();
+  const db = createReadModelClient(config.db.url, { poolSize: 2 });
+  try {
+    await run(createWebhookService(db), args);
+  } finally {
+    await db.$disconnect();
+  }
+}

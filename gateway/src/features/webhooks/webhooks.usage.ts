@@ -1,0 +1,37 @@
+// What the operator CLI (webhooks.cli.ts) accepts, shared with its commands.
+
+export const USAGE = `usage: npm run webhooks -- <command> [options]
+
+commands:
+  list [--client KEY]     every subscription (or one client's): id, client, url, types, state,
+                          and its events published, delivered, failed and pending
+  disable ID              stop deliveries (reason "operator"); events keep being recorded
+  enable ID               deliver again; pending events are tried at once, on a fresh schedule
+  deliveries ID [--limit N]
+                          the latest tries, newest first (default 50, at most 1000)
+
+options:
+  --json                  machine-readable output (errors too, on stderr)
+  -h, --help              this text
+
+Exit codes: 0 done, 1 refused (database error), 2 usage error or unknown id.`;
+
+export const DEFAULT_DELIVERIES = 50;
+export const MAX_DELIVERIES = 1000;
+
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 2,
+  ) {
+    super(message);
+  }
+}
+
+export interface CliArgs {
+  command: string;
+  id: string | undefined;
+  client?: string | undefined;
+  limit?: string | undefined;
+  json: boolean;
+}
