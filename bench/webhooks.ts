@@ -115,27 +115,28 @@ export async function benchWebhooks(options: LagOptions & { scale: number; event
     worker = await startWorker({ ...variables, WORKER_ROLES: 'webhooks' }, {});
     await sleep(2000);
     const before = { received: partner.received(), cpuMs: worker.cpuMs() };
-    await pool.query(
+    const changed = await pool.query(
       `UPDATE members SET address = 'rate-' || id
         WHERE id IN (SELECT id FROM members ORDER BY id LIMIT $1)`,
       [options.events],
     );
+    const events = changed.rowCount ?? 0;
     const started = Date.now();
     let delivered = 0;
     while (Date.now() - started < 300_000) {
       const { rows } = await pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM webhook_events
-          WHERE subscription_id = $1 AND status = 'delivered' AND body LIKE '%rate-%'`,
+          WHERE subscription_id = $1 AND status = 'delivered' AND body LIKE '%"rate-%'`,
         [subscription.id],
       );
       delivered = rows[0]!.n;
-      if (delivered >= options.events) break;
-      await sleep(200);
+      if (delivered >= events) break;
+      await sleep(100);
     }
     const seconds = (Date.now() - started) / 1000;
     const cpuMs = worker.cpuMs() - before.cpuMs;
     console.log(
-      `rate: ${delivered} events (${partner.received() - before.received} requests) in ${fmt(seconds, 1)} s: ` +
+      `rate: ${delivered} of ${events} events (${partner.received() - before.received} requests) in ${fmt(seconds, 1)} s: ` +
         `${fmt(delivered / seconds)} deliveries/s (target ≥ 1000), worker CPU ${fmt(cpuMs / delivered, 2)} ms per delivery, ` +
         `dispatch from the feed included`,
     );

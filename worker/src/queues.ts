@@ -24,16 +24,23 @@ export const TABLE_JOB_OPTIONS: JobsOptions = {
   removeOnFail: { count: 1000 },
 };
 
-/** Webhook deliveries: one job per try of one event (worker/src/webhooks/delivery.ts). */
+/**
+ * Webhook deliveries (worker/src/webhooks/delivery.ts): a job carries tries of events, the first
+ * tries of a dispatched page in batches, a retry or a sweep's re-queue one event at a time.
+ */
 export const WEBHOOK_QUEUE = 'webhooks';
 export const DELIVER_JOB = {
-  name: 'deliver-event',
-  /** One id per try: a try queued twice (dispatch, then the sweep) runs once. */
+  name: 'deliver-events',
+  /** First tries of a dispatched page: events are numbered in a page, so the first and count. */
+  batchId: (firstEventId: string, count: number) => `b${firstEventId}-${count}`,
+  /** One id per try: a try queued twice (by a retry, then the sweep) runs once. */
   id: (eventId: bigint | string, attempt: number) => `e${eventId}-a${attempt}`,
 } as const;
+/** First tries per job: one event row read, one statement recording them all. */
+export const DELIVER_BATCH = 50;
 
 export interface DeliverJobData {
-  eventId: string;
+  eventIds: string[];
 }
 
 export const DELIVER_JOB_OPTIONS: JobsOptions = {

@@ -1,5 +1,6 @@
 // Delivers webhook events (decision 0012). PostgreSQL holds every event and its state; BullMQ
-// only carries out tries: one job per try, its id derived from the event and the try's number.
+// only carries out tries: a dispatched page's first tries in jobs of 50, each retry in a job of
+// its own whose id comes from the event and the try's number.
 // A sweep re-queues every pending event whose try is overdue, so a Redis that lost its data, or
 // a process killed mid-try, loses no event; a try cut short may be made again (at least once).
 import { Queue, Worker, type Job } from 'bullmq';
@@ -8,7 +9,15 @@ import type pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import type { throttledLog } from '../../../common/log-throttle.js';
 import { closeWithin } from '../close-within.js';
-import { DELIVER_JOB, DELIVER_JOB_OPTIONS, WEBHOOK_QUEUE, type DeliverJobData } from '../queues.js';
+import pLimit from 'p-limit';
+import { OVERDUE_AFTER_MS } from '../../../api/webhooks/overdue.js';
+import {
+  DELIVER_BATCH,
+  DELIVER_JOB,
+  DELIVER_JOB_OPTIONS,
+  WEBHOOK_QUEUE,
+  type DeliverJobData,
+} from '../queues.js';
 import { nextDelayMs, retryAfterMs } from './retry.js';
 import type { Sender, TryResult } from './send.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
@@ -16,8 +25,8 @@ import type { WebhookMetrics } from './webhook-metrics.js';
 /** A subscription failing every try for this long is disabled. */
 export const FAILING_DISABLE_MS = 5 * 86_400_000;
 const SWEEP_BATCH = 1000;
-/** A pending event this late past its try is taken as lost by the queue and queued again. */
-const SWEEP_GRACE_SECONDS = 5;
+/** See api/webhooks/overdue.ts. */
+const SWEEP_GRACE_SECONDS = OVERDUE_AFTER_MS / 1000;
 
 export interface DeliveryDeps {
   pool: pg.Pool;
@@ -46,12 +55,12 @@ interface EventToSend {
   failing_since: Date | null;
 }
 
-const EVENT_TO_SEND = `
+const EVENTS_TO_SEND = `
   SELECT e.id::text, e.message_id, e.body, e.status, e.attempts, e.changed_at,
          s.id AS subscription_id, s.url, s.enabled, s.failing_since,
          s.secret, s.previous_secret, s.previous_secret_until
     FROM webhook_events e JOIN webhook_subscriptions s ON s.id = e.subscription_id
-   WHERE e.id = $1`;
+   WHERE e.id = ANY($1::bigint[])`;
 
 /** The secrets that sign now: the current one, and the previous one within its 24 hours. */
 function secretsOf(event: EventToSend, now: number): string[] {
@@ -62,26 +71,28 @@ function secretsOf(event: EventToSend, now: number): string[] {
   return previousValid ? [event.secret, event.previous_secret!] : [event.secret];
 }
 
-// One statement: the try is recorded, the event moves on, the subscription's failing state and
-// any disable follow; a try made twice (a job run again) records twice, harmlessly.
-const RECORD_TRY = `
+// One statement for a job's tries: each recorded, each event moved on; a try made twice (a job
+// run again) records twice, harmlessly.
+const RECORD_TRIES = `
   WITH attempt AS (
     INSERT INTO webhook_attempts (event_id, subscription_id, outcome, status_code, duration_ms, response)
-    VALUES ($1, $2, $3, $4, $5, $6)
-  ), event AS (
-    UPDATE webhook_events
-       SET attempts = attempts + 1, status = $7, next_attempt_at = $8,
-           delivered_at = CASE WHEN $7 = 'delivered' THEN now() END
-     WHERE id = $1 AND status = 'pending'
+    SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::int[], $5::int[], $6::text[])
   )
+  UPDATE webhook_events e
+     SET attempts = e.attempts + 1, status = u.status, next_attempt_at = u.next_at,
+         delivered_at = CASE WHEN u.status = 'delivered' THEN now() END
+    FROM unnest($1::bigint[], $7::text[], $8::timestamptz[]) AS u(id, status, next_at)
+   WHERE e.id = u.id AND e.status = 'pending'`;
+
+// Only when its state changes: every try of a subscription updating its row would queue them all
+// on its lock, and behind the dispatcher's.
+const SUBSCRIPTION_STATE = `
   UPDATE webhook_subscriptions
-     SET failing_since = CASE WHEN $3 = 'delivered' THEN NULL ELSE COALESCE(failing_since, now()) END,
-         enabled = CASE WHEN $9::text IS NULL THEN enabled ELSE false END,
-         disabled_reason = CASE WHEN $9::text IS NULL THEN disabled_reason ELSE $9 END,
-         disabled_at = CASE WHEN $9::text IS NULL THEN disabled_at ELSE now() END
-   -- Only when something changes: every try of a subscription updating its row would queue
-   -- them all on its lock, and behind the dispatcher's.
-   WHERE id = $2 AND ($9::text IS NOT NULL OR (failing_since IS NULL) <> ($3 = 'delivered'))`;
+     SET failing_since = CASE WHEN $2 THEN NULL ELSE COALESCE(failing_since, now()) END,
+         enabled = CASE WHEN $3::text IS NULL THEN enabled ELSE false END,
+         disabled_reason = CASE WHEN $3::text IS NULL THEN disabled_reason ELSE $3 END,
+         disabled_at = CASE WHEN $3::text IS NULL THEN disabled_at ELSE now() END
+   WHERE id = $1`;
 
 /** The Standard Webhooks headers of one try: every current secret signs. */
 export function signedHeaders(
@@ -104,33 +115,41 @@ export function startDelivery(deps: DeliveryDeps) {
   });
   queue.on('error', (error) => deps.log('warn', 'webhook-queue', { err: error }, 'queue error'));
 
-  /** Queues one try of each event; ids make a try queued twice run once. */
-  async function enqueue(events: readonly { id: string; attempt: number; delayMs?: number }[]) {
-    if (events.length === 0) return;
+  const sending = pLimit(deps.concurrency);
+
+  /** Queues tries: `batch`, first tries of one page; otherwise one job per event's try. */
+  async function enqueue(
+    tries: readonly { id: string; attempt: number; delayMs?: number }[],
+    options: { batch?: boolean } = {},
+  ) {
+    if (tries.length === 0) return;
+    const jobs = [];
+    if (options.batch) {
+      for (let i = 0; i < tries.length; i += DELIVER_BATCH) {
+        const ids = tries.slice(i, i + DELIVER_BATCH).map((t) => t.id);
+        jobs.push({ ids, jobId: DELIVER_JOB.batchId(ids[0]!, ids.length), delay: 0 });
+      }
+    } else {
+      for (const t of tries) {
+        jobs.push({ ids: [t.id], jobId: DELIVER_JOB.id(t.id, t.attempt), delay: t.delayMs ?? 0 });
+      }
+    }
     await queue.addBulk(
-      events.map((event) => ({
+      jobs.map((job) => ({
         name: DELIVER_JOB.name,
-        data: { eventId: event.id },
+        data: { eventIds: job.ids },
         opts: {
           ...DELIVER_JOB_OPTIONS,
-          jobId: DELIVER_JOB.id(event.id, event.attempt),
-          ...(event.delayMs ? { delay: event.delayMs } : {}),
+          jobId: job.jobId,
+          ...(job.delay ? { delay: job.delay } : {}),
         },
       })),
     );
   }
 
-  async function deliver(eventId: string) {
-    const { rows } = await deps.pool.query<EventToSend>(EVENT_TO_SEND, [eventId]);
-    const event = rows[0];
-    // Delivered, failed, or its subscription disabled or deleted since it was queued.
-    if (!event || event.status !== 'pending' || !event.enabled) return;
-    const now = Date.now();
-    const headers = signedHeaders({ ...event, secrets: secretsOf(event, now) }, new Date(now));
-    const result = await deps.sender.send(event.url, event.body, headers);
+  /** What one try's answer means for its event and its subscription. */
+  function judge(event: EventToSend, result: TryResult, finished: number) {
     const attempts = event.attempts + 1;
-    // The schedule counts from the end of this try.
-    const finished = Date.now();
     const disable =
       result.outcome === 'gone'
         ? 'gone'
@@ -150,24 +169,57 @@ export function startDelivery(deps: DeliveryDeps) {
       });
       if (delayMs === null) status = 'failed';
     }
-    await deps.pool.query(RECORD_TRY, [
-      event.id,
-      event.subscription_id,
-      result.outcome,
-      result.statusCode,
-      result.durationMs,
-      result.response,
-      status,
-      new Date(finished + (delayMs ?? 0)),
-      disable,
+    return { attempts, disable, status, delayMs };
+  }
+
+  async function deliver(eventIds: readonly string[]) {
+    const { rows } = await deps.pool.query<EventToSend>(EVENTS_TO_SEND, [eventIds]);
+    // Delivered, failed, or their subscription disabled or deleted since they were queued.
+    const due = rows.filter((event) => event.status === 'pending' && event.enabled);
+    if (due.length === 0) return;
+    const tried = await Promise.all(
+      due.map((event) =>
+        sending(async () => {
+          const now = Date.now();
+          const secrets = secretsOf(event, now);
+          const headers = signedHeaders({ ...event, secrets }, new Date(now));
+          const result = await deps.sender.send(event.url, event.body, headers);
+          // The schedule counts from the end of this try.
+          return { event, result, ...judge(event, result, Date.now()) };
+        }),
+      ),
+    );
+    const now = Date.now();
+    await deps.pool.query(RECORD_TRIES, [
+      tried.map((t) => t.event.id),
+      tried.map((t) => t.event.subscription_id),
+      tried.map((t) => t.result.outcome),
+      tried.map((t) => t.result.statusCode),
+      tried.map((t) => t.result.durationMs),
+      tried.map((t) => t.result.response),
+      tried.map((t) => t.status),
+      tried.map((t) => new Date(now + (t.delayMs ?? 0))),
     ]);
-    deps.metrics.tried(result, status === 'delivered' ? event.changed_at : null);
-    if (delayMs !== null) await enqueue([{ id: event.id, attempt: attempts + 1, delayMs }]);
+    // A subscription's state, where these tries change it: the last try of each decides.
+    const last = new Map(tried.map((t) => [t.event.subscription_id, t]));
+    for (const [id, t] of last) {
+      const delivered = t.result.outcome === 'delivered';
+      if (t.disable === null && delivered === (t.event.failing_since === null)) continue;
+      await deps.pool.query(SUBSCRIPTION_STATE, [id, delivered, t.disable]);
+    }
+    for (const t of tried) {
+      deps.metrics.tried(t.result, t.status === 'delivered' ? t.event.changed_at : null);
+    }
+    await enqueue(
+      tried
+        .filter((t) => t.delayMs !== null)
+        .map((t) => ({ id: t.event.id, attempt: t.attempts + 1, delayMs: t.delayMs! })),
+    );
   }
 
   const worker = new Worker<DeliverJobData>(
     WEBHOOK_QUEUE,
-    (job: Job<DeliverJobData>) => deliver(job.data.eventId),
+    (job: Job<DeliverJobData>) => deliver(job.data.eventIds),
     {
       connection: deps.connection,
       prefix: deps.prefix,
@@ -180,7 +232,7 @@ export function startDelivery(deps: DeliveryDeps) {
   );
   worker.on('error', (error) => deps.log('warn', 'webhook-worker', { err: error }, 'worker error'));
   worker.on('failed', (job, error) =>
-    deps.log('warn', 'webhook-try', { err: error, event: job?.data.eventId }, 'a try failed'),
+    deps.log('warn', 'webhook-try', { err: error, events: job?.data.eventIds }, 'tries failed'),
   );
 
   /** Pending events of enabled subscriptions whose try is overdue: queued again. */

@@ -118,7 +118,10 @@ export function startDispatch(deps: DispatchDeps) {
       more ||= dispatched.more;
       // Queued after the commit; if Redis is down now, the delivery's sweep queues them later.
       await deps.delivery
-        .enqueue(dispatched.events.map((eventId) => ({ id: eventId, attempt: 1 })))
+        .enqueue(
+          dispatched.events.map((eventId) => ({ id: eventId, attempt: 1 })),
+          { batch: true },
+        )
         .catch((error: unknown) =>
           deps.log('warn', 'webhook-enqueue', { err: error }, 'events not queued; the sweep will'),
         );

@@ -3,6 +3,7 @@
 // client never reaches another's; operators (the CLI) pass `null` and reach all.
 import type { ReadModelClient } from '../../../../common/databases.js';
 import { presentOf } from '../../../../api/changes/cursor.js';
+import { dueAtOnce } from '../../../../api/webhooks/overdue.js';
 import { newWebhookSecret, PREVIOUS_SECRET_MS } from '../../../../api/webhooks/secrets.js';
 
 export type Owner = number | null;
@@ -168,7 +169,7 @@ export function createWebhookService(db: ReadModelClient) {
         if (enabled) {
           await tx.webhookEvent.updateMany({
             where: { subscription_id: id, status: 'pending' },
-            data: { attempts: 0, next_attempt_at: new Date() },
+            data: { attempts: 0, next_attempt_at: dueAtOnce() },
           });
         }
         return tx.webhookSubscription.findUniqueOrThrow({ where: { id }, select: PUBLIC_FIELDS });
@@ -188,7 +189,7 @@ export function createWebhookService(db: ReadModelClient) {
           created_at: { gte: since },
           status: failedOnly ? 'failed' : { in: ['failed', 'delivered'] },
         },
-        data: { status: 'pending', attempts: 0, next_attempt_at: new Date(), delivered_at: null },
+        data: { status: 'pending', attempts: 0, next_attempt_at: dueAtOnce(), delivered_at: null },
       });
       return count;
     },
