@@ -124,8 +124,9 @@ describe('GET /api/v1 (the info endpoint)', () => {
       'notifications',
       'private_lessons',
       'presence',
-      // Beyond the specification: the change feed.
+      // Beyond the specification: the change feed and webhooks.
       'changes',
+      'webhooks',
     ]);
     for (const endpoint of ENDPOINTS) {
       expect(groups[endpoint.group]?.[endpoint.operationId]).toBe(
