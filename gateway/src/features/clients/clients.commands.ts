@@ -4,7 +4,8 @@ import { createReadModelClient, type ReadModelClient } from '../../../../common/
 import type { ClientEpochs } from '../auth/client-epochs.js';
 import { isScope, SCOPES, type Scope } from '../../../../api/scopes.js';
 import { announcingEpochs } from './announce.js';
-import { CliError, USAGE, type CliArgs } from './clients.usage.js';
+import { CliError } from '../../cli/operator-cli.js';
+import { USAGE, type CliArgs } from './clients.usage.js';
 import {
   createClient,
   listClientsWithLastUse,

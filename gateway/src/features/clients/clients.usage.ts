@@ -18,15 +18,6 @@ options:
 --branch must name a branch of the read model (synced from the dashboard).
 Exit codes: 0 done, 1 refused (unknown branch, database error), 2 usage error or unknown key.`;
 
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: 1 | 2 = 2,
-  ) {
-    super(message);
-  }
-}
-
 export interface CliArgs {
   command: string;
   key: string | undefined;

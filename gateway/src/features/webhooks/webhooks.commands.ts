@@ -3,13 +3,8 @@
 import { loadConfigOrExit } from '../../../../common/config.js';
 import { createReadModelClient } from '../../../../common/databases.js';
 import { formatTable } from '../clients/table.js';
-import {
-  CliError,
-  DEFAULT_DELIVERIES,
-  MAX_DELIVERIES,
-  USAGE,
-  type CliArgs,
-} from './webhooks.usage.js';
+import { CliError } from '../../cli/operator-cli.js';
+import { DEFAULT_DELIVERIES, MAX_DELIVERIES, USAGE, type CliArgs } from './webhooks.usage.js';
 import {
   createWebhookService,
   type DeliveryFigures,

@@ -19,15 +19,6 @@ Exit codes: 0 done, 1 refused (database error), 2 usage error or unknown id.`;
 export const DEFAULT_DELIVERIES = 50;
 export const MAX_DELIVERIES = 1000;
 
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: 1 | 2 = 2,
-  ) {
-    super(message);
-  }
-}
-
 export interface CliArgs {
   command: string;
   id: string | undefined;

@@ -1,0 +1,41 @@
+// The operator CLIs' one way to run (npm run clients, npm run webhooks): parse the arguments,
+// answer --help at once, load the commands (and with them the database layer) only when one
+// runs, and turn every error into a message on stderr (JSON with --json) and an exit code.
+
+/** A refusal the operator can act on: its message alone, and exit code 1 or 2. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 2,
+  ) {
+    super(message);
+  }
+}
+
+/** Exit codes: 0 done, 1 refused or failed, 2 a usage mistake (or as the CliError says). */
+export async function runOperatorCli<Args extends { help: boolean }>(
+  argv: string[],
+  cli: {
+    parse: (argv: string[]) => Args;
+    usage: string;
+    commands: () => Promise<{ runCommand: (args: Args) => Promise<void> }>;
+  },
+): Promise<number> {
+  const json = argv.includes('--json');
+  try {
+    const args = cli.parse(argv);
+    if (args.help) {
+      console.log(cli.usage);
+      return 0;
+    }
+    await (await cli.commands()).runCommand(args);
+    return 0;
+  } catch (error) {
+    const usage = String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
+    const known = error instanceof CliError || usage;
+    const message = known ? (error as Error).message : `failed: ${(error as Error).message}`;
+    console.error(json ? JSON.stringify({ error: message }) : message);
+    if (error instanceof CliError) return error.exitCode;
+    return usage ? 2 : 1;
+  }
+}
