@@ -1,6 +1,7 @@
 // The only reader of process.env. Every operator variable is validated here, once, at start.
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { clusterSeedsOf } from './redis.js';
 
 const positiveInt = z.coerce.number().int().positive();
 const url = (protocols: string[]) =>
@@ -32,6 +33,16 @@ const corsOrigins = z
     message: 'comma-separated origins such as https://shop.example.com (no path, no trailing /)',
   });
 
+const isRedisUrl = (value: string) => {
+  try {
+    const seeds = clusterSeedsOf(value);
+    if (seeds) return seeds.nodes.length > 0;
+    return ['redis:', 'rediss:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+};
+
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 const isProxyAddress = (value: string) => {
   const [address = '', bits, ...rest] = value.split('/');
@@ -58,8 +69,21 @@ const envSchema = z.object({
   DATABASE_URL: url(['postgresql', 'postgres']).default(
     'postgresql://postgres@127.0.0.1:5432/dashboard_api',
   ),
+  // Read replicas of DATABASE_URL for the gateway's reads; none by default.
+  DATABASE_READ_URLS: z
+    .string()
+    .transform(list)
+    .pipe(z.array(url(['postgresql', 'postgres'])))
+    .default([]),
+  READ_REPLICA_MAX_LAG_MS: positiveInt.default(5000),
   LEGACY_DATABASE_URL: url(['mysql', 'mariadb']).default('mysql://root@127.0.0.1:3306/dashboard'),
-  REDIS_URL: url(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
+  // One server (redis://, rediss://) or the seed nodes of a Redis Cluster (redis+cluster://a:p,b:p).
+  REDIS_URL: z
+    .string()
+    .refine(isRedisUrl, {
+      message: 'expected a redis://, rediss:// or redis+cluster://host:port[,host:port...] URL',
+    })
+    .default('redis://127.0.0.1:6379'),
   REDIS_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only')
@@ -123,6 +147,10 @@ function toConfig(env: z.infer<typeof envSchema>) {
       /** Bounds on the gateway's PostgreSQL: one query, one connection (or pool wait). */
       queryTimeoutMs: env.DB_QUERY_TIMEOUT_MS,
       connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
+      /** Streaming replicas for the gateway's reads; tokens, writes and the feed stay above. */
+      readUrls: env.DATABASE_READ_URLS,
+      /** A replica further behind than this is skipped. */
+      replicaMaxLagMs: env.READ_REPLICA_MAX_LAG_MS,
     },
     legacy: { url: env.LEGACY_DATABASE_URL },
     redis: {

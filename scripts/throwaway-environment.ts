@@ -3,9 +3,10 @@
 // user and the gateway's least-privilege user, and its own Redis prefix, all dropped by destroy(). Used by every test file and benchmark
 // so runs never collide.
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import pg from 'pg';
 import { loadConfig, type Config } from '../common/config.js';
+import { clusterSeedsOf } from '../common/redis.js';
 import { migrateReadModel } from '../prisma/read-model/migrate.js';
 import { connectLegacy, createLegacyDatabase } from './legacy/legacy-database.js';
 import {
@@ -117,16 +118,24 @@ export async function createThrowawayEnvironment(
   };
 }
 
+/** Deletes the prefix's keys on one server, or on every master of a cluster. */
 export async function deleteRedisKeys(redisUrl: string, prefix: string): Promise<void> {
-  const redis = new Redis(redisUrl);
+  const seeds = clusterSeedsOf(redisUrl);
+  const cluster = seeds ? new Cluster(seeds.nodes) : null;
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    if (cluster) await new Promise((resolve) => cluster.once('ready', resolve));
+    const servers = cluster ? cluster.nodes('master') : [new Redis(redisUrl)];
+    for (const redis of servers) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        // One key per DEL: keys of different slots cannot share a command on a cluster.
+        await Promise.all(keys.map((key) => redis.del(key)));
+        cursor = next;
+      } while (cursor !== '0');
+      if (!cluster) redis.disconnect();
+    }
   } finally {
-    redis.disconnect();
+    cluster?.disconnect();
   }
 }

@@ -1,7 +1,7 @@
 // Builds the Express application: middleware order, routers, error funnel. No listen() here, so
 // tests run the real app on port 0.
 import express, { Router } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../common/redis.js';
 import type { Config } from '../../common/config.js';
 import type { ReadModelClient } from '../../common/databases.js';
 import type { GatewayLegacy } from './features/members/legacy-connection.js';
@@ -26,13 +26,13 @@ import { refuseNulBytes } from './http/hostile-input.js';
 import { createGatewayMetrics, type GatewayMetrics } from './http/metrics.js';
 import { requestId } from './http/request-id.js';
 import { securityHeaders } from './http/security-headers.js';
-import { createScopedReads } from './http/scoped-read.js';
+import { createReadRouting, type ReadRouting } from './http/read-routing.js';
 import { useTurkishValidationMessages } from './http/validation.js';
 
 export interface AppDeps {
   config: Config;
   db: ReadModelClient;
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   /**
    * The dashboard's database, for member writes only (reads come from the read model). Created
@@ -44,6 +44,8 @@ export interface AppDeps {
   isStopping?: () => boolean;
   /** The registry served on METRICS_PORT (gateway/src/main.ts); a fresh one when absent. */
   metrics?: GatewayMetrics;
+  /** Where reads go (DATABASE_READ_URLS); the primary alone when absent. */
+  reads?: ReadRouting;
 }
 
 export function createApp(deps: AppDeps): express.Express {
@@ -59,6 +61,17 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('trust proxy', deps.config.http.trustProxy);
   app.set('query parser', 'simple');
 
+  const reads =
+    deps.reads ??
+    createReadRouting({
+      primary: deps.db,
+      replicaUrls: [],
+      maxLagMs: 0,
+      poolOptions: {},
+      redis: deps.redis,
+      prefix: deps.config.redis.prefix,
+      logger: deps.logger,
+    });
   const epochs = createClientEpochs(deps.redis, deps.config.redis.prefix);
   const tokens = createTokenService({ ...deps, epochs });
   const metrics = deps.metrics ?? createGatewayMetrics();
@@ -82,14 +95,13 @@ export function createApp(deps: AppDeps): express.Express {
   const api = Router();
   api.use(express.json({ limit: '100kb' }));
   api.use(refuseNulBytes);
-  const scopedReads = createScopedReads(deps.db);
   api.use(
     mountEndpoints(ENDPOINTS, {
       guard,
       services: {
         tokens,
         throttle,
-        memberWrites: createMemberWrites(deps),
+        memberWrites: createMemberWrites({ ...deps, reads }),
         changes: deps.config.changes,
         webhooks: {
           service: createWebhookService(deps.db),
@@ -97,7 +109,7 @@ export function createApp(deps: AppDeps): express.Express {
         },
       },
       dataAges: createDataAges(deps.db),
-      scopedRead: (auth) => scopedReads(auth.dataScope),
+      reads,
     }),
   );
   api.use(infoRoutes(ENDPOINTS));

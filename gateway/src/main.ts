@@ -7,27 +7,48 @@ import { createRedis } from '../../common/redis.js';
 import { exitOnUnavailablePort, onStopSignals } from '../../common/shutdown.js';
 import { createApp } from './app.js';
 import { createGatewayLegacyPool } from './features/members/legacy-connection.js';
-import { createGatewayMetrics, startMetricsServer } from './http/metrics.js';
+import { createGatewayMetrics, startMetricsServer, watchReadReplicas } from './http/metrics.js';
+import { createReadRouting } from './http/read-routing.js';
 
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.logLevel, name: 'gateway' });
 const log = throttledLog(logger);
-const db = createReadModelClient(config.db.url, {
+const poolOptions = {
   queryTimeoutMs: config.db.queryTimeoutMs,
   connectTimeoutMs: config.db.connectTimeoutMs,
-});
+};
+const db = createReadModelClient(config.db.url, poolOptions);
 const redis = createRedis(config.redis.url, { commandTimeoutMs: config.redis.commandTimeoutMs });
 redis.on('error', (error) => log('warn', 'redis', { err: error }, 'redis error'));
+const reads = createReadRouting({
+  primary: db,
+  replicaUrls: config.db.readUrls,
+  maxLagMs: config.db.replicaMaxLagMs,
+  poolOptions,
+  redis,
+  prefix: config.redis.prefix,
+  logger,
+});
 // Member writes only; connects on the first write (LEGACY_DATABASE_URL carries the gateway's user).
 const legacy = createGatewayLegacyPool(config.legacy.url);
 
 const metrics = createGatewayMetrics();
+watchReadReplicas(metrics, reads);
 const metricsServer = startMetricsServer(metrics, config.metrics.port, logger).catch(
   (error: unknown) => exitOnUnavailablePort(logger, 'METRICS_PORT', config.metrics.port, error),
 );
 
 let stopping = false;
-const app = createApp({ config, db, redis, logger, metrics, legacy, isStopping: () => stopping });
+const app = createApp({
+  config,
+  db,
+  redis,
+  logger,
+  metrics,
+  legacy,
+  reads,
+  isStopping: () => stopping,
+});
 // Express 5 hands a failed listen (a taken port) to this callback.
 const server = app.listen(config.http.port, (error?: Error) => {
   if (error) exitOnUnavailablePort(logger, 'PORT', config.http.port, error);
@@ -50,7 +71,7 @@ onStopSignals({
     stopping = true;
     await closeServer();
     // Only now: a request in flight still needs its pool and Redis until it has answered.
-    await Promise.allSettled([db.$disconnect(), legacy.end(), redis.quit()]);
+    await Promise.allSettled([db.$disconnect(), legacy.end(), redis.quit(), reads.close()]);
     // Metrics last, so a scrape can still see the drain; a scraper's keep-alive must not hold it.
     const served = await metricsServer;
     const closed = served.close();

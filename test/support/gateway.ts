@@ -5,13 +5,17 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { inject } from 'vitest';
-import type { Redis } from 'ioredis';
 import { createReadModelClient, type ReadModelClient } from '../../common/databases.js';
 import type { Logger } from '../../common/logger.js';
-import { createRedis } from '../../common/redis.js';
+import { createRedis, type RedisClient } from '../../common/redis.js';
 import { createApp } from '../../gateway/src/app.js';
 import { createGatewayLegacyPool } from '../../gateway/src/features/members/legacy-connection.js';
-import { createGatewayMetrics, type GatewayMetrics } from '../../gateway/src/http/metrics.js';
+import {
+  createGatewayMetrics,
+  watchReadReplicas,
+  type GatewayMetrics,
+} from '../../gateway/src/http/metrics.js';
+import { createReadRouting } from '../../gateway/src/http/read-routing.js';
 import type { Scope } from '../../api/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
 import { assertMatchesDocument } from './contract.js';
@@ -21,7 +25,7 @@ import { noteCredentials, runLogger } from './run-logs.js';
 export interface RunningGateway {
   url: string;
   db: ReadModelClient;
-  redis: Redis;
+  redis: RedisClient;
   app: Express;
   /** What the gateway's metrics listener would serve. */
   metrics: GatewayMetrics;
@@ -34,11 +38,12 @@ export async function startGateway(
   options: { logger?: Logger; metrics?: GatewayMetrics } = {},
 ): Promise<RunningGateway> {
   const config = env.config(overrides);
-  const db = createReadModelClient(config.db.url, {
+  const poolOptions = {
     poolSize: 5,
     queryTimeoutMs: config.db.queryTimeoutMs,
     connectTimeoutMs: config.db.connectTimeoutMs,
-  });
+  };
+  const db = createReadModelClient(config.db.url, poolOptions);
   const redis = createRedis(config.redis.url, { commandTimeoutMs: config.redis.commandTimeoutMs });
   // The client has no offline queue: like a load balancer waiting for /readyz, tests send no
   // request before Redis is connected.
@@ -49,7 +54,17 @@ export async function startGateway(
   const metrics = options.metrics ?? createGatewayMetrics();
   // Member writes go through the gateway's least-privilege MySQL user, as in deployment.
   const legacy = createGatewayLegacyPool(overrides.LEGACY_DATABASE_URL ?? env.legacyGatewayUrl);
-  const app = createApp({ config, db, redis, logger, metrics, legacy });
+  const reads = createReadRouting({
+    primary: db,
+    replicaUrls: config.db.readUrls,
+    maxLagMs: config.db.replicaMaxLagMs,
+    poolOptions,
+    redis,
+    prefix: config.redis.prefix,
+    logger,
+  });
+  if (config.db.readUrls.length > 0) watchReadReplicas(metrics, reads);
+  const app = createApp({ config, db, redis, logger, metrics, legacy, reads });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -63,7 +78,7 @@ export async function startGateway(
     async close() {
       await new Promise((resolve) => server.close(resolve));
       server.closeAllConnections();
-      await Promise.all([db.$disconnect(), legacy.end()]);
+      await Promise.all([db.$disconnect(), legacy.end(), reads.close()]);
       redis.disconnect();
     },
   };

@@ -1,8 +1,12 @@
 // Queue and job names, payloads and default options: declared once, here.
 import type { JobsOptions } from 'bullmq';
 
-/** One queue per synced table, so that a table's sync and reconcile runs never overlap. */
-export const syncQueueName = (table: string) => `sync-${table}`;
+/**
+ * One queue per synced table, so that a table's sync and reconcile runs never overlap. The braces
+ * are a Redis Cluster hash tag: BullMQ's scripts touch several keys of one queue at once, which a
+ * cluster allows only within one slot, and one tag per queue spreads the queues over the masters.
+ */
+export const syncQueueName = (table: string) => `{sync-${table}}`;
 
 export const JOBS = {
   sync: { name: 'sync-table', schedulerId: (table: string) => `sync-${table}` },
@@ -28,7 +32,7 @@ export const TABLE_JOB_OPTIONS: JobsOptions = {
  * Webhook deliveries (worker/src/webhooks/delivery.ts): a job carries tries of events, the first
  * tries of a dispatched page in batches, a retry or a sweep's re-queue one event at a time.
  */
-export const WEBHOOK_QUEUE = 'webhooks';
+export const WEBHOOK_QUEUE = '{webhooks}';
 export const DELIVER_JOB = {
   name: 'deliver-events',
   /** First tries of a dispatched page: events are numbered in a page, so the first and count. */

@@ -2,7 +2,7 @@
 // access-tokens.ts), then the three rate-limit windows and the client's epoch in one Redis round
 // trip, then the declared scope. See docs/decisions/0003, 0004 and 0005.
 import type { Request, RequestHandler, Response } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../common/redis.js';
 import type { Config } from '../../../common/config.js';
 import type { ReadModelClient } from '../../../common/databases.js';
 import type { Logger } from '../../../common/logger.js';
@@ -24,7 +24,7 @@ export type { AuthContext };
 export interface GuardDeps {
   config: Config;
   db: ReadModelClient;
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   metrics: GatewayMetrics;
 }
@@ -104,6 +104,7 @@ export function admission(deps: GuardDeps): Admission {
         .catch((error: unknown) => ({ kind: 'failed' as const, error }));
       if (outcome.kind === 'counted') {
         policy.apply(res, outcome);
+        res.locals.readAfter = outcome.readAfter;
         return token.auth;
       }
       if (outcome.kind === 'failed') {
@@ -111,6 +112,8 @@ export function admission(deps: GuardDeps): Admission {
         cache.delete(hash);
         const current = token.cachedUntil === 0 ? token : await fromDatabase(hash);
         policy.onStoreFailure(outcome.error);
+        // Nor the client's last write: its reads go to the primary.
+        res.locals.readAfter = null;
         return current.auth;
       }
       // The client changed since the token was cached (or it never was, or its entry expired):
@@ -131,6 +134,15 @@ export function admission(deps: GuardDeps): Admission {
     if (!token) throw invalidToken();
     res.locals.auth = await admit(sha256(token), res);
   };
+}
+
+/**
+ * The WAL position the request's reads must have seen (the client's last member write, '' none),
+ * or null when Redis could not say: then only the primary will do.
+ */
+export function readAfterOf(res: Response): string | null {
+  const value = res.locals.readAfter as string | null | undefined;
+  return value === undefined ? '' : value;
 }
 
 export function authOf(res: Response): AuthContext {

@@ -1,5 +1,5 @@
 // X-Data-Age: whole seconds since the least recently synced table behind an answer was last
-// brought up to date. The sync positions are read at most once a second per process, in the
+// brought up to date, plus the replay lag of the read replica that answered, if one did. The sync positions are read at most once a second per process, in the
 // background of the request that finds them stale, so no request waits on that query except the
 // very first one.
 import type { ReadModelClient } from '../../../common/databases.js';
@@ -24,8 +24,11 @@ export type ReadModelTable =
 const REFRESH_MS = 1000;
 
 export interface DataAges {
-  /** The header value for these tables, or null while one of them has never been synced. */
-  ageOf(tables: readonly ReadModelTable[]): Promise<string | null>;
+  /**
+   * The header value for these tables, or null while one of them has never been synced;
+   * `lagMs`: how far behind the primary the database that answered is (a read replica).
+   */
+  ageOf(tables: readonly ReadModelTable[], lagMs?: number): Promise<string | null>;
 }
 
 export function createDataAges(db: ReadModelClient): DataAges {
@@ -46,7 +49,7 @@ export function createDataAges(db: ReadModelClient): DataAges {
   };
 
   return {
-    async ageOf(tables) {
+    async ageOf(tables, lagMs = 0) {
       if (Date.now() - loadedAt >= REFRESH_MS && !loading) {
         loading = load();
         // Only the first load is awaited; later ones refresh in the background, and a failed
@@ -61,7 +64,7 @@ export function createDataAges(db: ReadModelClient): DataAges {
         oldest = Math.min(oldest, at);
       }
       if (tables.length === 0) return null;
-      return String(Math.max(0, Math.floor((Date.now() - oldest) / 1000)));
+      return String(Math.max(0, Math.floor((Date.now() - oldest + lagMs) / 1000)));
     },
   };
 }

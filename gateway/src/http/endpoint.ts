@@ -8,11 +8,13 @@ import type { Scope } from '../../../api/scopes.js';
 import type { TokenService } from '../features/auth/tokens.service.js';
 import type { MemberWrites } from '../features/members/members.write.js';
 import type { WebhookService } from '../features/webhooks/webhooks.service.js';
-import { authOf, type AuthContext, type Guard } from './authenticate.js';
+import { authOf, readAfterOf, type AuthContext, type Guard } from './authenticate.js';
 import type { DataAges, ReadModelTable } from './data-age.js';
 import { branchFilter } from './data-scope.js';
 import { parseInput } from './validation.js';
 import type { ScopedRead } from './scoped-read.js';
+import type { ReadChoice, ReadRouting } from './read-routing.js';
+import { isDependencyDown } from './error-handler.js';
 
 /** The groups of the info endpoint, in the specification's order. */
 export const ENDPOINT_GROUPS = [
@@ -90,6 +92,11 @@ export interface EndpointSpec<
   errors?: number[];
   /** Read-model tables behind the answer, for X-Data-Age; empty for none. */
   tables: readonly ReadModelTable[];
+  /**
+   * Reads only the primary, never a read replica (the change feed: its cursor stands on the
+   * primary's transaction ids). Reads of any method but GET always do.
+   */
+  primaryOnly?: true;
   /** Handlers run before parsing (token endpoints' failed-attempt throttle). */
   before?: (services: EndpointServices) => RequestHandler[];
   handle(ctx: EndpointContext<P, Q, B>): Promise<z.input<R>>;
@@ -116,7 +123,7 @@ export interface MountDeps {
   guard: Guard;
   services: EndpointServices;
   dataAges: DataAges;
-  scopedRead: (auth: AuthContext) => ScopedRead;
+  reads: ReadRouting;
 }
 
 /**
@@ -132,7 +139,24 @@ function checkNamedBranch(res: Response, ...inputs: unknown[]) {
   }
 }
 
-function contextOf(endpoint: Endpoint, req: Request, res: Response, deps: MountDeps) {
+/** Where the request's reads go: a replica only for a GET that may, and while none failed. */
+function readerOf(endpoint: Endpoint, res: Response, deps: MountDeps, onPrimary: boolean) {
+  let chosen: ReadChoice | undefined;
+  const primary = onPrimary || endpoint.primaryOnly === true || endpoint.method !== 'GET';
+  return {
+    choice: () =>
+      (chosen ??= deps.reads.choose(authOf(res).dataScope, primary ? null : readAfterOf(res))),
+    chosen: () => chosen,
+  };
+}
+
+function contextOf(
+  endpoint: Endpoint,
+  req: Request,
+  res: Response,
+  reader: ReturnType<typeof readerOf>,
+  deps: MountDeps,
+) {
   const query: unknown = endpoint.query ? parseInput(endpoint.query, req.query) : undefined;
   const body: unknown = endpoint.body ? parseInput(endpoint.body, req.body ?? {}) : undefined;
   checkNamedBranch(res, query, body);
@@ -142,7 +166,7 @@ function contextOf(endpoint: Endpoint, req: Request, res: Response, deps: MountD
     query,
     body,
     auth: () => authOf(res),
-    read: () => deps.scopedRead(authOf(res)),
+    read: () => reader.choice().read,
     services: deps.services,
     header: (name: string) => req.get(name),
     setHeader: (name: string, value: string) => void res.set(name, value),
@@ -152,10 +176,20 @@ function contextOf(endpoint: Endpoint, req: Request, res: Response, deps: MountD
 
 function handlerOf(endpoint: Endpoint, deps: MountDeps): RequestHandler {
   return async (req, res) => {
-    const ctx = contextOf(endpoint, req, res, deps);
-    const body: unknown = await endpoint.handle(ctx);
+    let reader = readerOf(endpoint, res, deps, false);
+    let body: unknown;
+    try {
+      body = await endpoint.handle(contextOf(endpoint, req, res, reader, deps));
+    } catch (error) {
+      // A replica that went away mid-read (stopped, restarted): the same read, on the primary.
+      const replica = reader.chosen();
+      if (!replica || replica.target === 'primary' || !isDependencyDown(error)) throw error;
+      replica.failed();
+      reader = readerOf(endpoint, res, deps, true);
+      body = await endpoint.handle(contextOf(endpoint, req, res, reader, deps));
+    }
     if (endpoint.tables.length > 0) {
-      const age = await deps.dataAges.ageOf(endpoint.tables);
+      const age = await deps.dataAges.ageOf(endpoint.tables, reader.chosen()?.lagMs ?? 0);
       if (age !== null) res.set('X-Data-Age', age);
     }
     res.status(endpoint.status ?? 200).json(body);

@@ -4,8 +4,9 @@
 // the public port, as proxies such as Envoy and Kong keep theirs on an admin port.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Logger } from '../../../common/logger.js';
+import type { ReadRouting } from './read-routing.js';
 
 export interface GatewayMetrics {
   registry: Registry;
@@ -48,6 +49,29 @@ export function createGatewayMetrics(): GatewayMetrics {
       registers: [registry],
     }),
   };
+}
+
+/** Per read replica (DATABASE_READ_URLS): its replay lag and whether reads go to it. */
+export function watchReadReplicas(metrics: GatewayMetrics, reads: ReadRouting): void {
+  const labelNames = ['replica'] as const;
+  new Gauge({
+    name: 'gateway_read_replica_lag_seconds',
+    help: 'How far each read replica is behind the primary, as last probed (+Inf: unreachable)',
+    labelNames,
+    registers: [metrics.registry],
+    collect() {
+      for (const r of reads.replicas()) this.set({ replica: r.name }, r.lagMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'gateway_read_replica_usable',
+    help: '1 while reads may go to the replica (reachable, within READ_REPLICA_MAX_LAG_MS), else 0',
+    labelNames,
+    registers: [metrics.registry],
+    collect() {
+      for (const r of reads.replicas()) this.set({ replica: r.name }, r.usable ? 1 : 0);
+    },
+  });
 }
 
 export interface MetricsServer {

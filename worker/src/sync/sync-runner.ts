@@ -2,7 +2,7 @@
 // two runs of one table (sync or reconcile) ever overlap, whatever the number of worker
 // processes; job schedulers asserted in sync-upkeep.ts, the one place, and kept there.
 import { Queue, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../common/redis.js';
 import { throttledLog } from '../../../common/log-throttle.js';
 import type { Logger } from '../../../common/logger.js';
 import { closeWithin } from '../close-within.js';
@@ -21,7 +21,7 @@ import type { SyncTable } from '../../../read-model/table-definition.js';
 import { SYNC_TABLES } from '../../../read-model/tables/index.js';
 
 export interface SyncRunnerDeps extends SyncDatabases {
-  connection: Redis;
+  connection: RedisClient;
   prefix: string;
   intervalMs: number;
   reconcileIntervalMs: number;

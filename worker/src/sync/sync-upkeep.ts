@@ -6,7 +6,7 @@
 //   the sync_table_stale metric and makes /healthz answer 503, so an orchestrator restarts the
 //   worker when self-repair fails.
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../common/redis.js';
 import type { ThrottledLog } from '../../../common/log-throttle.js';
 import type { Logger } from '../../../common/logger.js';
 import { JOBS, TABLE_JOB_OPTIONS, type TableJobData } from '../queues.js';
@@ -19,7 +19,7 @@ export interface TableQueue {
 }
 
 export interface UpkeepDeps {
-  connection: Redis;
+  connection: RedisClient;
   intervalMs: number;
   reconcileIntervalMs: number;
   logger: Logger;

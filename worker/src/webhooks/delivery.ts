@@ -4,7 +4,7 @@
 // A sweep re-queues every pending event whose try is overdue, so a Redis that lost its data, or
 // a process killed mid-try, loses no event; a try cut short may be made again (at least once).
 import { Queue, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../common/redis.js';
 import type pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import type { throttledLog } from '../../../common/log-throttle.js';
@@ -30,7 +30,7 @@ const SWEEP_GRACE_SECONDS = OVERDUE_AFTER_MS / 1000;
 
 export interface DeliveryDeps {
   pool: pg.Pool;
-  connection: Redis;
+  connection: RedisClient;
   prefix: string;
   sender: Sender;
   retryScheduleMs: readonly number[];

@@ -1,6 +1,6 @@
 // The worker's webhook part: the dispatcher (feed → events), the delivery queue's consumer and
 // its sweep. Runs beside the sync, or alone in processes started with WORKER_ROLES=webhooks.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../common/redis.js';
 import type pg from 'pg';
 import type { Registry } from 'prom-client';
 import type { Config } from '../../../common/config.js';
@@ -14,7 +14,7 @@ const SWEEP_INTERVAL_MS = 2000;
 
 export interface WebhooksDeps {
   pool: pg.Pool;
-  connection: Redis;
+  connection: RedisClient;
   prefix: string;
   config: Config['webhooks'];
   registry: Registry;

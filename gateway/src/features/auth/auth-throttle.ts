@@ -8,7 +8,7 @@ import {
   type Logger as LibraryLogger,
   type RateLimitInfo,
 } from 'express-rate-limit';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../../common/redis.js';
 import { throttledLog } from '../../../../common/log-throttle.js';
 import type { Logger } from '../../../../common/logger.js';
 import { AppError } from '../../http/errors.js';
@@ -36,7 +36,7 @@ function secondsUntil(reset: Date | undefined): number {
 }
 
 export function createAuthThrottle(deps: {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   failedAttemptsPerMinute: number;
   /** The operator's choice for an unreachable Redis (RATE_LIMIT_REDIS_FAILURE), as for the limits. */

@@ -6,12 +6,15 @@
 // very next request. Random values rather than a counter: a Redis that lost the key and counted
 // again from zero could otherwise hand an old number back. See docs/decisions/0005.
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../../common/redis.js';
 
 /** The hash tag all of a client's keys share, so its Lua call also runs on Redis Cluster. */
 export const clientKeyBase = (prefix: string, clientId: number) => `${prefix}:{client:${clientId}}`;
 export const epochKey = (prefix: string, clientId: number) =>
   `${clientKeyBase(prefix, clientId)}:auth-epoch`;
+/** The position of the client's last member write, for reads on replicas (read-routing.ts). */
+export const readAfterKey = (prefix: string, clientId: number) =>
+  `${clientKeyBase(prefix, clientId)}:read-after`;
 
 export interface ClientEpochs {
   keyOf(clientId: number): string;
@@ -21,7 +24,7 @@ export interface ClientEpochs {
   bump(clientId: number): Promise<void>;
 }
 
-export function createClientEpochs(redis: Redis, prefix: string): ClientEpochs {
+export function createClientEpochs(redis: RedisClient, prefix: string): ClientEpochs {
   const keyOf = (clientId: number) => epochKey(prefix, clientId);
   return {
     keyOf,

@@ -124,6 +124,8 @@ export const listChangesEndpoint = defineEndpoint({
   query: changesQuery,
   response: changesResponse,
   errors: [410],
+  // The cursor stands on the primary's transaction ids (api/changes/cursor.ts).
+  primaryOnly: true,
   tables: [
     'members',
     'member_packages',

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../../common/redis.js';
 import type { ReadModelClient } from '../../../../common/databases.js';
 
 /** A load balancer's probe must get an answer within this, whatever a dependency does. */
@@ -22,7 +22,7 @@ export function probe(check: () => Promise<unknown>, timeoutMs = CHECK_TIMEOUT_M
 
 export interface HealthDeps {
   db: ReadModelClient;
-  redis: Redis;
+  redis: RedisClient;
   /** True once the process has been asked to stop: /readyz then turns the balancer away. */
   isStopping?: () => boolean;
 }

@@ -4,7 +4,7 @@
 // replayed to retries carrying the same body. A refusal (an error answer) wrote nothing and is
 // not kept: it releases the claim, so a retry is judged afresh.
 import { createHash, randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../../common/redis.js';
 import { AppError, serviceUnavailable, validationError } from '../../http/errors.js';
 import { isDependencyDown } from '../../http/error-handler.js';
 
@@ -47,7 +47,7 @@ function canonical(value: unknown): string {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-export function createIdempotencyStore(redis: Redis, prefix: string) {
+export function createIdempotencyStore(redis: RedisClient, prefix: string) {
   const redisKey = (clientId: number, key: string) => `${prefix}:idem:${clientId}:${sha256(key)}`;
 
   async function guarded<T>(operation: () => Promise<T>): Promise<T> {

@@ -2,7 +2,7 @@
 // change at once), then the same rows into the read model through the sync's own path, with the
 // audit record, then the answer (header X-Read-Model: pending when the read model could not take
 // the row).
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../../common/redis.js';
 import type { Config } from '../../../../common/config.js';
 import type { ReadModelClient } from '../../../../common/databases.js';
 import type { Logger } from '../../../../common/logger.js';
@@ -10,6 +10,7 @@ import type { LegacyRow } from '../../../../read-model/table-definition.js';
 import { membersTable } from '../../../../read-model/tables/members.table.js';
 import { applyRowsNow } from '../../../../read-model/apply-now.js';
 import type { AuthContext } from '../../http/authenticate.js';
+import type { ReadRouting } from '../../http/read-routing.js';
 import { branchFilter } from '../../http/data-scope.js';
 import { isDependencyDown } from '../../http/error-handler.js';
 import { AppError, serviceUnavailable } from '../../http/errors.js';
@@ -37,6 +38,8 @@ export interface MemberWriteDeps {
   gate: LegacyGate;
   db: ReadModelClient;
   logger: Logger;
+  /** Keeps the write's position so the client's next reads, on any replica, see it. */
+  recordWrite: (clientId: number) => Promise<void>;
 }
 
 export interface WriteRequest {
@@ -113,6 +116,7 @@ async function writeMember(
   const audit = { name: 'audit', statement: auditStatement(record) };
   try {
     await applyRowsNow(deps.db, membersTable, [written.after], audit);
+    await readYourWrite(deps, entry.auth.clientId);
     return answer(member, 'current');
   } catch (error) {
     if (isDependencyDown(error)) {
@@ -126,10 +130,21 @@ async function writeMember(
   await recordMemberWrite(deps.db, deps.logger, record);
   try {
     await applyRowsNow(deps.db, membersTable, [written.after]);
+    await readYourWrite(deps, entry.auth.clientId);
     return answer(member, 'current');
   } catch (error) {
     return pending(deps, member, error);
   }
+}
+
+/**
+ * Not fatal: the write stands. Without the record the client's reads may come from a replica
+ * that has not replayed it yet, for at most READ_REPLICA_MAX_LAG_MS; that is logged.
+ */
+async function readYourWrite(deps: MemberWriteDeps, clientId: number): Promise<void> {
+  await deps.recordWrite(clientId).catch((error: unknown) => {
+    deps.logger.warn({ err: error, client_id: clientId }, 'could not record a write for replicas');
+  });
 }
 
 /** The answer once the read model could not take the row: the write stands, the worker follows. */
@@ -171,13 +186,15 @@ function updateMember(
 export function createMemberWrites(deps: {
   config: Config;
   db: ReadModelClient;
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   legacy?: GatewayLegacy | undefined;
+  reads: Pick<ReadRouting, 'recordWrite'>;
 }) {
   const writeDeps: MemberWriteDeps = {
     db: deps.db,
     logger: deps.logger,
+    recordWrite: (clientId) => deps.reads.recordWrite(clientId),
     legacy: deps.legacy ?? createGatewayLegacyPool(deps.config.legacy.url),
     gate: createLegacyGate(),
   };

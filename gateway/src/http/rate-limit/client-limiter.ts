@@ -1,8 +1,8 @@
 // One Redis round trip per request for all three windows and the client's authentication epoch:
 // a Lua script, atomic, so a concurrent burst over any number of instances admits exactly the
 // limit. All keys of one client share a hash tag. See docs/decisions/0004 and 0005.
-import type { Redis } from 'ioredis';
-import { clientKeyBase, epochKey } from '../../features/auth/client-epochs.js';
+import type { RedisClient } from '../../../../common/redis.js';
+import { clientKeyBase, epochKey, readAfterKey } from '../../features/auth/client-epochs.js';
 import { WINDOW_NAMES, type WindowName, type WindowState } from './rate-limit-headers.js';
 
 const WINDOW_MS: Record<WindowName, number> = {
@@ -11,14 +11,15 @@ const WINDOW_MS: Record<WindowName, number> = {
   day: 86_400_000,
 };
 
-// KEYS: minute, hour, day counters, then the epoch. ARGV: the epoch the caller's token was loaded
+// KEYS: minute, hour, day counters, the epoch, then the position of the client's last member
+// write (read-routing.ts). ARGV: the epoch the caller's token was loaded
 // under ('*': read from PostgreSQL for this request alone, nothing to check), the three limits,
 // the three window lengths in ms.
 // Fixed windows that start at a client's first request (INCR, then PEXPIRE on the first hit).
 // A request refused by one window is not counted in the later ones, which are only read, so
 // its 429 can report them; refused requests keep counting in the refusing window.
 // Answers {-1, epoch} when the epoch moved (nothing counted), else
-// {refusing window (0 = admitted), epoch, used1, pttl1, used2, pttl2, used3, pttl3}.
+// {refusing window (0 = admitted), epoch, used1, pttl1, used2, pttl2, used3, pttl3, written}.
 const SCRIPT = `
 local epoch = redis.call('GET', KEYS[4]) or ''
 if ARGV[1] ~= '*' and epoch ~= ARGV[1] then return {-1, epoch} end
@@ -41,6 +42,7 @@ for i = 1, 3 do
   answer[#answer + 1] = used
   answer[#answer + 1] = ttl
 end
+answer[#answer + 1] = redis.call('GET', KEYS[5]) or ''
 return answer
 `;
 
@@ -48,9 +50,15 @@ export type Limits = Record<WindowName, number>;
 
 export type LimiterOutcome =
   | { kind: 'stale'; epoch: string }
-  | { kind: 'counted'; refusedBy: WindowName | null; states: WindowState[] };
+  | {
+      kind: 'counted';
+      refusedBy: WindowName | null;
+      states: WindowState[];
+      /** Where the client's own last member write is ('' none recent): reads must see it. */
+      readAfter: string;
+    };
 
-type Reply = [number, string, ...number[]];
+type Reply = [number, string, ...(number | string)[]];
 
 interface WithLimiterCommand {
   gatewayClientLimit(...args: (string | number)[]): Promise<Reply>;
@@ -60,10 +68,10 @@ export interface ClientLimiter {
   consume(clientId: number, limits: Limits, epoch: string): Promise<LimiterOutcome>;
 }
 
-export function createClientLimiter(redis: Redis, prefix: string): ClientLimiter {
+export function createClientLimiter(redis: RedisClient, prefix: string): ClientLimiter {
   // defineCommand sends EVALSHA and falls back to EVAL once after NOSCRIPT (a restarted Redis).
   if (!('gatewayClientLimit' in redis)) {
-    redis.defineCommand('gatewayClientLimit', { numberOfKeys: 4, lua: SCRIPT });
+    redis.defineCommand('gatewayClientLimit', { numberOfKeys: 5, lua: SCRIPT });
   }
   const command = redis as unknown as WithLimiterCommand;
   return {
@@ -72,6 +80,7 @@ export function createClientLimiter(redis: Redis, prefix: string): ClientLimiter
       const reply = await command.gatewayClientLimit(
         ...WINDOW_NAMES.map((name) => `${base}:rl:${name}`),
         epochKey(prefix, clientId),
+        readAfterKey(prefix, clientId),
         epoch,
         ...WINDOW_NAMES.map((name) => limits[name]),
         ...WINDOW_NAMES.map((name) => WINDOW_MS[name]),
@@ -86,7 +95,8 @@ export function createClientLimiter(redis: Redis, prefix: string): ClientLimiter
         used: Number(reply[2 + 2 * i]),
         resetTime: new Date(now + Number(reply[3 + 2 * i])),
       }));
-      return { kind: 'counted', refusedBy: WINDOW_NAMES[refusing - 1] ?? null, states };
+      const readAfter = String(reply[2 + 2 * WINDOW_NAMES.length] ?? '');
+      return { kind: 'counted', refusedBy: WINDOW_NAMES[refusing - 1] ?? null, states, readAfter };
     },
   };
 }

@@ -2,12 +2,12 @@
 // where version 6.0.1 falls short for a gateway whose Redis client fails fast. Extended rather
 // than replaced so the counting script stays the library's.
 import type { ClientRateLimitInfo, IncrementResponse, Options } from 'express-rate-limit';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../../common/redis.js';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 
 export class GatewayRedisStore extends RedisStore {
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     prefix: string,
     /** Called with every Redis failure; returns the error the limiter then sees. */
     private readonly onFailure: (error: unknown) => unknown,
