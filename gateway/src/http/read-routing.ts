@@ -123,9 +123,11 @@ export function createReadRouting(deps: {
   const usable = (r: Replica, now: number) =>
     !r.down && now - r.probedAt < PROBE_STALE_MS && r.lagMs <= deps.maxLagMs;
 
+  // The insert position, not the write position: with synchronous_commit off, a commit the
+  // client has seen may not have been written yet, and a replica has it only once it has.
   async function primaryPosition(): Promise<string> {
     const { rows } = await primaryPool.query<{ lsn: string }>(
-      'SELECT pg_current_wal_lsn()::text AS lsn',
+      'SELECT pg_current_wal_insert_lsn()::text AS lsn',
     );
     return lsnKey(rows[0]?.lsn ?? '0/0');
   }

@@ -1,6 +1,7 @@
 // Runs the sync of every table on BullMQ: one queue per table with global concurrency 1, so no
 // two runs of one table (sync or reconcile) ever overlap, whatever the number of worker
 // processes; job schedulers asserted in sync-upkeep.ts, the one place, and kept there.
+import { hostname } from 'node:os';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { RedisClient } from '../../../common/redis.js';
 import { throttledLog } from '../../../common/log-throttle.js';
@@ -19,6 +20,9 @@ import {
 import { assertSchedules, startUpkeep, type TableQueue, type UpkeepDeps } from './sync-upkeep.js';
 import type { SyncTable } from '../../../read-model/table-definition.js';
 import { SYNC_TABLES } from '../../../read-model/tables/index.js';
+
+/** This process among the workers sharing the queues. */
+const WORKER_NAME = `${hostname()}:${process.pid}`;
 
 export interface SyncRunnerDeps extends SyncDatabases {
   connection: RedisClient;
@@ -137,10 +141,13 @@ function createTableWorker(
     connection: deps.connection,
     prefix: deps.prefix,
     concurrency: 1,
+    // Stored on every job it runs (processedBy): which process synced a table, for operators.
+    name: WORKER_NAME,
     // A run of a killed worker holds its table's only slot until its lock expires and the
-    // stalled check hands the job back: keep that to seconds, not BullMQ's default minute.
-    lockDuration: 10_000,
-    stalledInterval: 5_000,
+    // stalled check hands the job back: at most 6 + 3 s here, not BullMQ's default minute.
+    // The lock is renewed every 3 s; a batch never blocks the event loop that long.
+    lockDuration: 6_000,
+    stalledInterval: 3_000,
   });
   worker.on('failed', (job, error) => {
     deps.metrics?.recordFailure(table.name);
