@@ -92,12 +92,18 @@ export interface TestClient {
 
 export async function createTestClient(
   db: ReadModelClient,
-  options: { scopes?: Scope[]; branchId?: number | null; name?: string } = {},
+  options: {
+    scopes?: Scope[];
+    branchId?: number | null;
+    name?: string;
+    limits?: { minute: number; hour: number; day: number };
+  } = {},
 ): Promise<TestClient> {
   const client = await createClient(db, {
     name: options.name ?? 'test client',
     scopes: options.scopes ?? ['members:list', 'members:read'],
     branchId: options.branchId ?? null,
+    limits: options.limits,
   });
   noteCredentials(inject('services').runId, client.client_secret);
   return client;
