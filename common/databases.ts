@@ -53,6 +53,9 @@ export function createReadModelClient(url: string, options: PoolOptions = {}): R
   // listens for the first only, and an 'error' event nobody listens to ends the process.
   // Queries still fail and the pool still drops the connection.
   pool.on('connect', (client) => client.on('error', () => undefined));
+  // An idle connection the server ends is reported by the pool itself, and would end the process
+  // just the same; the pool has already dropped it, and the next query opens another.
+  pool.on('error', () => undefined);
   // The pool is ours so the gateway's hottest reads can share it (readModelPool); $disconnect
   // still ends it.
   const client = new ReadModelClient({

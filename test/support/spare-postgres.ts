@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, osUser, privateDir, SpareServer, type OsUser } from './spare-processes.js';
 
-function binDir(): string {
+export function binDir(): string {
   const versions = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a));
   if (!versions[0]) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql');
   return `/usr/lib/postgresql/${versions[0]}/bin`;
@@ -19,10 +19,10 @@ export class SparePostgres extends SpareServer {
   /** Immediate shutdown: the postmaster takes its backends down with it. */
   protected override readonly killSignal = 'SIGQUIT';
 
-  private constructor(
+  protected constructor(
     port: number,
     dir: string,
-    private readonly user: OsUser | null,
+    protected readonly user: OsUser | null,
   ) {
     super(port, dir);
   }
@@ -44,7 +44,7 @@ export class SparePostgres extends SpareServer {
     return server;
   }
 
-  private get dataDir(): string {
+  protected get dataDir(): string {
     return join(this.dir, 'data');
   }
 
