@@ -7,6 +7,7 @@
 //   npm run bench -- --only backfill [--scale 350] [--profile]
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type pg from 'pg';
 import { createLegacyClient, createReadModelClient, readModelPool } from '../common/databases.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
@@ -25,13 +26,13 @@ interface TableTotals {
 
 /**
  * Polls the sync positions until every table has caught up once and has built the indexes its
- * first load deferred; samples the worker's RSS and the CPU of the read model's backends. Ten
- * times a second, on the machine it measures: each poll is one query through pg, not the ORM,
- * whose per-query cost made the poll itself about a twentieth of a core.
+ * first load deferred; samples the workers' RSS (summed) and the CPU of the read model's
+ * backends. Ten times a second, on the machine it measures: each poll is one query through pg,
+ * not the ORM, whose per-query cost made the poll itself about a twentieth of a core.
  */
-async function waitForBackfill(
-  readModel: ReturnType<typeof createReadModelClient>,
-  worker: Started,
+export async function waitForBackfill(
+  readModel: pg.Pool,
+  workers: Started[],
   started: number,
   backends: BackendCpu,
 ) {
@@ -39,9 +40,15 @@ async function waitForBackfill(
   let peakRssMb = 0;
   let indexesPending = true;
   while (caughtUp.size < SYNC_TABLES.length || indexesPending) {
-    if (worker.child.exitCode !== null) throw new Error(`worker exited (${worker.child.exitCode})`);
-    peakRssMb = Math.max(peakRssMb, worker.rssMb());
-    const { rows } = await readModelPool(readModel).query<{
+    for (const worker of workers) {
+      if (worker.child.exitCode !== null)
+        throw new Error(`worker exited (${worker.child.exitCode})`);
+    }
+    peakRssMb = Math.max(
+      peakRssMb,
+      workers.reduce((mb, worker) => mb + worker.rssMb(), 0),
+    );
+    const { rows } = await readModel.query<{
       table_name: string | null;
       synced: boolean;
       rows_synced: string;
@@ -70,7 +77,7 @@ async function waitForBackfill(
  * while the backfill runs: a backend that ends before the last sample (the connection that builds
  * deferred indexes, a pooled one closed when idle) still counts with its last sampled figure.
  */
-function backendCpu() {
+export function backendCpu() {
   const ticksByPid = new Map<number, number>();
   return {
     sample(pids: readonly number[]) {
@@ -87,7 +94,7 @@ function backendCpu() {
     seconds: () => [...ticksByPid.values()].reduce((a, b) => a + b, 0) / 100,
   };
 }
-type BackendCpu = ReturnType<typeof backendCpu>;
+export type BackendCpu = ReturnType<typeof backendCpu>;
 
 function report(perTable: TableTotals[], totalRows: number, seconds: number, rss: string) {
   for (const t of perTable.filter((p) => p.rows > 0)) {
@@ -136,7 +143,12 @@ export async function benchBackfill(options: { scale: number; profile: boolean }
     const started = worker.startedAt;
     const startRssMb = worker.rssMb();
     const backends = backendCpu();
-    const { perTable, peakRssMb } = await waitForBackfill(readModel, worker, started, backends);
+    const { perTable, peakRssMb } = await waitForBackfill(
+      readModelPool(readModel),
+      [worker],
+      started,
+      backends,
+    );
     const seconds = (Date.now() - started) / 1000;
     const workerCpuSeconds = worker.cpuMs() / 1000;
     backends.sample(backends.pids());

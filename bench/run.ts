@@ -1,4 +1,4 @@
-// npm run bench [-- --only gateway|backfill|lag|webhooks|member-writes] [--seconds S] [--rounds R] [--members N]
+// npm run bench [-- --only gateway|backfill|lag|webhooks|member-writes|scale] [--seconds S] [--rounds R] [--members N]
 //   [--soak S] [--profile] [--endpoint NAME] [--scale S] [--lag-rate R --lag-seconds S --lag-scale S]
 // A thin dispatcher: every benchmark brings its own throwaway databases and Redis prefix on the
 // configured servers and reports against a baseline measured in the same run.
@@ -8,12 +8,16 @@
 //   lag:      commit-to-visible p50/p99 under legacy write load, and the worker's legacy load.
 //   webhooks: legacy commit → webhook received p50/p99 under load, deliveries/s (bench/webhooks.ts).
 //   member-writes: POST /members latency (p50, p95) beside GET /members/{id} (bench/member-writes.ts).
+//   scale:    req/s with 1 and 2 gateway processes behind one port (node:cluster), backfill rows/s
+//             with 1 and 2 worker processes, each with the ratio 2/1, and the cores in use by the
+//             load generator, the processes and the servers (bench/scale.ts).
 import { parseArgs } from 'node:util';
 import { benchBackfill } from './backfill.js';
 import { cleanUpOnInterrupt } from './cleanup.js';
 import { benchGateway } from './gateway/index.js';
 import { benchLag } from './lag.js';
 import { benchMemberWrites } from './member-writes.js';
+import { benchScale } from './scale.js';
 import { benchWebhooks } from './webhooks.js';
 
 const { values } = parseArgs({
@@ -76,3 +80,12 @@ if (wanted('member-writes'))
     connections: Number(values.connections),
     profile: values.profile,
   });
+if (wanted('scale')) {
+  console.log('\n== scale: 1 and 2 gateway processes, 1 and 2 worker processes');
+  await benchScale({
+    seconds: Number(values.seconds),
+    rounds: Number(values.rounds),
+    members: Number(values.members),
+    scale: Number(values.scale),
+  });
+}

@@ -48,9 +48,14 @@ gateway RSS under ${seconds} s of ${search.path} (${search.connections} connecti
 }
 
 type Target = 'gateway' | 'baseline';
-type Credentials = { client_key: string; client_secret: string; token: string };
+export type Credentials = { client_key: string; client_secret: string; token: string };
 
-function requestOf(endpoint: BenchEndpoint, server: Started, who: Credentials, seconds: number) {
+export function requestOf(
+  endpoint: BenchEndpoint,
+  server: Started,
+  who: Credentials,
+  seconds: number,
+) {
   const headers: Record<string, string> = {};
   if (endpoint.bearer) headers.authorization = `Bearer ${who.token}`;
   if (endpoint.body) headers['content-type'] = 'application/json';
@@ -66,7 +71,7 @@ function requestOf(endpoint: BenchEndpoint, server: Started, who: Credentials, s
   };
 }
 
-async function issueToken(gateway: Started, key: string, secret: string): Promise<string> {
+export async function issueToken(gateway: Started, key: string, secret: string): Promise<string> {
   const response = await fetch(`${gateway.url}/api/v1/auth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

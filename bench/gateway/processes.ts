@@ -31,7 +31,26 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-function started(child: ChildProcess, port: number): Started {
+/** CPU time used so far by a process (user + system), in ms (Linux /proc); 0 once it is gone. */
+export function processCpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime, in clock ticks (100 a second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * `child` on `port`; its figures (RSS, CPU) are the sums over `pids`: the child alone, or the
+ * child and the processes it runs (a cluster's primary and workers).
+ */
+function started(
+  child: ChildProcess,
+  port: number,
+  pids: () => number[] = () => [child.pid!],
+): Started {
   const stop = async () => {
     forget();
     // Gone already: ended on its own, or by a signal (Ctrl-C reaches the whole process group).
@@ -43,21 +62,18 @@ function started(child: ChildProcess, port: number): Started {
   // A SIGTERM to the bench alone would otherwise leave the process running.
   const forget = onInterrupt(stop);
   child.once('exit', forget);
-  const statusMb = (field: string) => {
-    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-    return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
-  };
+  const statusMb = (field: string) =>
+    pids().reduce((sum, pid) => {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      return sum + Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
+    }, 0);
   return {
     url: `http://127.0.0.1:${port}`,
     child,
     startedAt: Date.now(),
     rssMb: () => statusMb('VmRSS'),
     peakRssMb: () => statusMb('VmHWM'),
-    cpuMs() {
-      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      // utime and stime, in clock ticks (100 a second on Linux).
-      return (Number(fields[11]) + Number(fields[12])) * 10;
-    },
+    cpuMs: () => pids().reduce((sum, pid) => sum + processCpuMs(pid), 0),
     stop,
   };
 }
@@ -86,30 +102,73 @@ export function productionCommand(name: 'gateway' | 'worker'): string[] {
   return scripts[name]!.split('&& node ')[1]!.split(' ');
 }
 
+export interface ProductionOptions {
+  profileDir?: string;
+  /** The build check has been done (processes started at once must not each run it). */
+  built?: boolean;
+  /** The gateway only: that many gateway processes behind its one port (cluster-launcher.ts). */
+  processes?: number;
+}
+
+/** `node scripts/build.mjs --if-stale`, as every production script runs it first. */
+export function buildIfStale(): void {
+  execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
+}
+
+/** The worker pids a cluster launcher prints once every one listens (`ready <pid>…`). */
+function clusterReady(child: ChildProcess): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timeout = setTimeout(
+      () => reject(new Error('gateway cluster: not ready in 30 s')),
+      30_000,
+    );
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const ready = /^ready ([\d ]+)$/m.exec(out);
+      if (!ready) return;
+      clearTimeout(timeout);
+      resolve(ready[1]!.split(' ').map(Number));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timeout);
+      reject(new Error(`gateway cluster exited (${code}) before it was ready`));
+    });
+  });
+}
+
 /**
  * The gateway or the worker as production starts it (compiled, production's command and log
  * level), on free ports: the gateway's API on `url`, the worker's metrics there (/metrics,
- * /healthz); another process on this host may hold the default metrics port.
+ * /healthz); another process on this host may hold the default metrics port. With `processes`,
+ * the gateway runs that many processes under cluster-launcher.ts, whose figures (RSS, CPU) are
+ * the sums over the launcher and its gateway processes.
  */
 async function startProduction(
   name: 'gateway' | 'worker',
   env: Record<string, string>,
-  options: { profileDir?: string },
+  options: ProductionOptions,
 ): Promise<Started> {
-  execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
+  if (!options.built) buildIfStale();
   const port = await freePort();
   const ports =
     name === 'gateway'
       ? { PORT: String(port), METRICS_PORT: String(await freePort()) }
       : { METRICS_PORT: String(port) };
   const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
-  const child = spawn(process.execPath, [...profile, ...productionCommand(name)], {
+  const command = [...profile, ...productionCommand(name)];
+  const cluster = options.processes !== undefined;
+  const launcher = ['--import', 'tsx', 'bench/gateway/cluster-launcher.ts', `${options.processes}`];
+  const child = spawn(process.execPath, cluster ? [...launcher, ...command] : command, {
     env: { ...process.env, ...env, ...ports, LOG_LEVEL: 'info', NODE_ENV: 'production' },
-    // Its log goes where a container's would: written out in full, read by nobody here.
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // Its log goes where a container's would: written out in full, read by nobody here. A
+    // cluster launcher's stdout says when its processes are ready.
+    stdio: ['ignore', cluster ? 'pipe' : 'ignore', 'inherit'],
   });
-  const server = started(child, port);
+  const pids = [child.pid!];
+  const server = started(child, port, () => pids);
   try {
+    if (cluster) pids.push(...(await clusterReady(child)));
     await waitUntilAnswering(`${server.url}/${name === 'gateway' ? 'readyz' : 'healthz'}`, child);
   } catch (error) {
     await server.stop();
@@ -118,11 +177,11 @@ async function startProduction(
   return server;
 }
 
-export const startGateway = (env: Record<string, string>, options: { profileDir?: string }) =>
+export const startGateway = (env: Record<string, string>, options: ProductionOptions) =>
   startProduction('gateway', env, options);
 
 /** The sync worker; `url` is its metrics port (/metrics, /healthz). */
-export const startWorker = (env: Record<string, string>, options: { profileDir?: string }) =>
+export const startWorker = (env: Record<string, string>, options: ProductionOptions) =>
   startProduction('worker', env, options);
 
 export async function startBaseline(databaseUrl: string): Promise<Started> {
