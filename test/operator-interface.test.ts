@@ -32,7 +32,7 @@ const npmEnv = () => ({
 });
 
 describe('npm run sync:verify', () => {
-  it('when the read model matches, then it exits 0; when a row differs, then it names it and exits 1', async () => {
+  it('when the read model matches, then it exits 0; when a row or a kept count differs, then it names it and exits 1', async () => {
     const dashboard = await LegacyDashboard.connect(env.legacyUrl);
     try {
       const branchId = await dashboard.insertBranch({ name: 'Doğruluk' });
@@ -51,6 +51,17 @@ describe('npm run sync:verify', () => {
       expect(failure.code).toBe(1);
       expect(failure.stdout).toMatch(/members: 0 missing, 0 extra, 1 different/);
       expect(failure.stdout).toMatch(/full_name/);
+
+      // A kept count (a list's exact total) that no longer matches the rows is named too.
+      await gateway.db.$executeRaw`INSERT INTO kept_counts (table_name, branch_key, status, n)
+        VALUES ('members', ${branchId}, 'Aktif', 1)`;
+      const kept = (await run('npm', ['run', '--silent', 'sync:verify'], {
+        env: npmEnv(),
+      }).catch((e: unknown) => e)) as { code: number; stdout: string };
+      expect(kept.code).toBe(1);
+      expect(kept.stdout).toContain(
+        `members kept count (branch ${branchId}, status 'Aktif'): 2 kept, 1 rows`,
+      );
     } finally {
       await dashboard.close();
     }
@@ -74,12 +85,20 @@ describe('configuration errors', () => {
 describe('docker-compose.yml', () => {
   const compose = parse(
     readFileSync(new URL('../docker-compose.yml', import.meta.url), 'utf8'),
+    // Merge keys (<<) resolved, as compose does.
+    { merge: true },
   ) as {
     services: Record<string, Record<string, any>>;
   };
 
+  const inProfile = (profile: string | undefined) =>
+    Object.entries(compose.services)
+      .filter(([, service]) => (service.profiles as string[] | undefined)?.[0] === profile)
+      .map(([name]) => name)
+      .sort();
+
   it('then it runs the legacy MySQL from the project dump, PostgreSQL, Redis, a one-shot migration, gateway and worker', () => {
-    expect(Object.keys(compose.services).sort()).toEqual([
+    expect(inProfile(undefined)).toEqual([
       'gateway',
       'legacy-db',
       'migrate',
@@ -94,17 +113,32 @@ describe('docker-compose.yml', () => {
     expect(compose.services.migrate!.restart).toBe('no');
   });
 
+  it('then its scale profile adds a load balancer over two gateways reading a replica, and a worker', () => {
+    expect(inProfile('scale')).toEqual([
+      'gateway-a',
+      'gateway-b',
+      'lb',
+      'postgres-replica',
+      'worker-b',
+    ]);
+    for (const name of ['gateway-a', 'gateway-b']) {
+      const gateway = compose.services[name]!;
+      expect(gateway.environment.DATABASE_READ_URLS).toContain('@postgres-replica:5432/');
+      expect(gateway.command).toEqual(compose.services.gateway!.command);
+      expect(gateway.ports).toBeUndefined();
+    }
+    expect(compose.services['worker-b']!.command).toEqual(compose.services.worker!.command);
+  });
+
   it('then gateway and worker are separate, health-checked services that wait for the migration', () => {
     for (const name of ['gateway', 'worker']) {
       const service = compose.services[name]!;
       expect(service.healthcheck?.test).toBeDefined();
       expect(service.depends_on?.migrate?.condition).toBe('service_completed_successfully');
       expect(service.container_name).toBeUndefined();
-      // Stopping drains: an init passes SIGTERM on, the grace period outlasts the 10 s drain
-      // (both from the shared x-app block, merged in with <<).
-      const shared = { ...service['<<'], ...service };
-      expect(shared.init).toBe(true);
-      expect(shared.stop_grace_period).toBe('15s');
+      // Stopping drains: an init passes SIGTERM on, the grace period outlasts the 10 s drain.
+      expect(service.init).toBe(true);
+      expect(service.stop_grace_period).toBe('15s');
     }
     // node itself receives SIGTERM and drains (npm would end without waiting for it), running
     // the compiled JavaScript of the production image.
