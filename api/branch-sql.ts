@@ -22,3 +22,11 @@ export function branchCondition(table: string, param: string): string | null {
     ? `(${name} = ${param} OR ${name} IS NULL)`
     : `${name} = ${param}`;
 }
+
+/**
+ * The kept counts' branch keys a client bound to `branchId` counts (read-model/kept-counts.ts):
+ * its branch, and 0 (no branch) where such rows are every branch's.
+ */
+export function keptBranchKeys(table: string, branchId: number): number[] {
+  return NULL_IS_EVERY_BRANCH.has(table) ? [branchId, 0] : [branchId];
+}

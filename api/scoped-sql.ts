@@ -3,7 +3,8 @@
 // ScopedRead, a handler never writes the branch condition: every statement built here carries the
 // caller's (api/branch-sql.ts), and only the synced tables can be named.
 import pg from 'pg';
-import { branchCondition } from './branch-sql.js';
+import { branchCondition, keptBranchKeys } from './branch-sql.js';
+import type { KeptTable } from '../read-model/kept-counts.js';
 import {
   changesStatement,
   SNAPSHOT_XMIN,
@@ -29,6 +30,11 @@ export interface SqlSelect extends SqlQuery {
 export interface ScopedSql {
   rows(query: SqlSelect): Promise<Record<string, unknown>[]>;
   count(query: SqlQuery): Promise<number>;
+  /**
+   * The exact number of `table`'s rows the caller sees, of one branch and one status value when
+   * given, from the kept counts (read-model/kept-counts.ts): a sum over a few rows.
+   */
+  keptCount(table: KeptTable, filter: { branchId?: number; status?: string }): Promise<number>;
   /** The change feed's keys after a cursor, within the caller's branch (api/changes/change-statement.ts). */
   changes(query: ChangesQuery): Promise<ChangesPage>;
   /** The snapshot xmin of a new statement, for `changes`. */
@@ -122,6 +128,29 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
       async count(query) {
         const { from, params } = filtered(query);
         const [row] = await run(`SELECT count(*) AS n ${from}`, params);
+        return Number(row?.n ?? 0);
+      },
+      async keptCount(table, filter) {
+        const params: unknown[] = [table];
+        const where = ['table_name = $1'];
+        const bound = scope.kind === 'branch' ? scope.branchId : undefined;
+        // A bound client never names another branch (403 before this); nothing if it did.
+        if (bound !== undefined && filter.branchId !== undefined && filter.branchId !== bound) {
+          return 0;
+        }
+        const branch = bound ?? filter.branchId;
+        if (branch !== undefined) {
+          params.push(keptBranchKeys(table, branch));
+          where.push(`branch_key = ANY($${params.length}::int[])`);
+        }
+        if (filter.status !== undefined) {
+          params.push(filter.status);
+          where.push(`status = $${params.length}`);
+        }
+        const [row] = await run(
+          `SELECT coalesce(sum(n), 0) AS n FROM kept_counts WHERE ${where.join(' AND ')}`,
+          params,
+        );
         return Number(row?.n ?? 0);
       },
       async changes(query) {

@@ -132,6 +132,11 @@ export const MUTATIONS: Record<string, Mutation> = {
         status: pick.from(['Aktif', 'Pasif']),
       });
   },
+  async moveMember(d, pick) {
+    const id = await randomId(d, pick, 'members', 'is_deleted = 0');
+    const branch = await randomId(d, pick, 'branches');
+    if (id && branch) await d.update('members', id, { branch_id: branch });
+  },
   async softDeleteMember(d, pick) {
     const id = await randomId(d, pick, 'members', 'is_deleted = 0');
     if (id) await d.update('members', id, { is_deleted: 1 });

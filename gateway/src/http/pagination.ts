@@ -34,6 +34,17 @@ export function paginationOf(page: PageRequest, total: number): Pagination {
   };
 }
 
+/**
+ * Whether a list's query narrows by nothing but `keys`, pagination aside: then a kept count
+ * (read-model/kept-counts.ts) answers its total, and any filter added later falls back to counting.
+ */
+export function narrowsOnlyBy(query: object, keys: readonly string[]): boolean {
+  return Object.entries(query).every(
+    ([key, value]) =>
+      value === undefined || key === 'page' || key === 'limit' || keys.includes(key),
+  );
+}
+
 /** `{success, data: [...], pagination}`, the answer of every list endpoint. */
 export function listResponse(item: z.ZodType, id: string) {
   return z

@@ -6,6 +6,8 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { RedisClient } from '../../../common/redis.js';
 import { throttledLog } from '../../../common/log-throttle.js';
 import type { Logger } from '../../../common/logger.js';
+import { readModelPool } from '../../../common/databases.js';
+import { foldKeptCounts } from '../../../read-model/kept-counts.js';
 import { closeWithin } from '../close-within.js';
 import { JOBS, TABLE_JOB_OPTIONS, syncQueueName, type TableJobData } from '../queues.js';
 import { DEFAULT_RECONCILE_OPTIONS, reconcileTable } from './reconcile.js';
@@ -20,6 +22,8 @@ import {
 import { assertSchedules, startUpkeep, type TableQueue, type UpkeepDeps } from './sync-upkeep.js';
 import type { SyncTable } from '../../../read-model/table-definition.js';
 import { SYNC_TABLES } from '../../../read-model/tables/index.js';
+
+const KEPT_COUNTS_FOLD_MS = 5000;
 
 /** This process among the workers sharing the queues. */
 const WORKER_NAME = `${hostname()}:${process.pid}`;
@@ -88,6 +92,13 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
     workers.push(createTableWorker(table, db, queue, options, log));
   }
   const upkeep = startUpkeep(entries, upkeepDeps);
+  // The kept counts' deltas are folded every few seconds, so a list's total stays a sum over a
+  // few rows (read-model/kept-counts.ts); any number of workers may do it at once.
+  const folding = setInterval(() => {
+    foldKeptCounts(readModelPool(deps.readModel)).catch((error: unknown) =>
+      log('warn', 'kept-counts', { err: error }, 'could not fold kept counts'),
+    );
+  }, KEPT_COUNTS_FOLD_MS);
 
   return {
     queues: entries.map((e) => e.queue),
@@ -96,6 +107,7 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
     async close() {
       stopping = true;
       upkeep.stop();
+      clearInterval(folding);
       // A connection Redis dropped (a restart) can fail a close; the others must still close,
       // and a run's rows and position are committed together whatever happens here.
       const closed = [

@@ -1,3 +1,9 @@
+import { readModelPool } from '../../../common/databases.js';
+import {
+  isKeptTable,
+  keptCountDifferences,
+  type KeptCountDifference,
+} from '../../../read-model/kept-counts.js';
 import { compareTable } from './compare.js';
 import type { SyncDatabases } from './sync-engine.js';
 import type { SyncTable } from '../../../read-model/table-definition.js';
@@ -9,6 +15,8 @@ export interface TableReport {
   different: { id: number; columns: string[] }[];
   /** Rows set aside as unrepresentable: reported, not counted as differences. */
   rejected: { id: number; reason: string }[];
+  /** Kept counts (read-model/kept-counts.ts) that differ from a count of the rows. */
+  keptCounts: KeptCountDifference[];
 }
 
 /** Compares every table of the read model with a fresh projection of the legacy database. */
@@ -24,6 +32,9 @@ export async function verifyReadModel(
       extra: [],
       different: [],
       rejected: [],
+      keptCounts: isKeptTable(table.name)
+        ? await keptCountDifferences(readModelPool(db.readModel), table.name)
+        : [],
     };
     // Rows PostgreSQL refused map fine but are missing: the rejects table says why.
     const refused = new Map(
@@ -50,4 +61,7 @@ export async function verifyReadModel(
 }
 
 export const differenceCount = (reports: TableReport[]) =>
-  reports.reduce((sum, r) => sum + r.missing.length + r.extra.length + r.different.length, 0);
+  reports.reduce(
+    (sum, r) => sum + r.missing.length + r.extra.length + r.different.length + r.keptCounts.length,
+    0,
+  );

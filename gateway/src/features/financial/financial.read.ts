@@ -6,7 +6,7 @@ import {
 } from '../../../../api/resources/financial.js';
 import type { ReadModelPrisma } from '../../../../common/databases.js';
 import { instantRange } from '../../http/filters.js';
-import { listPage } from '../../http/pagination.js';
+import { listPage, narrowsOnlyBy } from '../../http/pagination.js';
 import type { ScopedRead } from '../../http/scoped-read.js';
 import type { installmentsQuery, transactionsQuery } from './financial.schemas.js';
 
@@ -27,7 +27,13 @@ export function listTransactions(read: ScopedRead, query: z.infer<typeof transac
         select: transactionResource.select,
         ...window,
       }),
-    total: () => read.financialTransaction.count({ where }),
+    // By branch or over all, the exact total is kept (read-model/kept-counts.ts), not counted.
+    total: () =>
+      narrowsOnlyBy(query, ['branch_id'])
+        ? read.sql.keptCount('financial_transactions', {
+            ...(query.branch_id !== undefined ? { branchId: query.branch_id } : {}),
+          })
+        : read.financialTransaction.count({ where }),
     toApi: transactionResource.toApi,
   });
 }

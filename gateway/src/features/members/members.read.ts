@@ -2,7 +2,7 @@
 import { memberPackageResource, memberResource } from '../../../../api/resources/members.js';
 import { foldTurkish, phoneSearchDigits } from '../../../../common/turkish.js';
 import { escapeLike } from '../../http/filters.js';
-import { listPage } from '../../http/pagination.js';
+import { listPage, narrowsOnlyBy } from '../../http/pagination.js';
 import type { ScopedRead } from '../../http/scoped-read.js';
 import { listTransactions } from '../financial/financial.read.js';
 import type { z } from 'zod';
@@ -26,6 +26,8 @@ export function listMembers(read: ScopedRead, query: ListMembersQuery) {
   const param = (value: unknown) => `$${params.push(value)}`;
   if (query.branch_id !== undefined) where.push(`branch_id = ${param(query.branch_id)}`);
   if (query.status) where.push(`status = ${param(STATUS_VALUES[query.status])}`);
+  // Without a search, the exact total is kept (read-model/kept-counts.ts), not counted.
+  const kept = narrowsOnlyBy(query, ['branch_id', 'status']);
   if (query.search) {
     const text = `search_text LIKE ${param(`%${escapeLike(foldTurkish(query.search))}%`)}`;
     const digits = phoneSearchDigits(query.search);
@@ -34,7 +36,13 @@ export function listMembers(read: ScopedRead, query: ListMembersQuery) {
   const filter = { table: 'members' as const, where, params };
   return listPage(query, {
     rows: (window) => read.sql.rows({ ...filter, columns: MEMBER_COLUMNS, orderBy: 'id', window }),
-    total: () => read.sql.count(filter),
+    total: () =>
+      kept
+        ? read.sql.keptCount('members', {
+            ...(query.branch_id !== undefined ? { branchId: query.branch_id } : {}),
+            ...(query.status ? { status: STATUS_VALUES[query.status] } : {}),
+          })
+        : read.sql.count(filter),
     toApi: memberResource.toApi,
   });
 }
