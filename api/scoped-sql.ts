@@ -35,6 +35,15 @@ export interface ScopedSql {
    * given, from the kept counts (read-model/kept-counts.ts): a sum over a few rows.
    */
   keptCount(table: KeptTable, filter: { branchId?: number; status?: string }): Promise<number>;
+  /**
+   * The kept day sums (read-model/kept-counts.ts) of the kinds starting with `kindPrefix`, over
+   * the Istanbul days [from, to] (either end open when absent), per kind: rows and amount (exact
+   * decimal text).
+   */
+  daySums(
+    kindPrefix: string,
+    filter: { branchId?: number; from?: string; to?: string },
+  ): Promise<{ kind: string; n: number; amount: string }[]>;
   /** The change feed's keys after a cursor, within the caller's branch (api/changes/change-statement.ts). */
   changes(query: ChangesQuery): Promise<ChangesPage>;
   /** The snapshot xmin of a new statement, for `changes`. */
@@ -101,6 +110,16 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
         string,
         unknown
       >[];
+    /**
+     * The branch a kept figure is read for: the bound client's, or the one asked for (undefined:
+     * every branch). null when a bound client names another branch (403 before this; nothing
+     * if it did).
+     */
+    const keptBranch = (asked: number | undefined): number | undefined | null => {
+      const bound = scope.kind === 'branch' ? scope.branchId : undefined;
+      if (bound !== undefined && asked !== undefined && asked !== bound) return null;
+      return bound ?? asked;
+    };
     const filtered = (query: SqlQuery) => {
       const where = [...query.where];
       const params = [...query.params];
@@ -133,12 +152,8 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
       async keptCount(table, filter) {
         const params: unknown[] = [table];
         const where = ['table_name = $1'];
-        const bound = scope.kind === 'branch' ? scope.branchId : undefined;
-        // A bound client never names another branch (403 before this); nothing if it did.
-        if (bound !== undefined && filter.branchId !== undefined && filter.branchId !== bound) {
-          return 0;
-        }
-        const branch = bound ?? filter.branchId;
+        const branch = keptBranch(filter.branchId);
+        if (branch === null) return 0;
         if (branch !== undefined) {
           params.push(keptBranchKeys(table, branch));
           where.push(`branch_key = ANY($${params.length}::int[])`);
@@ -152,6 +167,25 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
           params,
         );
         return Number(row?.n ?? 0);
+      },
+      async daySums(kindPrefix, filter) {
+        const params: unknown[] = [`${kindPrefix}%`];
+        const where = ['kind LIKE $1'];
+        const branch = keptBranch(filter.branchId);
+        if (branch === null) return [];
+        if (branch !== undefined) where.push(`branch_key = $${params.push(branch)}`);
+        if (filter.from) where.push(`day >= $${params.push(filter.from)}::date`);
+        if (filter.to) where.push(`day <= $${params.push(filter.to)}::date`);
+        const rows = await run(
+          `SELECT kind, sum(n) AS n, sum(amount)::text AS amount FROM kept_day_sums
+           WHERE ${where.join(' AND ')} GROUP BY kind`,
+          params,
+        );
+        return rows.map((r) => ({
+          kind: r.kind as string,
+          n: Number(r.n),
+          amount: r.amount as string,
+        }));
       },
       async changes(query) {
         const { text, values } = changesStatement(scope, query);

@@ -1,7 +1,8 @@
-// Kept counts (docs/decisions/0014-kept-counts.md): the row counts of the large synced tables per
-// branch and status, kept by statement triggers (migration 20261125030000_kept_counts) as delta
-// rows in the transaction that changes the rows. Read: api/scoped-sql.ts. Folded and checked
-// here.
+// Kept counts and day sums (docs/decisions/0014-kept-counts.md): the row counts of the large
+// synced tables per branch and status, and what the statistics sum per branch and Istanbul day,
+// kept by statement triggers (migrations 20261125030000_kept_counts, 20261125040000_kept_day_sums)
+// as delta rows in the transaction that changes the rows. Read: api/scoped-sql.ts. Folded and
+// checked here; the definitions below are the migrations' own, for the check.
 import pg from 'pg';
 /** A pool or one of its connections. */
 type Queryable = Pick<pg.Pool, 'query'>;
@@ -21,13 +22,37 @@ export type KeptTable = keyof typeof KEPT_COUNTS;
 
 export const isKeptTable = (table: string): table is KeptTable => table in KEPT_COUNTS;
 
+/** The day sums each table feeds: kind, Istanbul day and amount (SQL over a row), and which rows. */
+const KEPT_DAY_SUMS: Partial<
+  Record<KeptTable, { kind: string; day: string; amount: string; condition: string }>
+> = {
+  financial_transactions: {
+    kind: `'money:' || transaction_type`,
+    day: `((transaction_date AT TIME ZONE 'UTC') + interval '3 hours')::date`,
+    amount: 'amount',
+    condition: 'NOT is_cancelled AND is_active',
+  },
+  members: {
+    kind: `'registered'`,
+    day: `((registered_at AT TIME ZONE 'UTC') + interval '3 hours')::date`,
+    amount: '0',
+    condition: 'true',
+  },
+  member_packages: {
+    kind: `'active_package'`,
+    day: 'end_date',
+    amount: '0',
+    condition: `status = 'Aktif'`,
+  },
+};
+
 /**
  * Folds each group's deltas into one row, in one statement: a reader sees the deltas or their
  * sum, never both or neither; deltas of transactions still running are not visible to it and
  * stay. Safe to run from several workers at once (a row is deleted once).
  */
 export async function foldKeptCounts(db: Queryable): Promise<number> {
-  const { rows } = await db.query<{ folded: string }>(`
+  const counts = await db.query<{ folded: string }>(`
     WITH gone AS (DELETE FROM kept_counts RETURNING table_name, branch_key, status, n),
     folded AS (
       INSERT INTO kept_counts (table_name, branch_key, status, n)
@@ -36,10 +61,66 @@ export async function foldKeptCounts(db: Queryable): Promise<number> {
       RETURNING 1
     )
     SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded) AS folded`);
-  return Number(rows[0]?.folded ?? 0);
+  const sums = await db.query<{ folded: string }>(`
+    WITH gone AS (DELETE FROM kept_day_sums RETURNING kind, branch_key, day, n, amount),
+    folded AS (
+      INSERT INTO kept_day_sums (kind, branch_key, day, n, amount)
+      SELECT kind, branch_key, day, sum(n), sum(amount) FROM gone
+      GROUP BY kind, branch_key, day HAVING sum(n) <> 0 OR sum(amount) <> 0
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded) AS folded`);
+  return Number(counts.rows[0]?.folded ?? 0) + Number(sums.rows[0]?.folded ?? 0);
 }
 
-export interface KeptCountDifference {
+export interface KeptDifference {
+  /** The group: "count of branch 3, status 'Aktif'", "registered of branch 3 on 2026-11-25 (n)". */
+  group: string;
+  kept: string;
+  actual: string;
+}
+
+/** Every kept count and day sum of `table` that differs from the rows, each in one snapshot. */
+export async function keptDifferences(db: Queryable, table: KeptTable): Promise<KeptDifference[]> {
+  const counts = (await keptCountDifferences(db, table)).map((d) => ({
+    group: `count of branch ${d.branchKey}, status '${d.status}'`,
+    kept: String(d.kept),
+    actual: String(d.counted),
+  }));
+  return [...counts, ...(await keptDaySumDifferences(db, table))];
+}
+
+async function keptDaySumDifferences(db: Queryable, table: KeptTable): Promise<KeptDifference[]> {
+  const sums = KEPT_DAY_SUMS[table];
+  if (!sums) return [];
+  const { rows } = await db.query<{
+    kind: string;
+    branch_key: number;
+    day: string;
+    kept_n: string | null;
+    kept_amount: string | null;
+    n: string | null;
+    amount: string | null;
+  }>(
+    `SELECT kind, branch_key, day::text AS day, k.kept_n, k.kept_amount, c.n, c.amount
+     FROM (SELECT kind, branch_key, day, sum(n) AS kept_n, sum(amount) AS kept_amount
+           FROM kept_day_sums WHERE kind LIKE $1 GROUP BY 1, 2, 3
+           HAVING sum(n) <> 0 OR sum(amount) <> 0) k
+     FULL JOIN (SELECT ${sums.kind} AS kind, branch_id AS branch_key, ${sums.day} AS day,
+                       count(*) AS n, sum(${sums.amount}) AS amount
+                FROM ${pg.escapeIdentifier(table)} WHERE ${sums.condition} GROUP BY 1, 2, 3) c
+       USING (kind, branch_key, day)
+     WHERE k.kept_n IS DISTINCT FROM c.n OR k.kept_amount IS DISTINCT FROM c.amount`,
+    [sums.kind.startsWith(`'money:'`) ? 'money:%' : sums.kind.slice(1, -1)],
+  );
+  return rows.map((r) => ({
+    group: `${r.kind} of branch ${r.branch_key} on ${r.day}`,
+    kept: `${r.kept_n ?? 0} rows, ${r.kept_amount ?? 0}`,
+    actual: `${r.n ?? 0} rows, ${r.amount ?? 0}`,
+  }));
+}
+
+interface KeptCountDifference {
   branchKey: number;
   status: string;
   kept: number;
@@ -47,7 +128,7 @@ export interface KeptCountDifference {
 }
 
 /** The groups whose kept count differs from a count of the rows, in one snapshot. */
-export async function keptCountDifferences(
+async function keptCountDifferences(
   db: Queryable,
   table: KeptTable,
 ): Promise<KeptCountDifference[]> {

@@ -60,7 +60,7 @@ describe('npm run sync:verify', () => {
       }).catch((e: unknown) => e)) as { code: number; stdout: string };
       expect(kept.code).toBe(1);
       expect(kept.stdout).toContain(
-        `members kept count (branch ${branchId}, status 'Aktif'): 2 kept, 1 rows`,
+        `members kept count of branch ${branchId}, status 'Aktif': 2 kept, 1 actual`,
       );
     } finally {
       await dashboard.close();

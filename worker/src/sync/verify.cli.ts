@@ -21,10 +21,8 @@ try {
     );
     for (const d of r.different.slice(0, SHOWN))
       console.log(`  ${r.table} #${d.id}: ${d.columns.join(', ')}`);
-    for (const k of r.keptCounts)
-      console.log(
-        `  ${r.table} kept count (branch ${k.branchKey}, status '${k.status}'): ${k.kept} kept, ${k.counted} rows`,
-      );
+    for (const k of r.kept)
+      console.log(`  ${r.table} kept ${k.group}: ${k.kept} kept, ${k.actual} actual`);
     if (r.rejected.length > 0) console.log(`${r.table}: ${r.rejected.length} rejected`);
     for (const j of r.rejected.slice(0, SHOWN))
       console.log(`  ${r.table} #${j.id} rejected: ${j.reason}`);

@@ -1,8 +1,8 @@
 import { readModelPool } from '../../../common/databases.js';
 import {
   isKeptTable,
-  keptCountDifferences,
-  type KeptCountDifference,
+  keptDifferences,
+  type KeptDifference,
 } from '../../../read-model/kept-counts.js';
 import { compareTable } from './compare.js';
 import type { SyncDatabases } from './sync-engine.js';
@@ -15,8 +15,8 @@ export interface TableReport {
   different: { id: number; columns: string[] }[];
   /** Rows set aside as unrepresentable: reported, not counted as differences. */
   rejected: { id: number; reason: string }[];
-  /** Kept counts (read-model/kept-counts.ts) that differ from a count of the rows. */
-  keptCounts: KeptCountDifference[];
+  /** Kept counts and day sums (read-model/kept-counts.ts) that differ from the rows. */
+  kept: KeptDifference[];
 }
 
 /** Compares every table of the read model with a fresh projection of the legacy database. */
@@ -32,8 +32,8 @@ export async function verifyReadModel(
       extra: [],
       different: [],
       rejected: [],
-      keptCounts: isKeptTable(table.name)
-        ? await keptCountDifferences(readModelPool(db.readModel), table.name)
+      kept: isKeptTable(table.name)
+        ? await keptDifferences(readModelPool(db.readModel), table.name)
         : [],
     };
     // Rows PostgreSQL refused map fine but are missing: the rejects table says why.
@@ -62,6 +62,6 @@ export async function verifyReadModel(
 
 export const differenceCount = (reports: TableReport[]) =>
   reports.reduce(
-    (sum, r) => sum + r.missing.length + r.extra.length + r.different.length + r.keptCounts.length,
+    (sum, r) => sum + r.missing.length + r.extra.length + r.different.length + r.kept.length,
     0,
   );

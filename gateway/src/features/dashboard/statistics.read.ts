@@ -1,15 +1,19 @@
-// The statistics, as aggregates computed by PostgreSQL over the read model (never rows loaded
-// into the process), with the definitions of the dashboard and Istanbul days and months. The
-// ScopedRead already limits a bound client to its branch; `branchId` narrows further.
+// The statistics, with the definitions of the dashboard and Istanbul days and months, read from
+// what the read model keeps (read-model/kept-counts.ts): counts per branch and status, and sums
+// per branch and Istanbul day, written in the same transactions as the rows. A statistic is a sum
+// over a few rows, whatever the size of the club. The ScopedRead already limits a bound client to
+// its branch; `branchId` narrows further.
+import { Prisma } from '../../../../prisma/generated/read-model/client.js';
 import { istanbulDay } from '../../../../common/legacy-time.js';
-import { instantRange } from '../../http/filters.js';
 import type { ScopedRead } from '../../http/scoped-read.js';
 
-type Range = { gte?: Date; lt?: Date } | undefined;
-type BranchWhere = { branch_id?: number };
+/** Istanbul calendar days, inclusive; either end open when absent. */
+export interface DayRange {
+  from?: string;
+  to?: string;
+}
 
-const branchWhere = (branchId: number | undefined): BranchWhere =>
-  branchId === undefined ? {} : { branch_id: branchId };
+const onBranch = (branchId: number | undefined) => (branchId === undefined ? {} : { branchId });
 
 /** Today and this month as Istanbul calendar days (YYYY-MM-DD). */
 export function istanbulCalendar(now = new Date()) {
@@ -25,49 +29,36 @@ export function istanbulCalendar(now = new Date()) {
  * Money of non-cancelled, active transactions counted on their transaction_date: income (Gelir),
  * expense (Gider), and how many there are of any type.
  */
-export async function moneyIn(read: ScopedRead, branchId: number | undefined, range: Range) {
-  const groups = await read.financialTransaction.groupBy({
-    by: ['transaction_type'],
-    where: {
-      ...branchWhere(branchId),
-      is_cancelled: false,
-      is_active: true,
-      ...(range ? { transaction_date: range } : {}),
-    },
-    _sum: { amount: true },
-    _count: { _all: true },
-  });
-  const sumOf = (type: string) => groups.find((g) => g.transaction_type === type)?._sum.amount;
-  const income = sumOf('Gelir');
-  const expense = sumOf('Gider');
+export async function moneyIn(read: ScopedRead, branchId: number | undefined, days: DayRange) {
+  const sums = await read.sql.daySums('money:', { ...onBranch(branchId), ...days });
+  const amountOf = (type: string) =>
+    new Prisma.Decimal(sums.find((s) => s.kind === `money:${type}`)?.amount ?? 0);
+  const income = amountOf('Gelir');
+  const expense = amountOf('Gider');
   return {
-    transactions: groups.reduce((n, g) => n + g._count._all, 0),
-    income: income?.toNumber() ?? 0,
-    expense: expense?.toNumber() ?? 0,
+    transactions: sums.reduce((n, s) => n + s.n, 0),
+    income: income.toNumber(),
+    expense: expense.toNumber(),
     // Decimal arithmetic, so the difference carries no float rounding.
-    net: income
-      ? (expense ? income.minus(expense) : income).toNumber()
-      : -(expense?.toNumber() ?? 0),
+    net: income.minus(expense).toNumber(),
   };
 }
 
 export function memberCounts(read: ScopedRead, branchId: number | undefined) {
-  const where = branchWhere(branchId);
   return Promise.all([
-    read.member.count({ where }),
-    read.member.count({ where: { ...where, status: 'Aktif' } }),
+    read.sql.keptCount('members', onBranch(branchId)),
+    read.sql.keptCount('members', { ...onBranch(branchId), status: 'Aktif' }),
   ]);
 }
 
 /** Packages with status Aktif whose end_date is today or later (Istanbul). */
-export function activePackages(read: ScopedRead, branchId: number | undefined, today: string) {
-  return read.memberPackage.count({
-    where: {
-      ...branchWhere(branchId),
-      status: 'Aktif',
-      end_date: { gte: new Date(`${today}T00:00:00Z`) },
-    },
-  });
+export async function activePackages(
+  read: ScopedRead,
+  branchId: number | undefined,
+  today: string,
+) {
+  const [sum] = await read.sql.daySums('active_package', { ...onBranch(branchId), from: today });
+  return sum?.n ?? 0;
 }
 
 export function activeBranches(read: ScopedRead, branchId: number | undefined) {
@@ -76,11 +67,18 @@ export function activeBranches(read: ScopedRead, branchId: number | undefined) {
   });
 }
 
-export const monthRange = (c: ReturnType<typeof istanbulCalendar>) =>
-  instantRange(c.monthStart, c.monthEnd);
-export const dayRange = (day: string) => instantRange(day, day);
+export const monthRange = (c: ReturnType<typeof istanbulCalendar>): DayRange => ({
+  from: c.monthStart,
+  to: c.monthEnd,
+});
+export const dayRange = (day: string): DayRange => ({ from: day, to: day });
 
 /** Members registered on an Istanbul day. */
-export function membersRegistered(read: ScopedRead, branchId: number | undefined, day: string) {
-  return read.member.count({ where: { ...branchWhere(branchId), registered_at: dayRange(day) } });
+export async function membersRegistered(
+  read: ScopedRead,
+  branchId: number | undefined,
+  day: string,
+) {
+  const [sum] = await read.sql.daySums('registered', { ...onBranch(branchId), ...dayRange(day) });
+  return sum?.n ?? 0;
 }

@@ -1,6 +1,5 @@
 import { defineEndpoint } from '../../http/endpoint.js';
 import { istanbulCalendar, moneyIn } from '../dashboard/statistics.read.js';
-import { instantRange } from '../../http/filters.js';
 import { listInstallmentPlans, listTransactions } from './financial.read.js';
 import {
   financialSummaryResponse,
@@ -44,7 +43,10 @@ export const getFinancialSummaryEndpoint = defineEndpoint({
     const month = istanbulCalendar();
     const start = query.start_date ?? (query.end_date ? undefined : month.monthStart);
     const end = query.end_date ?? (query.start_date ? undefined : month.monthEnd);
-    const money = await moneyIn(read(), query.branch_id, instantRange(start, end));
+    const money = await moneyIn(read(), query.branch_id, {
+      ...(start ? { from: start } : {}),
+      ...(end ? { to: end } : {}),
+    });
     return {
       success: true,
       data: {
