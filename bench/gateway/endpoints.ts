@@ -1,6 +1,7 @@
 // What `npm run bench -- --only gateway` measures: one line per endpoint. `baseline` answers the
 // same request from a bare node:http + pg server (baseline-server.ts) over the same database;
 // endpoints without one are reported without a ratio. A new list endpoint is one `list(...)` line.
+// The names are what targets.ts looks figures up by.
 import type pg from 'pg';
 
 export interface BenchEndpoint {
@@ -9,14 +10,19 @@ export interface BenchEndpoint {
   /** Path and query on the gateway; the baseline server answers the same path. */
   path: string;
   connections: number;
-  /** Sends the bench client's bearer token. */
-  bearer: boolean;
+  /**
+   * Sends the bench client's bearer token; `'bound'`: the token of a client with the same scopes
+   * bound to branch 1 (seed.ts), whose reads take the branch-scoped path.
+   */
+  bearer: boolean | 'bound';
   /** A JSON body (token issuance); `{{client_key}}`/`{{client_secret}}` are filled in. */
   body?: string;
   baseline?: (pool: pg.Pool) => Promise<unknown>;
 }
 
 export const SEARCH_TERM = 'yilmaz';
+/** The deep page of the members list measured against the first. */
+export const DEEP_PAGE = 2000;
 const MEMBER_ID = 1;
 
 // The gateway's member shape, built by hand as a bare server would.
@@ -27,28 +33,46 @@ const memberJson = (row: Record<string, unknown>) => ({
   phone_digits: undefined,
 });
 
-async function page(pool: pg.Pool, table: string, where = '', params: unknown[] = []) {
+async function page(pool: pg.Pool, table: string, where = '', params: unknown[] = [], pageNo = 1) {
+  const offset = (pageNo - 1) * 50;
   const [rows, count] = await Promise.all([
-    pool.query(`SELECT * FROM ${table} ${where} ORDER BY id LIMIT 50`, params),
+    pool.query(`SELECT * FROM ${table} ${where} ORDER BY id LIMIT 50 OFFSET ${offset}`, params),
     pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} ${where}`, params),
   ]);
   const total = count.rows[0]?.n ?? 0;
   return {
     success: true,
     data: rows.rows.map(memberJson),
-    pagination: { page: 1, limit: 50, total, total_pages: Math.ceil(total / 50) },
+    pagination: { page: pageNo, limit: 50, total, total_pages: Math.ceil(total / 50) },
   };
 }
 
-/** A list endpoint over one read-model table, first page of 50 with its count. */
-const list = (name: string, table: string, path: string): BenchEndpoint => ({
+interface ListQuery {
+  /** Query parameters before `limit=50`, each with its `&`, e.g. `branch_id=1&`. */
+  query?: string;
+  /** The same filter for the baseline, in SQL. */
+  where?: string;
+  params?: unknown[];
+  page?: number;
+}
+
+/** A list endpoint over one read-model table, a page of 50 (the first unless said) with its count. */
+const list = (
+  name: string,
+  table: string,
+  path: string,
+  { query = '', where = '', params = [], page: pageNo = 1 }: ListQuery = {},
+): BenchEndpoint => ({
   name,
   method: 'GET',
-  path: `${path}?limit=50`,
+  path: `${path}?${query}limit=50`,
   connections: 10,
   bearer: true,
-  baseline: (pool) => page(pool, table),
+  baseline: (pool) => page(pool, table, where, params, pageNo),
 });
+
+// The read model's value of `status=active`.
+const ACTIVE = 'Aktif';
 
 export const ENDPOINTS: BenchEndpoint[] = [
   {
@@ -70,7 +94,29 @@ export const ENDPOINTS: BenchEndpoint[] = [
     bearer: true,
     baseline: (pool) => page(pool, 'members', 'WHERE search_text LIKE $1', [`%${SEARCH_TERM}%`]),
   },
+  // Every list answers an exact total: these take the kept counts' path (branch, status, both).
   list('members list', 'members', '/api/v1/members'),
+  list('members list branch 1', 'members', '/api/v1/members', {
+    query: 'branch_id=1&',
+    where: 'WHERE branch_id = $1',
+    params: [1],
+  }),
+  list('members list active', 'members', '/api/v1/members', {
+    query: 'status=active&',
+    where: 'WHERE status = $1',
+    params: [ACTIVE],
+  }),
+  list('members list active branch 1', 'members', '/api/v1/members', {
+    query: 'branch_id=1&status=active&',
+    where: 'WHERE branch_id = $1 AND status = $2',
+    params: [1, ACTIVE],
+  }),
+  // Deep paging: rows 99,951–100,000 (seed.ts seeds 200,000 members by default); past the end
+  // with fewer members, an empty page (targets.ts says so).
+  list('members list page 2000', 'members', '/api/v1/members', {
+    query: `page=${DEEP_PAGE}&`,
+    page: DEEP_PAGE,
+  }),
   list('branches list', 'branches', '/api/v1/branches'),
   list('packages list', 'packages', '/api/v1/packages'),
   {
@@ -106,6 +152,14 @@ export const ENDPOINTS: BenchEndpoint[] = [
     path: '/api/v1/dashboard/stats',
     connections: 10,
     bearer: true,
+  },
+  // The same for a client bound to branch 1: every aggregate narrowed to the branch.
+  {
+    name: 'dashboard stats bound',
+    method: 'GET',
+    path: '/api/v1/dashboard/stats',
+    connections: 10,
+    bearer: 'bound',
   },
   {
     name: 'token issuance',

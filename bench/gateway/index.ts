@@ -3,7 +3,7 @@
 // endpoint by endpoint (endpoints.ts), in alternating rounds so that other load on the machine
 // hits both alike; the load generator runs in its own process (load.ts). Prints requests/s,
 // p50, p99 and the ratio gateway / baseline, with the spread of the rounds, and the gateway's RSS;
-// then the change feed against paging through every member (feed.ts); then the members search alone for `soak` seconds, the gateway's RSS sampled every 30 s (the RSS
+// then the list and statistics targets over those rounds (targets.ts); then the change feed against paging through every member (feed.ts); then the members search alone for `soak` seconds, the gateway's RSS sampled every 30 s (the RSS
 // target is for five minutes of that load, and a leak shows as a line that keeps rising).
 import { createReadModelClient } from '../../common/databases.js';
 import { benchEnvironment, makeTempDir, releaseInTurn, removeTempDir } from '../cleanup.js';
@@ -13,6 +13,7 @@ import { applyLoad, loadGenerator, type LoadResult } from './load.js';
 import { startBaseline, startGateway, type Started } from './processes.js';
 import { printProfileSplit } from './profile.js';
 import { createBenchClient, seedMembers } from './seed.js';
+import { printTargets } from './targets.js';
 
 export interface GatewayBenchOptions {
   seconds: number;
@@ -47,8 +48,16 @@ gateway RSS under ${seconds} s of ${search.path} (${search.connections} connecti
   );
 }
 
-type Target = 'gateway' | 'baseline';
-export type Credentials = { client_key: string; client_secret: string; token: string };
+export type Target = 'gateway' | 'baseline';
+/** Every round's result of each endpoint measured, per target. */
+export type Measured = Map<BenchEndpoint, Record<Target, LoadResult[]>>;
+export type Credentials = {
+  client_key: string;
+  client_secret: string;
+  token: string;
+  /** A token of the same client bound to branch 1, for the endpoints with `bearer: 'bound'`. */
+  boundToken?: string;
+};
 
 export function requestOf(
   endpoint: BenchEndpoint,
@@ -57,7 +66,11 @@ export function requestOf(
   seconds: number,
 ) {
   const headers: Record<string, string> = {};
-  if (endpoint.bearer) headers.authorization = `Bearer ${who.token}`;
+  if (endpoint.bearer) {
+    const token = endpoint.bearer === 'bound' ? who.boundToken : who.token;
+    if (!token) throw new Error(`${endpoint.name}: no token of a client bound to a branch`);
+    headers.authorization = `Bearer ${token}`;
+  }
   if (endpoint.body) headers['content-type'] = 'application/json';
   return {
     url: `${server.url}${endpoint.path}`,
@@ -112,9 +125,7 @@ async function measure(
   who: Credentials,
 ) {
   const endpoints = ENDPOINTS.filter((e) => e.name.includes(options.endpoint ?? ''));
-  const results = new Map<BenchEndpoint, Record<Target, LoadResult[]>>(
-    endpoints.map((e) => [e, { gateway: [], baseline: [] }]),
-  );
+  const results: Measured = new Map(endpoints.map((e) => [e, { gateway: [], baseline: [] }]));
   const targetsOf = (e: BenchEndpoint): Target[] =>
     e.baseline ? ['baseline', 'gateway'] : ['gateway'];
   // A warm-up as long as a round: shorter ones left the first round still paying for JIT
@@ -134,7 +145,7 @@ async function measure(
           (servers[target].cpuMs() - cpuBefore) / (result.requestsPerSecond * options.seconds);
         results.get(endpoint)![target].push(result);
         console.log(
-          `round ${round + 1} ${endpoint.name.padEnd(16)} ${target.padEnd(8)} ${fmt(result.requestsPerSecond).padStart(6)} req/s  p50 ${fmt(result.p50Ms, 2)} ms  p99 ${fmt(result.p99Ms, 2)} ms  cpu ${fmt(result.cpuMsPerRequest, 3)} ms/req${result.failures ? `  ${result.failures} failed` : ''}`,
+          `round ${round + 1} ${endpoint.name.padEnd(28)} ${target.padEnd(8)} ${fmt(result.requestsPerSecond).padStart(6)} req/s  p50 ${fmt(result.p50Ms, 2)} ms  p99 ${fmt(result.p99Ms, 2)} ms  cpu ${fmt(result.cpuMsPerRequest, 3)} ms/req${result.failures ? `  ${result.failures} failed` : ''}`,
         );
       }
     }
@@ -162,14 +173,17 @@ export async function benchGateway(options: GatewayBenchOptions): Promise<void> 
     console.log(`seeding ${options.members} members; load generator: ${loadGenerator}`);
     await seedMembers(env.databaseUrl, options.members);
     const client = await createBenchClient(db);
+    const bound = await createBenchClient(db, 1);
     servers.gateway = await startGateway(
       { DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, REDIS_PREFIX: env.redisPrefix },
       { profileDir },
     );
     servers.baseline = await startBaseline(env.databaseUrl);
     const token = await issueToken(servers.gateway, client.client_key, client.client_secret);
-    const who = { ...client, token };
+    const boundToken = await issueToken(servers.gateway, bound.client_key, bound.client_secret);
+    const who = { ...client, token, boundToken };
     const results = await measure(options, servers as Record<Target, Started>, who);
+    await printTargets(results, servers.gateway, token, options.members);
     const detail = [...results].find(([endpoint]) => endpoint.name === 'members detail')?.[1];
     if (detail) {
       await benchFeed(servers.gateway, token, median(detail.gateway.map((r) => r.p99Ms)));

@@ -1,7 +1,8 @@
 // The benchmark's read model: a generated member table of the wanted size (names drawn so that
 // the search term matches about one member in 25, as the commonest Turkish surname would), both
 // tables behind X-Data-Age marked synced, and one client allowed everything, with limits no run
-// can reach, so every request takes the limiter's whole path and none is refused.
+// can reach, so every request takes the limiter's whole path and none is refused (index.ts makes
+// a second one, bound to branch 1, for the branch-scoped reads).
 import pg from 'pg';
 import { foldTurkish } from '../../common/turkish.js';
 import type { ReadModelClient } from '../../common/databases.js';
@@ -100,11 +101,12 @@ export async function seedMembers(databaseUrl: string, count: number): Promise<v
   }
 }
 
-export function createBenchClient(db: ReadModelClient) {
+/** The bench's client; with `branchId`, the same client bound to that branch. */
+export function createBenchClient(db: ReadModelClient, branchId: number | null = null) {
   return createClient(db, {
-    name: 'bench',
+    name: branchId === null ? 'bench' : `bench-branch-${branchId}`,
     scopes: [...SCOPES],
-    branchId: null,
+    branchId,
     limits: { minute: 1e9, hour: 1e9, day: 1e9 },
   });
 }

@@ -1,0 +1,138 @@
+// The list and statistics targets, one block after the per-endpoint table, from the same rounds:
+// each figure per round, its mean and the rounds' min–max, its ratio to what it is judged against
+// in the same run (GET /members/{id} through the gateway, page 1's p50, or the bare baseline of
+// the same request), the target, and whether the ratio of the means meets it. A ratio's spread
+// pairs round i with round i, both having run in that round under the same load on the machine.
+import { DEEP_PAGE, type BenchEndpoint } from './endpoints.js';
+import type { Measured, Target } from './index.js';
+import type { LoadResult } from './load.js';
+import type { Started } from './processes.js';
+
+type Figure = 'req/s' | 'p50 ms' | 'p99 ms';
+
+interface Goal {
+  /** The endpoint's name in ENDPOINTS; its figure through the gateway. */
+  endpoint: string;
+  figure: Figure;
+  /**
+   * `'baseline'`: the baseline's same figure for the same request; otherwise the name of another
+   * endpoint, its figure through the gateway.
+   */
+  against: string;
+  /** Bound of the ratio of the means: at least for throughput, at most for latency. */
+  target: ['≥' | '≤', number];
+}
+
+const DETAIL = 'members detail';
+const DEEP = `members list page ${DEEP_PAGE}`;
+const againstDetail = (endpoint: string): Goal => ({
+  endpoint,
+  figure: 'req/s',
+  against: DETAIL,
+  target: ['≥', 0.3],
+});
+const againstBaseline = (endpoint: string): Goal => ({
+  endpoint,
+  figure: 'req/s',
+  against: 'baseline',
+  target: ['≥', 0.4],
+});
+
+const GOALS: Goal[] = [
+  againstDetail('members list'),
+  againstDetail('members list branch 1'),
+  againstDetail('members list active'),
+  againstDetail('members list active branch 1'),
+  // `members list` is page 1: no page parameter means page 1.
+  { endpoint: DEEP, figure: 'p50 ms', against: 'members list', target: ['≤', 3] },
+  againstDetail('transactions of branch 1'),
+  againstDetail('dashboard stats'),
+  againstDetail('dashboard stats bound'),
+  againstBaseline(DETAIL),
+  { endpoint: DETAIL, figure: 'p99 ms', against: 'baseline', target: ['≤', 2.5] },
+  againstBaseline('branches list'),
+  againstBaseline('packages list'),
+];
+
+const VALUE_OF: Record<Figure, (r: LoadResult) => number> = {
+  'req/s': (r) => r.requestsPerSecond,
+  'p50 ms': (r) => r.p50Ms,
+  'p99 ms': (r) => r.p99Ms,
+};
+
+const fmt = (n: number, digits = 0) => n.toFixed(digits);
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+const range = (xs: number[], digits: number) =>
+  `${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)}`;
+const labelOf = (e: BenchEndpoint) =>
+  `${e.method} ${e.path.replace('/api/v1', '')}` +
+  (e.bearer === 'bound' ? ' (client bound to branch 1)' : '');
+
+type ByName = ReadonlyMap<string, readonly [BenchEndpoint, Record<Target, LoadResult[]>]>;
+
+function goalLine(goal: Goal, byName: ByName) {
+  const measured = byName.get(goal.endpoint);
+  const reference = goal.against === 'baseline' ? measured : byName.get(goal.against);
+  const side: Target = goal.against === 'baseline' ? 'baseline' : 'gateway';
+  if (!measured?.[1].gateway.length || !reference?.[1][side].length) {
+    return `${goal.endpoint} ${goal.figure} against ${goal.against}: not measured in this run`;
+  }
+  const digits = goal.figure === 'req/s' ? 0 : 2;
+  const values = measured[1].gateway.map(VALUE_OF[goal.figure]);
+  const references = reference[1][side].map(VALUE_OF[goal.figure]);
+  const ratio = mean(values) / mean(references);
+  const ratios = values.map((v, i) => v / references[i]!);
+  const [sign, bound] = goal.target;
+  const met = sign === '≥' ? ratio >= bound : ratio <= bound;
+  const failures = [...measured[1].gateway, ...reference[1][side]].reduce(
+    (n, r) => n + r.failures,
+    0,
+  );
+  return (
+    `${labelOf(measured[0])} ${goal.figure}: rounds ${values.map((v) => fmt(v, digits)).join(', ')}; ` +
+    `mean ${fmt(mean(values), digits)} (${range(values, digits)}) / ` +
+    `${side === 'baseline' ? 'baseline' : `gateway ${labelOf(reference[0])}`} ` +
+    `${fmt(mean(references), digits)} (${range(references, digits)}) = ` +
+    `${fmt(ratio, 2)} (rounds ${range(ratios, 2)}); target ${sign} ${bound}: ${met ? 'met' : 'not met'}` +
+    (failures ? `; !! ${failures} failed requests` : '')
+  );
+}
+
+/** The rows the gateway answers for `endpoint`: 0 for a page past the end. */
+async function rowsOf(gateway: Started, token: string, endpoint: BenchEndpoint) {
+  const response = await fetch(`${gateway.url}${endpoint.path}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const body = (await response.json()) as { data?: unknown[] };
+  return body.data?.length ?? 0;
+}
+
+/**
+ * `token`: the unbound client's, to check whether the deep page has rows at `members` members;
+ * past the end it is an empty page, not a deep one, and its line says so.
+ */
+export async function printTargets(
+  results: Measured,
+  gateway: Started,
+  token: string,
+  members: number,
+) {
+  const byName = new Map([...results].map(([e, r]) => [e.name, [e, r] as const]));
+  const deep = byName.get(DEEP)?.[0];
+  const deepRows = deep ? await rowsOf(gateway, token, deep) : undefined;
+  const rounds = [...results.values()][0]?.gateway.length ?? 0;
+  console.log(
+    `\n== list and statistics targets (through the gateway, ${rounds} round${rounds === 1 ? '' : 's'}; ` +
+      `ratio of the means, the rounds' min–max in brackets)`,
+  );
+  for (const goal of GOALS) {
+    const pastTheEnd = goal.endpoint === DEEP && deepRows === 0;
+    console.log(
+      goalLine(goal, byName) +
+        (pastTheEnd
+          ? `\n  !! page ${DEEP_PAGE} is past the end at ${members} members: an empty page, not a ` +
+            `deep one (it needs ${(DEEP_PAGE - 1) * 50 + 1} or more; the default --members 200000 has them)`
+          : ''),
+    );
+  }
+}
