@@ -4,7 +4,7 @@
 // caller's (api/branch-sql.ts), and only the synced tables can be named.
 import pg from 'pg';
 import { branchCondition, keptBranchKeys } from './branch-sql.js';
-import type { KeptTable } from '../read-model/kept-counts.js';
+import { ID_BLOCK, type KeptTable } from '../read-model/kept-counts.js';
 import {
   changesStatement,
   SNAPSHOT_XMIN,
@@ -25,6 +25,11 @@ export interface SqlSelect extends SqlQuery {
   columns: readonly string[];
   orderBy?: string;
   window?: { skip: number; take: number };
+  /**
+   * The kept counts matching `where` exactly (read-model/kept-counts.ts): with `orderBy: 'id'`,
+   * a deep page then starts in the block of ids that holds it.
+   */
+  kept?: { table: KeptTable; branchId?: number; status?: string };
 }
 
 export interface ScopedSql {
@@ -133,6 +138,46 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
       const clause = where.length ? ` WHERE ${where.map((w) => `(${w})`).join(' AND ')}` : '';
       return { from: `FROM ${pg.escapeIdentifier(query.table)}${clause}`, params };
     };
+    /**
+     * A deep page in id order, from the kept counts per block of ids: the blocks before the page
+     * are summed (a few rows each), and only the rest of the skip, within one block, is walked.
+     * One statement, so the counts and the rows are of one snapshot and the page is exact.
+     */
+    const positionedPage = (
+      query: SqlSelect,
+      kept: NonNullable<SqlSelect['kept']>,
+      window: { skip: number; take: number },
+    ) => {
+      const branch = keptBranch(kept.branchId);
+      if (branch === null) return Promise.resolve([]);
+      const start = `(SELECT id_block * ${ID_BLOCK} FROM start)`;
+      const { from, params } = filtered({ ...query, where: [...query.where, `id >= ${start}`] });
+      const keptWhere = [`table_name = $${params.push(kept.table)}`];
+      if (branch !== undefined) {
+        keptWhere.push(
+          `branch_key = ANY($${params.push(keptBranchKeys(kept.table, branch))}::int[])`,
+        );
+      }
+      if (kept.status !== undefined) keptWhere.push(`status = $${params.push(kept.status)}`);
+      const skip = `$${params.push(window.skip)}::bigint`;
+      const take = `$${params.push(window.take)}`;
+      const columns = query.columns.map(pg.escapeIdentifier).join(', ');
+      return run(
+        `WITH blocks AS (
+           SELECT id_block, sum(n) AS n FROM kept_counts WHERE ${keptWhere.join(' AND ')}
+           GROUP BY id_block HAVING sum(n) <> 0
+         ), placed AS (
+           SELECT id_block, (sum(n) OVER (ORDER BY id_block) - n)::bigint AS before FROM blocks
+         ), start AS (
+           SELECT id_block, before FROM placed WHERE before <= ${skip}
+           ORDER BY id_block DESC LIMIT 1
+         )
+         SELECT ${columns} FROM ${pg.escapeIdentifier(query.table)} WHERE id IN (
+           SELECT id ${from} ORDER BY id LIMIT ${take} OFFSET ${skip} - (SELECT before FROM start)
+         ) ORDER BY id`,
+        params,
+      );
+    };
     return {
       rows(query) {
         const { from, params } = filtered(query);
@@ -141,6 +186,9 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
         if (!query.window) return run(`SELECT ${columns} ${from}${order}`, params);
         params.push(query.window.take, query.window.skip);
         const limit = ` LIMIT $${params.length - 1} OFFSET $${params.length}`;
+        if (query.kept && query.orderBy === 'id' && query.window.skip >= ID_BLOCK) {
+          return positionedPage(query, query.kept, query.window);
+        }
         // Past the first page the rows skipped are walked as index entries only, and only the
         // page's rows are read whole: page 2,000 of 50 skips 99,950 entries, not 99,950 rows.
         if (query.window.skip > 0) {

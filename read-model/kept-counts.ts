@@ -20,6 +20,9 @@ export const KEPT_COUNTS = {
 } as const;
 export type KeptTable = keyof typeof KEPT_COUNTS;
 
+/** Rows are counted per block of this many ids (the migration's `id / 4096`). */
+export const ID_BLOCK = 4096;
+
 export const isKeptTable = (table: string): table is KeptTable => table in KEPT_COUNTS;
 
 /** The day sums each table feeds: kind, Istanbul day and amount (SQL over a row), and which rows. */
@@ -53,11 +56,11 @@ const KEPT_DAY_SUMS: Partial<
  */
 export async function foldKeptCounts(db: Queryable): Promise<number> {
   const counts = await db.query<{ folded: string }>(`
-    WITH gone AS (DELETE FROM kept_counts RETURNING table_name, branch_key, status, n),
+    WITH gone AS (DELETE FROM kept_counts RETURNING table_name, branch_key, status, id_block, n),
     folded AS (
-      INSERT INTO kept_counts (table_name, branch_key, status, n)
-      SELECT table_name, branch_key, status, sum(n) FROM gone
-      GROUP BY table_name, branch_key, status HAVING sum(n) <> 0
+      INSERT INTO kept_counts (table_name, branch_key, status, id_block, n)
+      SELECT table_name, branch_key, status, id_block, sum(n) FROM gone
+      GROUP BY table_name, branch_key, status, id_block HAVING sum(n) <> 0
       RETURNING 1
     )
     SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded) AS folded`);
@@ -83,7 +86,7 @@ export interface KeptDifference {
 /** Every kept count and day sum of `table` that differs from the rows, each in one snapshot. */
 export async function keptDifferences(db: Queryable, table: KeptTable): Promise<KeptDifference[]> {
   const counts = (await keptCountDifferences(db, table)).map((d) => ({
-    group: `count of branch ${d.branchKey}, status '${d.status}'`,
+    group: `count of branch ${d.branchKey}, status '${d.status}', ids ${d.idBlock * ID_BLOCK}–${(d.idBlock + 1) * ID_BLOCK - 1}`,
     kept: String(d.kept),
     actual: String(d.counted),
   }));
@@ -123,6 +126,7 @@ async function keptDaySumDifferences(db: Queryable, table: KeptTable): Promise<K
 interface KeptCountDifference {
   branchKey: number;
   status: string;
+  idBlock: number;
   kept: number;
   counted: number;
 }
@@ -137,20 +141,24 @@ async function keptCountDifferences(
   const { rows } = await db.query<{
     branch_key: number;
     status: string;
+    id_block: number;
     kept: string | null;
     counted: string | null;
   }>(
-    `SELECT branch_key, status, k.kept, c.counted
-     FROM (SELECT branch_key, status, sum(n) AS kept FROM kept_counts WHERE table_name = $1
-           GROUP BY branch_key, status HAVING sum(n) <> 0) k
-     FULL JOIN (SELECT coalesce(branch_id, 0) AS branch_key, ${status} AS status, count(*) AS counted
-                FROM ${pg.escapeIdentifier(table)} GROUP BY 1, 2) c USING (branch_key, status)
+    `SELECT branch_key, status, id_block, k.kept, c.counted
+     FROM (SELECT branch_key, status, id_block, sum(n) AS kept FROM kept_counts
+           WHERE table_name = $1 GROUP BY 1, 2, 3 HAVING sum(n) <> 0) k
+     FULL JOIN (SELECT coalesce(branch_id, 0) AS branch_key, ${status} AS status,
+                       id / ${ID_BLOCK} AS id_block, count(*) AS counted
+                FROM ${pg.escapeIdentifier(table)} GROUP BY 1, 2, 3) c
+       USING (branch_key, status, id_block)
      WHERE k.kept IS DISTINCT FROM c.counted`,
     [table],
   );
   return rows.map((r) => ({
     branchKey: r.branch_key,
     status: r.status,
+    idBlock: r.id_block,
     kept: Number(r.kept ?? 0),
     counted: Number(r.counted ?? 0),
   }));

@@ -53,14 +53,15 @@ describe('npm run sync:verify', () => {
       expect(failure.stdout).toMatch(/full_name/);
 
       // A kept count (a list's exact total) that no longer matches the rows is named too.
-      await gateway.db.$executeRaw`INSERT INTO kept_counts (table_name, branch_key, status, n)
-        VALUES ('members', ${branchId}, 'Aktif', 1)`;
+      await gateway.db
+        .$executeRaw`INSERT INTO kept_counts (table_name, branch_key, status, id_block, n)
+        VALUES ('members', ${branchId}, 'Aktif', 0, 1)`;
       const kept = (await run('npm', ['run', '--silent', 'sync:verify'], {
         env: npmEnv(),
       }).catch((e: unknown) => e)) as { code: number; stdout: string };
       expect(kept.code).toBe(1);
       expect(kept.stdout).toContain(
-        `members kept count of branch ${branchId}, status 'Aktif': 2 kept, 1 actual`,
+        `members kept count of branch ${branchId}, status 'Aktif', ids 0–4095: 2 kept, 1 actual`,
       );
     } finally {
       await dashboard.close();

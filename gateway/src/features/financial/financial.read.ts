@@ -10,22 +10,34 @@ import { listPage, narrowsOnlyBy } from '../../http/pagination.js';
 import type { ScopedRead } from '../../http/scoped-read.js';
 import type { installmentsQuery, transactionsQuery } from './financial.schemas.js';
 
+const TRANSACTION_COLUMNS = Object.keys(transactionResource.select);
+
+/**
+ * A hot list (a branch's till, a member's history): a prepared statement through ScopedRead.sql,
+ * without the ORM's per-query cost (docs/decisions/0005-fast-hot-path.md), newest first.
+ */
 export function listTransactions(read: ScopedRead, query: z.infer<typeof transactionsQuery>) {
-  const where: ReadModelPrisma.FinancialTransactionWhereInput = {
-    branch_id: query.branch_id,
-    member_id: query.member_id,
-    transaction_type: query.transaction_type,
-    payment_method: query.payment_method,
-    is_cancelled: query.is_cancelled,
-    transaction_date: instantRange(query.start_date, query.end_date),
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const equals = (column: string, value: unknown) => {
+    if (value !== undefined) where.push(`${column} = $${params.push(value)}`);
   };
+  equals('branch_id', query.branch_id);
+  equals('member_id', query.member_id);
+  equals('transaction_type', query.transaction_type);
+  equals('payment_method', query.payment_method);
+  equals('is_cancelled', query.is_cancelled);
+  const dates = instantRange(query.start_date, query.end_date);
+  if (dates?.gte) where.push(`transaction_date >= $${params.push(dates.gte)}`);
+  if (dates?.lt) where.push(`transaction_date < $${params.push(dates.lt)}`);
+  const filter = { table: 'financial_transactions' as const, where, params };
   return listPage(query, {
     rows: (window) =>
-      read.financialTransaction.findMany({
-        where,
-        orderBy: [{ transaction_date: 'desc' }, { id: 'desc' }],
-        select: transactionResource.select,
-        ...window,
+      read.sql.rows({
+        ...filter,
+        columns: TRANSACTION_COLUMNS,
+        orderBy: 'transaction_date DESC, id DESC',
+        window,
       }),
     // By branch or over all, the exact total is kept (read-model/kept-counts.ts), not counted.
     total: () =>
@@ -33,7 +45,7 @@ export function listTransactions(read: ScopedRead, query: z.infer<typeof transac
         ? read.sql.keptCount('financial_transactions', {
             ...(query.branch_id !== undefined ? { branchId: query.branch_id } : {}),
           })
-        : read.financialTransaction.count({ where }),
+        : read.sql.count(filter),
     toApi: transactionResource.toApi,
   });
 }

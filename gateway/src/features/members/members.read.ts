@@ -34,15 +34,20 @@ export function listMembers(read: ScopedRead, query: ListMembersQuery) {
     where.push(digits ? `${text} OR phone_digits LIKE ${param(`%${digits}%`)}` : text);
   }
   const filter = { table: 'members' as const, where, params };
+  const keptFilter = {
+    ...(query.branch_id !== undefined ? { branchId: query.branch_id } : {}),
+    ...(query.status ? { status: STATUS_VALUES[query.status] } : {}),
+  };
   return listPage(query, {
-    rows: (window) => read.sql.rows({ ...filter, columns: MEMBER_COLUMNS, orderBy: 'id', window }),
-    total: () =>
-      kept
-        ? read.sql.keptCount('members', {
-            ...(query.branch_id !== undefined ? { branchId: query.branch_id } : {}),
-            ...(query.status ? { status: STATUS_VALUES[query.status] } : {}),
-          })
-        : read.sql.count(filter),
+    rows: (window) =>
+      read.sql.rows({
+        ...filter,
+        columns: MEMBER_COLUMNS,
+        orderBy: 'id',
+        window,
+        ...(kept ? { kept: { table: 'members' as const, ...keptFilter } } : {}),
+      }),
+    total: () => (kept ? read.sql.keptCount('members', keptFilter) : read.sql.count(filter)),
     toApi: memberResource.toApi,
   });
 }
