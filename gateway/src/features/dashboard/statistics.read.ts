@@ -3,7 +3,6 @@
 // per branch and Istanbul day, written in the same transactions as the rows. A statistic is a sum
 // over a few rows, whatever the size of the club. The ScopedRead already limits a bound client to
 // its branch; `branchId` narrows further.
-import { Prisma } from '../../../../prisma/generated/read-model/client.js';
 import { istanbulDay } from '../../../../common/legacy-time.js';
 import type { ScopedRead } from '../../http/scoped-read.js';
 
@@ -31,18 +30,27 @@ export function istanbulCalendar(now = new Date()) {
  */
 export async function moneyIn(read: ScopedRead, branchId: number | undefined, days: DayRange) {
   const sums = await read.sql.daySums('money:', { ...onBranch(branchId), ...days });
-  const amountOf = (type: string) =>
-    new Prisma.Decimal(sums.find((s) => s.kind === `money:${type}`)?.amount ?? 0);
-  const income = amountOf('Gelir');
-  const expense = amountOf('Gider');
+  const centsOf = (type: string) => cents(sums.find((s) => s.kind === `money:${type}`)?.amount);
+  const income = centsOf('Gelir');
+  const expense = centsOf('Gider');
   return {
     transactions: sums.reduce((n, s) => n + s.n, 0),
-    income: income.toNumber(),
-    expense: expense.toNumber(),
-    // Decimal arithmetic, so the difference carries no float rounding.
-    net: income.minus(expense).toNumber(),
+    income: amount(income),
+    expense: amount(expense),
+    // In whole cents, so the difference carries no float rounding.
+    net: amount(income - expense),
   };
 }
+
+/** A sum of DECIMAL(12,2) amounts as PostgreSQL writes it ("-2.50", "742300.10") in cents. */
+function cents(text = '0'): bigint {
+  const [whole = '0', fraction = ''] = text.replace('-', '').split('.');
+  const value = BigInt(whole) * 100n + BigInt(`${fraction}00`.slice(0, 2));
+  return text.startsWith('-') ? -value : value;
+}
+
+/** Cents as the API's number: the double nearest the exact amount, as parsing its text gives. */
+const amount = (inCents: bigint) => Number(inCents) / 100;
 
 export function memberCounts(read: ScopedRead, branchId: number | undefined) {
   return Promise.all([
