@@ -1,8 +1,8 @@
 import { branchResource } from '../../../../api/resources/branches.js';
-import type { ReadModelPrisma } from '../../../../common/databases.js';
 import { defineEndpoint } from '../../http/endpoint.js';
 import { notFound } from '../../http/errors.js';
-import { foldedSearch, idParams } from '../../http/filters.js';
+import { escapeLike, idParams } from '../../http/filters.js';
+import { foldTurkish } from '../../../../common/turkish.js';
 import { listPage } from '../../http/pagination.js';
 import {
   activePackages,
@@ -20,6 +20,8 @@ import {
 
 const branchNotFound = () => notFound('Şube bulunamadı.');
 
+const BRANCH_COLUMNS = Object.keys(branchResource.select);
+
 export const listBranchesEndpoint = defineEndpoint({
   operationId: 'listBranches',
   group: 'branches',
@@ -32,19 +34,18 @@ export const listBranchesEndpoint = defineEndpoint({
   response: branchListResponse,
   tables: ['branches'],
   handle: ({ read, query }) => {
-    const where: ReadModelPrisma.BranchWhereInput = {
-      status: query.status,
-      ...(query.search ? foldedSearch(query.search) : {}),
-    };
+    // Prepared statements through ScopedRead.sql: a partner's app lists branches on every start.
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.status) where.push(`status = $${params.push(query.status)}`);
+    if (query.search) {
+      where.push(`search_text LIKE $${params.push(`%${escapeLike(foldTurkish(query.search))}%`)}`);
+    }
+    const filter = { table: 'branches' as const, where, params };
     return listPage(query, {
       rows: (window) =>
-        read().branch.findMany({
-          where,
-          orderBy: { id: 'asc' },
-          select: branchResource.select,
-          ...window,
-        }),
-      total: () => read().branch.count({ where }),
+        read().sql.rows({ ...filter, columns: BRANCH_COLUMNS, orderBy: 'id', window }),
+      total: () => read().sql.count(filter),
       toApi: branchResource.toApi,
     });
   },

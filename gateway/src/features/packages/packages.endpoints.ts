@@ -5,6 +5,8 @@ import { notFound } from '../../http/errors.js';
 import { booleanFilter, idParams } from '../../http/filters.js';
 import { listPage, listResponse, paginationQuery } from '../../http/pagination.js';
 
+const PACKAGE_COLUMNS = Object.keys(packageResource.select);
+
 export const listPackagesEndpoint = defineEndpoint({
   operationId: 'listPackages',
   group: 'packages',
@@ -18,16 +20,15 @@ export const listPackagesEndpoint = defineEndpoint({
   response: listResponse(packageResource.schema, 'PackageListResponse'),
   tables: ['packages'],
   handle: ({ read, query }) => {
-    const where = { is_active: query.is_active };
+    // Prepared statements through ScopedRead.sql: a shop lists the packages on every visit.
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.is_active !== undefined) where.push(`is_active = $${params.push(query.is_active)}`);
+    const filter = { table: 'packages' as const, where, params };
     return listPage(query, {
       rows: (window) =>
-        read().package.findMany({
-          where,
-          orderBy: { id: 'asc' },
-          select: packageResource.select,
-          ...window,
-        }),
-      total: () => read().package.count({ where }),
+        read().sql.rows({ ...filter, columns: PACKAGE_COLUMNS, orderBy: 'id', window }),
+      total: () => read().sql.count(filter),
       toApi: packageResource.toApi,
     });
   },
