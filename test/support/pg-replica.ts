@@ -7,11 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { binDir, SparePostgres } from './spare-postgres.js';
-import { freePort, osUser, privateDir } from './spare-processes.js';
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+import { freePort, osUser, privateDir, waitUntil } from './spare-processes.js';
 
 /** One statement on its own connection, so a stopped or restarted server leaves nothing stale. */
 async function queryOne<Row>(
@@ -27,28 +23,6 @@ async function queryOne<Row>(
     return rows[0] as Row;
   } finally {
     await client.end();
-  }
-}
-
-/** Polls until check() returns true, or throws with what it last saw. */
-async function waitUntil(
-  what: string,
-  timeoutMs: number,
-  check: () => Promise<boolean>,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      if (await check()) return;
-      last = 'not yet';
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`${what}: not within ${timeoutMs} ms (last: ${String(last)})`);
-    }
-    await sleep(50);
   }
 }
 

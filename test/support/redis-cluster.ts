@@ -4,7 +4,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { freePort, privateDir, SpareServer } from './spare-processes.js';
+import { freePort, privateDir, SpareServer, waitUntil } from './spare-processes.js';
 
 const MASTERS = 3;
 const SLOTS = 16384;
@@ -101,32 +101,6 @@ async function slotsSeenBy(port: number): Promise<SlotRange[]> {
 async function clusterStateOk(port: number): Promise<boolean> {
   const info = String(await ask(port, 'CLUSTER', 'INFO'));
   return /^cluster_state:ok\r?$/m.test(info);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Polls until check() returns true, or throws with what it last saw. */
-async function waitUntil(
-  what: string,
-  timeoutMs: number,
-  check: () => Promise<boolean>,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      if (await check()) return;
-      last = 'not yet';
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`${what}: not within ${timeoutMs} ms (last: ${String(last)})`);
-    }
-    await sleep(100);
-  }
 }
 
 export class RedisClusterServers {

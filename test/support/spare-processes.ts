@@ -156,3 +156,26 @@ export abstract class SpareServer {
     removeDir(this.dir);
   }
 }
+
+/** Polls until check() returns true, or throws with what it last saw. */
+export async function waitUntil(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<boolean>,
+  stepMs = 50,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      if (await check()) return;
+      last = 'not yet';
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${what}: not within ${timeoutMs} ms (last: ${String(last)})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, stepMs));
+  }
+}
