@@ -133,7 +133,7 @@ function operation(endpoint: Endpoint) {
               headers: {
                 'X-Data-Age': {
                   description:
-                    'Seconds since the least recently synced table behind the answer was brought up to date',
+                    'Seconds since the least recently synced table behind the answer was brought up to date, plus how far behind the primary the read replica that answered is, when one did',
                   schema: { type: 'integer', minimum: 0 },
                 },
               },
