@@ -180,15 +180,15 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
     };
     return {
       rows(query) {
+        if (query.kept && query.orderBy === 'id' && query.window && query.window.skip >= ID_BLOCK) {
+          return positionedPage(query, query.kept, query.window);
+        }
         const { from, params } = filtered(query);
         const columns = query.columns.map(pg.escapeIdentifier).join(', ');
         const order = query.orderBy ? ` ORDER BY ${query.orderBy}` : '';
         if (!query.window) return run(`SELECT ${columns} ${from}${order}`, params);
         params.push(query.window.take, query.window.skip);
         const limit = ` LIMIT $${params.length - 1} OFFSET $${params.length}`;
-        if (query.kept && query.orderBy === 'id' && query.window.skip >= ID_BLOCK) {
-          return positionedPage(query, query.kept, query.window);
-        }
         // Past the first page the rows skipped are walked as index entries only, and only the
         // page's rows are read whole: page 2,000 of 50 skips 99,950 entries, not 99,950 rows.
         if (query.window.skip > 0) {
