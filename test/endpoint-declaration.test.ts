@@ -7,6 +7,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Router } from 'express';
 import { z } from 'zod';
 import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
 import { dataScopeOf } from '../api/data-scope.js';
@@ -36,7 +37,7 @@ describe('an endpoint declaration without a scope decision', () => {
 
   it('when it is mounted anyway, then mountEndpoints throws before any route exists', () => {
     const unused = new Proxy({}, { get: () => expect.unreachable('deps touched') });
-    expect(() => mountEndpoints([undecided as never], unused as MountDeps)).toThrow(
+    expect(() => mountEndpoints(Router(), [undecided as never], unused as MountDeps)).toThrow(
       /listThings declares no access/,
     );
   });

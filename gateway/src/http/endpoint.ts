@@ -1,7 +1,7 @@
 // One declaration per operation. The router, the OpenAPI document, the info endpoint and the
 // tests' endpoint table are all derived from the list in gateway/src/endpoints.ts, so an endpoint
 // is added in one place and cannot be mounted without deciding its scope.
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Request, type Router, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
 import type { AuthThrottle } from '../features/auth/auth-throttle.js';
 import type { Scope } from '../../../api/scopes.js';
@@ -15,6 +15,7 @@ import { parseInput } from './validation.js';
 import type { ScopedRead } from './scoped-read.js';
 import type { ReadChoice, ReadRouting } from './read-routing.js';
 import { isDependencyDown } from './error-handler.js';
+import { refuseNulBytes } from './hostile-input.js';
 
 /** The groups of the info endpoint, in the specification's order. */
 export const ENDPOINT_GROUPS = [
@@ -196,17 +197,38 @@ function handlerOf(endpoint: Endpoint, deps: MountDeps): RequestHandler {
   };
 }
 
-export function mountEndpoints(endpoints: readonly Endpoint[], deps: MountDeps): Router {
-  const router = Router();
+/** JSON bodies of the endpoints that declare one; a request's body is never parsed elsewhere. */
+const jsonBody = express.json({ limit: '100kb' });
+
+/**
+ * The declared endpoints as routes of `target` under `prefix` (`/api/v1`): the app itself, so a
+ * request walks no second router. A route parses a body only where
+ * its endpoint declares one: a GET walks no body parser (the API's reads are nearly all of its
+ * traffic, and every layer Express walks costs each of them). Input no route can use is refused
+ * before the token is checked, as it always was.
+ */
+export function mountEndpoints(
+  target: Pick<Router, 'get' | 'post' | 'put' | 'delete'>,
+  endpoints: readonly Endpoint[],
+  deps: MountDeps,
+  prefix = '',
+): void {
   for (const endpoint of endpoints) {
     // The type requires a decision; this catches a declaration that slipped past it.
     if (endpoint.access === undefined) {
       throw new Error(`${endpoint.operationId} declares no access (scope, null or 'public')`);
     }
+    const body = endpoint.body ? [jsonBody] : [];
     const guard = endpoint.access === 'public' ? [] : [deps.guard(endpoint.access)];
     const before = endpoint.before?.(deps.services) ?? [];
     const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
-    router[method](expressPath(endpoint.path), ...guard, ...before, handlerOf(endpoint, deps));
+    target[method](
+      prefix + expressPath(endpoint.path),
+      ...body,
+      refuseNulBytes,
+      ...guard,
+      ...before,
+      handlerOf(endpoint, deps),
+    );
   }
-  return router;
 }

@@ -1,6 +1,6 @@
 // Client secrets and tokens. Secrets are kept only as a slow scrypt hash; tokens are 256-bit
 // random strings kept only as their SHA-256 (fast is fine: they carry full entropy).
-import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { hash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 } as const;
 
@@ -23,7 +23,7 @@ export function generateToken(): string {
 }
 
 export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 export async function hashSecret(secret: string): Promise<string> {

@@ -3,7 +3,7 @@
 // first request claims it ("running"); its final answer replaces the claim ("done") and is
 // replayed to retries carrying the same body. A refusal (an error answer) wrote nothing and is
 // not kept: it releases the claim, so a retry is judged afresh.
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { RedisClient } from '../../../../common/redis.js';
 import { AppError, serviceUnavailable, validationError } from '../../http/errors.js';
 import { isDependencyDown } from '../../http/error-handler.js';
@@ -45,7 +45,7 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const sha256 = (text: string) => hash('sha256', text, 'hex');
 
 export function createIdempotencyStore(redis: RedisClient, prefix: string) {
   const redisKey = (clientId: number, key: string) => `${prefix}:idem:${clientId}:${sha256(key)}`;

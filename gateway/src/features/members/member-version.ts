@@ -1,7 +1,7 @@
 // A member's version, the strong ETag of GET /members/{id} and of write answers: a hash of the
 // member's content, so two updates within one second (DATETIME precision) still change it.
 // branch_name is left out: it is the branch's, and a rename does not change the member.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { memberResource } from '../../../../api/resources/members.js';
 import type { ReadModelRow } from '../../../../read-model/table-definition.js';
 import type { Member } from './members.schemas.js';
@@ -13,7 +13,7 @@ const VERSIONED_FIELDS = Object.keys(memberResource.select).filter(
 
 export function memberETag(member: Member): string {
   const content = JSON.stringify(VERSIONED_FIELDS.map((field) => member[field]));
-  return `"${createHash('sha256').update(content).digest('base64url').slice(0, 27)}"`;
+  return `"${hash('sha256', content, 'base64url').slice(0, 27)}"`;
 }
 
 /** A members row as the sync maps it (members.table.ts) -> the API's Member. */
