@@ -89,6 +89,18 @@ const types: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
+// A select list, quoted once per list: the lists are the resources' own constants, and quoting
+// every column again on every request was 2 % of what a member detail read allocates.
+const columnLists = new WeakMap<readonly string[], string>();
+function columnList(columns: readonly string[]): string {
+  let list = columnLists.get(columns);
+  if (list === undefined) {
+    list = columns.map((column) => pg.escapeIdentifier(column)).join(', ');
+    columnLists.set(columns, list);
+  }
+  return list;
+}
+
 /** Distinct statement texts prepared on each connection at most. */
 const MAX_PREPARED = 200;
 
@@ -161,7 +173,7 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
       if (kept.status !== undefined) keptWhere.push(`status = $${params.push(kept.status)}`);
       const skip = `$${params.push(window.skip)}::bigint`;
       const take = `$${params.push(window.take)}`;
-      const columns = query.columns.map(pg.escapeIdentifier).join(', ');
+      const columns = columnList(query.columns);
       return run(
         `WITH blocks AS (
            SELECT id_block, sum(n) AS n FROM kept_counts WHERE ${keptWhere.join(' AND ')}
@@ -184,7 +196,7 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
           return positionedPage(query, query.kept, query.window);
         }
         const { from, params } = filtered(query);
-        const columns = query.columns.map(pg.escapeIdentifier).join(', ');
+        const columns = columnList(query.columns);
         const order = query.orderBy ? ` ORDER BY ${query.orderBy}` : '';
         if (!query.window) return run(`SELECT ${columns} ${from}${order}`, params);
         params.push(query.window.take, query.window.skip);
