@@ -193,8 +193,25 @@ function handlerOf(endpoint: Endpoint, deps: MountDeps): RequestHandler {
       const age = await deps.dataAges.ageOf(endpoint.tables, reader.chosen()?.lagMs ?? 0);
       if (age !== null) res.set('X-Data-Age', age);
     }
-    res.status(endpoint.status ?? 200).json(body);
+    sendJson(req, res, endpoint.status ?? 200, body);
   };
+}
+
+/**
+ * The answer as JSON. Not `res.json`: it parses and formats its own Content-Type again on every
+ * answer to add the charset this one states. A GET whose answer carries an ETag (a member) keeps
+ * Express's conditional answer: 304 when If-None-Match names it.
+ */
+function sendJson(req: Request, res: Response, status: number, body: unknown) {
+  res.statusCode = status;
+  if (res.getHeader('ETag') !== undefined && req.fresh) {
+    res.status(304).end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
 }
 
 /** JSON bodies of the endpoints that declare one; a request's body is never parsed elsewhere. */
