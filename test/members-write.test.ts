@@ -22,6 +22,7 @@ let env: TestEnvironment;
 let gateway: RunningGateway;
 let dashboard: LegacyDashboard;
 let api: MemberApi;
+let token: string;
 let schemaBefore: string;
 let branch: number;
 let otherBranch: number;
@@ -41,7 +42,8 @@ beforeAll(async () => {
   const client = await createTestClient(gateway.db, {
     scopes: ['members:read', 'members:write'],
   });
-  api = memberApi(gateway.url, await issueToken(gateway, client));
+  token = await issueToken(gateway, client);
+  api = memberApi(gateway.url, token);
 });
 
 afterAll(async () => {
@@ -312,6 +314,30 @@ describe('ETag and If-Match', () => {
     expect(read.headers.get('etag')).toBe(again.headers.get('etag'));
     expect((await api.update(id, { address: 'x' }, { 'if-match': `W/${first}` })).status).toBe(412);
     expect((await api.update(id, { address: 'x' })).status).toBe(200);
+  });
+});
+
+describe('If-None-Match', () => {
+  it('when it names the current ETag, then GET answers 304 without a body; another gets the member', async () => {
+    const created = await api.create(valid());
+    const current = (await api.get(created.body.data.id)).headers.get('etag')!;
+    const read = (tag: string) =>
+      fetch(`${gateway.url}/api/v1/members/${created.body.data.id}`, {
+        // fetch adds Cache-Control: no-cache to a conditional request unless one is given, and
+        // no-cache asks for the whole answer; a partner's HTTP client sends none.
+        headers: {
+          authorization: `Bearer ${token}`,
+          'if-none-match': tag,
+          'cache-control': 'max-age=0',
+        },
+      });
+    const unchanged = await read(current);
+    expect(unchanged.status).toBe(304);
+    expect(await unchanged.text()).toBe('');
+    const changed = await read('"an-older-version"');
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).toBe(current);
+    expect(((await changed.json()) as { data: { id: number } }).data.id).toBe(created.body.data.id);
   });
 });
 

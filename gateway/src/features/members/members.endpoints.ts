@@ -43,7 +43,7 @@ export const getMemberEndpoint = defineEndpoint({
   path: '/members/{id}',
   summary: 'Bir üyeyi getirir',
   description:
-    "Another branch's member answers 404 to a bound client. The answer's strong `ETag` is the member's version, for `If-Match` on PUT.",
+    "Another branch's member answers 404 to a bound client. The answer's strong `ETag` is the member's version, for `If-Match` on PUT; a GET whose `If-None-Match` names it answers 304 without a body.",
   access: 'members:read',
   params: idParams,
   response: memberResponse,
