@@ -214,15 +214,14 @@ function sendJson(req: Request, res: Response, status: number, body: unknown) {
   res.end(text);
 }
 
-/** JSON bodies of the endpoints that declare one; a request's body is never parsed elsewhere. */
+/** The JSON body of an endpoint that declares one. */
 const jsonBody = express.json({ limit: '100kb' });
 
 /**
  * The declared endpoints as routes of `target` under `prefix` (`/api/v1`): the app itself, so a
- * request walks no second router. A route parses a body only where
- * its endpoint declares one: a GET walks no body parser (the API's reads are nearly all of its
- * traffic, and every layer Express walks costs each of them). Input no route can use is refused
- * before the token is checked, as it always was.
+ * request walks no second router. A route parses a body only where its endpoint declares one: a
+ * GET walks no body parser (the API's reads are nearly all of its traffic, and every layer Express
+ * walks costs each of them). Input no route can use is refused before the token is checked.
  */
 export function mountEndpoints(
   target: Pick<Router, 'get' | 'post' | 'put' | 'delete'>,
