@@ -205,7 +205,8 @@ function handlerOf(endpoint: Endpoint, deps: MountDeps): RequestHandler {
 function sendJson(req: Request, res: Response, status: number, body: unknown) {
   res.statusCode = status;
   if (res.getHeader('ETag') !== undefined && req.fresh) {
-    res.status(304).end();
+    res.statusCode = 304;
+    res.end();
     return;
   }
   const text = JSON.stringify(body);

@@ -74,26 +74,13 @@ export function createClientLimiter(redis: RedisClient, prefix: string): ClientL
     redis.defineCommand('gatewayClientLimit', { numberOfKeys: 5, lua: SCRIPT });
   }
   const command = redis as unknown as WithLimiterCommand;
-  // A client's five keys never change: built once per client, not on every request. Clients
-  // are the deployment's partners, a bounded set.
-  const keys = new Map<number, string[]>();
-  const keysOf = (clientId: number) => {
-    let known = keys.get(clientId);
-    if (!known) {
+  return {
+    async consume(clientId, limits, epoch) {
       const base = clientKeyBase(prefix, clientId);
-      known = [
+      const reply = await command.gatewayClientLimit(
         ...WINDOW_NAMES.map((name) => `${base}:rl:${name}`),
         epochKey(prefix, clientId),
         readAfterKey(prefix, clientId),
-      ];
-      keys.set(clientId, known);
-    }
-    return known;
-  };
-  return {
-    async consume(clientId, limits, epoch) {
-      const reply = await command.gatewayClientLimit(
-        ...keysOf(clientId),
         epoch,
         ...WINDOW_NAMES.map((name) => limits[name]),
         ...WINDOW_NAMES.map((name) => WINDOW_MS[name]),
