@@ -30,4 +30,4 @@ USER node
 EXPOSE 3000 9464
 # node as the process itself: `npm run` ends on SIGTERM without waiting for its child.
 # Heap bounds as in `npm run gateway` (docs/decisions/0005).
-CMD ["node", "--max-old-space-size=128", "--max-semi-space-size=16", "dist/gateway/src/main.js"]
+CMD ["node", "--max-old-space-size=128", "--max-semi-space-size=16", "--heap-growing-percent=100", "dist/gateway/src/main.js"]

@@ -4,7 +4,12 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
-import { environmentVariables, startProcess, type LogLine } from './support/processes.js';
+import {
+  environmentVariables,
+  startGatewayProcess,
+  startProcess,
+  type LogLine,
+} from './support/processes.js';
 
 let env: TestEnvironment;
 let taken: Server;
@@ -73,4 +78,32 @@ describe('a port that is taken', () => {
       }
     },
   );
+});
+
+describe('the request log of a running gateway', () => {
+  it('when a request is answered and nothing follows, then its line is written within seconds, and one answered just before a stop is written too', async () => {
+    const gateway = await startGatewayProcess(environmentVariables(env));
+    try {
+      const idle = await fetch(`${gateway.url}/api/v1`, {
+        headers: { 'x-request-id': 'log-idle' },
+      });
+      expect(idle.status).toBe(200);
+      // Lines are written in batches (common/logger.ts); a quiet gateway still writes its last.
+      const line = await gateway.waitForLine((l) => l.request_id === 'log-idle', 5_000);
+      expect(line).toMatchObject({ method: 'GET', route: '/api/v1', status: 200 });
+
+      const last = await fetch(`${gateway.url}/api/v1/openapi.json`, {
+        headers: { 'x-request-id': 'log-last' },
+      });
+      expect(last.status).toBe(200);
+      gateway.child.kill('SIGTERM');
+      expect(await gateway.exited).toBe(0);
+      expect(gateway.lines.find((l) => l.request_id === 'log-last')).toMatchObject({
+        route: '/api/v1/openapi.json',
+        status: 200,
+      });
+    } finally {
+      gateway.kill();
+    }
+  });
 });

@@ -87,14 +87,15 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   app.use(requestId);
-  app.use(accessLog(app, deps.logger, metrics));
+  app.use(accessLog(deps.logger, metrics));
   const crossOrigin = corsFor(deps.config.http.corsOrigins);
   if (crossOrigin) app.use(crossOrigin);
   app.use(securityHeaders());
   // Paths never overlap between these groups, so the order is the one that serves the most
   // requests with the fewest layers walked: Express tries every layer in turn, and the declared
-  // endpoints are nearly all of the traffic. They are the app's own routes, full paths and no
-  // mounted router: one costs every request a second walk and a rewrite of its URL.
+  // endpoints are nearly all of the traffic. Every route has its full path and no router is
+  // mounted under a path: one costs every request a second walk and a rewrite of its URL, and
+  // the access log takes a route's own path as the request's template (http/access-log.ts).
   mountEndpoints(
     app,
     ENDPOINTS,
@@ -115,7 +116,7 @@ export function createApp(deps: AppDeps): express.Express {
     },
     API_PREFIX,
   );
-  app.use(API_PREFIX, infoRoutes(ENDPOINTS), docsRoutes(ENDPOINTS));
+  app.use(infoRoutes(ENDPOINTS, API_PREFIX), docsRoutes(ENDPOINTS, API_PREFIX));
   app.use(healthRoutes(deps));
   app.use(oauthRoutes(tokens, throttle));
 

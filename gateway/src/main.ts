@@ -11,7 +11,7 @@ import { createGatewayMetrics, startMetricsServer, watchReadReplicas } from './h
 import { createReadRouting } from './http/read-routing.js';
 
 const config = loadConfigOrExit();
-const logger = createLogger({ level: config.logLevel, name: 'gateway' });
+const logger = createLogger({ level: config.logLevel, name: 'gateway', batched: true });
 const log = throttledLog(logger);
 const poolOptions = {
   queryTimeoutMs: config.db.queryTimeoutMs,

@@ -2,40 +2,21 @@
 // chosen, never copied from the request: no header, query or body reaches the line, so no token
 // or secret can. A failure's error travels in the same line (the error handler leaves it in
 // res.locals), so a request id appears in exactly one line.
-import type { Express, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../../../common/logger.js';
 import type { AuthContext } from './authenticate.js';
 import type { GatewayMetrics } from './metrics.js';
 
-const TEMPLATE = Symbol('route template');
-const ROUTE = Symbol('route');
-
-type Tracked = Request & { [TEMPLATE]?: string; [ROUTE]?: unknown };
-
 /**
- * Express sets req.route when a route matches, while req.baseUrl still holds the mount path; an
- * error leaving the router restores baseUrl before the line is written. The template is therefore
- * taken at that moment: "/api/v1/members/:id", never the raw URL with its ids. The accessor sits
- * on the app's request prototype, defined once: defining it on every request turned each request
- * object into a slow dictionary-mode object for all of Express's later property reads.
+ * The route template a request matched ("/api/v1/members/:id", never the raw URL with its ids),
+ * or "unmatched". Every route is registered with its full path and no router is mounted under a
+ * path (app.ts), so the matched route's own path is the template. Nothing is stored on the
+ * request for it: a property added to every request object cost a member read about 4 % of its
+ * throughput (docs/decisions/0005-fast-hot-path.md).
  */
-function trackRouteTemplates(app: Express): void {
-  Object.defineProperty(app.request, 'route', {
-    configurable: true,
-    enumerable: true,
-    get(this: Tracked) {
-      return this[ROUTE];
-    },
-    set(this: Tracked, value: { path?: unknown } | undefined) {
-      this[ROUTE] = value;
-      if (value && typeof value.path === 'string') this[TEMPLATE] = this.baseUrl + value.path;
-    },
-  });
-}
-
-/** The route template a request matched, or "unmatched". */
 export function routeTemplateOf(req: Request): string {
-  return (req as Tracked)[TEMPLATE] ?? 'unmatched';
+  const route = req.route as { path?: unknown } | undefined;
+  return typeof route?.path === 'string' ? route.path : 'unmatched';
 }
 
 /** The error handler leaves a 5xx's cause here for the request's one log line. */
@@ -43,8 +24,7 @@ export function recordRequestError(res: Response, error: unknown): void {
   res.locals.error = error;
 }
 
-export function accessLog(app: Express, logger: Logger, metrics: GatewayMetrics): RequestHandler {
-  trackRouteTemplates(app);
+export function accessLog(logger: Logger, metrics: GatewayMetrics): RequestHandler {
   // The ordinary line holds only the fields chosen below, none of them a credential, so it skips
   // the redaction walk that every other line pays; a failure's line carries an error and keeps it.
   const plain = logger.child({}, { redact: [] });

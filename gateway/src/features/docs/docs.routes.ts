@@ -7,23 +7,23 @@ import { DOCS_PAGE, DOCS_SCRIPT, SWAGGER_UI_DIR, SWAGGER_UI_FILES } from './docs
 const ONE_DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * GET /api/v1/openapi.json and GET /api/v1/docs (Swagger UI rendering it). No token needed, and
- * no CDN: the renderer's files are served from the installed package.
+ * GET /api/v1/openapi.json and GET /api/v1/docs (Swagger UI rendering it), under `prefix`. No
+ * token needed, and no CDN: the renderer's files are served from the installed package.
  */
-export function docsRoutes(endpoints: readonly Endpoint[]): Router {
+export function docsRoutes(endpoints: readonly Endpoint[], prefix: string): Router {
   const router = Router();
   const document = openApiDocument(endpoints);
-  router.get('/openapi.json', (_req, res) => {
+  router.get(`${prefix}/openapi.json`, (_req, res) => {
     res.json(document);
   });
-  router.get('/docs', (_req, res) => {
+  router.get(`${prefix}/docs`, (_req, res) => {
     res.type('html').send(DOCS_PAGE);
   });
-  router.get('/docs/docs.js', (_req, res) => {
+  router.get(`${prefix}/docs/docs.js`, (_req, res) => {
     res.type('application/javascript').send(DOCS_SCRIPT);
   });
   for (const file of SWAGGER_UI_FILES) {
-    router.get(`/docs/assets/${file}`, (_req, res, next) => {
+    router.get(`${prefix}/docs/assets/${file}`, (_req, res, next) => {
       res.sendFile(join(SWAGGER_UI_DIR, file), { maxAge: ONE_DAY_MS }, (error) => {
         if (error) next(error);
       });

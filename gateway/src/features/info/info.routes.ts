@@ -46,11 +46,11 @@ export function apiInfo(endpoints: readonly Endpoint[]) {
   };
 }
 
-/** GET /api/v1: what the API offers and the branch rule; no token needed. */
-export function infoRoutes(endpoints: readonly Endpoint[]): Router {
+/** GET /api/v1 (`prefix`): what the API offers and the branch rule; no token needed. */
+export function infoRoutes(endpoints: readonly Endpoint[], prefix: string): Router {
   const router = Router();
   const info = { success: true, data: apiInfo(endpoints) };
-  router.get('/', (_req, res) => {
+  router.get(prefix, (_req, res) => {
     res.json(info);
   });
   return router;
