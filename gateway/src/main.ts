@@ -9,6 +9,7 @@ import { createApp } from './app.js';
 import { createGatewayLegacyPool } from './features/members/legacy-connection.js';
 import { createGatewayMetrics, startMetricsServer, watchReadReplicas } from './http/metrics.js';
 import { createReadRouting } from './http/read-routing.js';
+import { createGatewayServer } from './http/server.js';
 
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.logLevel, name: 'gateway', batched: true });
@@ -49,9 +50,10 @@ const app = createApp({
   reads,
   isStopping: () => stopping,
 });
-// Express 5 hands a failed listen (a taken port) to this callback.
-const server = app.listen(config.http.port, (error?: Error) => {
-  if (error) exitOnUnavailablePort(logger, 'PORT', config.http.port, error);
+const server = createGatewayServer(app);
+// A failed listen (a taken port) ends the process with one line naming the variable.
+server.once('error', (error) => exitOnUnavailablePort(logger, 'PORT', config.http.port, error));
+server.listen(config.http.port, () => {
   logger.info({ port: (server.address() as AddressInfo).port }, 'gateway listening');
 });
 

@@ -16,6 +16,7 @@ import {
   type GatewayMetrics,
 } from '../../gateway/src/http/metrics.js';
 import { createReadRouting } from '../../gateway/src/http/read-routing.js';
+import { createGatewayServer } from '../../gateway/src/http/server.js';
 import type { Scope } from '../../api/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
 import { assertMatchesDocument } from './contract.js';
@@ -66,7 +67,7 @@ export async function startGateway(
   if (config.db.readUrls.length > 0) watchReadReplicas(metrics, reads);
   const app = createApp({ config, db, redis, logger, metrics, legacy, reads });
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = createGatewayServer(app).listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   return {
