@@ -11,6 +11,7 @@ import {
   type RunningGateway,
 } from './support/gateway.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { NO_RATE_LIMIT } from './support/read-fixture.js';
 import { eventually, startWorker } from './support/worker.js';
 
 let env: TestEnvironment;
@@ -24,7 +25,8 @@ beforeAll(async () => {
   env = await createTestEnvironment();
   dashboard = await LegacyDashboard.connect(env.legacyUrl);
   branchId = await dashboard.insertBranch({ name: 'Kadıköy' });
-  gateway = await startGateway(env);
+  // The polls below are many requests for one client within a minute; limits are not tested here.
+  gateway = await startGateway(env, NO_RATE_LIMIT);
   worker = await startWorker(env);
   token = await issueToken(gateway, await createTestClient(gateway.db));
 });

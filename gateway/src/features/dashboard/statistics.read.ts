@@ -69,10 +69,12 @@ export async function activePackages(
   return sum?.n ?? 0;
 }
 
+/** Branches with status Aktif: a count over the few branch rows, as a prepared statement. */
 export function activeBranches(read: ScopedRead, branchId: number | undefined) {
-  return read.branch.count({
-    where: { status: 'Aktif', ...(branchId === undefined ? {} : { id: branchId }) },
-  });
+  const params: unknown[] = ['Aktif'];
+  const where = ['status = $1'];
+  if (branchId !== undefined) where.push(`id = $${params.push(branchId)}`);
+  return read.sql.count({ table: 'branches', where, params });
 }
 
 export const monthRange = (c: ReturnType<typeof istanbulCalendar>): DayRange => ({
