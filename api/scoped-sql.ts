@@ -3,6 +3,7 @@
 // ScopedRead, a handler never writes the branch condition: every statement built here carries the
 // caller's (api/branch-sql.ts), and only the synced tables can be named.
 import pg from 'pg';
+import type { z } from 'zod';
 import { branchCondition, keptBranchKeys } from './branch-sql.js';
 import { ID_BLOCK, type KeptTable } from '../read-model/kept-counts.js';
 import {
@@ -21,19 +22,45 @@ export interface SqlQuery {
   params: unknown[];
 }
 
-export interface SqlSelect extends SqlQuery {
-  columns: readonly string[];
-  orderBy?: string;
-  window?: { skip: number; take: number };
+/**
+ * A resource as a statement selects it (api/resource.ts): its fields, in order, are the read
+ * model's columns, and a row of them is the API object its schema describes (the type parsers
+ * below give the API's values).
+ */
+export interface SelectedResource<Item> {
+  select: Record<string, true>;
+  schema: z.ZodType<Item>;
+}
+
+export interface SqlSelect<Item> extends SqlQuery {
+  resource: SelectedResource<Item>;
+}
+
+/** The kept counts matching a page's `where` exactly (read-model/kept-counts.ts). */
+export interface KeptFilter {
+  table: KeptTable;
+  branchId?: number;
+  status?: string;
+}
+
+export interface SqlPage<Item> extends SqlSelect<Item> {
+  orderBy: string;
+  window: { skip: number; take: number };
   /**
-   * The kept counts matching `where` exactly (read-model/kept-counts.ts): with `orderBy: 'id'`,
-   * a deep page then starts in the block of ids that holds it.
+   * The total is then the kept counts' sum, not a count of the rows; with `orderBy: 'id'`, a
+   * deep page starts in the block of ids that holds it.
    */
-  kept?: { table: KeptTable; branchId?: number; status?: string };
+  kept?: KeptFilter;
 }
 
 export interface ScopedSql {
-  rows(query: SqlSelect): Promise<Record<string, unknown>[]>;
+  /** The API objects of the rows matching, in no particular order. */
+  rows<Item>(query: SqlSelect<Item>): Promise<Item[]>;
+  /**
+   * One page of a list and the exact total of the rows matching, in one statement: one
+   * snapshot and one round trip (an empty page counts in a second).
+   */
+  page<Item>(query: SqlPage<Item>): Promise<{ rows: Item[]; total: number }>;
   count(query: SqlQuery): Promise<number>;
   /**
    * The exact number of `table`'s rows the caller sees, of one branch and one status value when
@@ -89,16 +116,44 @@ const types: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-// A select list, quoted once per list: the lists are the resources' own constants, and quoting
-// every column again on every request was 2 % of what a member detail read allocates.
-const columnLists = new WeakMap<readonly string[], string>();
-function columnList(columns: readonly string[]): string {
-  let list = columnLists.get(columns);
-  if (list === undefined) {
-    list = columns.map((column) => pg.escapeIdentifier(column)).join(', ');
-    columnLists.set(columns, list);
+interface Selection {
+  /** The select list, quoted once: quoting it on every request was 2 % of a detail's garbage. */
+  list: string;
+  count: number;
+  /** The API object of a row's values, in the select list's order. */
+  objectOf: (values: unknown[]) => unknown;
+}
+
+const COLUMN_NAME = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * A resource's select list, and a function building its API object from a row's values as one
+ * object literal, compiled once per resource: V8 then makes each row in one step with its final
+ * shape. Rows as pg's objects copied field by field into the API's, and the total in a statement
+ * of its own, cost a page of 50 members 13 % more gateway CPU
+ * (docs/decisions/0014-kept-counts.md). The names are the resources' own constants, checked here
+ * before they become code.
+ */
+function compileSelection(resource: SelectedResource<unknown>): Selection {
+  const columns = Object.keys(resource.select);
+  for (const column of columns) {
+    if (!COLUMN_NAME.test(column)) throw new Error(`not a column name: ${column}`);
   }
-  return list;
+  const literal = columns.map((column, i) => `${column}: values[${i}]`).join(', ');
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- see above: fixed names only
+  const objectOf = new Function('values', `return { ${literal} };`) as Selection['objectOf'];
+  const list = columns.map((column) => pg.escapeIdentifier(column)).join(', ');
+  return { list, count: columns.length, objectOf };
+}
+
+const selections = new WeakMap<SelectedResource<unknown>, Selection>();
+function selectionOf(resource: SelectedResource<unknown>): Selection {
+  let selection = selections.get(resource);
+  if (selection === undefined) {
+    selection = compileSelection(resource);
+    selections.set(resource, selection);
+  }
+  return selection;
 }
 
 /** Distinct statement texts prepared on each connection at most. */
@@ -127,6 +182,10 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
         string,
         unknown
       >[];
+    /** Rows as arrays of values, in the select list's order (no object per row from pg). */
+    const runValues = async (text: string, values: unknown[]) =>
+      (await on.query({ name: nameOf(text), text, values, types, rowMode: 'array' }))
+        .rows as unknown[][];
     /**
      * The branch a kept figure is read for: the bound client's, or the one asked for (undefined:
      * every branch). null when a bound client names another branch (403 before this; nothing
@@ -150,33 +209,34 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
       const clause = where.length ? ` WHERE ${where.map((w) => `(${w})`).join(' AND ')}` : '';
       return { from: `FROM ${pg.escapeIdentifier(query.table)}${clause}`, params };
     };
+    /** The kept counts' rows of `kept`, as conditions over `params` (pushed onto it). */
+    const keptWhere = (kept: KeptFilter, branch: number | undefined, params: unknown[]) => {
+      const where = [`table_name = $${params.push(kept.table)}`];
+      if (branch !== undefined) {
+        where.push(`branch_key = ANY($${params.push(keptBranchKeys(kept.table, branch))}::int[])`);
+      }
+      if (kept.status !== undefined) where.push(`status = $${params.push(kept.status)}`);
+      return where.join(' AND ');
+    };
     /**
      * A deep page in id order, from the kept counts per block of ids: the blocks before the page
      * are summed (a few rows each), and only the rest of the skip, within one block, is walked.
-     * One statement, so the counts and the rows are of one snapshot and the page is exact.
+     * The total is the sum of every block.
      */
     const positionedPage = (
-      query: SqlSelect,
-      kept: NonNullable<SqlSelect['kept']>,
-      window: { skip: number; take: number },
+      query: SqlPage<unknown>,
+      kept: KeptFilter,
+      branch: number | undefined,
     ) => {
-      const branch = keptBranch(kept.branchId);
-      if (branch === null) return Promise.resolve([]);
       const start = `(SELECT id_block * ${ID_BLOCK} FROM start)`;
       const { from, params } = filtered({ ...query, where: [...query.where, `id >= ${start}`] });
-      const keptWhere = [`table_name = $${params.push(kept.table)}`];
-      if (branch !== undefined) {
-        keptWhere.push(
-          `branch_key = ANY($${params.push(keptBranchKeys(kept.table, branch))}::int[])`,
-        );
-      }
-      if (kept.status !== undefined) keptWhere.push(`status = $${params.push(kept.status)}`);
-      const skip = `$${params.push(window.skip)}::bigint`;
-      const take = `$${params.push(window.take)}`;
-      const columns = columnList(query.columns);
-      return run(
+      const blocks = keptWhere(kept, branch, params);
+      const skip = `$${params.push(query.window.skip)}::bigint`;
+      const take = `$${params.push(query.window.take)}`;
+      const { list } = selectionOf(query.resource);
+      return runValues(
         `WITH blocks AS (
-           SELECT id_block, sum(n) AS n FROM kept_counts WHERE ${keptWhere.join(' AND ')}
+           SELECT id_block, sum(n) AS n FROM kept_counts WHERE ${blocks}
            GROUP BY id_block HAVING sum(n) <> 0
          ), placed AS (
            SELECT id_block, (sum(n) OVER (ORDER BY id_block) - n)::bigint AS before FROM blocks
@@ -184,58 +244,69 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
            SELECT id_block, before FROM placed WHERE before <= ${skip}
            ORDER BY id_block DESC LIMIT 1
          )
-         SELECT ${columns} FROM ${pg.escapeIdentifier(query.table)} WHERE id IN (
+         SELECT ${list}, (SELECT coalesce(sum(n), 0) FROM blocks) AS total
+         FROM ${pg.escapeIdentifier(query.table)} WHERE id IN (
            SELECT id ${from} ORDER BY id LIMIT ${take} OFFSET ${skip} - (SELECT before FROM start)
          ) ORDER BY id`,
         params,
       );
     };
+    /** A page with its total as the last value of every row. */
+    const pageValues = (query: SqlPage<unknown>, branch: number | undefined) => {
+      const { kept, window } = query;
+      if (kept && query.orderBy === 'id' && window.skip >= ID_BLOCK) {
+        return positionedPage(query, kept, branch);
+      }
+      const { from, params } = filtered(query);
+      const total = kept
+        ? `SELECT coalesce(sum(n), 0) FROM kept_counts WHERE ${keptWhere(kept, branch, params)}`
+        : `SELECT count(*) ${from}`;
+      const { list } = selectionOf(query.resource);
+      const order = ` ORDER BY ${query.orderBy}`;
+      const limit = ` LIMIT $${params.push(window.take)} OFFSET $${params.push(window.skip)}`;
+      // Past the first page the rows skipped are walked as index entries only, and only the
+      // page's rows are read whole: page 2,000 of 50 skips 99,950 entries, not 99,950 rows.
+      const rows =
+        window.skip > 0
+          ? `FROM ${pg.escapeIdentifier(query.table)} WHERE id IN (SELECT id ${from}${order}${limit})${order}`
+          : `${from}${order}${limit}`;
+      return runValues(`SELECT ${list}, (${total}) AS total ${rows}`, params);
+    };
+    const keptCount = async (kept: KeptFilter) => {
+      const branch = keptBranch(kept.branchId);
+      if (branch === null) return 0;
+      const params: unknown[] = [];
+      const [row] = await run(
+        `SELECT coalesce(sum(n), 0) AS n FROM kept_counts WHERE ${keptWhere(kept, branch, params)}`,
+        params,
+      );
+      return Number(row?.n ?? 0);
+    };
+    const count = async (query: SqlQuery) => {
+      const { from, params } = filtered(query);
+      const [row] = await run(`SELECT count(*) AS n ${from}`, params);
+      return Number(row?.n ?? 0);
+    };
     return {
-      rows(query) {
-        if (query.kept && query.orderBy === 'id' && query.window && query.window.skip >= ID_BLOCK) {
-          return positionedPage(query, query.kept, query.window);
-        }
+      async rows<Item>(query: SqlSelect<Item>) {
         const { from, params } = filtered(query);
-        const columns = columnList(query.columns);
-        const order = query.orderBy ? ` ORDER BY ${query.orderBy}` : '';
-        if (!query.window) return run(`SELECT ${columns} ${from}${order}`, params);
-        params.push(query.window.take, query.window.skip);
-        const limit = ` LIMIT $${params.length - 1} OFFSET $${params.length}`;
-        // Past the first page the rows skipped are walked as index entries only, and only the
-        // page's rows are read whole: page 2,000 of 50 skips 99,950 entries, not 99,950 rows.
-        if (query.window.skip > 0) {
-          return run(
-            `SELECT ${columns} FROM ${pg.escapeIdentifier(query.table)}
-             WHERE id IN (SELECT id ${from}${order}${limit})${order}`,
-            params,
-          );
-        }
-        return run(`SELECT ${columns} ${from}${order}${limit}`, params);
+        const { list, objectOf } = selectionOf(query.resource);
+        const values = await runValues(`SELECT ${list} ${from}`, params);
+        return values.map(objectOf) as Item[];
       },
-      async count(query) {
-        const { from, params } = filtered(query);
-        const [row] = await run(`SELECT count(*) AS n ${from}`, params);
-        return Number(row?.n ?? 0);
-      },
-      async keptCount(table, filter) {
-        const params: unknown[] = [table];
-        const where = ['table_name = $1'];
-        const branch = keptBranch(filter.branchId);
-        if (branch === null) return 0;
-        if (branch !== undefined) {
-          params.push(keptBranchKeys(table, branch));
-          where.push(`branch_key = ANY($${params.length}::int[])`);
+      async page<Item>(query: SqlPage<Item>) {
+        const branch = query.kept ? keptBranch(query.kept.branchId) : undefined;
+        if (branch === null) return { rows: [], total: 0 };
+        const values = await pageValues(query, branch);
+        const { count: columns, objectOf } = selectionOf(query.resource);
+        // An empty page has no row to carry the total: it is counted on its own.
+        if (values.length === 0) {
+          return { rows: [], total: await (query.kept ? keptCount(query.kept) : count(query)) };
         }
-        if (filter.status !== undefined) {
-          params.push(filter.status);
-          where.push(`status = $${params.length}`);
-        }
-        const [row] = await run(
-          `SELECT coalesce(sum(n), 0) AS n FROM kept_counts WHERE ${where.join(' AND ')}`,
-          params,
-        );
-        return Number(row?.n ?? 0);
+        return { rows: values.map(objectOf) as Item[], total: Number(values[0]![columns]) };
       },
+      count,
+      keptCount: (table, filter) => keptCount({ table, ...filter }),
       async daySums(kindPrefix, filter) {
         const params: unknown[] = [`${kindPrefix}%`];
         const where = ['kind LIKE $1'];

@@ -115,7 +115,7 @@ describe('kept counts', () => {
     );
   });
 
-  it('when deep pages are asked, then each holds exactly the rows OFFSET gives, under every kept filter', async () => {
+  it('when deep pages are asked, then each holds exactly the rows OFFSET gives and the total a count gives, under every kept filter', async () => {
     const pool = readModelPool(gateway.db);
     const total = await gateway.db.member.count();
     expect(total).toBeGreaterThan(2 * 4096);
@@ -127,6 +127,10 @@ describe('kept counts', () => {
       ['&status=active', "status = 'Aktif' AND branch_id = $1", [branch], boundToken],
     ];
     for (const [query, where, params, as] of filters) {
+      const { rows: counted } = await pool.query<{ n: string }>(
+        `SELECT count(*) AS n FROM members WHERE ${where}`,
+        params,
+      );
       for (const [page, limit] of PAGES) {
         const answer = await getJson(
           `${gateway.url}/api/v1/members?limit=${limit}&page=${page}${query}`,
@@ -139,7 +143,22 @@ describe('kept counts', () => {
         );
         const ids = (answer.body.data as { id: number }[]).map((m) => m.id);
         expect(ids, `${query} page ${page} of ${limit}`).toEqual(rows.map((r) => r.id));
+        // The page and its total are one statement; a page past the end counts on its own.
+        expect(answer.body.pagination.total, `${query} page ${page}`).toBe(Number(counted[0]!.n));
       }
+    }
+  });
+
+  it('when a page of a counted filter is asked, then its total is the count, past the end too', async () => {
+    const matching = await gateway.db.member.count({ where: { search_text: { contains: 'a' } } });
+    expect(matching).toBeGreaterThan(50);
+    for (const page of [1, 2, Math.ceil(matching / 50), Math.ceil(matching / 50) + 1]) {
+      const answer = await getJson(
+        `${gateway.url}/api/v1/members?search=a&limit=50&page=${page}`,
+        bearer(token),
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.body.pagination.total, `page ${page}`).toBe(matching);
     }
   });
 

@@ -3,7 +3,7 @@
 // (worker/src/webhooks/dispatch.ts), so a partner gets the same changes by either way.
 import type { ScopedSql } from '../scoped-sql.js';
 import { compareKeys, type ChangeKey, type ChangeRow } from './change-statement.js';
-import { CHANGE_TYPES, COLUMNS_OF } from './change-types.js';
+import { CHANGE_TYPES } from './change-types.js';
 import { presentOf } from './cursor.js';
 
 export interface Change {
@@ -44,9 +44,9 @@ async function objectsOf(sql: ScopedSql, rows: ChangeRow[]) {
         table,
         where: ['id = ANY($1::int[])'],
         params: [ids],
-        columns: COLUMNS_OF.get(resource)!,
+        resource,
       });
-      for (const row of found) objects.set(`${type}:${String(row.id)}`, resource.toApi(row));
+      for (const object of found) objects.set(`${type}:${String(object.id)}`, object);
     }),
   );
   return objects;

@@ -1,6 +1,7 @@
 // The change feed's types: what GET /changes (gateway/src/features/changes) shows, each with the
 // read-model table it is kept in, the scope that reads it and the resource that renders it.
 import type { Scope } from '../scopes.js';
+import type { SelectedResource } from '../scoped-sql.js';
 import type { SqlTable } from '../sql-table.js';
 import { branchResource } from '../resources/branches.js';
 import { installmentPlanResource, transactionResource } from '../resources/financial.js';
@@ -15,10 +16,7 @@ import { staffResource } from '../resources/staff.js';
 export interface ChangeType {
   table: SqlTable;
   scope: Scope;
-  resource: {
-    select: Record<string, true>;
-    toApi: (row: Record<string, unknown>) => Record<string, unknown>;
-  };
+  resource: SelectedResource<Record<string, unknown>>;
 }
 
 const changeType = (
@@ -47,6 +45,3 @@ export const CHANGE_TYPES: Record<string, ChangeType> = {
   market_categories: changeType('market_categories', 'market:read', marketCategoryResource),
 };
 export const TYPE_NAMES = Object.keys(CHANGE_TYPES);
-export const COLUMNS_OF = new Map(
-  Object.values(CHANGE_TYPES).map(({ resource }) => [resource, Object.keys(resource.select)]),
-);

@@ -52,7 +52,15 @@ export function listResponse(item: z.ZodType, id: string) {
     .meta({ id });
 }
 
-/** One page of a list: the rows of the window and the total, fetched side by side. */
+/** The answer of a list: a page's items and the total of the rows matching. */
+export function listAnswer<Item>(page: PageRequest, found: { rows: Item[]; total: number }) {
+  return { success: true, data: found.rows, pagination: paginationOf(page, found.total) };
+}
+
+/**
+ * One page of a list read through the ORM: the rows of the window and the total, fetched side by
+ * side. The hot lists read both in one statement (ScopedSql.page) and answer with listAnswer.
+ */
 export async function listPage<Row, Item>(
   page: PageRequest,
   query: {
@@ -62,5 +70,5 @@ export async function listPage<Row, Item>(
   },
 ) {
   const [rows, total] = await Promise.all([query.rows(pageWindow(page)), query.total()]);
-  return { success: true, data: rows.map(query.toApi), pagination: paginationOf(page, total) };
+  return listAnswer(page, { rows: rows.map(query.toApi), total });
 }

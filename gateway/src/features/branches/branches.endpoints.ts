@@ -3,7 +3,7 @@ import { defineEndpoint } from '../../http/endpoint.js';
 import { notFound } from '../../http/errors.js';
 import { escapeLike, idParams } from '../../http/filters.js';
 import { foldTurkish } from '../../../../common/turkish.js';
-import { listPage } from '../../http/pagination.js';
+import { listAnswer, pageWindow } from '../../http/pagination.js';
 import {
   activePackages,
   istanbulCalendar,
@@ -20,8 +20,6 @@ import {
 
 const branchNotFound = () => notFound('Şube bulunamadı.');
 
-const BRANCH_COLUMNS = Object.keys(branchResource.select);
-
 export const listBranchesEndpoint = defineEndpoint({
   operationId: 'listBranches',
   group: 'branches',
@@ -33,21 +31,23 @@ export const listBranchesEndpoint = defineEndpoint({
   query: branchesQuery,
   response: branchListResponse,
   tables: ['branches'],
-  handle: ({ read, query }) => {
-    // Prepared statements through ScopedRead.sql: a partner's app lists branches on every start.
+  handle: async ({ read, query }) => {
+    // A prepared statement through ScopedRead.sql: a partner's app lists branches on every start.
     const where: string[] = [];
     const params: unknown[] = [];
     if (query.status) where.push(`status = $${params.push(query.status)}`);
     if (query.search) {
       where.push(`search_text LIKE $${params.push(`%${escapeLike(foldTurkish(query.search))}%`)}`);
     }
-    const filter = { table: 'branches' as const, where, params };
-    return listPage(query, {
-      rows: (window) =>
-        read().sql.rows({ ...filter, columns: BRANCH_COLUMNS, orderBy: 'id', window }),
-      total: () => read().sql.count(filter),
-      toApi: branchResource.toApi,
+    const found = await read().sql.page({
+      table: 'branches',
+      where,
+      params,
+      resource: branchResource,
+      orderBy: 'id',
+      window: pageWindow(query),
     });
+    return listAnswer(query, found);
   },
 });
 

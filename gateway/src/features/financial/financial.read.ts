@@ -6,17 +6,15 @@ import {
 } from '../../../../api/resources/financial.js';
 import type { ReadModelPrisma } from '../../../../common/databases.js';
 import { instantRange } from '../../http/filters.js';
-import { listPage, narrowsOnlyBy } from '../../http/pagination.js';
+import { listAnswer, listPage, narrowsOnlyBy, pageWindow } from '../../http/pagination.js';
 import type { ScopedRead } from '../../http/scoped-read.js';
 import type { installmentsQuery, transactionsQuery } from './financial.schemas.js';
-
-const TRANSACTION_COLUMNS = Object.keys(transactionResource.select);
 
 /**
  * A hot list (a branch's till, a member's history): a prepared statement through ScopedRead.sql,
  * without the ORM's per-query cost (docs/decisions/0005-fast-hot-path.md), newest first.
  */
-export function listTransactions(read: ScopedRead, query: z.infer<typeof transactionsQuery>) {
+export async function listTransactions(read: ScopedRead, query: z.infer<typeof transactionsQuery>) {
   const where: string[] = [];
   const params: unknown[] = [];
   const equals = (column: string, value: unknown) => {
@@ -30,24 +28,24 @@ export function listTransactions(read: ScopedRead, query: z.infer<typeof transac
   const dates = instantRange(query.start_date, query.end_date);
   if (dates?.gte) where.push(`transaction_date >= $${params.push(dates.gte)}`);
   if (dates?.lt) where.push(`transaction_date < $${params.push(dates.lt)}`);
-  const filter = { table: 'financial_transactions' as const, where, params };
-  return listPage(query, {
-    rows: (window) =>
-      read.sql.rows({
-        ...filter,
-        columns: TRANSACTION_COLUMNS,
-        orderBy: 'transaction_date DESC, id DESC',
-        window,
-      }),
+  const found = await read.sql.page({
+    table: 'financial_transactions',
+    where,
+    params,
+    resource: transactionResource,
+    orderBy: 'transaction_date DESC, id DESC',
+    window: pageWindow(query),
     // By branch or over all, the exact total is kept (read-model/kept-counts.ts), not counted.
-    total: () =>
-      narrowsOnlyBy(query, ['branch_id'])
-        ? read.sql.keptCount('financial_transactions', {
+    ...(narrowsOnlyBy(query, ['branch_id'])
+      ? {
+          kept: {
+            table: 'financial_transactions' as const,
             ...(query.branch_id !== undefined ? { branchId: query.branch_id } : {}),
-          })
-        : read.sql.count(filter),
-    toApi: transactionResource.toApi,
+          },
+        }
+      : {}),
   });
+  return listAnswer(query, found);
 }
 
 export function listInstallmentPlans(read: ScopedRead, query: z.infer<typeof installmentsQuery>) {

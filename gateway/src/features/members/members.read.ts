@@ -2,7 +2,7 @@
 import { memberPackageResource, memberResource } from '../../../../api/resources/members.js';
 import { foldTurkish, phoneSearchDigits } from '../../../../common/turkish.js';
 import { escapeLike } from '../../http/filters.js';
-import { listPage, narrowsOnlyBy } from '../../http/pagination.js';
+import { listAnswer, listPage, narrowsOnlyBy, pageWindow } from '../../http/pagination.js';
 import type { ScopedRead } from '../../http/scoped-read.js';
 import { listTransactions } from '../financial/financial.read.js';
 import type { z } from 'zod';
@@ -13,14 +13,13 @@ import type {
 } from './members.schemas.js';
 
 const STATUS_VALUES = { active: 'Aktif', passive: 'Pasif' } as const;
-const MEMBER_COLUMNS = Object.keys(memberResource.select);
 
 /**
  * The two hottest reads run as prepared statements (ScopedRead.sql), without the ORM's per-query
  * cost (docs/decisions/0005-fast-hot-path.md). The search conditions are those foldedSearch and
  * phoneDigitsSearch express for Prisma.
  */
-export function listMembers(read: ScopedRead, query: ListMembersQuery) {
+export async function listMembers(read: ScopedRead, query: ListMembersQuery) {
   const where: string[] = [];
   const params: unknown[] = [];
   const param = (value: unknown) => `$${params.push(value)}`;
@@ -33,33 +32,31 @@ export function listMembers(read: ScopedRead, query: ListMembersQuery) {
     const digits = phoneSearchDigits(query.search);
     where.push(digits ? `${text} OR phone_digits LIKE ${param(`%${digits}%`)}` : text);
   }
-  const filter = { table: 'members' as const, where, params };
   const keptFilter = {
+    table: 'members' as const,
     ...(query.branch_id !== undefined ? { branchId: query.branch_id } : {}),
     ...(query.status ? { status: STATUS_VALUES[query.status] } : {}),
   };
-  return listPage(query, {
-    rows: (window) =>
-      read.sql.rows({
-        ...filter,
-        columns: MEMBER_COLUMNS,
-        orderBy: 'id',
-        window,
-        ...(kept ? { kept: { table: 'members' as const, ...keptFilter } } : {}),
-      }),
-    total: () => (kept ? read.sql.keptCount('members', keptFilter) : read.sql.count(filter)),
-    toApi: memberResource.toApi,
+  const found = await read.sql.page({
+    table: 'members',
+    where,
+    params,
+    resource: memberResource,
+    orderBy: 'id',
+    window: pageWindow(query),
+    ...(kept ? { kept: keptFilter } : {}),
   });
+  return listAnswer(query, found);
 }
 
 export async function findMember(read: ScopedRead, id: number) {
-  const [row] = await read.sql.rows({
+  const [member] = await read.sql.rows({
     table: 'members',
     where: ['id = $1'],
     params: [id],
-    columns: MEMBER_COLUMNS,
+    resource: memberResource,
   });
-  return row ? memberResource.toApi(row) : null;
+  return member ?? null;
 }
 
 /** Whether the caller may see member `id`: its sub-resources are 404 otherwise. */

@@ -3,9 +3,7 @@ import { packageResource } from '../../../../api/resources/packages.js';
 import { defineEndpoint } from '../../http/endpoint.js';
 import { notFound } from '../../http/errors.js';
 import { booleanFilter, idParams } from '../../http/filters.js';
-import { listPage, listResponse, paginationQuery } from '../../http/pagination.js';
-
-const PACKAGE_COLUMNS = Object.keys(packageResource.select);
+import { listAnswer, listResponse, pageWindow, paginationQuery } from '../../http/pagination.js';
 
 export const listPackagesEndpoint = defineEndpoint({
   operationId: 'listPackages',
@@ -19,18 +17,20 @@ export const listPackagesEndpoint = defineEndpoint({
   query: paginationQuery.extend({ is_active: booleanFilter }),
   response: listResponse(packageResource.schema, 'PackageListResponse'),
   tables: ['packages'],
-  handle: ({ read, query }) => {
-    // Prepared statements through ScopedRead.sql: a shop lists the packages on every visit.
+  handle: async ({ read, query }) => {
+    // A prepared statement through ScopedRead.sql: a shop lists the packages on every visit.
     const where: string[] = [];
     const params: unknown[] = [];
     if (query.is_active !== undefined) where.push(`is_active = $${params.push(query.is_active)}`);
-    const filter = { table: 'packages' as const, where, params };
-    return listPage(query, {
-      rows: (window) =>
-        read().sql.rows({ ...filter, columns: PACKAGE_COLUMNS, orderBy: 'id', window }),
-      total: () => read().sql.count(filter),
-      toApi: packageResource.toApi,
+    const found = await read().sql.page({
+      table: 'packages',
+      where,
+      params,
+      resource: packageResource,
+      orderBy: 'id',
+      window: pageWindow(query),
     });
+    return listAnswer(query, found);
   },
 });
 
