@@ -5,7 +5,7 @@
 import pg from 'pg';
 import type { z } from 'zod';
 import { branchCondition, keptBranchKeys } from './branch-sql.js';
-import { ID_BLOCK, type KeptTable } from '../read-model/kept-counts.js';
+import { ID_BLOCK, KEPT_TOTAL, type KeptTable } from '../read-model/kept-counts.js';
 import {
   changesStatement,
   SNAPSHOT_XMIN,
@@ -230,7 +230,7 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
     ) => {
       const start = `(SELECT id_block * ${ID_BLOCK} FROM start)`;
       const { from, params } = filtered({ ...query, where: [...query.where, `id >= ${start}`] });
-      const blocks = keptWhere(kept, branch, params);
+      const blocks = `${keptWhere(kept, branch, params)} AND id_block >= 0`;
       const skip = `$${params.push(query.window.skip)}::bigint`;
       const take = `$${params.push(query.window.take)}`;
       const { list } = selectionOf(query.resource);
@@ -259,7 +259,7 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
       }
       const { from, params } = filtered(query);
       const total = kept
-        ? `SELECT coalesce(sum(n), 0) FROM kept_counts WHERE ${keptWhere(kept, branch, params)}`
+        ? `SELECT coalesce(sum(n), 0) FROM kept_counts WHERE ${keptWhere(kept, branch, params)} AND id_block = ${KEPT_TOTAL}`
         : `SELECT count(*) ${from}`;
       const { list } = selectionOf(query.resource);
       const order = ` ORDER BY ${query.orderBy}`;
@@ -277,7 +277,7 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
       if (branch === null) return 0;
       const params: unknown[] = [];
       const [row] = await run(
-        `SELECT coalesce(sum(n), 0) AS n FROM kept_counts WHERE ${keptWhere(kept, branch, params)}`,
+        `SELECT coalesce(sum(n), 0) AS n FROM kept_counts WHERE ${keptWhere(kept, branch, params)} AND id_block = ${KEPT_TOTAL}`,
         params,
       );
       return Number(row?.n ?? 0);

@@ -23,6 +23,12 @@ export type KeptTable = keyof typeof KEPT_COUNTS;
 /** Rows are counted per block of this many ids (the migration's `id / 4096`). */
 export const ID_BLOCK = 4096;
 
+/**
+ * The id_block under which each group's rows are counted whatever their ids (migration
+ * 20261125050000_kept_totals): a total reads these few rows, not one per block.
+ */
+export const KEPT_TOTAL = -1;
+
 export const isKeptTable = (table: string): table is KeptTable => table in KEPT_COUNTS;
 
 /** The day sums each table feeds: kind, Istanbul day and amount (SQL over a row), and which rows. */
@@ -86,7 +92,11 @@ export interface KeptDifference {
 /** Every kept count and day sum of `table` that differs from the rows, each in one snapshot. */
 export async function keptDifferences(db: Queryable, table: KeptTable): Promise<KeptDifference[]> {
   const counts = (await keptCountDifferences(db, table)).map((d) => ({
-    group: `count of branch ${d.branchKey}, status '${d.status}', ids ${d.idBlock * ID_BLOCK}–${(d.idBlock + 1) * ID_BLOCK - 1}`,
+    group: `count of branch ${d.branchKey}, status '${d.status}', ${
+      d.idBlock === KEPT_TOTAL
+        ? 'all ids'
+        : `ids ${d.idBlock * ID_BLOCK}–${(d.idBlock + 1) * ID_BLOCK - 1}`
+    }`,
     kept: String(d.kept),
     actual: String(d.counted),
   }));
@@ -131,7 +141,8 @@ interface KeptCountDifference {
   counted: number;
 }
 
-/** The groups whose kept count differs from a count of the rows, in one snapshot. */
+/** The groups whose kept count differs from a count of the rows, in one snapshot: per block
+ * of ids and over all ids. */
 async function keptCountDifferences(
   db: Queryable,
   table: KeptTable,
@@ -148,9 +159,14 @@ async function keptCountDifferences(
     `SELECT branch_key, status, id_block, k.kept, c.counted
      FROM (SELECT branch_key, status, id_block, sum(n) AS kept FROM kept_counts
            WHERE table_name = $1 GROUP BY 1, 2, 3 HAVING sum(n) <> 0) k
-     FULL JOIN (SELECT coalesce(branch_id, 0) AS branch_key, ${status} AS status,
-                       id / ${ID_BLOCK} AS id_block, count(*) AS counted
-                FROM ${pg.escapeIdentifier(table)} GROUP BY 1, 2, 3) c
+     FULL JOIN (SELECT branch_key, status,
+                       CASE WHEN grouping(id_block) = 1 THEN ${KEPT_TOTAL} ELSE id_block END
+                         AS id_block,
+                       count(*) AS counted
+                FROM (SELECT coalesce(branch_id, 0) AS branch_key, ${status} AS status,
+                             id / ${ID_BLOCK} AS id_block
+                      FROM ${pg.escapeIdentifier(table)}) r
+                GROUP BY GROUPING SETS ((branch_key, status, id_block), (branch_key, status))) c
        USING (branch_key, status, id_block)
      WHERE k.kept IS DISTINCT FROM c.counted`,
     [table],
