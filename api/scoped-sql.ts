@@ -137,7 +137,10 @@ const COLUMN_NAME = /^[a-z_][a-z0-9_]*$/;
 function compileSelection(resource: SelectedResource<unknown>): Selection {
   const columns = Object.keys(resource.select);
   for (const column of columns) {
-    if (!COLUMN_NAME.test(column)) throw new Error(`not a column name: ${column}`);
+    // `__proto__` in a literal would set the prototype, not a field.
+    if (!COLUMN_NAME.test(column) || column === '__proto__') {
+      throw new Error(`not a column name: ${column}`);
+    }
   }
   const literal = columns.map((column, i) => `${column}: values[${i}]`).join(', ');
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- see above: fixed names only

@@ -14,16 +14,20 @@ const resourceWith = (key: string) => ({
 });
 
 describe('scoped SQL selections', () => {
-  it.each(['name; DROP TABLE members', 'a: 1 }; process.exit(1); ({ b', 'Name', '1a', 'full name'])(
-    'when a resource names the column %j, then nothing is compiled or run',
-    async (key) => {
-      const query = {
-        table: 'members' as const,
-        where: [],
-        params: [],
-        resource: resourceWith(key),
-      };
-      await expect(sql.rows(query)).rejects.toThrow(`not a column name: ${key}`);
-    },
-  );
+  it.each([
+    'name; DROP TABLE members',
+    'a: 1 }; process.exit(1); ({ b',
+    'Name',
+    '1a',
+    'full name',
+    '__proto__',
+  ])('when a resource names the column %j, then nothing is compiled or run', async (key) => {
+    const query = {
+      table: 'members' as const,
+      where: [],
+      params: [],
+      resource: resourceWith(key),
+    };
+    await expect(sql.rows(query)).rejects.toThrow(`not a column name: ${key}`);
+  });
 });
