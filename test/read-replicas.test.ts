@@ -85,8 +85,8 @@ describe('with a read replica', () => {
     const reads = await replicaReadsDuring(async () => {
       for (let i = 0; i < 20; i++) expect((await list()).status).toBe(200);
     });
-    // Each list is a page and a count, besides the probes.
-    expect(reads).toBeGreaterThanOrEqual(40);
+    // Each list is one statement (its page and total), besides the probes.
+    expect(reads).toBeGreaterThanOrEqual(20);
   });
 
   it('when replay is paused, then X-Data-Age grows with the lag and past the bound reads move to the primary', async () => {
