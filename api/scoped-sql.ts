@@ -5,7 +5,7 @@
 import pg from 'pg';
 import type { z } from 'zod';
 import { branchCondition, keptBranchKeys } from './branch-sql.js';
-import { ID_BLOCK, KEPT_TOTAL, type KeptTable } from '../read-model/kept-counts.js';
+import { ID_BLOCK, type KeptTable } from '../read-model/kept-counts.js';
 import {
   changesStatement,
   SNAPSHOT_XMIN,
@@ -212,7 +212,7 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
       const clause = where.length ? ` WHERE ${where.map((w) => `(${w})`).join(' AND ')}` : '';
       return { from: `FROM ${pg.escapeIdentifier(query.table)}${clause}`, params };
     };
-    /** The kept counts' rows of `kept`, as conditions over `params` (pushed onto it). */
+    /** `kept`'s rows in kept_counts or kept_totals, as conditions over `params` (pushed). */
     const keptWhere = (kept: KeptFilter, branch: number | undefined, params: unknown[]) => {
       const where = [`table_name = $${params.push(kept.table)}`];
       if (branch !== undefined) {
@@ -233,7 +233,7 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
     ) => {
       const start = `(SELECT id_block * ${ID_BLOCK} FROM start)`;
       const { from, params } = filtered({ ...query, where: [...query.where, `id >= ${start}`] });
-      const blocks = `${keptWhere(kept, branch, params)} AND id_block >= 0`;
+      const blocks = keptWhere(kept, branch, params);
       const skip = `$${params.push(query.window.skip)}::bigint`;
       const take = `$${params.push(query.window.take)}`;
       const { list } = selectionOf(query.resource);
@@ -262,7 +262,7 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
       }
       const { from, params } = filtered(query);
       const total = kept
-        ? `SELECT coalesce(sum(n), 0) FROM kept_counts WHERE ${keptWhere(kept, branch, params)} AND id_block = ${KEPT_TOTAL}`
+        ? `SELECT coalesce(sum(n), 0) FROM kept_totals WHERE ${keptWhere(kept, branch, params)}`
         : `SELECT count(*) ${from}`;
       const { list } = selectionOf(query.resource);
       const order = ` ORDER BY ${query.orderBy}`;
@@ -280,7 +280,7 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
       if (branch === null) return 0;
       const params: unknown[] = [];
       const [row] = await run(
-        `SELECT coalesce(sum(n), 0) AS n FROM kept_counts WHERE ${keptWhere(kept, branch, params)} AND id_block = ${KEPT_TOTAL}`,
+        `SELECT coalesce(sum(n), 0) AS n FROM kept_totals WHERE ${keptWhere(kept, branch, params)}`,
         params,
       );
       return Number(row?.n ?? 0);

@@ -1,7 +1,7 @@
 // Kept counts and day sums (docs/decisions/0014-kept-counts.md): the row counts of the large
 // synced tables per branch and status, and what the statistics sum per branch and Istanbul day,
-// kept by statement triggers (migrations 20261125030000_kept_counts, 20261125040000_kept_day_sums)
-// as delta rows in the transaction that changes the rows. Read: api/scoped-sql.ts. Folded and
+// kept by statement triggers (migrations 20261125030000_kept_counts, 20261125040000_kept_day_sums,
+// 20261125050000_kept_totals) as delta rows in the transaction that changes the rows. Read: api/scoped-sql.ts. Folded and
 // checked here; the definitions below are the migrations' own, for the check.
 import pg from 'pg';
 /** A pool or one of its connections. */
@@ -20,14 +20,11 @@ export const KEPT_COUNTS = {
 } as const;
 export type KeptTable = keyof typeof KEPT_COUNTS;
 
-/** Rows are counted per block of this many ids (the migration's `id / 4096`). */
-export const ID_BLOCK = 4096;
-
 /**
- * The id_block under which each group's rows are counted whatever their ids (migration
- * 20261125050000_kept_totals): a total reads these few rows, not one per block.
+ * kept_counts counts rows per block of this many ids (the migration's `id / 4096`), for deep
+ * pages; kept_totals counts them over all ids, for totals.
  */
-export const KEPT_TOTAL = -1;
+export const ID_BLOCK = 4096;
 
 export const isKeptTable = (table: string): table is KeptTable => table in KEPT_COUNTS;
 
@@ -70,6 +67,15 @@ export async function foldKeptCounts(db: Queryable): Promise<number> {
       RETURNING 1
     )
     SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded) AS folded`);
+  const totals = await db.query<{ folded: string }>(`
+    WITH gone AS (DELETE FROM kept_totals RETURNING table_name, branch_key, status, n),
+    folded AS (
+      INSERT INTO kept_totals (table_name, branch_key, status, n)
+      SELECT table_name, branch_key, status, sum(n) FROM gone
+      GROUP BY table_name, branch_key, status HAVING sum(n) <> 0
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded) AS folded`);
   const sums = await db.query<{ folded: string }>(`
     WITH gone AS (DELETE FROM kept_day_sums RETURNING kind, branch_key, day, n, amount),
     folded AS (
@@ -79,7 +85,7 @@ export async function foldKeptCounts(db: Queryable): Promise<number> {
       RETURNING 1
     )
     SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded) AS folded`);
-  return Number(counts.rows[0]?.folded ?? 0) + Number(sums.rows[0]?.folded ?? 0);
+  return [counts, totals, sums].reduce((n, r) => n + Number(r.rows[0]?.folded ?? 0), 0);
 }
 
 export interface KeptDifference {
@@ -93,7 +99,7 @@ export interface KeptDifference {
 export async function keptDifferences(db: Queryable, table: KeptTable): Promise<KeptDifference[]> {
   const counts = (await keptCountDifferences(db, table)).map((d) => ({
     group: `count of branch ${d.branchKey}, status '${d.status}', ${
-      d.idBlock === KEPT_TOTAL
+      d.idBlock === null
         ? 'all ids'
         : `ids ${d.idBlock * ID_BLOCK}–${(d.idBlock + 1) * ID_BLOCK - 1}`
     }`,
@@ -136,13 +142,16 @@ async function keptDaySumDifferences(db: Queryable, table: KeptTable): Promise<K
 interface KeptCountDifference {
   branchKey: number;
   status: string;
-  idBlock: number;
+  /** null: the group's total over all ids (kept_totals). */
+  idBlock: number | null;
   kept: number;
   counted: number;
 }
 
-/** The groups whose kept count differs from a count of the rows, in one snapshot: per block
- * of ids and over all ids. */
+/**
+ * The groups whose kept count differs from a count of the rows, in one snapshot: per block of ids
+ * (kept_counts) and over all ids (kept_totals, as id_block null).
+ */
 async function keptCountDifferences(
   db: Queryable,
   table: KeptTable,
@@ -152,22 +161,25 @@ async function keptCountDifferences(
   const { rows } = await db.query<{
     branch_key: number;
     status: string;
-    id_block: number;
+    id_block: number | null;
     kept: string | null;
     counted: string | null;
   }>(
-    `SELECT branch_key, status, id_block, k.kept, c.counted
+    `SELECT coalesce(k.branch_key, c.branch_key) AS branch_key,
+            coalesce(k.status, c.status) AS status,
+            coalesce(k.id_block, c.id_block) AS id_block, k.kept, c.counted
      FROM (SELECT branch_key, status, id_block, sum(n) AS kept FROM kept_counts
-           WHERE table_name = $1 GROUP BY 1, 2, 3 HAVING sum(n) <> 0) k
-     FULL JOIN (SELECT branch_key, status,
-                       CASE WHEN grouping(id_block) = 1 THEN ${KEPT_TOTAL} ELSE id_block END
-                         AS id_block,
-                       count(*) AS counted
+           WHERE table_name = $1 GROUP BY 1, 2, 3 HAVING sum(n) <> 0
+           UNION ALL
+           SELECT branch_key, status, NULL, sum(n) FROM kept_totals
+           WHERE table_name = $1 GROUP BY 1, 2 HAVING sum(n) <> 0) k
+     FULL JOIN (SELECT branch_key, status, id_block, count(*) AS counted
                 FROM (SELECT coalesce(branch_id, 0) AS branch_key, ${status} AS status,
                              id / ${ID_BLOCK} AS id_block
                       FROM ${pg.escapeIdentifier(table)}) r
                 GROUP BY GROUPING SETS ((branch_key, status, id_block), (branch_key, status))) c
-       USING (branch_key, status, id_block)
+       ON k.branch_key = c.branch_key AND k.status = c.status
+          AND k.id_block IS NOT DISTINCT FROM c.id_block
      WHERE k.kept IS DISTINCT FROM c.counted`,
     [table],
   );

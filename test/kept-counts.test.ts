@@ -171,7 +171,7 @@ describe('kept counts', () => {
     const before = await totalOf('/members?limit=1&status=active');
     const keptRows = async () => {
       const { rows } = await pool.query<{ n: string }>(
-        'SELECT (SELECT count(*) FROM kept_counts) + (SELECT count(*) FROM kept_day_sums) AS n',
+        'SELECT (SELECT count(*) FROM kept_counts) + (SELECT count(*) FROM kept_totals) + (SELECT count(*) FROM kept_day_sums) AS n',
       );
       return Number(rows[0]!.n);
     };

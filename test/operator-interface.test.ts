@@ -64,9 +64,8 @@ describe('npm run sync:verify', () => {
         `members kept count of branch ${branchId}, status 'Aktif', ids 0–4095: 2 kept, 1 actual`,
       );
       // So is a kept total, the group's count over all its ids.
-      await gateway.db
-        .$executeRaw`INSERT INTO kept_counts (table_name, branch_key, status, id_block, n)
-        VALUES ('members', ${branchId}, 'Aktif', -1, 5)`;
+      await gateway.db.$executeRaw`INSERT INTO kept_totals (table_name, branch_key, status, n)
+        VALUES ('members', ${branchId}, 'Aktif', 5)`;
       const total = (await run('npm', ['run', '--silent', 'sync:verify'], {
         env: npmEnv(),
       }).catch((e: unknown) => e)) as { code: number; stdout: string };
