@@ -221,6 +221,9 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
       if (kept.status !== undefined) where.push(`status = $${params.push(kept.status)}`);
       return where.join(' AND ');
     };
+    /** The statement of `kept`'s total, over `params` (pushed onto it). */
+    const keptTotal = (kept: KeptFilter, branch: number | undefined, params: unknown[]) =>
+      `SELECT coalesce(sum(n), 0) AS n FROM kept_totals WHERE ${keptWhere(kept, branch, params)}`;
     /**
      * A deep page in id order, from the kept counts per block of ids: the blocks before the page
      * are summed (a few rows each), and only the rest of the skip, within one block, is walked.
@@ -261,9 +264,7 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
         return positionedPage(query, kept, branch);
       }
       const { from, params } = filtered(query);
-      const total = kept
-        ? `SELECT coalesce(sum(n), 0) FROM kept_totals WHERE ${keptWhere(kept, branch, params)}`
-        : `SELECT count(*) ${from}`;
+      const total = kept ? keptTotal(kept, branch, params) : `SELECT count(*) ${from}`;
       const { list } = selectionOf(query.resource);
       const order = ` ORDER BY ${query.orderBy}`;
       const limit = ` LIMIT $${params.push(window.take)} OFFSET $${params.push(window.skip)}`;
@@ -279,10 +280,7 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
       const branch = keptBranch(kept.branchId);
       if (branch === null) return 0;
       const params: unknown[] = [];
-      const [row] = await run(
-        `SELECT coalesce(sum(n), 0) AS n FROM kept_totals WHERE ${keptWhere(kept, branch, params)}`,
-        params,
-      );
+      const [row] = await run(keptTotal(kept, branch, params), params);
       return Number(row?.n ?? 0);
     };
     const count = async (query: SqlQuery) => {

@@ -1,8 +1,9 @@
 // Kept counts and day sums (docs/decisions/0014-kept-counts.md): the row counts of the large
 // synced tables per branch and status, and what the statistics sum per branch and Istanbul day,
 // kept by statement triggers (migrations 20261125030000_kept_counts, 20261125040000_kept_day_sums,
-// 20261125050000_kept_totals) as delta rows in the transaction that changes the rows. Read: api/scoped-sql.ts. Folded and
-// checked here; the definitions below are the migrations' own, for the check.
+// 20261125050000_kept_totals) as delta rows in the transaction that changes the rows. Read:
+// api/scoped-sql.ts. Folded and checked here; the definitions below are the migrations' own, for
+// the check.
 import pg from 'pg';
 /** A pool or one of its connections. */
 type Queryable = Pick<pg.Pool, 'query'>;
@@ -58,34 +59,32 @@ const KEPT_DAY_SUMS: Partial<
  * stay. Safe to run from several workers at once (a row is deleted once).
  */
 export async function foldKeptCounts(db: Queryable): Promise<number> {
-  const counts = await db.query<{ folded: string }>(`
-    WITH gone AS (DELETE FROM kept_counts RETURNING table_name, branch_key, status, id_block, n),
+  return (
+    (await foldTable(
+      db,
+      'kept_counts',
+      ['table_name', 'branch_key', 'status', 'id_block'],
+      ['n'],
+    )) +
+    (await foldTable(db, 'kept_totals', ['table_name', 'branch_key', 'status'], ['n'])) +
+    (await foldTable(db, 'kept_day_sums', ['kind', 'branch_key', 'day'], ['n', 'amount']))
+  );
+}
+
+/** One table's fold: its rows per group replaced by their sums; returns the rows it removed. */
+async function foldTable(db: Queryable, table: string, group: string[], sums: string[]) {
+  const keys = group.join(', ');
+  const columns = [...group, ...sums].join(', ');
+  const { rows } = await db.query<{ folded: string }>(`
+    WITH gone AS (DELETE FROM ${table} RETURNING ${columns}),
     folded AS (
-      INSERT INTO kept_counts (table_name, branch_key, status, id_block, n)
-      SELECT table_name, branch_key, status, id_block, sum(n) FROM gone
-      GROUP BY table_name, branch_key, status, id_block HAVING sum(n) <> 0
+      INSERT INTO ${table} (${columns})
+      SELECT ${keys}, ${sums.map((c) => `sum(${c})`).join(', ')} FROM gone
+      GROUP BY ${keys} HAVING ${sums.map((c) => `sum(${c}) <> 0`).join(' OR ')}
       RETURNING 1
     )
     SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded) AS folded`);
-  const totals = await db.query<{ folded: string }>(`
-    WITH gone AS (DELETE FROM kept_totals RETURNING table_name, branch_key, status, n),
-    folded AS (
-      INSERT INTO kept_totals (table_name, branch_key, status, n)
-      SELECT table_name, branch_key, status, sum(n) FROM gone
-      GROUP BY table_name, branch_key, status HAVING sum(n) <> 0
-      RETURNING 1
-    )
-    SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded) AS folded`);
-  const sums = await db.query<{ folded: string }>(`
-    WITH gone AS (DELETE FROM kept_day_sums RETURNING kind, branch_key, day, n, amount),
-    folded AS (
-      INSERT INTO kept_day_sums (kind, branch_key, day, n, amount)
-      SELECT kind, branch_key, day, sum(n), sum(amount) FROM gone
-      GROUP BY kind, branch_key, day HAVING sum(n) <> 0 OR sum(amount) <> 0
-      RETURNING 1
-    )
-    SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded) AS folded`);
-  return [counts, totals, sums].reduce((n, r) => n + Number(r.rows[0]?.folded ?? 0), 0);
+  return Number(rows[0]?.folded ?? 0);
 }
 
 export interface KeptDifference {
