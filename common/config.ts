@@ -96,6 +96,12 @@ const envSchema = z.object({
   RATE_LIMIT_PER_DAY: positiveInt.default(10000),
   RATE_LIMIT_REDIS_FAILURE: z.enum(['open', 'closed']).default('open'),
   AUTH_FAILED_ATTEMPTS_PER_MINUTE: positiveInt.default(10),
+  // Successful token and refresh calls per client and minute.
+  TOKEN_ISSUE_PER_MINUTE: positiveInt.default(60),
+  // Days from the token request that began a refresh chain to its last refresh.
+  REFRESH_CHAIN_MAX_DAYS: z.coerce.number().positive().max(3650).default(90),
+  // Days an expired or revoked token row is kept; fractions allowed (tests use minutes).
+  TOKEN_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(7),
   TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
   SYNC_INTERVAL_MS: positiveInt.default(1000),
   RECONCILE_INTERVAL_MS: positiveInt.default(60000),
@@ -161,8 +167,14 @@ function toConfig(env: z.infer<typeof envSchema>) {
     tokens: {
       accessTtlSeconds: env.ACCESS_TOKEN_TTL_SECONDS,
       refreshTtlSeconds: env.REFRESH_TOKEN_TTL_SECONDS,
-      /** Failed /auth/token, /auth/refresh and /oauth/token calls per client_key and per IP. */
+      /** Failed /auth/token, /auth/refresh and /oauth/token calls per IP, and per client_key and IP. */
       failedAttemptsPerMinute: env.AUTH_FAILED_ATTEMPTS_PER_MINUTE,
+      /** Token pairs a client may obtain (token and refresh together) in a minute. */
+      issuePerMinute: env.TOKEN_ISSUE_PER_MINUTE,
+      /** The longest a refresh chain lives, from the token request that began it. */
+      chainMaxMs: Math.round(env.REFRESH_CHAIN_MAX_DAYS * 86_400_000),
+      /** How long expired and revoked token rows are kept before the worker deletes them. */
+      retentionMs: Math.round(env.TOKEN_RETENTION_DAYS * 86_400_000),
       /** How long an instance may hold a checked access token (0: no cache); see decision 0005. */
       cacheSeconds: env.TOKEN_CACHE_SECONDS,
     },

@@ -6,9 +6,11 @@ import type { Config } from '../../common/config.js';
 import type { ReadModelClient } from '../../common/databases.js';
 import type { GatewayLegacy } from './features/members/legacy-connection.js';
 import type { Logger } from '../../common/logger.js';
+import { throttledLog } from '../../common/log-throttle.js';
 import { createAuthThrottle } from './features/auth/auth-throttle.js';
 import { oauthRoutes } from './features/auth/auth.routes.js';
 import { createClientEpochs } from './features/auth/client-epochs.js';
+import { createIssueLimit } from './features/auth/issue-limit.js';
 import { createTokenService } from './features/auth/tokens.service.js';
 import { docsRoutes } from './features/docs/docs.routes.js';
 import { healthRoutes } from './features/health/health.routes.js';
@@ -75,7 +77,14 @@ export function createApp(deps: AppDeps): express.Express {
       logger: deps.logger,
     });
   const epochs = createClientEpochs(deps.redis, deps.config.redis.prefix);
-  const tokens = createTokenService({ ...deps, epochs });
+  const issueLimit = createIssueLimit({
+    redis: deps.redis,
+    prefix: deps.config.redis.prefix,
+    perMinute: deps.config.tokens.issuePerMinute,
+    onRedisFailure: deps.config.rateLimit.onRedisFailure,
+    log: throttledLog(deps.logger),
+  });
+  const tokens = createTokenService({ ...deps, epochs, issueLimit });
   const metrics = deps.metrics ?? createGatewayMetrics();
   const guard = createGuard(admission({ ...deps, metrics }));
   const throttle = createAuthThrottle({

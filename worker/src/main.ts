@@ -9,6 +9,7 @@ import { throttledLog } from '../../common/log-throttle.js';
 import { createLogger } from '../../common/logger.js';
 import { createRedis } from '../../common/redis.js';
 import { exitOnUnavailablePort, onStopSignals } from '../../common/shutdown.js';
+import { startRetention } from './retention.js';
 import { createSyncMetrics } from './sync/sync-metrics.js';
 import { startSyncRunner } from './sync/sync-runner.js';
 import { startWebhooks } from './webhooks/webhooks-runner.js';
@@ -87,12 +88,19 @@ const webhooks = webhooksPool
     })
   : undefined;
 
+const retention = startRetention({
+  pool: readModelPool(readModel),
+  retention: { tokensMs: config.tokens.retentionMs },
+  log,
+});
+
 onStopSignals({
   logger,
   timeoutMs: config.shutdownTimeoutMs,
   // A job cut by the deadline is safe: a run commits its rows and position in one transaction,
   // and the stalled-job check hands the job to another worker once its lock expires.
   async drain() {
+    retention.stop();
     await Promise.all([starting?.then((runner) => runner.close()), webhooks?.close()]);
     metricsServer.close();
     metricsServer.closeAllConnections();

@@ -13,7 +13,7 @@ import {
   type CachedToken,
 } from '../features/auth/access-tokens.js';
 import type { Scope } from '../../../api/scopes.js';
-import { sha256 } from '../features/clients/client-secrets.js';
+import { isWellFormedToken, sha256 } from '../features/clients/client-secrets.js';
 import { AppError, insufficientScope, invalidToken } from './errors.js';
 import type { GatewayMetrics } from './metrics.js';
 import { createClientLimiter } from './rate-limit/client-limiter.js';
@@ -36,9 +36,11 @@ const ANY_EPOCH = '*';
 /** Epoch changes in a row before giving up on one request (a client being edited in a loop). */
 const MAX_RELOADS = 3;
 
+/** The bearer token, or null when there is none that could be ours (no lookup for those). */
 function bearerTokenOf(req: Request): string | null {
   const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(req.get('authorization') ?? '');
-  return match?.[1] ?? null;
+  const token = match?.[1];
+  return token !== undefined && isWellFormedToken(token) ? token : null;
 }
 
 /** Bearer check and rate limits: sets res.locals.auth, or fails with 401, 429 or 503. */

@@ -29,7 +29,9 @@ export async function readAccessToken(
     where: { access_token_hash: tokenHash },
     include: { client: true },
   });
+  // A pair of an earlier generation was saved after its client's tokens were all ended.
   if (!row || row.revoked_at || !row.client.is_active) return null;
+  if (row.generation !== row.client.token_generation) return null;
   const held = currentScopes(row.client) as string[];
   const client = row.client;
   return {

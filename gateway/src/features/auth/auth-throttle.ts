@@ -1,6 +1,7 @@
-// Throttle of the token endpoints against guessing (docs/decisions/0003-tokens.md): failed attempts are
-// counted per client_key and per IP address in Redis, so every gateway instance shares the counts
-// and a guesser cannot spread attempts over instances or over the three token endpoints.
+// Throttle of the token endpoints against guessing (docs/decisions/0003-tokens.md): failed attempts
+// are counted per IP address, and per client_key and IP address, in Redis, so every gateway
+// instance shares the counts and a guesser cannot spread attempts over instances or over the three
+// token endpoints. Never per client_key alone: whoever knows a key could then lock its partner out.
 import type { Request, RequestHandler } from 'express';
 import {
   ipKeyGenerator,
@@ -53,7 +54,7 @@ export function createAuthThrottle(deps: {
   // One limiter needs one store instance (express-rate-limit refuses a shared one); stores with
   // the same prefix count on the same Redis keys, so every endpoint adds to the same tally.
   const limiter = (
-    dimension: 'ip' | 'client',
+    dimension: 'ip' | 'client-ip',
     keyOf: (req: Request) => Promise<string | null>,
   ): RequestHandler => {
     const property = `authThrottle_${dimension}`;
@@ -61,9 +62,11 @@ export function createAuthThrottle(deps: {
       windowMs: WINDOW_MS,
       limit: deps.failedAttemptsPerMinute,
       // Only 4xx answers stay counted: failed attempts, not traffic. A 5xx (a database down)
-      // says nothing about the credentials, so it must not lock the partner out after recovery.
+      // says nothing about the credentials, so it must not lock the partner out after recovery;
+      // nor does a 429 (this throttle's own, or the client's issuance limit).
       skipSuccessfulRequests: true,
-      requestWasSuccessful: (_req, res) => res.statusCode < 400 || res.statusCode >= 500,
+      requestWasSuccessful: (_req, res) =>
+        res.statusCode < 400 || res.statusCode === 429 || res.statusCode >= 500,
       standardHeaders: false,
       legacyHeaders: false,
       requestPropertyName: property,
@@ -79,22 +82,23 @@ export function createAuthThrottle(deps: {
     });
   };
 
+  const ipOf = (req: Request) => ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown');
   return (clientKeyOf) => {
     // skip and keyGenerator both need the key; a refresh token costs a query to resolve.
     const resolved = new WeakMap<Request, Promise<string | null>>();
-    const clientKey = (req: Request) => {
+    const clientKeyAndIp = (req: Request) => {
       let key = resolved.get(req);
       if (!key) {
-        key = Promise.resolve(clientKeyOf(req));
+        key = Promise.resolve(clientKeyOf(req)).then((clientKey) =>
+          clientKey === null ? null : `${clientKey}@${ipOf(req)}`,
+        );
         resolved.set(req, key);
       }
       return key;
     };
     return [
-      limiter('ip', (req) =>
-        Promise.resolve(ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown')),
-      ),
-      limiter('client', clientKey),
+      limiter('ip', (req) => Promise.resolve(ipOf(req))),
+      limiter('client-ip', clientKeyAndIp),
     ];
   };
 }

@@ -1,19 +1,28 @@
 // The token engine's storage: @node-oauth/oauth2-server drives the grants, this model keeps
 // clients and token pairs in PostgreSQL, as SHA-256 digests only. Every revocation replaces the
 // client's epoch in Redis before it returns, so every gateway instance drops its cached copy of
-// the client's tokens on its next request (client-epochs.ts).
+// the client's tokens on its next request (client-epochs.ts). A pair carries the client's token
+// generation from the moment its chain's client authenticated, and the refresh chain's start:
+// a pair saved after its client's tokens were all ended is born dead (decision 0003).
 import { randomUUID } from 'node:crypto';
 import type OAuth2Server from '@node-oauth/oauth2-server';
 import type { ReadModelClient } from '../../../../common/databases.js';
 import type { Logger } from '../../../../common/logger.js';
 import { insufficientScope } from '../../http/errors.js';
-import { generateToken, sha256, verifySecret } from '../clients/client-secrets.js';
+import {
+  generateToken,
+  isWellFormedRefreshToken,
+  sha256,
+  verifySecret,
+} from '../clients/client-secrets.js';
 import {
   currentScopes,
+  endClientTokens,
   findClientByKey,
   type ApiClientRecord,
 } from '../clients/clients.repository.js';
 import type { ClientEpochs } from './client-epochs.js';
+import type { IssueLimit } from './issue-limit.js';
 
 export interface OAuthClient extends OAuth2Server.Client {
   record: ApiClientRecord;
@@ -22,7 +31,11 @@ export interface OAuthClient extends OAuth2Server.Client {
 /** The "user" of a client-credentials token is the client itself, plus the token chain. */
 export interface OAuthUser extends OAuth2Server.User {
   clientId: number;
+  /** null for a token request, which begins a chain. */
   chainId: string | null;
+  chainStartedAt: Date | null;
+  /** The client's token generation when the chain began (token_generation). */
+  generation: number;
 }
 
 const GRANTS = ['client_credentials', 'refresh_token'];
@@ -42,6 +55,9 @@ export function createOAuthModel(deps: {
   db: ReadModelClient;
   epochs: ClientEpochs;
   logger: Logger;
+  issueLimit: IssueLimit;
+  /** REFRESH_CHAIN_MAX_DAYS in ms. */
+  chainMaxMs: number;
 }) {
   const { db } = deps;
 
@@ -81,8 +97,16 @@ export function createOAuthModel(deps: {
       return toOAuthClient(record);
     },
 
-    getUserFromClient(client: OAuthClient): Promise<OAuthUser> {
-      return Promise.resolve({ clientId: client.record.id, chainId: null });
+    // Called by both client-credentials grants once the client authenticated, before a pair is
+    // made: where a token request is counted (issue-limit.ts).
+    async getUserFromClient(client: OAuthClient): Promise<OAuthUser> {
+      await deps.issueLimit(client.record.id);
+      return {
+        clientId: client.record.id,
+        chainId: null,
+        chainStartedAt: null,
+        generation: client.record.token_generation,
+      };
     },
 
     validateScope(_user: OAuthUser, client: OAuthClient, requested?: string[]) {
@@ -97,14 +121,21 @@ export function createOAuthModel(deps: {
 
     async saveToken(token: OAuth2Server.Token, client: OAuthClient, user: OAuthUser) {
       const chainId = user.chainId ?? randomUUID();
+      const chainStartedAt = user.chainStartedAt ?? new Date();
+      // No refresh of the chain outlives its last day, whatever the refresh lifetime.
+      const chainEnd = new Date(chainStartedAt.getTime() + deps.chainMaxMs);
+      const refreshExpiresAt =
+        token.refreshTokenExpiresAt && min(token.refreshTokenExpiresAt, chainEnd);
       const row = {
         client_id: client.record.id,
         chain_id: chainId,
+        chain_started_at: chainStartedAt,
+        generation: user.generation,
         access_token_hash: sha256(token.accessToken),
         refresh_token_hash: token.refreshToken ? sha256(token.refreshToken) : null,
         scopes: token.scope ?? [],
         access_expires_at: token.accessTokenExpiresAt ?? new Date(),
-        refresh_expires_at: token.refreshTokenExpiresAt ?? token.accessTokenExpiresAt ?? new Date(),
+        refresh_expires_at: refreshExpiresAt ?? token.accessTokenExpiresAt ?? new Date(),
       };
       if (user.chainId === null) {
         await db.apiToken.create({ data: row });
@@ -122,7 +153,12 @@ export function createOAuthModel(deps: {
           });
         });
       }
-      return { ...token, client, user };
+      return {
+        ...token,
+        ...(refreshExpiresAt ? { refreshTokenExpiresAt: refreshExpiresAt } : {}),
+        client,
+        user,
+      };
     },
 
     // The library's model type requires it for bearer authentication, which the gateway does
@@ -130,6 +166,7 @@ export function createOAuthModel(deps: {
     getAccessToken: (): Promise<null> => Promise.resolve(null),
 
     async getRefreshToken(refreshToken: string) {
+      if (!isWellFormedRefreshToken(refreshToken)) return null;
       const row = await db.apiToken.findUnique({
         where: { refresh_token_hash: sha256(refreshToken) },
         include: { client: true },
@@ -140,14 +177,22 @@ export function createOAuthModel(deps: {
         await revokeChainAfterReuse(row.chain_id, row.client_id);
         return null;
       }
-      if (row.revoked_at) return null;
+      if (row.revoked_at || row.generation !== row.client.token_generation) return null;
+      if (row.chain_started_at.getTime() + deps.chainMaxMs <= Date.now()) return null;
       assertMayObtainTokens(row.client);
+      // Counted before the library rotates the pair: a refused refresh keeps its token usable.
+      await deps.issueLimit(row.client_id);
       return {
         refreshToken,
         refreshTokenExpiresAt: row.refresh_expires_at,
         scope: row.scopes,
         client: toOAuthClient(row.client),
-        user: { clientId: row.client_id, chainId: row.chain_id } satisfies OAuthUser,
+        user: {
+          clientId: row.client_id,
+          chainId: row.chain_id,
+          chainStartedAt: row.chain_started_at,
+          generation: row.generation,
+        } satisfies OAuthUser,
         tokenId: row.id,
       };
     },
@@ -170,6 +215,7 @@ export function createOAuthModel(deps: {
 
     /** The client key owning a refresh token, so /auth/refresh needs no client credentials. */
     async clientKeyOfRefreshToken(refreshToken: string): Promise<string | null> {
+      if (!isWellFormedRefreshToken(refreshToken)) return null;
       const row = await db.apiToken.findUnique({
         where: { refresh_token_hash: sha256(refreshToken) },
         select: { client: { select: { client_key: true } } },
@@ -185,14 +231,14 @@ export function createOAuthModel(deps: {
       await invalidate(clientId);
     },
 
+    /** Every token of the client, those a refresh racing this call saves included. */
     async revokeAllOfClient(clientId: number): Promise<void> {
-      await db.apiToken.updateMany({
-        where: { client_id: clientId, revoked_at: null },
-        data: { revoked_at: new Date(), revoke_reason: 'revoked' },
-      });
+      await db.$transaction((tx) => endClientTokens(tx, clientId, 'revoked'));
       await invalidate(clientId);
     },
   };
 }
+
+const min = (a: Date, b: Date) => (a < b ? a : b);
 
 export type OAuthModel = ReturnType<typeof createOAuthModel>;

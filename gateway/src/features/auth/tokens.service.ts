@@ -7,6 +7,7 @@ import type { ReadModelClient } from '../../../../common/databases.js';
 import { AppError, insufficientScope, invalidToken } from '../../http/errors.js';
 import type { Logger } from '../../../../common/logger.js';
 import type { ClientEpochs } from './client-epochs.js';
+import type { IssueLimit } from './issue-limit.js';
 import { createOAuthModel, type OAuthClient } from './oauth-model.js';
 import { RefreshableClientCredentialsGrant } from './refreshable-client-credentials.grant.js';
 
@@ -78,8 +79,9 @@ export function createTokenService(deps: {
   config: Config;
   epochs: ClientEpochs;
   logger: Logger;
+  issueLimit: IssueLimit;
 }) {
-  const model = createOAuthModel(deps);
+  const model = createOAuthModel({ ...deps, chainMaxMs: deps.config.tokens.chainMaxMs });
   const server = new OAuth2Server({
     model,
     accessTokenLifetime: deps.config.tokens.accessTtlSeconds,
@@ -94,7 +96,14 @@ export function createTokenService(deps: {
       refresh_token: token.refreshToken ?? '',
       token_type: 'Bearer',
       expires_in: deps.config.tokens.accessTtlSeconds,
-      refresh_expires_in: deps.config.tokens.refreshTtlSeconds,
+      // Shorter than the refresh lifetime near the end of the chain (REFRESH_CHAIN_MAX_DAYS).
+      refresh_expires_in: Math.min(
+        deps.config.tokens.refreshTtlSeconds,
+        Math.max(
+          0,
+          Math.ceil(((token.refreshTokenExpiresAt?.getTime() ?? Infinity) - Date.now()) / 1000),
+        ),
+      ),
       scopes: token.scope ?? [],
       branch_id: client.record.branch_id,
     };

@@ -1,5 +1,6 @@
 // Client secrets and tokens. Secrets are kept only as a slow scrypt hash; tokens are 256-bit
-// random strings kept only as their SHA-256 (fast is fine: they carry full entropy).
+// random strings kept only as their SHA-256 (fast is fine: they carry full entropy), each with a
+// short check of its own, so a made-up token is refused without a lookup (decision 0003).
 import { hash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 } as const;
@@ -18,8 +19,36 @@ export function generateClientKey(): string {
   return `ck_${randomBytes(16).toString('hex')}`;
 }
 
+/** 32 random bytes in base64url, then 6 characters (36 bits) of their SHA-256. */
+const TOKEN_RANDOM_LENGTH = 43;
+const TOKEN_CHECK_LENGTH = 6;
+const TOKEN_ALPHABET = /^[A-Za-z0-9_-]+$/;
+const checkOf = (random: string) =>
+  hash('sha256', random, 'base64url').slice(0, TOKEN_CHECK_LENGTH);
+
 export function generateToken(): string {
-  return randomBytes(32).toString('base64url');
+  const random = randomBytes(32).toString('base64url');
+  return random + checkOf(random);
+}
+
+/** Whether a token could be one this API issued: its length, alphabet and check. */
+export function isWellFormedToken(token: string): boolean {
+  return (
+    token.length === TOKEN_RANDOM_LENGTH + TOKEN_CHECK_LENGTH &&
+    TOKEN_ALPHABET.test(token) &&
+    checkOf(token.slice(0, TOKEN_RANDOM_LENGTH)) === token.slice(TOKEN_RANDOM_LENGTH)
+  );
+}
+
+/**
+ * A refresh token may also be of the form issued before tokens carried a check (43 characters),
+ * so partners keep their chains across the upgrade; the failed-attempt throttle bounds the
+ * lookups such tokens can cost. Access tokens of that form lived two hours at most.
+ */
+export function isWellFormedRefreshToken(token: string): boolean {
+  return (
+    isWellFormedToken(token) || (token.length === TOKEN_RANDOM_LENGTH && TOKEN_ALPHABET.test(token))
+  );
 }
 
 export function sha256(value: string): string {

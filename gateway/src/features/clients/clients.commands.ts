@@ -9,6 +9,7 @@ import { USAGE, type CliArgs } from './clients.usage.js';
 import {
   createClient,
   listClientsWithLastUse,
+  revokeClientTokens,
   rotateClientSecret,
   setClientActive,
   setClientLimits,
@@ -114,7 +115,7 @@ async function run(
     case 'enable':
       return done(await setClientActive(db, epochs, requireKey(), true), 'enabled');
     case 'rotate-secret': {
-      const secret = await rotateClientSecret(db, requireKey());
+      const secret = await rotateClientSecret(db, epochs, requireKey());
       if (!secret) throw new CliError(`no client with key ${key}`);
       print(
         { client_key: key, client_secret: secret },
@@ -122,6 +123,8 @@ async function run(
       );
       return;
     }
+    case 'revoke-tokens':
+      return done(await revokeClientTokens(db, epochs, requireKey()), 'every token revoked');
     case 'set-scopes': {
       const scopes = parseScopes(arg);
       if (scopes.length === 0) throw new CliError('set-scopes needs KEY a,b');

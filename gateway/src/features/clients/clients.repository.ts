@@ -18,6 +18,12 @@ export interface NewClient {
 
 export type ApiClientRecord = NonNullable<Awaited<ReturnType<typeof findClientByKey>>>;
 
+/** A read-model client inside $transaction. */
+type Transaction = ReadModelPrisma.TransactionClient;
+
+/** Why every token of a client ended, as api_tokens.revoke_reason records it. */
+export type EndReason = 'revoked' | 'secret-rotated' | 'operator-revoked' | 'disabled';
+
 export async function createClient(db: ReadModelClient, input: NewClient) {
   const clientSecret = generateSecret();
   const client = await db.apiClient.create({
@@ -77,22 +83,75 @@ async function updateClient(
   return true;
 }
 
+/**
+ * Ends every token the client holds, inside the caller's transaction: the generation moves, so a
+ * pair a refresh or token request in flight saves afterwards is born dead too (its chain carries
+ * the generation it began under), and the rows are marked for the retention purge. The caller
+ * moves the client's epoch after the commit (decision 0003).
+ */
+export async function endClientTokens(tx: Transaction, clientId: number, reason: EndReason) {
+  await tx.apiClient.update({
+    where: { id: clientId },
+    data: { token_generation: { increment: 1 } },
+  });
+  await tx.apiToken.updateMany({
+    where: { client_id: clientId, revoked_at: null },
+    data: { revoked_at: new Date(), revoke_reason: reason },
+  });
+}
+
+/** Applies an operator's change that ends the client's tokens; false when the key is unknown. */
+async function changeEndingTokens(
+  db: ReadModelClient,
+  epochs: ClientEpochs,
+  clientKey: string,
+  reason: EndReason,
+  data: ReadModelPrisma.ApiClientUpdateInput = {},
+): Promise<boolean> {
+  const ended = await db.$transaction(async (tx) => {
+    const client = await tx.apiClient.findUnique({
+      where: { client_key: clientKey },
+      select: { id: true },
+    });
+    if (!client) return null;
+    await tx.apiClient.update({ where: { id: client.id }, data });
+    await endClientTokens(tx, client.id, reason);
+    return client.id;
+  });
+  if (ended === null) return false;
+  await epochs.bump(ended);
+  return true;
+}
+
+/** Disabling ends every token; enabling brings none back (the generation has moved on). */
 export function setClientActive(
   db: ReadModelClient,
   epochs: ClientEpochs,
   clientKey: string,
   isActive: boolean,
 ) {
-  return updateClient(db, epochs, clientKey, { is_active: isActive });
+  return isActive
+    ? updateClient(db, epochs, clientKey, { is_active: true })
+    : changeEndingTokens(db, epochs, clientKey, 'disabled', { is_active: false });
 }
 
-export async function rotateClientSecret(db: ReadModelClient, clientKey: string) {
+/** A new secret, and the end of every token obtained with the old one; null for an unknown key. */
+export async function rotateClientSecret(
+  db: ReadModelClient,
+  epochs: ClientEpochs,
+  clientKey: string,
+) {
   const clientSecret = generateSecret();
-  const { count } = await db.apiClient.updateMany({
-    where: { client_key: clientKey },
-    data: { secret_hash: await hashSecret(clientSecret) },
+  const secretHash = await hashSecret(clientSecret);
+  const found = await changeEndingTokens(db, epochs, clientKey, 'secret-rotated', {
+    secret_hash: secretHash,
   });
-  return count === 1 ? clientSecret : null;
+  return found ? clientSecret : null;
+}
+
+/** The operator's revoke-tokens: every token of the client ends; the secret stays. */
+export function revokeClientTokens(db: ReadModelClient, epochs: ClientEpochs, clientKey: string) {
+  return changeEndingTokens(db, epochs, clientKey, 'operator-revoked');
 }
 
 export function setClientScopes(

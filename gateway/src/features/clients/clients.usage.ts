@@ -7,7 +7,10 @@ commands:
                           create a client; its secret is printed only this once
   list                    every client: key, name, scopes, branch, limits, state, last use
   disable KEY | enable KEY
-  rotate-secret KEY       new secret, printed only this once; the old one stops working
+                          disabling ends every token of the client; enabling brings none back
+  rotate-secret KEY       new secret, printed only this once; the old one and every token of the
+                          client stop working at once, on every gateway
+  revoke-tokens KEY       every access and refresh token of the client stops working at once
   set-scopes KEY a,b
   set-limits KEY M/H/D    per-minute/hour/day request limits, or "default"
 

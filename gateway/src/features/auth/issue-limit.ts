@@ -1,0 +1,56 @@
+// The limit on successful token issuance per client (TOKEN_ISSUE_PER_MINUTE, decision 0003):
+// every pair costs a row in api_tokens (and a token request a scrypt hash), so a client that
+// asks in a loop is refused before its credentials become a token. Counted only once the
+// credentials or the refresh token proved good, so nobody but the client itself can use it up.
+// The counting is rate-limit-redis's fixed window (the store the failed-attempt throttle uses),
+// under the client's hash tag, shared by every gateway.
+import type { Options } from 'express-rate-limit';
+import type { RedisClient } from '../../../../common/redis.js';
+import type { ThrottledLog } from '../../../../common/log-throttle.js';
+import { AppError, serviceUnavailable } from '../../http/errors.js';
+import { GatewayRedisStore } from '../../http/rate-limit/rate-limit-store.js';
+
+const WINDOW_MS = 60_000;
+
+/** Counts one issuance for the client; rejects with 429 past the limit. */
+export type IssueLimit = (clientId: number) => Promise<void>;
+
+export function tooManyTokens(retryAfter: number): AppError {
+  return new AppError({
+    status: 429,
+    code: 'RATE_LIMIT_EXCEEDED',
+    message: 'Bu dakika için belirteç alma sınırı aşıldı. Lütfen daha sonra tekrar deneyin.',
+    retryAfter,
+  });
+}
+
+export function createIssueLimit(deps: {
+  redis: RedisClient;
+  prefix: string;
+  perMinute: number;
+  /** The operator's choice for an unreachable Redis (RATE_LIMIT_REDIS_FAILURE). */
+  onRedisFailure: 'open' | 'closed';
+  log: ThrottledLog;
+}): IssueLimit {
+  const store = new GatewayRedisStore(deps.redis, `${deps.prefix}:`, (error) => error);
+  const ready = store.init({ windowMs: WINDOW_MS } as Options);
+  return async (clientId) => {
+    await ready;
+    let counted;
+    try {
+      counted = await store.increment(`{client:${clientId}}:token-issue`);
+    } catch (error) {
+      deps.log(
+        'warn',
+        'issue-limit',
+        { err: error },
+        'token issuance counter unreachable in Redis',
+      );
+      if (deps.onRedisFailure === 'open') return;
+      throw serviceUnavailable(5);
+    }
+    if (counted.totalHits <= deps.perMinute) return;
+    const resetMs = (counted.resetTime?.getTime() ?? Date.now() + WINDOW_MS) - Date.now();
+    throw tooManyTokens(Math.max(1, Math.ceil(resetMs / 1000)));
+  };
+}

@@ -1,0 +1,78 @@
+// Rows the API stores because of traffic are deleted once their retention has passed, so storage
+// grows with the dashboard's data, never with traffic or time (docs/operations.md, "Retention").
+// Every worker runs it, whatever its roles: the deletes are idempotent, several workers at once
+// only share the work, and each statement deletes a bounded batch so none holds locks for long.
+import type pg from 'pg';
+import type { ThrottledLog } from '../../common/log-throttle.js';
+
+/** Rows one statement deletes at most. */
+const BATCH = 5000;
+/** The longest pause between two purges; short retentions (tests) are purged more often. */
+const MAX_INTERVAL_MS = 15 * 60_000;
+
+interface Purge {
+  name: string;
+  retentionMs: number;
+  /** Deletes at most $2 rows past the retention of $1 ms; returns the row count. */
+  statement: string;
+}
+
+/**
+ * Token pairs whose refresh token has expired (the access token expires before it), or that were
+ * revoked or rotated, past TOKEN_RETENTION_DAYS. Reuse detection needs a rotated pair only while
+ * its refresh token could still be presented; one presented after its row is gone is simply
+ * unknown: 401 all the same.
+ */
+const tokens = (retentionMs: number): Purge => ({
+  name: 'tokens',
+  retentionMs,
+  statement: `DELETE FROM api_tokens WHERE id IN (
+      SELECT id FROM api_tokens
+       WHERE refresh_expires_at < now() - make_interval(secs => $1::float8 / 1000)
+      UNION
+      SELECT id FROM api_tokens
+       WHERE revoked_at < now() - make_interval(secs => $1::float8 / 1000)
+      LIMIT $2)`,
+});
+
+/** Deletes whatever has passed its retention; returns the rows deleted per kind. */
+export async function purgeExpired(
+  pool: pg.Pool,
+  retention: { tokensMs: number },
+): Promise<Record<string, number>> {
+  const deleted: Record<string, number> = {};
+  for (const purge of [tokens(retention.tokensMs)]) {
+    let total = 0;
+    for (;;) {
+      const { rowCount } = await pool.query(purge.statement, [purge.retentionMs, BATCH]);
+      total += rowCount ?? 0;
+      if ((rowCount ?? 0) < BATCH) break;
+    }
+    deleted[purge.name] = total;
+  }
+  return deleted;
+}
+
+export function startRetention(deps: {
+  pool: pg.Pool;
+  retention: { tokensMs: number };
+  log: ThrottledLog;
+}): { stop(): void } {
+  const intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(1000, deps.retention.tokensMs / 10));
+  let running = false;
+  const run = async () => {
+    if (running) return;
+    running = true;
+    try {
+      await purgeExpired(deps.pool, deps.retention);
+    } catch (error) {
+      deps.log('warn', 'retention', { err: error }, 'retention purge failed; tried again later');
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void run(), intervalMs);
+  timer.unref();
+  void run();
+  return { stop: () => clearInterval(timer) };
+}
