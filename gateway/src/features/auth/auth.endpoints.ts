@@ -23,7 +23,8 @@ export const createTokenEndpoint = defineEndpoint({
   method: 'POST',
   path: '/auth/token',
   summary: 'İstemci bilgileriyle belirteç çifti alır',
-  description: 'Failed attempts are throttled per client_key and per IP address.',
+  description:
+    'Failed attempts are throttled per IP address, and per client_key and IP address; successful ones per client (60 a minute by default, token and refresh together).',
   access: 'public',
   body: tokenRequestSchema,
   response: tokenResponse,
@@ -43,7 +44,8 @@ export const refreshTokenEndpoint = defineEndpoint({
   method: 'POST',
   path: '/auth/refresh',
   summary: 'Belirteç çiftini yeniler; eski çift iptal edilir',
-  description: 'A refresh token used after rotation revokes its whole chain (reuse detection).',
+  description:
+    'A refresh token used after rotation revokes its whole chain (reuse detection). A chain ends 90 days (by default) after the token request that began it.',
   access: 'public',
   body: refreshRequestSchema,
   response: tokenResponse,
