@@ -3,7 +3,8 @@
 // endpoint by endpoint (endpoints.ts), in alternating rounds so that other load on the machine
 // hits both alike; the load generator runs in its own process (load.ts). Prints requests/s,
 // p50, p99 and the ratio gateway / baseline, with the spread of the rounds, and the gateway's RSS;
-// then the list and statistics targets over those rounds (targets.ts); then the change feed against paging through every member (feed.ts); then the members search alone for `soak` seconds, the gateway's RSS sampled every 30 s (the RSS
+// then the list and statistics targets over those rounds (targets.ts); then the change feed against paging through every member (feed.ts); then a flood of made-up
+// bearer tokens beside a valid client (token-flood.ts); then the members search alone for `soak` seconds, the gateway's RSS sampled every 30 s (the RSS
 // target is for five minutes of that load, and a leak shows as a line that keeps rising).
 import { createReadModelClient } from '../../common/databases.js';
 import { benchEnvironment, makeTempDir, releaseInTurn, removeTempDir } from '../cleanup.js';
@@ -14,6 +15,7 @@ import { startBaseline, startGateway, type Started } from './processes.js';
 import { printProfileSplit } from './profile.js';
 import { createBenchClient, seedMembers } from './seed.js';
 import { printTargets } from './targets.js';
+import { benchTokenFlood } from './token-flood.js';
 
 export interface GatewayBenchOptions {
   seconds: number;
@@ -188,6 +190,7 @@ export async function benchGateway(options: GatewayBenchOptions): Promise<void> 
     if (detail) {
       await benchFeed(servers.gateway, token, median(detail.gateway.map((r) => r.p99Ms)));
     }
+    await benchTokenFlood(servers.gateway, token, env.databaseUrl, options.seconds);
     if (options.soak > 0) await soak(options.soak, servers.gateway, who);
     measured = true;
   } finally {

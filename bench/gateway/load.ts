@@ -21,6 +21,10 @@ export interface LoadRequest {
    * request's sequence number within the run, from 1.
    */
   bodyOf?: string;
+  /** A Lua expression evaluated for every request, giving its headers (wrk only). */
+  headersOf?: string;
+  /** Lua defining what `bodyOf` or `headersOf` call (wrk only). */
+  lua?: string;
   connections: number;
   seconds: number;
 }
@@ -73,9 +77,10 @@ async function runWrk(request: LoadRequest, script: string): Promise<LoadResult>
     .join('\n');
   const body = request.body ? `wrk.body = ${JSON.stringify(request.body)}\n` : '';
   // wrk.format is wrk's own request builder; the default request is used when no body varies.
-  const perRequest = request.bodyOf
-    ? `local n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format(nil, nil, nil, ${request.bodyOf})\nend\n`
-    : '';
+  const perRequest =
+    request.bodyOf || request.headersOf
+      ? `${request.lua ?? ''}\nlocal n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format(nil, nil, ${request.headersOf ?? 'nil'}, ${request.bodyOf ?? 'nil'})\nend\n`
+      : '';
   // wrk prints p50/p75/p90/p99 only; the 95th comes from its latency histogram, in microseconds.
   const done =
     'done = function(summary, latency, requests)\n  io.write(string.format("p95 %d\\n", latency:percentile(95)))\nend\n';
@@ -119,7 +124,8 @@ interface AutocannonJson {
 }
 
 async function withAutocannon(request: LoadRequest): Promise<LoadResult> {
-  if (request.bodyOf) throw new Error('a body per request needs wrk (apt-get install wrk)');
+  if (request.bodyOf || request.headersOf)
+    throw new Error('a body or headers per request need wrk (apt-get install wrk)');
   const cli = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
   const args = [cli, '-j', '-c', String(request.connections), '-d', String(request.seconds)];
   args.push('-m', request.method);
