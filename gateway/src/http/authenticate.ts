@@ -14,7 +14,7 @@ import {
 } from '../features/auth/access-tokens.js';
 import type { Scope } from '../../../api/scopes.js';
 import { isWellFormedToken, sha256 } from '../features/clients/client-secrets.js';
-import { AppError, insufficientScope, invalidToken } from './errors.js';
+import { insufficientScope, invalidToken } from './errors.js';
 import type { GatewayMetrics } from './metrics.js';
 import { createClientLimiter } from './rate-limit/client-limiter.js';
 import { createRateLimitPolicy } from './rate-limit/rate-limit.js';
@@ -31,10 +31,8 @@ export interface GuardDeps {
 
 /** Never an epoch Redis holds: a token read without one is checked (and reloaded) first. */
 const UNKNOWN_EPOCH = '\u0000unknown';
-/** With the cache off, a token read for one request needs no epoch check. */
+/** A token read for this request alone (cache off, or read again after a change): no check. */
 const ANY_EPOCH = '*';
-/** Epoch changes in a row before giving up on one request (a client being edited in a loop). */
-const MAX_RELOADS = 3;
 
 /** The bearer token, or null when there is none that could be ours (no lookup for those). */
 function bearerTokenOf(req: Request): string | null {
@@ -95,40 +93,42 @@ export function admission(deps: GuardDeps): Admission {
 
   async function admit(hash: string, res: Response): Promise<AuthContext> {
     let token = cached(hash) ?? (await fromDatabase(hash));
-    for (let reloads = 0; reloads <= MAX_RELOADS; reloads++) {
-      if (token.expiresAt <= Date.now()) {
-        cache.delete(hash);
-        throw invalidToken();
-      }
-      const limits = policy.limitsOf(token.auth);
-      const outcome = await limiter
-        .consume(token.auth.clientId, limits, token.epoch)
-        .catch((error: unknown) => ({ kind: 'failed' as const, error }));
-      if (outcome.kind === 'counted') {
-        policy.apply(res, outcome);
-        res.locals.readAfter = outcome.readAfter;
-        return token.auth;
-      }
-      if (outcome.kind === 'failed') {
-        // No epoch to check a cached token against: PostgreSQL decides, as without a cache.
-        cache.delete(hash);
-        const current = token.cachedUntil === 0 ? token : await fromDatabase(hash);
-        policy.onStoreFailure(outcome.error);
-        // Nor the client's last write: its reads go to the primary.
-        res.locals.readAfter = null;
-        return current.auth;
-      }
+    let fresh = token.cachedUntil === 0;
+    let outcome = await count(hash, token, token.epoch);
+    if (outcome.kind === 'stale') {
       // The client changed since the token was cached (or it never was, or its entry expired):
-      // read it again, under the epoch Redis holds now, which was read before this read. The
-      // entry stays meanwhile: it is only ever served once the Redis call confirms its epoch.
+      // read it again, under the epoch Redis holds now. That read begins after this request
+      // did, so it holds every change announced before the request; it is counted without a
+      // second epoch check, which a client whose refreshes move its epoch many times a second
+      // might never pass. The next request checks the epoch again.
       token = await reload(hash, outcome.epoch);
+      fresh = true;
+      outcome = await count(hash, token, ANY_EPOCH);
     }
-    throw new AppError({
-      status: 503,
-      code: 'SERVER_ERROR',
-      message: 'Servis geçici olarak kullanılamıyor, lütfen daha sonra tekrar deneyin.',
-      retryAfter: 1,
-    });
+    if (outcome.kind === 'failed') {
+      // No epoch to check a cached token against: PostgreSQL decides, as without a cache.
+      cache.delete(hash);
+      const current = fresh ? token : await fromDatabase(hash);
+      policy.onStoreFailure(outcome.error);
+      // Nor the client's last write: its reads go to the primary.
+      res.locals.readAfter = null;
+      return current.auth;
+    }
+    if (outcome.kind === 'stale') throw new Error('a count without an epoch check was stale');
+    policy.apply(res, outcome);
+    res.locals.readAfter = outcome.readAfter;
+    return token.auth;
+  }
+
+  /** Counts the request against the client's limits if `epoch` is still the client's. */
+  async function count(hash: string, token: CachedToken, epoch: string) {
+    if (token.expiresAt <= Date.now()) {
+      cache.delete(hash);
+      throw invalidToken();
+    }
+    return limiter
+      .consume(token.auth.clientId, policy.limitsOf(token.auth), epoch)
+      .catch((error: unknown) => ({ kind: 'failed' as const, error }));
   }
 
   return async (req, res) => {
