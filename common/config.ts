@@ -110,6 +110,9 @@ const envSchema = z.object({
   // Unset: 9464 for the gateway, 9465 for the worker, so both run side by side on one host.
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10000),
+  // Bounds on receiving one request: its head, and the whole of it (head and body).
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt.default(10000),
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt.default(30000),
   DB_QUERY_TIMEOUT_MS: positiveInt.default(1500),
   DB_CONNECT_TIMEOUT_MS: positiveInt.default(1000),
   SYNC_QUERY_TIMEOUT_MS: positiveInt.default(30000),
@@ -137,6 +140,12 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
+// node refuses a head bound beyond the request's: the head is part of the request.
+const checkedEnvSchema = envSchema.refine(
+  (env) => env.HTTP_HEADERS_TIMEOUT_MS <= env.HTTP_REQUEST_TIMEOUT_MS,
+  { path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS' },
+);
+
 export type Config = ReturnType<typeof toConfig>;
 
 export class ConfigError extends Error {
@@ -145,7 +154,14 @@ export class ConfigError extends Error {
 
 function toConfig(env: z.infer<typeof envSchema>) {
   return {
-    http: { port: env.PORT, corsOrigins: env.CORS_ORIGINS, trustProxy: env.TRUST_PROXY },
+    http: {
+      port: env.PORT,
+      corsOrigins: env.CORS_ORIGINS,
+      trustProxy: env.TRUST_PROXY,
+      /** A request whose head, or whole, has not arrived within these is closed. */
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+    },
     /** How long a stopping process waits for requests and jobs in flight before it exits. */
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     db: {
@@ -212,7 +228,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable means "not set", as it does for most operators' tooling.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
-  const parsed = envSchema.safeParse(present);
+  const parsed = checkedEnvSchema.safeParse(present);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);

@@ -71,4 +71,15 @@ describe('edge settings', () => {
       expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY/);
     },
   );
+
+  it('when the request bounds are unset, then a head has 10 s and a whole request 30 s', () => {
+    expect(loadConfig({}).http).toMatchObject({ headersTimeoutMs: 10000, requestTimeoutMs: 30000 });
+  });
+
+  it('when HTTP_HEADERS_TIMEOUT_MS exceeds HTTP_REQUEST_TIMEOUT_MS, then the configuration is refused', () => {
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '40000' })).toThrow(
+      /HTTP_HEADERS_TIMEOUT_MS/,
+    );
+    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '0' })).toThrow(/HTTP_REQUEST_TIMEOUT_MS/);
+  });
 });

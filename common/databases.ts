@@ -84,6 +84,9 @@ export function legacyConnectionOf(url: string): mariadb.ConnectionConfig {
     user: decodeURIComponent(parsed.username),
     password: decodeURIComponent(parsed.password),
     database: decodeURIComponent(parsed.pathname.replace(/^\//, '')) || undefined,
+    // The driver writes a failed statement's parameters (a member's tc_no, phone) into the
+    // error's message and `sql` unless told not to; the statement alone says what failed.
+    logParam: false,
   };
 }
 

@@ -1,8 +1,13 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { errorForLog } from './log-errors.js';
 
 export type { Logger };
 
-/** Structured JSON logs. Credentials never reach a log line, whatever a caller passes in. */
+/**
+ * Structured JSON logs. Credentials never reach a log line, whatever a caller passes in; an error
+ * shows its kind and words, never a statement's parameters or the values it quotes
+ * (log-errors.ts).
+ */
 export function createLogger(options: {
   level: string;
   name: string;
@@ -18,6 +23,7 @@ export function createLogger(options: {
   const settings: pino.LoggerOptions = {
     name: options.name,
     level: options.level,
+    serializers: { err: errorForLog, error: errorForLog },
     redact: {
       paths: [
         'req.headers.authorization',

@@ -36,6 +36,10 @@ const preflight = (gateway: RunningGateway, origin: string) =>
     },
   });
 
+/** A comma-separated header value as lower-case names. */
+const listOf = (value: string | null) =>
+  (value ?? '').split(',').map((name) => name.trim().toLowerCase());
+
 describe('CORS_ORIGINS', () => {
   it('when a listed origin sends a preflight, then it is allowed with the method and Authorization header', async () => {
     const response = await preflight(edge, PARTNER);
@@ -45,6 +49,52 @@ describe('CORS_ORIGINS', () => {
     expect(response.headers.get('access-control-allow-headers')).toMatch(/authorization/i);
     expect(response.headers.get('access-control-allow-credentials')).toBeNull();
     expect(response.headers.get('vary')).toMatch(/origin/i);
+  });
+
+  it('when a listed origin asks to write with Idempotency-Key and If-Match, then the preflight allows them', async () => {
+    const response = await fetch(`${edge.url}/api/v1/members/1`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: PARTNER,
+        'access-control-request-method': 'PATCH',
+        'access-control-request-headers': 'authorization,idempotency-key,if-match',
+      },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe(PARTNER);
+    const methods = listOf(response.headers.get('access-control-allow-methods'));
+    expect(methods).toEqual(expect.arrayContaining(['post', 'put', 'patch']));
+    // A browser sends the request only when every header it named is in this list.
+    const allowed = listOf(response.headers.get('access-control-allow-headers'));
+    expect(allowed).toEqual(
+      expect.arrayContaining([
+        'authorization',
+        'content-type',
+        'idempotency-key',
+        'if-match',
+        'if-none-match',
+      ]),
+    );
+  });
+
+  it('when a listed origin calls the API, then its script may read ETag, X-Data-Age, Retry-After and the limits', async () => {
+    const response = await fetch(`${edge.url}/api/v1/members`, { headers: { origin: PARTNER } });
+    const exposed = listOf(response.headers.get('access-control-expose-headers'));
+    expect(exposed).toEqual(
+      expect.arrayContaining([
+        'etag',
+        'x-data-age',
+        'retry-after',
+        'x-request-id',
+        'x-read-model',
+        'ratelimit',
+        'ratelimit-policy',
+        ...['minute', 'hour', 'day'].flatMap((window) => [
+          `x-ratelimit-limit-${window}`,
+          `x-ratelimit-remaining-${window}`,
+        ]),
+      ]),
+    );
   });
 
   it('when a listed origin calls the API, then the answer names it and exposes the request id and limits', async () => {

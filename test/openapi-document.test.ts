@@ -89,7 +89,10 @@ describe('the generated OpenAPI document', () => {
 });
 
 describe('the contract check every test call goes through', () => {
-  const json = new Headers({ 'content-type': 'application/json; charset=utf-8' });
+  const json = new Headers({
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+  });
   const seen = (over: Partial<ObservedResponse>): ObservedResponse => ({
     method: 'GET',
     url: 'http://127.0.0.1:1/api/v1/members/7',
@@ -117,6 +120,18 @@ describe('the contract check every test call goes through', () => {
   it('when a status is not documented for the operation, then the call fails', () => {
     const body = { ...error, error: 'DUPLICATE' };
     expect(() => assertMatchesDocument(seen({ status: 409, body }))).toThrow(/not documented/);
+  });
+
+  it('when an answer may be cached, then the call fails', () => {
+    const body = { success: true, data: member };
+    const headers = new Headers(json);
+    headers.delete('cache-control');
+    expect(() => assertMatchesDocument(seen({ body, headers }))).toThrow(/Cache-Control/);
+    headers.set('cache-control', 'private, max-age=60');
+    expect(() => assertMatchesDocument(seen({ body, headers }))).toThrow(/Cache-Control/);
+    expect(() => assertMatchesDocument(seen({ status: 404, body: error, headers }))).toThrow(
+      /Cache-Control/,
+    );
   });
 
   it('when a 429 or 503 has no Retry-After, then the call fails', () => {

@@ -3,6 +3,7 @@
 // Nothing is silently clamped or ignored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../api/scopes.js';
+import { ENDPOINTS } from '../gateway/src/endpoints.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,
@@ -122,4 +123,45 @@ describe('bad values on read operations', () => {
       expect(body).toMatchObject({ success: false, error: 'NOT_FOUND' });
     },
   );
+});
+
+/** Every operation that takes a search term, found from the declarations. */
+const SEARCHES = ENDPOINTS.filter((e) =>
+  Object.keys((e.query as { shape?: object } | undefined)?.shape ?? {}).includes('search'),
+).map((e) => `/api/v1${e.path}`);
+
+// A lone combining mark, marks and spaces, and the combining dot that "İ" leaves when lower-cased:
+// each folds to nothing, which as a LIKE pattern would have matched every row.
+const escaped = (term: string) =>
+  [...term]
+    .map((c) => (c === ' ' ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
+    .join('');
+const NOTHING_TERMS = ['\u0301', ' \u0301 \u0308 ', '\u0307\u0307'];
+
+describe('a search term that folds to nothing', () => {
+  it('when the operations are read from the declarations, then every search is covered', () => {
+    expect(SEARCHES).toEqual(
+      expect.arrayContaining(['/api/v1/members', '/api/v1/branches', '/api/v1/staff']),
+    );
+    expect(SEARCHES.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it.each(SEARCHES.flatMap((path) => NOTHING_TERMS.map((term) => [path, escaped(term), term])))(
+    'when calling %s with search="%s", then it answers 400 VALIDATION_ERROR naming search',
+    async (path, _shown, term) => {
+      const { status, body } = await get(`${path}?search=${encodeURIComponent(term)}`);
+      expect(status).toBe(400);
+      expect(body).toMatchObject({
+        success: false,
+        error: 'VALIDATION_ERROR',
+        message: 'İstek parametreleri geçersiz.',
+        request_id: expect.any(String),
+      });
+      expect(body.details).toEqual([{ field: 'search', message: expect.any(String) }]);
+    },
+  );
+
+  it('when a search term folds to something, then it is answered', async () => {
+    for (const path of SEARCHES) expect((await get(`${path}?search=%C3%A7`)).status).toBe(200);
+  });
 });

@@ -50,7 +50,7 @@ const app = createApp({
   reads,
   isStopping: () => stopping,
 });
-const server = createGatewayServer(app);
+const server = createGatewayServer(app, config.http);
 // A failed listen (a taken port) ends the process with one line naming the variable.
 server.once('error', (error) => exitOnUnavailablePort(logger, 'PORT', config.http.port, error));
 server.listen(config.http.port, () => {

@@ -67,7 +67,7 @@ export async function startGateway(
   if (config.db.readUrls.length > 0) watchReadReplicas(metrics, reads);
   const app = createApp({ config, db, redis, logger, metrics, legacy, reads });
   const server: Server = await new Promise((resolve) => {
-    const s = createGatewayServer(app).listen(0, '127.0.0.1', () => resolve(s));
+    const s = createGatewayServer(app, config.http).listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   return {

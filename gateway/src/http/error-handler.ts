@@ -135,6 +135,8 @@ function toAppError(error: unknown): AppError | null {
 }
 
 export function sendError(res: Response, error: AppError): void {
+  // Whatever the route allowed its success (the documentation's files), an error is never kept.
+  res.set('Cache-Control', 'no-store');
   if (error.retryAfter !== undefined) res.set('Retry-After', String(error.retryAfter));
   res.status(error.status).json({
     success: false,

@@ -59,8 +59,14 @@ export const searchFilter = z
   .trim()
   .min(1)
   .max(100)
+  // A term of combining marks alone folds to nothing, and the empty pattern would match every
+  // row: a search that asks for nothing is a mistake, as an empty one is.
+  .refine((term) => foldTurkish(term).length > 0, {
+    message: 'Arama terimi en az bir harf, rakam veya işaret içermelidir.',
+  })
   .meta({
-    description: 'Türkçe kurallarına göre büyük/küçük harf ve aksan duyarsız arama',
+    description:
+      'Türkçe kurallarına göre büyük/küçük harf ve aksan duyarsız arama; yalnızca aksan işaretlerinden oluşan (katlanınca boş kalan) terim 400 VALIDATION_ERROR',
     examples: ['ayşe'],
   })
   .optional();

@@ -9,7 +9,21 @@ import { createServer, IncomingMessage, ServerResponse, type Server } from 'node
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
 
-export function createGatewayServer(app: Express): Server {
+/** Bounds on receiving one request (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS). */
+export interface RequestBounds {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+/**
+ * node checks both bounds only every `connectionsCheckingInterval` (30 s by default), so a
+ * connection could outlive its bound by that much; a quarter of the head's bound, at most a
+ * second, closes it soon after. The check walks only the connections receiving a request.
+ */
+const checkingIntervalOf = ({ headersTimeoutMs }: RequestBounds) =>
+  Math.max(50, Math.min(1000, Math.floor(headersTimeoutMs / 4)));
+
+export function createGatewayServer(app: Express, bounds: RequestBounds): Server {
   // Constructor functions, not classes: a class's prototype cannot be replaced by the app's.
   // Every argument node passes goes on (the response's options: its high-water mark).
   function GatewayRequest(this: IncomingMessage, ...args: [Socket]) {
@@ -24,6 +38,11 @@ export function createGatewayServer(app: Express): Server {
     {
       IncomingMessage: GatewayRequest as unknown as typeof IncomingMessage,
       ServerResponse: GatewayResponse as unknown as typeof ServerResponse,
+      // A caller that sends its head or body slowly, or never finishes, holds a connection and
+      // its buffers: node answers 408 and closes it (docs/decisions/0007).
+      headersTimeout: bounds.headersTimeoutMs,
+      requestTimeout: bounds.requestTimeoutMs,
+      connectionsCheckingInterval: checkingIntervalOf(bounds),
     },
     app,
   );

@@ -12,7 +12,7 @@ describe('createGatewayServer', () => {
     app.get('/x/:id', (req, res) => {
       res.set('X-Seen', req.params.id).status(201).json({ id: req.params.id, ip: req.ip });
     });
-    const server = createGatewayServer(app);
+    const server = createGatewayServer(app, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
     const atBirth: unknown[] = [];
     // Runs before the app: what node created, before Express set any prototype.
     server.prependListener('request', (req, res) => {

@@ -88,10 +88,18 @@ const RETRY_AFTER = {
   },
 };
 
+const NO_STORE = {
+  'Cache-Control': {
+    description: 'The answer carries partner data: no browser or shared cache may keep it',
+    required: true,
+    schema: { type: 'string', const: 'no-store' },
+  },
+};
+
 function errorResponse(status: number) {
   return {
     description: ERROR_DESCRIPTIONS[status] ?? `Error ${status}`,
-    ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
+    headers: { ...NO_STORE, ...(status === 429 || status === 503 ? RETRY_AFTER : {}) },
     ...json(errorBodySchema),
   };
 }
@@ -128,17 +136,18 @@ function operation(endpoint: Endpoint) {
     responses: {
       [String(endpoint.status ?? 200)]: {
         description: endpoint.summary,
-        ...(endpoint.tables.length > 0
-          ? {
-              headers: {
+        headers: {
+          ...NO_STORE,
+          ...(endpoint.tables.length > 0
+            ? {
                 'X-Data-Age': {
                   description:
                     'Seconds since the least recently synced table behind the answer was brought up to date, plus how far behind the primary the read replica that answered is, when one did',
                   schema: { type: 'integer', minimum: 0 },
                 },
-              },
-            }
-          : {}),
+              }
+            : {}),
+        },
         ...json(endpoint.response as z.ZodType),
       },
       ...Object.fromEntries(
@@ -179,7 +188,8 @@ export function openApiDocument(endpoints: readonly Endpoint[]) {
         'out-of-range values are 400 VALIDATION_ERROR, never clamped. Lists are sorted by id ascending, time series ' +
         'newest first. Dates are Istanbul calendar days (YYYY-MM-DD), inclusive. A client bound to a branch sees only ' +
         "that branch's data: naming another branch is 403, another branch's object is 404. Protected responses carry " +
-        'X-RateLimit-{Limit,Remaining}-{Minute,Hour,Day}; read responses carry X-Data-Age.',
+        'X-RateLimit-{Limit,Remaining}-{Minute,Hour,Day}; read responses carry X-Data-Age. ' +
+        'Every answer carrying partner data, errors included, is Cache-Control: no-store.',
     },
     servers: [{ url: '/' }],
     components: {

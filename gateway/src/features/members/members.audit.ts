@@ -1,7 +1,8 @@
 // The audit trail of member writes, in the API's PostgreSQL. A record holds the member's API
 // fields before and after (never a secret: members carry none, and tokens or client secrets are
-// never passed here). When PostgreSQL is away the record goes to the log instead, so a write
-// that reached the dashboard is never lost from the trail's reach.
+// never passed here). When PostgreSQL does not take it, what the log may hold of it goes there
+// instead: which write, by whom, on which member and which fields it set, never their values,
+// which are a member's personal data (the dashboard holds them).
 import { readModelPool, type ReadModelClient } from '../../../../common/databases.js';
 import type { Logger } from '../../../../common/logger.js';
 import { Prisma as Sql } from '../../../../prisma/generated/read-model/client.js';
@@ -36,7 +37,15 @@ export function auditStatement(entry: AuditEntry): Sql.Sql {
       ${entry.idempotencyKey ?? null}, ${asJson(entry.before)}::jsonb, ${asJson(entry.after)}::jsonb)`;
 }
 
-/** A record PostgreSQL did not take goes to the log, whole. */
+/** The fields a write set or changed, by name. */
+function changedFields(before: Member | null | undefined, after: Member | null | undefined) {
+  if (!after) return [];
+  return Object.keys(after).filter(
+    (field) => !before || JSON.stringify(before[field]) !== JSON.stringify(after[field]),
+  );
+}
+
+/** A record PostgreSQL did not take goes to the log, without the member's values. */
 export function logUnstoredAudit(logger: Logger, entry: AuditEntry, error: unknown): void {
   const audit = {
     client_id: entry.auth.clientId,
@@ -47,8 +56,7 @@ export function logUnstoredAudit(logger: Logger, entry: AuditEntry, error: unkno
     status: entry.status,
     error: entry.error ?? null,
     idempotency_key: entry.idempotencyKey ?? null,
-    before: entry.before ?? null,
-    after: entry.after ?? null,
+    changed_fields: changedFields(entry.before, entry.after),
   };
   logger.error({ err: error, audit }, 'member write audit not stored; logged instead');
 }
