@@ -91,6 +91,19 @@ describe('configuration errors', () => {
     expect(failure.stderr.trim().split('\n')).toHaveLength(1);
     expect(failure.stderr).toMatch(/PORT/);
   });
+
+  it('when SECRETS_KEY is unset in production, then the gateway and the worker each stop with one line naming it', async () => {
+    for (const script of ['gateway', 'worker']) {
+      const failure = (await run('npm', ['run', '--silent', script], {
+        env: { ...process.env, NODE_ENV: 'production', SECRETS_KEY: '' },
+        // A process that started instead would run on: end it, and fail.
+        timeout: 20_000,
+      }).catch((e: unknown) => e)) as { code: number; stderr: string };
+      expect([script, failure.code]).toEqual([script, 1]);
+      expect(failure.stderr.trim().split('\n')).toHaveLength(1);
+      expect(failure.stderr).toMatch(/SECRETS_KEY: required in production/);
+    }
+  });
 });
 
 describe('docker-compose.yml', () => {
