@@ -1,6 +1,7 @@
 // GET /changes as partners use it: a copy kept by following the feed equals what the list
 // endpoints answer, for an unbound and a bound client; concurrent transactions committing out
-// of order never make the cursor skip a change; a pass that changes nothing adds nothing.
+// of order never make the cursor skip a change; a pass that changes nothing adds nothing; a
+// cursor is the API's own, signed.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
@@ -15,6 +16,7 @@ import {
 } from './support/gateway.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { expectCopyEqualsLists, READ_SCOPES } from './support/partner-copy.js';
+import { editedCursor, signedCursor } from './support/cursors.js';
 import { reconcileOnce, syncOnce } from './support/sync-once.js';
 import { verifyEnvironment } from './support/verify.js';
 
@@ -212,6 +214,86 @@ describe('refusals', () => {
       expect([expired.status, expired.body.error]).toEqual([410, 'CURSOR_EXPIRED']);
     } finally {
       await shortLived.close();
+    }
+  });
+});
+
+/** 400 VALIDATION_ERROR naming the cursor, in the errors' body. */
+const notOurs = {
+  success: false,
+  error: 'VALIDATION_ERROR',
+  message: expect.any(String),
+  request_id: expect.any(String),
+  details: [{ field: 'cursor', message: expect.any(String) }],
+};
+
+describe('signed cursors', () => {
+  it('when a cursor is edited, by one character or a number re-encoded without signing, then 400 VALIDATION_ERROR; as given it keeps working', async () => {
+    const given = (await changes(unbound, 'from=now')).body.next_cursor as string;
+    const at = 5;
+    const flipped = `${given.slice(0, at)}${given[at] === 'A' ? 'B' : 'A'}${given.slice(at + 1)}`;
+    const edited = [
+      flipped,
+      editedCursor(given, (p) => ({ ...p, x: String(BigInt(p.x) - 100n) })),
+      editedCursor(given, (p) => ({ ...p, x: '99999999999999999999' })),
+      editedCursor(given, (p) => ({ ...p, at: Date.now() + 86_400_000 })),
+    ];
+    for (const cursor of edited) {
+      const answer = await changes(unbound, `cursor=${cursor}&types=members`);
+      expect([cursor, answer.status, answer.body]).toEqual([cursor, 400, notOurs]);
+    }
+    expect((await changes(unbound, `cursor=${given}&types=members`)).status).toBe(200);
+  });
+
+  it('when a cursor is made up (unsigned, signed with another key, or a made-up signature), then 400 VALIDATION_ERROR', async () => {
+    const payload = { x: '1', k: 2, t: '', i: 0, at: Date.now() };
+    const unsigned = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    const otherKey = Buffer.from('a key that is not the tests key!').toString('base64');
+    for (const cursor of [
+      unsigned,
+      signedCursor(payload, otherKey),
+      `${unsigned}.${'A'.repeat(22)}`,
+      `${unsigned}.`,
+      `.${'A'.repeat(22)}`,
+    ]) {
+      const answer = await changes(unbound, `cursor=${cursor}&types=members`);
+      expect([cursor, answer.status, answer.body]).toEqual([cursor, 400, notOurs]);
+    }
+  });
+
+  it('when a cursor carries a field no cursor of ours has, signed or not, then 400, never a 500', async () => {
+    const base = { x: '1', k: 2, t: '', i: 0, at: Date.now() };
+    const fields: Record<string, unknown>[] = [
+      { x: '99999999999999999999' },
+      { x: '9223372036854775808' },
+      { x: '-1' },
+      { x: 1 },
+      { x: '1'.repeat(500) },
+      { k: 3 },
+      { k: -1 },
+      { k: '1' },
+      { t: 'uyeler', k: 1 },
+      { t: 'ü'.repeat(300), k: 1 },
+      { t: 42 },
+      { i: -1 },
+      { i: 2 ** 31 },
+      { i: 1.5 },
+      { i: 1e300 },
+      { at: -1 },
+      { at: 'now' },
+      { at: 1e300 },
+      { f: '99999999999999999999' },
+      { extra: true },
+    ];
+    for (const edit of fields) {
+      const payload = { ...base, ...edit };
+      for (const cursor of [
+        Buffer.from(JSON.stringify(payload)).toString('base64url'),
+        signedCursor(payload),
+      ]) {
+        const answer = await changes(unbound, `cursor=${cursor}&types=members`);
+        expect([edit, answer.status, answer.body.error]).toEqual([edit, 400, 'VALIDATION_ERROR']);
+      }
     }
   });
 });

@@ -1,5 +1,6 @@
 // Runs the real sync runner in-process against a test environment.
 import { Registry } from 'prom-client';
+import { createCursorCodec } from '../../api/changes/cursor.js';
 import {
   createLegacyClient,
   createReadModelClient,
@@ -74,6 +75,7 @@ export function startWebhookWorker(env: TestEnvironment, overrides: Record<strin
     config: config.webhooks,
     registry: new Registry(),
     log: throttledLog(logger),
+    cursors: createCursorCodec(config.secrets.keys),
   });
   return {
     readModel,

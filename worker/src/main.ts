@@ -1,4 +1,5 @@
 import { createServer, type ServerResponse } from 'node:http';
+import { createCursorCodec } from '../../api/changes/cursor.js';
 import { loadConfigOrExit } from '../../common/config.js';
 import {
   createLegacyClient,
@@ -87,6 +88,7 @@ const webhooks = webhooksPool
       config: config.webhooks,
       registry: metrics.registry,
       log,
+      cursors: createCursorCodec(config.secrets.keys),
     })
   : undefined;
 
