@@ -1,7 +1,7 @@
 // GET /changes as partners use it: a copy kept by following the feed equals what the list
 // endpoints answer, for an unbound and a bound client; concurrent transactions committing out
 // of order never make the cursor skip a change; a pass that changes nothing adds nothing; a
-// cursor is the API's own, signed.
+// cursor is the API's own, signed, and one from before deletes the worker purged is 410.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
@@ -16,9 +16,10 @@ import {
 } from './support/gateway.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { expectCopyEqualsLists, READ_SCOPES } from './support/partner-copy.js';
-import { editedCursor, signedCursor } from './support/cursors.js';
+import { editedCursor, payloadOf, signedCursor } from './support/cursors.js';
 import { reconcileOnce, syncOnce } from './support/sync-once.js';
 import { verifyEnvironment } from './support/verify.js';
+import { eventually, startWorker } from './support/worker.js';
 
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;
@@ -296,4 +297,65 @@ describe('signed cursors', () => {
       }
     }
   });
+
+  it('when a signed cursor says it is young but its position lies before deletes the worker purged, then 410 CURSOR_EXPIRED; reading from no cursor goes on', async () => {
+    // A branch move leaves a departure; with deletes kept for seconds, the worker purges it.
+    const [moving] = await dashboard.query<{ id: number }>(
+      'SELECT id FROM members WHERE branch_id = ? AND is_deleted = 0 ORDER BY id LIMIT 1',
+      [BOUND_BRANCH],
+    );
+    await dashboard.update('members', moving!.id, { branch_id: 2 });
+    await syncOnce(env);
+    const [departure] = await gateway.db.$queryRaw<{ xid: string }[]>`
+      SELECT change_xid::text AS xid FROM change_departures
+      WHERE table_name = 'members' AND row_id = ${moving!.id}`;
+    // Everything read up to just before the move, and given just now.
+    const beforeMove = () =>
+      signedCursor({ x: String(BigInt(departure!.xid) - 1n), k: 2, t: '', i: 0, at: Date.now() });
+    const asked = `types=members&limit=1`;
+    expect((await changes(bound, `cursor=${beforeMove()}&${asked}`)).status).toBe(200);
+
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const worker = await startWorker(env, {
+      reconcileIntervalMs: 200,
+      settings: { CHANGES_RETENTION_DAYS: '0.00002' },
+    });
+    try {
+      await eventually(
+        async () => {
+          const answer = await changes(bound, `cursor=${beforeMove()}&${asked}`);
+          expect([answer.status, answer.body.error]).toEqual([410, 'CURSOR_EXPIRED']);
+        },
+        20_000,
+        200,
+      );
+    } finally {
+      await worker.close();
+    }
+    const expired = await changes(unbound, `cursor=${beforeMove()}&${asked}`);
+    expect([expired.status, expired.body.error]).toEqual([410, 'CURSOR_EXPIRED']);
+
+    // A partner starting now passes rows changed long before the purge: never a 410. The feed
+    // reads below the server's xmin, which any long transaction on the server holds back: first
+    // let it pass the purged departure.
+    await eventually(
+      async () => {
+        const present = payloadOf((await changes(unbound, 'from=now')).body.next_cursor as string);
+        expect(BigInt(present.x)).toBeGreaterThanOrEqual(BigInt(departure!.xid));
+      },
+      20_000,
+      200,
+    );
+    let cursor: string | undefined;
+    let pages = 0;
+    for (let more = true; more; pages++) {
+      const answer = await changes(unbound, `limit=50${cursor ? `&cursor=${cursor}` : ''}`);
+      expect([pages, answer.status]).toEqual([pages, 200]);
+      cursor = answer.body.next_cursor as string;
+      more = answer.body.has_more as boolean;
+      expect(pages).toBeLessThan(1000);
+    }
+    expect(pages).toBeGreaterThan(2);
+    expect((await changes(unbound, `cursor=${cursor}`)).status).toBe(200);
+  }, 60_000);
 });

@@ -22,15 +22,16 @@ const INT8_MAX = 9_223_372_036_854_775_807n;
  */
 const xidText = z.string().refine((text) => /^[0-9]{1,19}$/.test(text) && BigInt(text) <= INT8_MAX);
 
-// What a cursor says: the last key read (x, k, t, i) and when it was given (at). A signature only
-// says the API wrote it, so the fields are checked all the same: nothing in a cursor ever reaches
-// a statement unchecked.
+// What a cursor says: the last key read (x, k, t, i), the floor of a read that began from no
+// cursor (f, see floorOf) and when it was given (at). A signature only says the API wrote it, so
+// the fields are checked all the same: nothing in a cursor ever reaches a statement unchecked.
 const cursorSchema = z
   .strictObject({
     x: xidText,
     k: z.union([z.literal(0), z.literal(1), z.literal(2)]),
     t: z.enum(['', ...TYPE_NAMES]),
     i: z.int().min(0).max(2_147_483_647),
+    f: xidText.optional(),
     at: z.int().positive(),
   })
   // Kind 2 ("all of transaction x") is the only key without a type.
@@ -56,9 +57,27 @@ export const keyOf = (cursor: Cursor): ChangeKey => ({
   id: cursor.i,
 });
 
+/**
+ * The snapshot xmin at which the cursor's read began from no cursor, 0 when it did not. Changes
+ * of older transactions had all ended when it began, so a delete among them removed a row before
+ * the partner could read it: purging it takes nothing from that partner.
+ */
+export const floorOf = (cursor: Cursor): bigint => BigInt(cursor.f ?? '0');
+
+/**
+ * Whether deletes the partner may still need were purged: the worker has removed deletes up to
+ * transaction `horizon` (0: none), and the cursor has not read past it. Conservative at the
+ * horizon itself: the purged transaction may hold deletes after the cursor's key.
+ */
+export function isPurgedPast(cursor: Cursor, horizon: bigint): boolean {
+  const xid = BigInt(cursor.x);
+  const floor = floorOf(cursor);
+  return horizon > 0n && (xid > floor ? xid : floor) <= horizon;
+}
+
 export interface CursorCodec {
-  /** The cursor of `key`, given now. */
-  encode(key: ChangeKey): string;
+  /** The cursor of `key`, given now; `floor` as floorOf, carried only while it matters. */
+  encode(key: ChangeKey, options?: { floor?: bigint }): string;
   /** The cursor `text` holds; null when it is not one of ours (edited, made up, malformed). */
   decode(text: string): Cursor | null;
 }
@@ -75,12 +94,15 @@ export function createCursorCodec(secretsKeys: readonly string[]): CursorCodec {
     createHmac('sha256', key).update(payload).digest().subarray(0, MAC_BYTES).toString('base64url');
 
   return {
-    encode(key) {
+    encode(key, options = {}) {
       const cursor: Cursor = {
         x: key.xid.toString(),
         k: key.kind as Cursor['k'],
         t: key.type,
         i: key.id,
+        ...(options.floor !== undefined && options.floor > key.xid
+          ? { f: options.floor.toString() }
+          : {}),
         at: Date.now(),
       };
       const payload = Buffer.from(JSON.stringify(cursor)).toString('base64url');

@@ -1,7 +1,7 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createCursorCodec } from './cursor.js';
+import { createCursorCodec, isPurgedPast, type Cursor } from './cursor.js';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 const OLD_KEY = Buffer.alloc(32, 9).toString('base64');
@@ -27,8 +27,10 @@ const key = { xid: 1234n, kind: 1, type: 'members', id: 42 };
 const valid = { x: '1234', k: 1, t: 'members', i: 42, at: Date.now() };
 
 describe('change-feed cursors', () => {
-  it('when the API encodes a key, then it decodes to that key', () => {
+  it('when the API encodes a key, then it decodes to that key; with a floor above it, the floor too', () => {
     expect(codec.decode(codec.encode(key))).toMatchObject({ x: '1234', k: 1, t: 'members', i: 42 });
+    expect(codec.decode(codec.encode(key, { floor: 2000n }))).toMatchObject({ f: '2000' });
+    expect(codec.decode(codec.encode(key, { floor: 1000n }))).not.toHaveProperty('f');
   });
 
   it('when keys rotate, then the first signs and every one verifies', () => {
@@ -114,5 +116,23 @@ describe('change-feed cursors', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('when deletes were purged up to a transaction, then a cursor that has not read past it is purged past, unless its read began after them', () => {
+    const at = (x: string, f?: string): Cursor => ({
+      x,
+      k: 2,
+      t: '',
+      i: 0,
+      at: 1,
+      ...(f ? { f } : {}),
+    });
+    expect(isPurgedPast(at('99'), 100n)).toBe(true);
+    expect(isPurgedPast(at('100'), 100n)).toBe(true);
+    expect(isPurgedPast(at('101'), 100n)).toBe(false);
+    expect(isPurgedPast(at('5'), 0n)).toBe(false);
+    // A read from no cursor that began at xmin 150 never held what deletes up to 100 removed.
+    expect(isPurgedPast(at('5', '150'), 100n)).toBe(false);
+    expect(isPurgedPast(at('5', '100'), 100n)).toBe(true);
   });
 });

@@ -16,9 +16,15 @@ import type { TestEnvironment } from './environment.js';
 
 export async function startWorker(
   env: TestEnvironment,
-  options: { legacyUrl?: string; intervalMs?: number; reconcileIntervalMs?: number } = {},
+  options: {
+    legacyUrl?: string;
+    intervalMs?: number;
+    reconcileIntervalMs?: number;
+    /** Operator variables for this worker (CHANGES_RETENTION_DAYS...). */
+    settings?: Record<string, string>;
+  } = {},
 ) {
-  const config = env.config();
+  const config = env.config(options.settings);
   // The bounds main.ts gives the worker's pools.
   const bounds = { queryTimeoutMs: config.sync.queryTimeoutMs, connectTimeoutMs: 5000 };
   const legacy = createLegacyClient(options.legacyUrl ?? env.legacyReadOnlyUrl, bounds);

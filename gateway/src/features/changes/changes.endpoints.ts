@@ -5,7 +5,14 @@
 import { z } from 'zod';
 import { readChangePage } from '../../../../api/changes/change-page.js';
 import { CHANGE_TYPES, TYPE_NAMES } from '../../../../api/changes/change-types.js';
-import { keyOf, presentOf, type Cursor, type CursorCodec } from '../../../../api/changes/cursor.js';
+import {
+  floorOf,
+  isPurgedPast,
+  keyOf,
+  presentOf,
+  type Cursor,
+  type CursorCodec,
+} from '../../../../api/changes/cursor.js';
 import { defineEndpoint } from '../../http/endpoint.js';
 import { AppError, insufficientScope, validationError } from '../../http/errors.js';
 import { decimalInteger } from '../../http/filters.js';
@@ -113,7 +120,7 @@ export const listChangesEndpoint = defineEndpoint({
   path: '/changes',
   summary: 'Değişiklik akışı',
   description:
-    "Every change to what the API shows, deletes included, in commit order; a row appears at its latest change only. Follow `next_cursor` until `has_more` is false, then poll with the last one. Each type needs the read scope of its resource; a named type outside the scopes is 403. A bound client gets its branch's rows and those of no branch; a row that leaves its branch reaches it as a `delete`. The cursor is opaque and signed by the API: an edited or made-up one is 400 `VALIDATION_ERROR`. A cursor older than the retention (30 days by default) is 410 `CURSOR_EXPIRED`.",
+    "Every change to what the API shows, deletes included, in commit order; a row appears at its latest change only. Follow `next_cursor` until `has_more` is false, then poll with the last one. Each type needs the read scope of its resource; a named type outside the scopes is 403. A bound client gets its branch's rows and those of no branch; a row that leaves its branch reaches it as a `delete`. The cursor is opaque and signed by the API: an edited or made-up one is 400 `VALIDATION_ERROR`. A cursor older than the retention (30 days by default), or one that has not yet read past deletes purged since (kept as long), is 410 `CURSOR_EXPIRED`: start again without a cursor.",
   access: null,
   query: changesQuery,
   response: changesResponse,
@@ -146,10 +153,15 @@ export const listChangesEndpoint = defineEndpoint({
     }
     const after = cursor && keyOf(cursor);
     const page = await readChangePage(scoped.sql, { types, after, limit: query.limit });
+    // Deletes after the cursor were purged in the page's own snapshot: however young the cursor,
+    // following it would miss them.
+    if (cursor && isPurgedPast(cursor, page.horizon)) throw cursorExpired();
+    // A read from no cursor starts its floor at this snapshot (api/changes/cursor.ts floorOf).
+    const floor = cursor ? floorOf(cursor) : page.xmin;
     return {
       success: true,
       data: page.changes.map(({ change }) => change),
-      next_cursor: cursors.encode(page.next),
+      next_cursor: cursors.encode(page.next, { floor }),
       has_more: page.hasMore,
     };
   },
