@@ -93,11 +93,13 @@ describe('configuration errors', () => {
   });
 
   it('when SECRETS_KEY is unset in production, then the gateway and the worker each stop with one line naming it', async () => {
-    for (const script of ['gateway', 'worker']) {
-      const failure = (await run('npm', ['run', '--silent', script], {
+    for (const script of ['gateway', 'worker'] as const) {
+      // node itself, as the image runs it: a process that started instead is ended by the
+      // timeout (through npm, its node would be left running), and the test fails.
+      const failure = (await run(process.execPath, productionCommand(script), {
         env: { ...process.env, NODE_ENV: 'production', SECRETS_KEY: '' },
-        // A process that started instead would run on: end it, and fail.
         timeout: 20_000,
+        killSignal: 'SIGKILL',
       }).catch((e: unknown) => e)) as { code: number; stderr: string };
       expect([script, failure.code]).toEqual([script, 1]);
       expect(failure.stderr.trim().split('\n')).toHaveLength(1);
