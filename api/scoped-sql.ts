@@ -332,6 +332,7 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
         const rows = await run(text, values);
         return {
           xmin: BigInt(rows[0]!.snapshot_xmin as string),
+          horizon: BigInt(rows[0]!.horizon as string),
           rows: rows
             .filter((row) => row.xid !== null)
             .map((row) => ({

@@ -65,7 +65,27 @@ const trustProxy = z.string().transform((value, ctx): boolean | number | string[
   return z.NEVER;
 });
 
+/**
+ * The key used when SECRETS_KEY is unset outside production (demo, tests, development): public,
+ * so whatever it signs can be forged; production never falls back to it.
+ */
+export const DEVELOPMENT_SECRETS_KEY = Buffer.from('INSECURE-DEVELOPMENT-SECRETS-KEY').toString(
+  'base64',
+);
+const isSecretsKey = (value: string) =>
+  /^[A-Za-z0-9+/]{43}=?$/.test(value) && Buffer.from(value, 'base64').length === 32;
+const secretsKeys = z
+  .string()
+  .transform(list)
+  .refine((keys) => keys.length > 0 && keys.every(isSecretsKey), {
+    message: 'comma-separated keys of 32 bytes in base64 (openssl rand -base64 32)',
+  });
+
 const envSchema = z.object({
+  // Only `production` matters here: there SECRETS_KEY has no default.
+  NODE_ENV: z.string().optional(),
+  // The first key signs (and will encrypt), every one verifies: a list rotates keys.
+  SECRETS_KEY: secretsKeys.optional(),
   DATABASE_URL: url(['postgresql', 'postgres']).default(
     'postgresql://postgres@127.0.0.1:5432/dashboard_api',
   ),
@@ -221,16 +241,43 @@ function toConfig(env: z.infer<typeof envSchema>) {
       concurrency: env.WEBHOOK_CONCURRENCY,
     },
     logLevel: env.LOG_LEVEL,
+    /**
+     * SECRETS_KEY's keys, base64, the first signing; none in production when unset (a process
+     * that needs them refuses to start, see loadConfig). `development`: the public fallback.
+     */
+    secrets: {
+      keys: env.SECRETS_KEY ?? (env.NODE_ENV === 'production' ? [] : [DEVELOPMENT_SECRETS_KEY]),
+      development: env.SECRETS_KEY === undefined && env.NODE_ENV !== 'production',
+    },
   };
 }
 
+export interface LoadOptions {
+  /** The gateway and the worker sign cursors: in production they refuse to start without it. */
+  needsSecretsKey?: boolean;
+}
+
 /** Parses the environment; throws one ConfigError naming every bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  options: LoadOptions = {},
+): Config {
   // An empty variable means "not set", as it does for most operators' tooling.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
   const parsed = checkedEnvSchema.safeParse(present);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  if (
+    options.needsSecretsKey &&
+    present.NODE_ENV === 'production' &&
+    present.SECRETS_KEY === undefined
+  ) {
+    problems.push(
+      'SECRETS_KEY: required in production (32 bytes in base64; openssl rand -base64 32)',
+    );
+  }
+  if (!parsed.success || problems.length > 0) {
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   return deepFreeze(toConfig(parsed.data));
@@ -244,9 +291,12 @@ function deepFreeze<T extends object>(value: T): T {
 }
 
 /** Runs a process entry point; a bad configuration ends it with one line, not a stack trace. */
-export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfigOrExit(
+  options: LoadOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Config {
   try {
-    return loadConfig(env);
+    return loadConfig(env, options);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, DEVELOPMENT_SECRETS_KEY, loadConfig } from './config.js';
 
 describe('loadConfig', () => {
   it('when nothing is set, then the defaults of the operator table apply', () => {
@@ -81,5 +81,47 @@ describe('edge settings', () => {
       /HTTP_HEADERS_TIMEOUT_MS/,
     );
     expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '0' })).toThrow(/HTTP_REQUEST_TIMEOUT_MS/);
+  });
+});
+
+describe('SECRETS_KEY', () => {
+  const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');
+
+  it('when it lists keys, then each is kept in order: the first signs, every one verifies', () => {
+    expect(loadConfig({ SECRETS_KEY: `${key(1)}, ${key(2)}` }).secrets).toEqual({
+      keys: [key(1), key(2)],
+      development: false,
+    });
+  });
+
+  it.each(['short', Buffer.alloc(16).toString('base64'), `${key(1)},nope`, ','])(
+    'when it is %s, then the configuration is refused naming it',
+    (value) => {
+      expect(() => loadConfig({ SECRETS_KEY: value })).toThrow(/SECRETS_KEY/);
+    },
+  );
+
+  it('when it is unset outside production, then the public development key is used, and said so', () => {
+    expect(loadConfig({}).secrets).toEqual({ keys: [DEVELOPMENT_SECRETS_KEY], development: true });
+  });
+
+  it('when it is unset in production, then a process that signs refuses to start, naming it on one line', () => {
+    const production = { NODE_ENV: 'production', PORT: 'abc' };
+    expect(() => loadConfig(production, { needsSecretsKey: true })).toThrow(
+      /^invalid configuration: PORT: .*; SECRETS_KEY: required in production[^\n]*$/,
+    );
+    expect(() => loadConfig({ NODE_ENV: 'production' }, { needsSecretsKey: true })).toThrow(
+      ConfigError,
+    );
+    // Never the development key: the tools that sign nothing just get none.
+    expect(loadConfig({ NODE_ENV: 'production' }).secrets).toEqual({
+      keys: [],
+      development: false,
+    });
+    const set = loadConfig(
+      { NODE_ENV: 'production', SECRETS_KEY: key(3) },
+      { needsSecretsKey: true },
+    );
+    expect(set.secrets.keys).toEqual([key(3)]);
   });
 });

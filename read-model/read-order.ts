@@ -38,7 +38,10 @@ const TOMBSTONE_MIN_RETENTION_MS = 3_600_000;
 
 /**
  * Drops a table's tombstones and branch departures older than `retentionMs` (at the end of a
- * reconciliation pass); tombstones are kept at least an hour whatever the retention.
+ * reconciliation pass); tombstones are kept at least an hour whatever the retention. Records, in
+ * the same statement, the last transaction whose feed deletes went (change_feed_horizon): the
+ * feed answers 410 to a cursor that has not read past it, and sees the purge and the horizon
+ * together or neither.
  */
 export async function purgeDeletes(
   readModel: ReadModelClient,
@@ -47,14 +50,20 @@ export async function purgeDeletes(
 ): Promise<void> {
   const pool = readModelPool(readModel);
   const keptMs = Math.max(retentionMs, TOMBSTONE_MIN_RETENTION_MS);
+  // A tombstone the feed never showed (shown = false) takes nothing from anyone.
   await pool.query(
-    `DELETE FROM sync_tombstones WHERE table_name = $1
-      AND deleted_at < now() - make_interval(secs => $2::float8 / 1000)`,
-    [table, keptMs],
-  );
-  await pool.query(
-    `DELETE FROM change_departures WHERE table_name = $1
-      AND changed_at < now() - make_interval(secs => $2::float8 / 1000)`,
-    [table, retentionMs],
+    `WITH tombstones AS (DELETE FROM sync_tombstones WHERE table_name = $1
+        AND deleted_at < now() - make_interval(secs => $2::float8 / 1000)
+        RETURNING CASE WHEN shown THEN change_xid END AS xid),
+      departures AS (DELETE FROM change_departures WHERE table_name = $1
+        AND changed_at < now() - make_interval(secs => $3::float8 / 1000)
+        RETURNING change_xid AS xid),
+      purged AS (SELECT max(xid) AS xid
+        FROM (SELECT xid FROM tombstones UNION ALL SELECT xid FROM departures) AS gone)
+    INSERT INTO change_feed_horizon AS h (table_name, purged_xid)
+    SELECT $1, xid FROM purged WHERE xid IS NOT NULL
+    ON CONFLICT (table_name) DO UPDATE
+      SET purged_xid = GREATEST(h.purged_xid, EXCLUDED.purged_xid), purged_at = now()`,
+    [table, keptMs, retentionMs],
   );
 }

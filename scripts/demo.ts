@@ -68,12 +68,21 @@ const client = await createClient(db, {
 await db.$disconnect();
 say(`demo client ${client.client_key} created`);
 
+/** The demo's own SECRETS_KEY, public like the demo itself; one set in the environment wins. */
+const DEMO_SECRETS_KEY = Buffer.from('npm-run-demo key, never secret!!').toString('base64');
+const secretsKey = config.secrets.development ? DEMO_SECRETS_KEY : config.secrets.keys.join(',');
+
 const children: ChildProcess[] = [];
 function run(script: string, legacyUrl: string, metricsPort: number) {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     stdio: ['ignore', 'inherit', 'inherit'],
     // Both processes serve metrics; on one host each needs its own port.
-    env: { ...process.env, LEGACY_DATABASE_URL: legacyUrl, METRICS_PORT: String(metricsPort) },
+    env: {
+      ...process.env,
+      LEGACY_DATABASE_URL: legacyUrl,
+      METRICS_PORT: String(metricsPort),
+      SECRETS_KEY: secretsKey,
+    },
   });
   child.on('exit', (code, signal) => {
     if (!stopping) {

@@ -1,6 +1,7 @@
 // GET /changes as partners use it: a copy kept by following the feed equals what the list
 // endpoints answer, for an unbound and a bound client; concurrent transactions committing out
-// of order never make the cursor skip a change; a pass that changes nothing adds nothing.
+// of order never make the cursor skip a change; a pass that changes nothing adds nothing; a
+// cursor is the API's own, signed, and one from before deletes the worker purged is 410.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
@@ -15,8 +16,10 @@ import {
 } from './support/gateway.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { expectCopyEqualsLists, READ_SCOPES } from './support/partner-copy.js';
+import { editedCursor, payloadOf, signedCursor } from './support/cursors.js';
 import { reconcileOnce, syncOnce } from './support/sync-once.js';
 import { verifyEnvironment } from './support/verify.js';
+import { eventually, startWorker } from './support/worker.js';
 
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;
@@ -214,4 +217,145 @@ describe('refusals', () => {
       await shortLived.close();
     }
   });
+});
+
+/** 400 VALIDATION_ERROR naming the cursor, in the errors' body. */
+const notOurs = {
+  success: false,
+  error: 'VALIDATION_ERROR',
+  message: expect.any(String),
+  request_id: expect.any(String),
+  details: [{ field: 'cursor', message: expect.any(String) }],
+};
+
+describe('signed cursors', () => {
+  it('when a cursor is edited, by one character or a number re-encoded without signing, then 400 VALIDATION_ERROR; as given it keeps working', async () => {
+    const given = (await changes(unbound, 'from=now')).body.next_cursor as string;
+    const at = 5;
+    const flipped = `${given.slice(0, at)}${given[at] === 'A' ? 'B' : 'A'}${given.slice(at + 1)}`;
+    const edited = [
+      flipped,
+      editedCursor(given, (p) => ({ ...p, x: String(BigInt(p.x) - 100n) })),
+      editedCursor(given, (p) => ({ ...p, x: '99999999999999999999' })),
+      editedCursor(given, (p) => ({ ...p, at: Date.now() + 86_400_000 })),
+    ];
+    for (const cursor of edited) {
+      const answer = await changes(unbound, `cursor=${cursor}&types=members`);
+      expect([cursor, answer.status, answer.body]).toEqual([cursor, 400, notOurs]);
+    }
+    expect((await changes(unbound, `cursor=${given}&types=members`)).status).toBe(200);
+  });
+
+  it('when a cursor is made up (unsigned, signed with another key, or a made-up signature), then 400 VALIDATION_ERROR', async () => {
+    const payload = { x: '1', k: 2, t: '', i: 0, at: Date.now() };
+    const unsigned = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    const otherKey = Buffer.from('a key that is not the tests key!').toString('base64');
+    for (const cursor of [
+      unsigned,
+      signedCursor(payload, otherKey),
+      `${unsigned}.${'A'.repeat(22)}`,
+      `${unsigned}.`,
+      `.${'A'.repeat(22)}`,
+    ]) {
+      const answer = await changes(unbound, `cursor=${cursor}&types=members`);
+      expect([cursor, answer.status, answer.body]).toEqual([cursor, 400, notOurs]);
+    }
+  });
+
+  it('when a cursor carries a field no cursor of ours has, signed or not, then 400, never a 500', async () => {
+    const base = { x: '1', k: 2, t: '', i: 0, at: Date.now() };
+    const fields: Record<string, unknown>[] = [
+      { x: '99999999999999999999' },
+      { x: '9223372036854775808' },
+      { x: '-1' },
+      { x: 1 },
+      { x: '1'.repeat(500) },
+      { k: 3 },
+      { k: -1 },
+      { k: '1' },
+      { t: 'uyeler', k: 1 },
+      { t: 'ü'.repeat(300), k: 1 },
+      { t: 42 },
+      { i: -1 },
+      { i: 2 ** 31 },
+      { i: 1.5 },
+      { i: 1e300 },
+      { at: -1 },
+      { at: 'now' },
+      { at: 1e300 },
+      { f: '99999999999999999999' },
+      { extra: true },
+    ];
+    for (const edit of fields) {
+      const payload = { ...base, ...edit };
+      for (const cursor of [
+        Buffer.from(JSON.stringify(payload)).toString('base64url'),
+        signedCursor(payload),
+      ]) {
+        const answer = await changes(unbound, `cursor=${cursor}&types=members`);
+        expect([edit, answer.status, answer.body.error]).toEqual([edit, 400, 'VALIDATION_ERROR']);
+      }
+    }
+  });
+
+  it('when a signed cursor says it is young but its position lies before deletes the worker purged, then 410 CURSOR_EXPIRED; reading from no cursor goes on', async () => {
+    // A branch move leaves a departure; with deletes kept for seconds, the worker purges it.
+    const [moving] = await dashboard.query<{ id: number }>(
+      'SELECT id FROM members WHERE branch_id = ? AND is_deleted = 0 ORDER BY id LIMIT 1',
+      [BOUND_BRANCH],
+    );
+    await dashboard.update('members', moving!.id, { branch_id: 2 });
+    await syncOnce(env);
+    const [departure] = await gateway.db.$queryRaw<{ xid: string }[]>`
+      SELECT change_xid::text AS xid FROM change_departures
+      WHERE table_name = 'members' AND row_id = ${moving!.id}`;
+    // Everything read up to just before the move, and given just now.
+    const beforeMove = () =>
+      signedCursor({ x: String(BigInt(departure!.xid) - 1n), k: 2, t: '', i: 0, at: Date.now() });
+    const asked = `types=members&limit=1`;
+    expect((await changes(bound, `cursor=${beforeMove()}&${asked}`)).status).toBe(200);
+
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const worker = await startWorker(env, {
+      reconcileIntervalMs: 200,
+      settings: { CHANGES_RETENTION_DAYS: '0.00002' },
+    });
+    try {
+      await eventually(
+        async () => {
+          const answer = await changes(bound, `cursor=${beforeMove()}&${asked}`);
+          expect([answer.status, answer.body.error]).toEqual([410, 'CURSOR_EXPIRED']);
+        },
+        20_000,
+        200,
+      );
+    } finally {
+      await worker.close();
+    }
+    const expired = await changes(unbound, `cursor=${beforeMove()}&${asked}`);
+    expect([expired.status, expired.body.error]).toEqual([410, 'CURSOR_EXPIRED']);
+
+    // A partner starting now passes rows changed long before the purge: never a 410. The feed
+    // reads below the server's xmin, which any long transaction on the server holds back: first
+    // let it pass the purged departure.
+    await eventually(
+      async () => {
+        const present = payloadOf((await changes(unbound, 'from=now')).body.next_cursor as string);
+        expect(BigInt(present.x)).toBeGreaterThanOrEqual(BigInt(departure!.xid));
+      },
+      20_000,
+      200,
+    );
+    let cursor: string | undefined;
+    let pages = 0;
+    for (let more = true; more; pages++) {
+      const answer = await changes(unbound, `limit=50${cursor ? `&cursor=${cursor}` : ''}`);
+      expect([pages, answer.status]).toEqual([pages, 200]);
+      cursor = answer.body.next_cursor as string;
+      more = answer.body.has_more as boolean;
+      expect(pages).toBeLessThan(1000);
+    }
+    expect(pages).toBeGreaterThan(2);
+    expect((await changes(unbound, `cursor=${cursor}`)).status).toBe(200);
+  }, 60_000);
 });

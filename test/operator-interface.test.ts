@@ -91,6 +91,21 @@ describe('configuration errors', () => {
     expect(failure.stderr.trim().split('\n')).toHaveLength(1);
     expect(failure.stderr).toMatch(/PORT/);
   });
+
+  it('when SECRETS_KEY is unset in production, then the gateway and the worker each stop with one line naming it', async () => {
+    for (const script of ['gateway', 'worker'] as const) {
+      // node itself, as the image runs it: a process that started instead is ended by the
+      // timeout (through npm, its node would be left running), and the test fails.
+      const failure = (await run(process.execPath, productionCommand(script), {
+        env: { ...process.env, NODE_ENV: 'production', SECRETS_KEY: '' },
+        timeout: 20_000,
+        killSignal: 'SIGKILL',
+      }).catch((e: unknown) => e)) as { code: number; stderr: string };
+      expect([script, failure.code]).toEqual([script, 1]);
+      expect(failure.stderr.trim().split('\n')).toHaveLength(1);
+      expect(failure.stderr).toMatch(/SECRETS_KEY: required in production/);
+    }
+  });
 });
 
 describe('docker-compose.yml', () => {

@@ -3,7 +3,6 @@
 // equal to the list endpoints; a bound client's subscription never carries another branch's
 // row; targets and types are checked at subscribe time; a redirect fails, a 410 disables.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeCursor } from '../api/changes/cursor.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { signedHeaders } from '../worker/src/webhooks/delivery.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
@@ -16,6 +15,7 @@ import {
   startGateway,
   type RunningGateway,
 } from './support/gateway.js';
+import { isSignedCursor, payloadOf } from './support/cursors.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { expectCopyEqualsLists, listed, READ_SCOPES } from './support/partner-copy.js';
 import { reconcileOnce, syncOnce } from './support/sync-once.js';
@@ -91,7 +91,7 @@ const figures = async (token: string, id: number): Promise<Figures> => {
 
 /** The feed key a delivery's cursor holds: partners apply events in this order. */
 const keyOf = (event: Received) => {
-  const cursor = decodeCursor(event.parsed.cursor as string)!;
+  const cursor = payloadOf(event.parsed.cursor as string);
   return [BigInt(cursor.x), cursor.k, cursor.t, cursor.i] as const;
 };
 const byKey = (a: Received, b: Received) => {
@@ -110,7 +110,7 @@ function apply(copy: Map<string, unknown>, events: Received[]) {
 }
 
 describe('a partner receiving webhooks', () => {
-  it('when legacy rows change, then every delivery verifies and its copy ends equal to the lists, bound or not', async () => {
+  it('when legacy rows change, then every delivery verifies, carries a signed cursor the feed resumes from, and its copy ends equal to the lists, bound or not', async () => {
     const ids = {
       unbound: await subscribed(unbound, '/unbound'),
       bound: await subscribed(bound, '/bound'),
@@ -161,6 +161,14 @@ describe('a partner receiving webhooks', () => {
     }
     expect(events('/unbound').every((event) => event.verified)).toBe(true);
     expect(events('/bound').every((event) => event.verified)).toBe(true);
+    // Each event's cursor is the API's own: signed, and GET /changes follows on from it.
+    const cursors = events('/bound').map((e) => e.parsed.cursor as string);
+    expect(cursors.filter((cursor) => !isSignedCursor(cursor))).toEqual([]);
+    const resumed = await getJson(
+      `${gateway.url}/api/v1/changes?cursor=${cursors.at(-1)}`,
+      bearer(bound),
+    );
+    expect(resumed.status).toBe(200);
 
     // The bound subscription: only its branch's rows and those of none; the move is a delete.
     const boundChanges = events('/bound').map((e) => e.parsed.data as Record<string, unknown>);

@@ -22,6 +22,10 @@ export interface ChangePage {
   /** Where the next page starts: never before `after`. */
   next: ChangeKey;
   hasMore: boolean;
+  /** The page's snapshot xmin: every change of an older transaction was readable. */
+  xmin: bigint;
+  /** The last transaction whose deletes of these types were purged, in that snapshot (0: none). */
+  horizon: bigint;
 }
 
 /**
@@ -57,7 +61,7 @@ export async function readChangePage(
   sql: ScopedSql,
   query: { types: readonly string[]; after: ChangeKey | null; limit: number },
 ): Promise<ChangePage> {
-  const { xmin, rows } = await sql.changes({
+  const { xmin, horizon, rows } = await sql.changes({
     types: query.types.map((type) => ({ type, table: CHANGE_TYPES[type]!.table })),
     after: query.after,
     limit: query.limit,
@@ -85,5 +89,5 @@ export async function readChangePage(
   // A cursor never goes back: a full page ends at its last key; a short one read everything
   // below xmin after the cursor.
   const next = hasMore && last ? last : after && compareKeys(after, present) > 0 ? after : present;
-  return { changes, next, hasMore };
+  return { changes, next, hasMore, xmin, horizon };
 }

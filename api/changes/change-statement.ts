@@ -39,6 +39,11 @@ export interface ChangesQuery {
 export interface ChangesPage {
   /** The statement's snapshot xmin: every change of an older transaction was readable. */
   xmin: bigint;
+  /**
+   * The last transaction whose deletes of these types the worker has purged, as the same
+   * snapshot saw it (0: none): a cursor that has not read past it may have lost some.
+   */
+  horizon: bigint;
   rows: ChangeRow[];
 }
 
@@ -96,10 +101,16 @@ export function changesStatement(scope: DataScope, query: ChangesQuery) {
         ORDER BY change_xid, row_id LIMIT $1)`);
     }
   }
-  // The xmin is read by this statement, so the keys come from the snapshot it describes.
-  const text = `WITH snapshot AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin)
-    SELECT s.xmin::text AS snapshot_xmin, c.type, c.id, c.kind, c.change_xid::text AS xid,
-        c.branch_id, c.changed_at
+  // The xmin is read by this statement, so the keys come from the snapshot it describes; so is
+  // the purge horizon (read-model/read-order.ts purgeDeletes), so a purge is either seen there
+  // or not yet made: never deletes missing from the page without the horizon saying so.
+  const tables = query.types.map(({ table }) => pg.escapeLiteral(table));
+  const horizon = `(SELECT coalesce(max(purged_xid), 0) FROM change_feed_horizon
+      WHERE table_name IN (${tables.join(', ')}))`;
+  const text = `WITH snapshot AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin,
+        ${horizon} AS horizon)
+    SELECT s.xmin::text AS snapshot_xmin, s.horizon::text AS horizon, c.type, c.id, c.kind,
+        c.change_xid::text AS xid, c.branch_id, c.changed_at
       FROM snapshot s LEFT JOIN LATERAL (SELECT * FROM (${parts.join(' UNION ALL ')}) AS changes
         ORDER BY change_xid, kind, type COLLATE "C", id LIMIT $1) c ON true
       ORDER BY c.change_xid, c.kind, c.type COLLATE "C", c.id`;

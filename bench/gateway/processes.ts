@@ -110,6 +110,9 @@ export interface ProductionOptions {
   processes?: number;
 }
 
+/** Production's processes refuse to start without SECRETS_KEY; the benchmarks' is public. */
+const BENCH_SECRETS_KEY = Buffer.from('benchmark key, public, 32 bytes!').toString('base64');
+
 /** `node scripts/build.mjs --if-stale`, as every production script runs it first. */
 export function buildIfStale(): void {
   execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
@@ -160,7 +163,14 @@ async function startProduction(
   const cluster = options.processes !== undefined;
   const launcher = ['--import', 'tsx', 'bench/gateway/cluster-launcher.ts', `${options.processes}`];
   const child = spawn(process.execPath, cluster ? [...launcher, ...command] : command, {
-    env: { ...process.env, ...env, ...ports, LOG_LEVEL: 'info', NODE_ENV: 'production' },
+    env: {
+      ...process.env,
+      SECRETS_KEY: BENCH_SECRETS_KEY,
+      ...env,
+      ...ports,
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'production',
+    },
     // Its log goes where a container's would: written out in full, read by nobody here. A
     // cluster launcher's stdout says when its processes are ready.
     stdio: ['ignore', cluster ? 'pipe' : 'ignore', 'inherit'],

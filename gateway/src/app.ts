@@ -1,6 +1,7 @@
 // Builds the Express application: middleware order, routers, error funnel. No listen() here, so
 // tests run the real app on port 0.
 import express from 'express';
+import { createCursorCodec } from '../../api/changes/cursor.js';
 import type { RedisClient } from '../../common/redis.js';
 import type { Config } from '../../common/config.js';
 import type { ReadModelClient } from '../../common/databases.js';
@@ -114,7 +115,10 @@ export function createApp(deps: AppDeps): express.Express {
         tokens,
         throttle,
         memberWrites: createMemberWrites({ ...deps, reads }),
-        changes: deps.config.changes,
+        changes: {
+          ...deps.config.changes,
+          cursors: createCursorCodec(deps.config.secrets.keys),
+        },
         webhooks: {
           service: createWebhookService(deps.db),
           allowPrivateTargets: deps.config.webhooks.allowPrivateTargets,

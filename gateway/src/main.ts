@@ -11,8 +11,11 @@ import { createGatewayMetrics, startMetricsServer, watchReadReplicas } from './h
 import { createReadRouting } from './http/read-routing.js';
 import { createGatewayServer } from './http/server.js';
 
-const config = loadConfigOrExit();
+const config = loadConfigOrExit({ needsSecretsKey: true });
 const logger = createLogger({ level: config.logLevel, name: 'gateway', batched: true });
+if (config.secrets.development) {
+  logger.warn('SECRETS_KEY is unset: using the public development key, never fit for production');
+}
 const log = throttledLog(logger);
 const poolOptions = {
   queryTimeoutMs: config.db.queryTimeoutMs,

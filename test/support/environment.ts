@@ -7,7 +7,17 @@ import {
 
 export type TestEnvironment = ThrowawayEnvironment;
 
-export function createTestEnvironment(): Promise<TestEnvironment> {
+/**
+ * The tests' own SECRETS_KEY (32 bytes, base64), set explicitly rather than left to the
+ * development default: tests that forge or check cursors sign with it (test/support/cursors.ts).
+ */
+export const TEST_SECRETS_KEY = Buffer.from('test-suite secrets key, 32 bytes').toString('base64');
+
+export async function createTestEnvironment(): Promise<TestEnvironment> {
   const services = inject('services');
-  return createThrowawayEnvironment(services, `t_${services.runId}`);
+  const env = await createThrowawayEnvironment(services, `t_${services.runId}`);
+  return {
+    ...env,
+    config: (overrides = {}) => env.config({ SECRETS_KEY: TEST_SECRETS_KEY, ...overrides }),
+  };
 }

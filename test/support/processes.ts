@@ -2,7 +2,7 @@
 // and reads its JSON log lines: for signals, exit codes and everything main.ts owns.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { TestEnvironment } from './environment.js';
+import { TEST_SECRETS_KEY, type TestEnvironment } from './environment.js';
 
 export interface LogLine {
   msg?: string;
@@ -36,6 +36,7 @@ export function environmentVariables(env: TestEnvironment): Record<string, strin
     PORT: '0',
     METRICS_PORT: '0',
     LOG_LEVEL: 'info',
+    SECRETS_KEY: TEST_SECRETS_KEY,
   };
 }
 

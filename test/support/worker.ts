@@ -1,5 +1,6 @@
 // Runs the real sync runner in-process against a test environment.
 import { Registry } from 'prom-client';
+import { createCursorCodec } from '../../api/changes/cursor.js';
 import {
   createLegacyClient,
   createReadModelClient,
@@ -15,9 +16,15 @@ import type { TestEnvironment } from './environment.js';
 
 export async function startWorker(
   env: TestEnvironment,
-  options: { legacyUrl?: string; intervalMs?: number; reconcileIntervalMs?: number } = {},
+  options: {
+    legacyUrl?: string;
+    intervalMs?: number;
+    reconcileIntervalMs?: number;
+    /** Operator variables for this worker (CHANGES_RETENTION_DAYS...). */
+    settings?: Record<string, string>;
+  } = {},
 ) {
-  const config = env.config();
+  const config = env.config(options.settings);
   // The bounds main.ts gives the worker's pools.
   const bounds = { queryTimeoutMs: config.sync.queryTimeoutMs, connectTimeoutMs: 5000 };
   const legacy = createLegacyClient(options.legacyUrl ?? env.legacyReadOnlyUrl, bounds);
@@ -74,6 +81,7 @@ export function startWebhookWorker(env: TestEnvironment, overrides: Record<strin
     config: config.webhooks,
     registry: new Registry(),
     log: throttledLog(logger),
+    cursors: createCursorCodec(config.secrets.keys),
   });
   return {
     readModel,

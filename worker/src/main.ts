@@ -1,4 +1,5 @@
 import { createServer, type ServerResponse } from 'node:http';
+import { createCursorCodec } from '../../api/changes/cursor.js';
 import { loadConfigOrExit } from '../../common/config.js';
 import {
   createLegacyClient,
@@ -18,8 +19,11 @@ type SyncRunner = Awaited<ReturnType<typeof startSyncRunner>>;
 
 const WEBHOOK_POOL_SIZE = 20;
 
-const config = loadConfigOrExit();
+const config = loadConfigOrExit({ needsSecretsKey: true });
 const logger = createLogger({ level: config.logLevel, name: 'worker' });
+if (config.secrets.development) {
+  logger.warn('SECRETS_KEY is unset: using the public development key, never fit for production');
+}
 const log = throttledLog(logger);
 const bounds = { queryTimeoutMs: config.sync.queryTimeoutMs, connectTimeoutMs: 5000 };
 const legacy = createLegacyClient(config.legacy.url, bounds);
@@ -85,6 +89,7 @@ const webhooks = webhooksPool
       config: config.webhooks,
       registry: metrics.registry,
       log,
+      cursors: createCursorCodec(config.secrets.keys),
     })
   : undefined;
 

@@ -4,6 +4,7 @@
 import express, { type Request, type Router, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
 import type { AuthThrottle } from '../features/auth/auth-throttle.js';
+import type { CursorCodec } from '../../../api/changes/cursor.js';
 import type { Scope } from '../../../api/scopes.js';
 import type { TokenService } from '../features/auth/tokens.service.js';
 import type { MemberWrites } from '../features/members/members.write.js';
@@ -46,8 +47,8 @@ export interface EndpointServices {
   tokens: TokenService;
   throttle: AuthThrottle;
   memberWrites: MemberWrites;
-  /** How long the change feed keeps deletes (CHANGES_RETENTION_DAYS). */
-  changes: { retentionMs: number };
+  /** How long the change feed keeps deletes (CHANGES_RETENTION_DAYS); its signed cursors. */
+  changes: { retentionMs: number; cursors: CursorCodec };
   webhooks: { service: WebhookService; allowPrivateTargets: boolean };
 }
 

@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { readChangePage, type Change } from '../../../api/changes/change-page.js';
 import type { ChangeKey } from '../../../api/changes/change-statement.js';
 import { CHANGE_TYPES } from '../../../api/changes/change-types.js';
-import { encodeCursor } from '../../../api/changes/cursor.js';
+import type { CursorCodec } from '../../../api/changes/cursor.js';
 import { dataScopeOf } from '../../../api/data-scope.js';
 import { createScopedSql } from '../../../api/scoped-sql.js';
 import type { throttledLog } from '../../../common/log-throttle.js';
@@ -22,6 +22,8 @@ export interface DispatchDeps {
   delivery: Pick<Delivery, 'enqueue'>;
   intervalMs: number;
   log: ReturnType<typeof throttledLog>;
+  /** Signs each event's cursor, as GET /changes signs its own. */
+  cursors: CursorCodec;
 }
 
 interface Subscription {
@@ -35,13 +37,16 @@ interface Subscription {
   branch_id: number | null;
 }
 
-/** The body of one event: exactly the bytes signed and sent, on every try. */
-export function eventBody(change: Change, key: ChangeKey, at: Date): string {
+/**
+ * The body of one event: exactly the bytes signed and sent, on every try. `cursor` resumes
+ * GET /changes right after the change.
+ */
+export function eventBody(change: Change, cursor: string, at: Date): string {
   return JSON.stringify({
     type: `${change.type}.${change.op}`,
     timestamp: at.toISOString(),
     data: change,
-    cursor: encodeCursor(key),
+    cursor,
   });
 }
 
@@ -88,7 +93,7 @@ export function startDispatch(deps: DispatchDeps) {
         [
           subscription.id,
           page.changes.map(({ change }) => `${change.type}.${change.op}`),
-          page.changes.map(({ change, key }) => eventBody(change, key, now)),
+          page.changes.map(({ change, key }) => eventBody(change, deps.cursors.encode(key), now)),
           page.changes.map(({ change }) => change.changed_at),
         ],
       );

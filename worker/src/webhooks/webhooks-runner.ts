@@ -1,5 +1,6 @@
 // The worker's webhook part: the dispatcher (feed → events), the delivery queue's consumer and
 // its sweep. Runs beside the sync, or alone in processes started with WORKER_ROLES=webhooks.
+import type { CursorCodec } from '../../../api/changes/cursor.js';
 import type { RedisClient } from '../../../common/redis.js';
 import type pg from 'pg';
 import type { Registry } from 'prom-client';
@@ -19,6 +20,8 @@ export interface WebhooksDeps {
   config: Config['webhooks'];
   registry: Registry;
   log: ReturnType<typeof throttledLog>;
+  /** Signs the events' cursors (SECRETS_KEY). */
+  cursors: CursorCodec;
 }
 
 export function startWebhooks(deps: WebhooksDeps) {
@@ -41,6 +44,7 @@ export function startWebhooks(deps: WebhooksDeps) {
     delivery,
     intervalMs: deps.config.dispatchIntervalMs,
     log: deps.log,
+    cursors: deps.cursors,
   });
   const sweeping = setInterval(() => {
     delivery

@@ -4,21 +4,22 @@
 // skips a change (api/changes/change-statement.ts) and never leaves the caller's branch.
 import { z } from 'zod';
 import { readChangePage } from '../../../../api/changes/change-page.js';
-import type { ChangeKey } from '../../../../api/changes/change-statement.js';
 import { CHANGE_TYPES, TYPE_NAMES } from '../../../../api/changes/change-types.js';
 import {
-  decodeCursor,
-  encodeCursor,
+  floorOf,
+  isPurgedPast,
+  keyOf,
   presentOf,
   type Cursor,
+  type CursorCodec,
 } from '../../../../api/changes/cursor.js';
 import { defineEndpoint } from '../../http/endpoint.js';
 import { AppError, insufficientScope, validationError } from '../../http/errors.js';
 import { decimalInteger } from '../../http/filters.js';
 
-/** The cursor `text` encodes; a 400 when it is not one of ours. */
-function cursorOf(text: string): Cursor {
-  const cursor = decodeCursor(text);
+/** The cursor `text` holds; a 400 when it is not one of ours (edited, made up, malformed). */
+function cursorOf(cursors: CursorCodec, text: string): Cursor {
+  const cursor = cursors.decode(text);
   if (!cursor) {
     throw validationError([
       { field: 'cursor', message: 'Geçersiz imleç; imleçsiz yeniden başlayın.' },
@@ -119,7 +120,7 @@ export const listChangesEndpoint = defineEndpoint({
   path: '/changes',
   summary: 'Değişiklik akışı',
   description:
-    "Every change to what the API shows, deletes included, in commit order; a row appears at its latest change only. Follow `next_cursor` until `has_more` is false, then poll with the last one. Each type needs the read scope of its resource; a named type outside the scopes is 403. A bound client gets its branch's rows and those of no branch; a row that leaves its branch reaches it as a `delete`. A cursor older than the retention (30 days by default) is 410 `CURSOR_EXPIRED`.",
+    "Every change to what the API shows, deletes included, in commit order; a row appears at its latest change only. Follow `next_cursor` until `has_more` is false, then poll with the last one. Each type needs the read scope of its resource; a named type outside the scopes is 403. A bound client gets its branch's rows and those of no branch; a row that leaves its branch reaches it as a `delete`. The cursor is opaque and signed by the API: an edited or made-up one is 400 `VALIDATION_ERROR`. A cursor older than the retention (30 days by default), or one that has not yet read past deletes purged since (kept as long), is 410 `CURSOR_EXPIRED`: start again without a cursor.",
   access: null,
   query: changesQuery,
   response: changesResponse,
@@ -141,25 +142,26 @@ export const listChangesEndpoint = defineEndpoint({
     'market_categories',
   ],
   handle: async ({ query, auth, read, services }) => {
+    const { cursors, retentionMs } = services.changes;
     const types = typesAsked(query.types?.split(','), auth().scopes);
-    const cursor = query.cursor === undefined ? null : cursorOf(query.cursor);
-    if (cursor && cursor.at < Date.now() - services.changes.retentionMs) throw cursorExpired();
+    const cursor = query.cursor === undefined ? null : cursorOf(cursors, query.cursor);
+    if (cursor && cursor.at < Date.now() - retentionMs) throw cursorExpired();
     const scoped = read();
     if (query.from === 'now' || types.length === 0) {
       const present = presentOf(await scoped.sql.snapshotXmin());
-      return { success: true, data: [], next_cursor: encodeCursor(present), has_more: false };
+      return { success: true, data: [], next_cursor: cursors.encode(present), has_more: false };
     }
-    const after: ChangeKey | null = cursor && {
-      xid: BigInt(cursor.x),
-      kind: cursor.k,
-      type: cursor.t,
-      id: cursor.i,
-    };
+    const after = cursor && keyOf(cursor);
     const page = await readChangePage(scoped.sql, { types, after, limit: query.limit });
+    // Deletes after the cursor were purged in the page's own snapshot: however young the cursor,
+    // following it would miss them.
+    if (cursor && isPurgedPast(cursor, page.horizon)) throw cursorExpired();
+    // A read from no cursor starts its floor at this snapshot (api/changes/cursor.ts floorOf).
+    const floor = cursor ? floorOf(cursor) : page.xmin;
     return {
       success: true,
       data: page.changes.map(({ change }) => change),
-      next_cursor: encodeCursor(page.next),
+      next_cursor: cursors.encode(page.next, { floor }),
       has_more: page.hasMore,
     };
   },
