@@ -171,12 +171,12 @@ describe('npm run webhooks', () => {
     });
   });
 
-  it('when a subscription the worker disabled is disabled again, then it keeps its own reason', async () => {
+  it('when a subscription the worker disabled is disabled by the operator, then the reason becomes operator', async () => {
     await createWebhookService(db).setEnabled(null, elsewhere, false, 'gone');
     expect(JSON.parse(await webhooks('disable', String(elsewhere), '--json'))).toMatchObject({
       id: elsewhere,
       enabled: false,
-      disabled_reason: 'gone',
+      disabled_reason: 'operator',
     });
   });
 

@@ -7,6 +7,7 @@ import { CliError } from '../../cli/operator-cli.js';
 import { DEFAULT_DELIVERIES, MAX_DELIVERIES, USAGE, type CliArgs } from './webhooks.usage.js';
 import {
   createWebhookService,
+  OPERATOR,
   type DeliveryFigures,
   type WebhookService,
 } from './webhooks.service.js';
@@ -132,11 +133,12 @@ async function run(service: WebhookService, args: CliArgs): Promise<void> {
     case 'enable': {
       const id = parseId(command, args.id);
       const current = await existing(id);
-      // Disabling a disabled subscription keeps the reason it already has ("gone", "failing").
+      // The operator's disable replaces an automatic one ("gone", "failing"): the partner can
+      // lift those, and the operator means to hold the subscription.
       const changed =
-        command === 'disable' && !current.enabled
+        command === 'disable' && current.disabled_reason === OPERATOR
           ? current
-          : await service.setEnabled(null, id, command === 'enable', 'operator');
+          : await service.setEnabled(null, id, command === 'enable', OPERATOR);
       if (!changed) throw new CliError(`no webhook subscription with id ${id}`);
       print(changed, subscriptionTable(changed));
       return;

@@ -29,10 +29,10 @@ const webhookSchema = z
     types: z.array(z.string()),
     description: z.string().nullable(),
     enabled: z.boolean(),
-    disabled_reason: z
-      .enum(['gone', 'failing', 'operator', 'client'])
-      .nullable()
-      .meta({ description: 'gone: the target answered 410; failing: 5 days of failed tries' }),
+    disabled_reason: z.enum(['gone', 'failing', 'operator', 'client']).nullable().meta({
+      description:
+        'gone: the target answered 410; failing: 5 days of failed tries; operator: disabled by the API operator, who alone can enable it again (enable answers 403)',
+    }),
     disabled_at: z.iso.datetime().nullable(),
     created_at: z.iso.datetime(),
   })
@@ -277,7 +277,8 @@ export const webhookEndpoints = [
     method: 'POST',
     path: '/webhooks/{id}/enable',
     summary: 'Aboneliği yeniden etkinleştir',
-    description: 'Its pending events are tried again at once, on a fresh retry schedule.',
+    description:
+      'Its pending events are tried again at once, on a fresh retry schedule. A subscription disabled automatically (`gone`, `failing`) can be enabled here; one the API operator disabled (`operator`) cannot: 403 `INSUFFICIENT_SCOPE`, only the operator enables it again.',
     access: 'webhooks:manage',
     params: idParams,
     bodyOptional: true,

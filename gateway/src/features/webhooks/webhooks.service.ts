@@ -5,8 +5,12 @@ import type { ReadModelClient } from '../../../../common/databases.js';
 import { presentOf } from '../../../../api/changes/cursor.js';
 import { dueAtOnce } from '../../../../api/webhooks/overdue.js';
 import { newWebhookSecret, PREVIOUS_SECRET_MS } from '../../../../api/webhooks/secrets.js';
+import { insufficientScope } from '../../http/errors.js';
 
 export type Owner = number | null;
+
+/** The reason an operator's disable records; only an operator lifts it. */
+export const OPERATOR = 'operator';
 
 export interface SubscriptionInput {
   url: string;
@@ -156,16 +160,32 @@ export function createWebhookService(db: ReadModelClient) {
       return { ...updated, secret };
     },
 
-    /** Enabled again; its pending events are tried at once, on a fresh schedule. */
-    async setEnabled(owner: Owner, id: number, enabled: boolean, reason = 'operator') {
+    /**
+     * Enabled again; its pending events are tried at once, on a fresh schedule. A client cannot
+     * undo an operator's disable: that is the operator's kill switch (docs/operations.md).
+     */
+    async setEnabled(owner: Owner, id: number, enabled: boolean, reason = OPERATOR) {
       return db.$transaction(async (tx) => {
+        // One statement decides, so an operator's disable landing meanwhile is never undone.
+        const heldByOperator = enabled && owner !== null;
         const { count } = await tx.webhookSubscription.updateMany({
-          where: owned(owner, id),
+          where: {
+            ...owned(owner, id),
+            ...(heldByOperator
+              ? { OR: [{ disabled_reason: null }, { disabled_reason: { not: OPERATOR } }] }
+              : {}),
+          },
           data: enabled
             ? { enabled: true, disabled_reason: null, disabled_at: null, failing_since: null }
             : { enabled: false, disabled_reason: reason, disabled_at: new Date() },
         });
-        if (count === 0) return null;
+        if (count === 0) {
+          if (heldByOperator && (await tx.webhookSubscription.count({ where: owned(owner, id) })))
+            throw insufficientScope(
+              'Bu abonelik operatör tarafından devre dışı bırakıldı; yalnızca operatör yeniden etkinleştirebilir.',
+            );
+          return null;
+        }
         if (enabled) {
           await tx.webhookEvent.updateMany({
             where: { subscription_id: id, status: 'pending' },
