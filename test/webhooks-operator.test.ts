@@ -1,6 +1,8 @@
 // The operator's hold on subscriptions, driven from outside: `npm run webhooks` as a subprocess
 // beside a real gateway. A subscription the operator disabled stays disabled until the operator
-// enables it; one disabled automatically (410, days of failures) the partner may enable.
+// enables it; one disabled automatically (410, days of failures) the partner may enable. What a
+// partner wrote (URL, description, its server's answer) reaches the operator's terminal with its
+// control characters escaped.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,5 +105,50 @@ describe("the operator's kill switch", () => {
       disabled_reason: 'operator',
     });
     expect((await partnerEnables(id)).status).toBe(403);
+  });
+});
+
+describe("partner text on the operator's terminal", () => {
+  const ESC = '\u001b';
+  it('when a URL, a description or an answer carries control characters, then the CLI prints them escaped', async () => {
+    const url = `http://127.0.0.1:8080/hook${ESC}[2J${ESC}[31m`;
+    const description = `Turnike${ESC}]0;pwned\u0007${ESC}[1A\r`;
+    const id = await subscribe({ url, description });
+    const event = await gateway.db.webhookEvent.create({
+      data: {
+        subscription_id: id,
+        event_type: 'members.upsert',
+        body: '{}',
+        changed_at: new Date(),
+      },
+    });
+    await gateway.db.webhookAttempt.create({
+      data: {
+        event_id: event.id,
+        subscription_id: id,
+        outcome: 'http_error',
+        status_code: 500,
+        duration_ms: 3,
+        response: `oops${ESC}[2K${ESC}[8m\u009b31m`,
+      },
+    });
+
+    const outputs = [
+      await webhooks('list'),
+      await webhooks('disable', String(id)),
+      await webhooks('deliveries', String(id)),
+      await webhooks('list', '--json'),
+    ];
+    // Nothing a terminal would act on: no C0 control but the line breaks, no DEL, no C1.
+    const controls = (text: string) =>
+      [...text].filter((c) => {
+        const code = c.codePointAt(0)!;
+        return (code < 0x20 && code !== 0x0a) || (code >= 0x7f && code <= 0x9f);
+      });
+    for (const output of outputs) expect(controls(output)).toEqual([]);
+    const [list, disabled, deliveries] = outputs;
+    expect(list).toContain('/hook\\u001b[2J\\u001b[31m');
+    expect(disabled).toContain('Turnike\\u001b]0;pwned\\u0007\\u001b[1A\\u000d');
+    expect(deliveries).toContain('oops\\u001b[2K\\u001b[8m\\u009b31m');
   });
 });

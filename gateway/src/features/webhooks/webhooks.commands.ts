@@ -4,6 +4,7 @@ import { loadConfigOrExit } from '../../../../common/config.js';
 import { createReadModelClient } from '../../../../common/databases.js';
 import { formatTable } from '../clients/table.js';
 import { CliError } from '../../cli/operator-cli.js';
+import { terminalJson } from '../../cli/terminal-text.js';
 import { DEFAULT_DELIVERIES, MAX_DELIVERIES, USAGE, type CliArgs } from './webhooks.usage.js';
 import {
   createWebhookService,
@@ -64,7 +65,7 @@ function listTable(rows: ListedSubscription[]): string {
 
 function subscriptionTable(s: Subscription): string {
   return formatTable(
-    ['ID', 'CLIENT ID', 'URL', 'TYPES', 'STATE', 'SINCE'],
+    ['ID', 'CLIENT ID', 'URL', 'TYPES', 'STATE', 'SINCE', 'DESCRIPTION'],
     [
       [
         String(s.id),
@@ -73,6 +74,7 @@ function subscriptionTable(s: Subscription): string {
         s.types.join(','),
         state(s),
         s.disabled_at ? s.disabled_at.toISOString() : '',
+        s.description ?? '',
       ],
     ],
   );
@@ -106,8 +108,7 @@ function deliveriesTable(attempts: ReturnType<typeof attemptOf>[]): string {
 
 async function run(service: WebhookService, args: CliArgs): Promise<void> {
   const { command } = args;
-  const print = (json: unknown, text: string) =>
-    console.log(args.json ? JSON.stringify(json) : text);
+  const print = (json: unknown, text: string) => console.log(args.json ? terminalJson(json) : text);
   const existing = async (id: number) => {
     const found = await service.find(null, id);
     if (!found) throw new CliError(`no webhook subscription with id ${id}`);
