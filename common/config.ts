@@ -128,6 +128,9 @@ const envSchema = z.object({
   // How often the worker turns new changes into events, and how many deliveries run at once.
   WEBHOOK_DISPATCH_INTERVAL_MS: positiveInt.default(200),
   WEBHOOK_CONCURRENCY: positiveInt.default(100),
+  // What one client may ask of delivery: subscriptions held, events set back by one replay.
+  WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT: positiveInt.default(10),
+  WEBHOOK_REPLAY_MAX: positiveInt.default(10000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -191,6 +194,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
       dispatchIntervalMs: env.WEBHOOK_DISPATCH_INTERVAL_MS,
       concurrency: env.WEBHOOK_CONCURRENCY,
+      maxSubscriptionsPerClient: env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT,
+      replayMax: env.WEBHOOK_REPLAY_MAX,
     },
     logLevel: env.LOG_LEVEL,
   };

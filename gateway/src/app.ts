@@ -107,7 +107,7 @@ export function createApp(deps: AppDeps): express.Express {
         memberWrites: createMemberWrites({ ...deps, reads }),
         changes: deps.config.changes,
         webhooks: {
-          service: createWebhookService(deps.db),
+          service: createWebhookService(deps.db, deps.config.webhooks),
           allowPrivateTargets: deps.config.webhooks.allowPrivateTargets,
         },
       },

@@ -172,7 +172,7 @@ export async function runCommand(args: CliArgs): Promise<void> {
   const config = loadConfigOrExit();
   const db = createReadModelClient(config.db.url, { poolSize: 2 });
   try {
-    await run(createWebhookService(db), args);
+    await run(createWebhookService(db, config.webhooks), args);
   } finally {
     await db.$disconnect();
   }

@@ -169,7 +169,7 @@ export const webhookEndpoints = [
     path: '/webhooks',
     summary: 'Webhook aboneliği oluştur',
     description:
-      'Every change the change feed would show this client becomes a signed `POST url` (Standard Webhooks). The secret is shown once. The URL must resolve to public addresses.',
+      'Every change the change feed would show this client becomes a signed `POST url` (Standard Webhooks). The secret is shown once. The URL must resolve to public addresses. A client holds at most 10 subscriptions (the operator may set another limit): one more is 400 `VALIDATION_ERROR` naming the limit.',
     access: 'webhooks:manage',
     body: createBody,
     response: item(withSecret, 'WebhookCreatedResponse'),
@@ -298,7 +298,7 @@ export const webhookEndpoints = [
     path: '/webhooks/{id}/replay',
     summary: 'Olayları yeniden gönder',
     description:
-      'Events recorded since `since` are sent again with their own `webhook-id`: the failed ones (`failed_only`), or every delivered and failed one.',
+      'Events recorded since `since` are sent again with their own `webhook-id`: the failed ones (`failed_only`), or every delivered and failed one. At most 10,000 events per request (the operator may set another limit): a request that would cover more is 400 `VALIDATION_ERROR` naming the limit, and nothing is replayed; choose a later `since`.',
     access: 'webhooks:manage',
     params: idParams,
     body: replayBody,

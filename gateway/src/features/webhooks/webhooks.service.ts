@@ -1,11 +1,12 @@
 // Webhook subscriptions as their owner and operators manage them (decision 0012). Every method
 // that serves a client takes its id first and finds only that client's subscriptions, so a
 // client never reaches another's; operators (the CLI) pass `null` and reach all.
+import type { Config } from '../../../../common/config.js';
 import type { ReadModelClient } from '../../../../common/databases.js';
 import { presentOf } from '../../../../api/changes/cursor.js';
 import { dueAtOnce } from '../../../../api/webhooks/overdue.js';
 import { newWebhookSecret, PREVIOUS_SECRET_MS } from '../../../../api/webhooks/secrets.js';
-import { insufficientScope } from '../../http/errors.js';
+import { insufficientScope, validationError } from '../../http/errors.js';
 
 export type Owner = number | null;
 
@@ -41,7 +42,15 @@ export interface DeliveryFigures {
 
 const iso = (value: Date | null | undefined) => (value ? value.toISOString() : null);
 
-export function createWebhookService(db: ReadModelClient) {
+/** WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT and WEBHOOK_REPLAY_MAX (common/config.ts). */
+export type WebhookLimits = Pick<Config['webhooks'], 'maxSubscriptionsPerClient' | 'replayMax'>;
+
+interface ReplayCount {
+  matched: number;
+  replayed: number;
+}
+
+export function createWebhookService(db: ReadModelClient, limits: WebhookLimits) {
   const owned = (owner: Owner, id: number) => ({
     id,
     ...(owner === null ? {} : { client_id: owner }),
@@ -101,25 +110,41 @@ export function createWebhookService(db: ReadModelClient) {
     find,
     figures,
 
-    /** New subscriptions start at the feed's present: their events are the changes after. */
+    /**
+     * New subscriptions start at the feed's present: their events are the changes after. At most
+     * WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT per client.
+     */
     async create(owner: number, input: SubscriptionInput) {
       const [row] = await db.$queryRaw<{ xmin: string }[]>`
         SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`;
       const start = presentOf(BigInt(row!.xmin));
       const secret = newWebhookSecret();
-      const created = await db.webhookSubscription.create({
-        data: {
-          client_id: owner,
-          url: input.url,
-          types: input.types,
-          description: input.description,
-          secret,
-          feed_xid: start.xid,
-          feed_kind: start.kind,
-          feed_type: start.type,
-          feed_id: start.id,
-        },
-        select: PUBLIC_FIELDS,
+      const max = limits.maxSubscriptionsPerClient;
+      const created = await db.$transaction(async (tx) => {
+        // One client's creates wait for each other here, so two at once cannot both see room.
+        // NO KEY UPDATE: token rows referring to the client are not held back.
+        await tx.$queryRaw`SELECT 1 FROM api_clients WHERE id = ${owner} FOR NO KEY UPDATE`;
+        const held = await tx.webhookSubscription.count({ where: { client_id: owner } });
+        if (held >= max) {
+          throw validationError(
+            [{ field: 'subscriptions', message: `${held} abonelik var; en fazla ${max}.` }],
+            `Bir istemci en fazla ${max} webhook aboneliği oluşturabilir; kullanılmayanları silin.`,
+          );
+        }
+        return tx.webhookSubscription.create({
+          data: {
+            client_id: owner,
+            url: input.url,
+            types: input.types,
+            description: input.description,
+            secret,
+            feed_xid: start.xid,
+            feed_kind: start.kind,
+            feed_type: start.type,
+            feed_id: start.id,
+          },
+          select: PUBLIC_FIELDS,
+        });
       });
       return { ...created, secret };
     },
@@ -198,20 +223,36 @@ export function createWebhookService(db: ReadModelClient) {
 
     /**
      * The events recorded since `since` sent again, with their own webhook-id: the failed ones,
-     * or every one that is not pending. Returns how many.
+     * or every one that is not pending. Returns how many. More than WEBHOOK_REPLAY_MAX is refused
+     * whole: one statement counts them (up to one past the limit) and sets back none or all.
      */
     async replay(owner: Owner, id: number, since: Date, failedOnly: boolean) {
       const subscription = await find(owner, id);
       if (!subscription) return null;
-      const { count } = await db.webhookEvent.updateMany({
-        where: {
-          subscription_id: id,
-          created_at: { gte: since },
-          status: failedOnly ? 'failed' : { in: ['failed', 'delivered'] },
-        },
-        data: { status: 'pending', attempts: 0, next_attempt_at: dueAtOnce(), delivered_at: null },
-      });
-      return count;
+      const max = limits.replayMax;
+      const [count] = await db.$queryRaw<ReplayCount[]>`
+        WITH chosen AS MATERIALIZED (
+          SELECT id FROM webhook_events
+           WHERE subscription_id = ${id} AND created_at >= ${since}
+             AND (status = 'failed' OR (NOT ${failedOnly} AND status = 'delivered'))
+           LIMIT ${max + 1}
+             FOR UPDATE),
+        counted AS (SELECT count(*)::int AS n FROM chosen),
+        replayed AS (
+          UPDATE webhook_events e
+             SET status = 'pending', attempts = 0, next_attempt_at = ${dueAtOnce()},
+                 delivered_at = NULL
+            FROM counted
+           WHERE e.id IN (SELECT id FROM chosen) AND counted.n <= ${max}
+          RETURNING 1)
+        SELECT (SELECT n FROM counted) AS matched, (SELECT count(*)::int FROM replayed) AS replayed`;
+      if (count!.matched > max) {
+        throw validationError(
+          [{ field: 'since', message: `en fazla ${max} olay; daha yakın bir zaman seçin.` }],
+          `Bir istekle en fazla ${max} olay yeniden gönderilebilir; daha yakın bir since seçin.`,
+        );
+      }
+      return count!.replayed;
     },
 
     /** Tries of one subscription, newest first; the caller has found it for its owner. */
