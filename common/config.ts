@@ -125,6 +125,8 @@ const envSchema = z.object({
     .transform((value) => value.split(',').map(Number))
     .default([5, 300, 1800, 7200, 18000, 36000, 36000]),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
+  // https only unless set (or private targets are allowed).
+  WEBHOOK_ALLOW_HTTP: z.enum(['true', 'false']).default('false'),
   // How often the worker turns new changes into events, and how many deliveries run at once.
   WEBHOOK_DISPATCH_INTERVAL_MS: positiveInt.default(200),
   WEBHOOK_CONCURRENCY: positiveInt.default(100),
@@ -192,6 +194,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE.map((seconds) => Math.round(seconds * 1000)),
       allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+      allowHttp: env.WEBHOOK_ALLOW_HTTP === 'true',
       dispatchIntervalMs: env.WEBHOOK_DISPATCH_INTERVAL_MS,
       concurrency: env.WEBHOOK_CONCURRENCY,
       maxSubscriptionsPerClient: env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT,

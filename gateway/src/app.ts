@@ -45,6 +45,8 @@ export interface AppDeps {
   metrics?: GatewayMetrics;
   /** Where reads go (DATABASE_READ_URLS); the primary alone when absent. */
   reads?: ReadRouting;
+  /** Name servers for webhook targets' names instead of the system's (tests). */
+  webhookDnsServers?: readonly string[];
 }
 
 /** Where the API's endpoints, its info and its documentation live. */
@@ -108,7 +110,11 @@ export function createApp(deps: AppDeps): express.Express {
         changes: deps.config.changes,
         webhooks: {
           service: createWebhookService(deps.db, deps.config.webhooks),
-          allowPrivateTargets: deps.config.webhooks.allowPrivateTargets,
+          targets: {
+            allowPrivate: deps.config.webhooks.allowPrivateTargets,
+            allowHttp: deps.config.webhooks.allowHttp,
+            dnsServers: deps.webhookDnsServers,
+          },
         },
       },
       dataAges: createDataAges(deps.db),

@@ -62,7 +62,11 @@ export async function eventually<T>(
 }
 
 /** The worker's webhook part (dispatch, delivery, sweep) in-process, as main.ts starts it. */
-export function startWebhookWorker(env: TestEnvironment, overrides: Record<string, string>) {
+export function startWebhookWorker(
+  env: TestEnvironment,
+  overrides: Record<string, string>,
+  options: { dnsServers?: string[] } = {},
+) {
   const config = env.config(overrides);
   const readModel = createReadModelClient(config.db.url, { poolSize: 6 });
   const connection = createRedis(config.redis.url, { forWorker: true });
@@ -74,6 +78,7 @@ export function startWebhookWorker(env: TestEnvironment, overrides: Record<strin
     config: config.webhooks,
     registry: new Registry(),
     log: throttledLog(logger),
+    ...(options.dnsServers ? { dnsServers: options.dnsServers } : {}),
   });
   return {
     readModel,

@@ -183,7 +183,7 @@ export const webhookEndpoints = [
           { field: 'types', message: 'İstemcinin okuma yetkisi olan bir tür yok.' },
         ]);
       }
-      const problem = await targetProblem(body.url, services.webhooks.allowPrivateTargets);
+      const problem = await targetProblem(body.url, services.webhooks.targets);
       if (problem) throw validationError([{ field: 'url', message: problem.reason }]);
       const created = await services.webhooks.service.create(caller.clientId, {
         url: body.url,
