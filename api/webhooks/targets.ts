@@ -79,6 +79,9 @@ export async function targetProblem(
   return { reason: `${host} genel olmayan bir adrese çıkıyor` };
 }
 
+const familyOf = (family: number | string | undefined) =>
+  family === 4 || family === 'IPv4' ? 4 : family === 6 || family === 'IPv6' ? 6 : null;
+
 type AllCallback = (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void;
 
 /**
@@ -92,10 +95,8 @@ export function guardedLookup(rules: TargetRules): LookupFunction {
       (found) => {
         if (!rules.allowPrivate && !found.every((a) => isPublicAddress(a.address)))
           return callback(refused(hostname), '', 0);
-        const wanted =
-          options.family === 4 || options.family === 6
-            ? found.filter((a) => a.family === options.family)
-            : found;
+        const family = familyOf(options.family);
+        const wanted = family ? found.filter((a) => a.family === family) : found;
         const [first] = wanted;
         if (!first) {
           const none = Object.assign(new Error(`${hostname}: no address`), { code: 'ENOTFOUND' });
