@@ -7,6 +7,9 @@ import { presentOf } from '../../../../api/changes/cursor.js';
 import { dueAtOnce } from '../../../../api/webhooks/overdue.js';
 import { newWebhookSecret, PREVIOUS_SECRET_MS } from '../../../../api/webhooks/secrets.js';
 import { insufficientScope, validationError } from '../../http/errors.js';
+import { deliveryFigures } from './webhooks.figures.js';
+
+export type { DeliveryFigures } from './webhooks.figures.js';
 
 export type Owner = number | null;
 
@@ -31,17 +34,6 @@ const PUBLIC_FIELDS = {
   created_at: true,
 } as const;
 
-export interface DeliveryFigures {
-  events: { published: number; delivered: number; failed: number; pending: number };
-  attempts: Record<string, number>;
-  last_success_at: string | null;
-  last_failure_at: string | null;
-  last_failure_reason: string | null;
-  oldest_pending_at: string | null;
-}
-
-const iso = (value: Date | null | undefined) => (value ? value.toISOString() : null);
-
 /** WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT and WEBHOOK_REPLAY_MAX (common/config.ts). */
 export type WebhookLimits = Pick<Config['webhooks'], 'maxSubscriptionsPerClient' | 'replayMax'>;
 
@@ -60,55 +52,9 @@ export function createWebhookService(db: ReadModelClient, limits: WebhookLimits)
   const find = (owner: Owner, id: number) =>
     db.webhookSubscription.findFirst({ where: owned(owner, id), select: PUBLIC_FIELDS });
 
-  async function figures(id: number): Promise<DeliveryFigures> {
-    const [events, attempts, lastSuccess, lastFailure] = await Promise.all([
-      db.webhookEvent.groupBy({
-        by: ['status'],
-        where: { subscription_id: id },
-        _count: { _all: true },
-        _min: { created_at: true },
-      }),
-      db.webhookAttempt.groupBy({
-        by: ['outcome'],
-        where: { subscription_id: id },
-        _count: { _all: true },
-      }),
-      db.webhookAttempt.findFirst({
-        where: { subscription_id: id, outcome: 'delivered' },
-        orderBy: { attempted_at: 'desc' },
-        select: { attempted_at: true },
-      }),
-      db.webhookAttempt.findFirst({
-        where: { subscription_id: id, outcome: { not: 'delivered' } },
-        orderBy: { attempted_at: 'desc' },
-        select: { attempted_at: true, outcome: true, status_code: true, response: true },
-      }),
-    ]);
-    const count = (status: string) =>
-      events.find((group) => group.status === status)?._count._all ?? 0;
-    const pending = events.find((group) => group.status === 'pending');
-    return {
-      events: {
-        published: events.reduce((sum, group) => sum + group._count._all, 0),
-        delivered: count('delivered'),
-        failed: count('failed'),
-        pending: count('pending'),
-      },
-      attempts: Object.fromEntries(attempts.map((group) => [group.outcome, group._count._all])),
-      last_success_at: iso(lastSuccess?.attempted_at),
-      last_failure_at: iso(lastFailure?.attempted_at),
-      last_failure_reason: lastFailure
-        ? [lastFailure.outcome, lastFailure.status_code, lastFailure.response?.slice(0, 200)]
-            .filter((part) => part !== null && part !== undefined && part !== '')
-            .join(' ')
-        : null,
-      oldest_pending_at: iso(pending?._min.created_at),
-    };
-  }
-
   return {
     find,
-    figures,
+    figures: (id: number) => deliveryFigures(db, id),
 
     /**
      * New subscriptions start at the feed's present: their events are the changes after. At most
