@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { loadConfig } from '../common/config.js';
 import { createReadModelClient, readModelPool } from '../common/databases.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
@@ -89,7 +90,7 @@ export async function benchWebhooks(options: LagOptions & { scale: number; event
       await sleep(500);
     }
     await sleep(5000);
-    const service = createWebhookService(readModel);
+    const service = createWebhookService(readModel, loadConfig(variables).webhooks);
     const subscription = await service.create(client.id, {
       url: partner.url,
       types: ['members', 'financial_transactions', 'presence', 'notifications'],

@@ -154,9 +154,14 @@ const envSchema = z.object({
     .transform((value) => value.split(',').map(Number))
     .default([5, 300, 1800, 7200, 18000, 36000, 36000]),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
+  // https only unless set (or private targets are allowed).
+  WEBHOOK_ALLOW_HTTP: z.enum(['true', 'false']).default('false'),
   // How often the worker turns new changes into events, and how many deliveries run at once.
   WEBHOOK_DISPATCH_INTERVAL_MS: positiveInt.default(200),
   WEBHOOK_CONCURRENCY: positiveInt.default(100),
+  // What one client may ask of delivery: subscriptions held, events set back by one replay.
+  WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT: positiveInt.default(10),
+  WEBHOOK_REPLAY_MAX: positiveInt.default(10000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -237,8 +242,11 @@ function toConfig(env: z.infer<typeof envSchema>) {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE.map((seconds) => Math.round(seconds * 1000)),
       allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+      allowHttp: env.WEBHOOK_ALLOW_HTTP === 'true',
       dispatchIntervalMs: env.WEBHOOK_DISPATCH_INTERVAL_MS,
       concurrency: env.WEBHOOK_CONCURRENCY,
+      maxSubscriptionsPerClient: env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT,
+      replayMax: env.WEBHOOK_REPLAY_MAX,
     },
     logLevel: env.LOG_LEVEL,
     /**

@@ -65,7 +65,7 @@ async function recordEvent(
 beforeAll(async () => {
   env = await createTestEnvironment();
   db = createReadModelClient(env.databaseUrl, { poolSize: 2 });
-  const service = createWebhookService(db);
+  const service = createWebhookService(db, env.config().webhooks);
   partner = await createTestClient(db, { name: 'partner' });
   other = await createTestClient(db, { name: 'other' });
   const subscribe = async (client: TestClient, path: string, types: string[]) =>
@@ -171,12 +171,17 @@ describe('npm run webhooks', () => {
     });
   });
 
-  it('when a subscription the worker disabled is disabled again, then it keeps its own reason', async () => {
-    await createWebhookService(db).setEnabled(null, elsewhere, false, 'gone');
+  it('when a subscription the worker disabled is disabled by the operator, then the reason becomes operator', async () => {
+    await createWebhookService(db, env.config().webhooks).setEnabled(
+      null,
+      elsewhere,
+      false,
+      'gone',
+    );
     expect(JSON.parse(await webhooks('disable', String(elsewhere), '--json'))).toMatchObject({
       id: elsewhere,
       enabled: false,
-      disabled_reason: 'gone',
+      disabled_reason: 'operator',
     });
   });
 

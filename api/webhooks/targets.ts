@@ -1,27 +1,29 @@
-// Where a webhook may be sent: an http(s) URL whose every address is public. The check runs when
-// a client subscribes and again inside each delivery's own DNS lookup, on the very addresses the
-// connection then uses: a name that resolves elsewhere later (DNS rebinding) is refused there.
-// Private targets are allowed only by WEBHOOK_ALLOW_PRIVATE_TARGETS (on-premise partners, tests).
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+// Where a webhook may be sent: an https URL (http only where operators allow it) on a usual port,
+// whose every address is public. The check runs when a client subscribes and again inside each
+// delivery's own lookup, on the very addresses the connection then uses: a name that resolves
+// elsewhere later (DNS rebinding) is refused there. Refusals never name the address a name
+// resolved to: partners would learn the API's view of its own network.
+import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { isPublicAddress, resolveHost } from './addresses.js';
 
 export const MAX_URL_LENGTH = 2048;
 
-/**
- * Public unicast only: ipaddr.js names every special range (loopback, private, link-local and
- * with it the cloud metadata address 169.254.169.254, unique-local, carrier-grade NAT, 6to4,
- * Teredo, multicast, reserved…); an IPv4-mapped IPv6 address is judged as the IPv4 it carries.
- */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+export interface TargetRules {
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: non-public addresses allowed, and with them http. */
+  allowPrivate: boolean;
+  /** WEBHOOK_ALLOW_HTTP: http allowed beside https. */
+  allowHttp: boolean;
+  /** Name servers to ask instead of the system's; tests pass one of their own. */
+  dnsServers?: readonly string[] | undefined;
 }
 
 export type TargetProblem = { reason: string };
 
+const usualPort = (port: number) => port === 80 || port === 443 || port >= 1024;
+
 /** What is wrong with the URL itself, before any lookup; null when nothing is. */
-export function urlProblem(text: string): TargetProblem | null {
+export function urlProblem(text: string, rules: TargetRules): TargetProblem | null {
   if (text.length > MAX_URL_LENGTH) return { reason: `en fazla ${MAX_URL_LENGTH} karakter` };
   let url: URL;
   try {
@@ -29,30 +31,27 @@ export function urlProblem(text: string): TargetProblem | null {
   } catch {
     return { reason: 'geçerli bir URL değil' };
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    return { reason: 'yalnızca https ve http adresleri' };
+  const httpAllowed = rules.allowHttp || rules.allowPrivate;
+  if (url.protocol !== 'https:' && !(httpAllowed && url.protocol === 'http:')) {
+    return {
+      reason: httpAllowed ? 'yalnızca https ve http adresleri' : 'yalnızca https adresleri',
+    };
   }
   // Credentials in a URL end up in logs and in the delivery figures.
   if (url.username || url.password) return { reason: 'URL kullanıcı adı ve parola içeremez' };
+  // Low ports are other services' (SSH, SMTP...), never a web server's but 80 and 443.
+  if (url.port && !usualPort(Number(url.port))) {
+    return { reason: `${url.port} numaralı port kullanılamaz: 80, 443 ya da 1024-65535` };
+  }
   return null;
 }
 
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 
-const refused = (host: string, address: string) =>
-  Object.assign(new Error(`${host} resolves to ${address}, which is not a public address`), {
+const refused = (host: string) =>
+  Object.assign(new Error(`${host} is not a public address, or resolves to one that is not`), {
     code: 'EREFUSEDTARGET',
   });
-
-/** Every address of `host` (a name or a literal), as the delivery's connection would get them. */
-async function addressesOf(host: string): Promise<string[]> {
-  if (isIP(host)) return [host];
-  return new Promise((resolve, reject) =>
-    dnsLookup(host, { all: true }, (error, found: LookupAddress[]) =>
-      error ? reject(error) : resolve(found.map((a) => a.address)),
-    ),
-  );
-}
 
 /**
  * Checks a target when subscribing: the URL's form, then every address its host has now.
@@ -60,50 +59,65 @@ async function addressesOf(host: string): Promise<string[]> {
  */
 export async function targetProblem(
   text: string,
-  allowPrivate: boolean,
+  rules: TargetRules,
 ): Promise<TargetProblem | null> {
-  const problem = urlProblem(text);
+  const problem = urlProblem(text, rules);
   if (problem) return problem;
   const host = hostOf(new URL(text));
+  if (isIP(host)) {
+    return rules.allowPrivate || isPublicAddress(host)
+      ? null
+      : { reason: `${host} genel bir adres değil` };
+  }
   let addresses: string[];
   try {
-    addresses = await addressesOf(host);
+    addresses = (await resolveHost(host, rules.dnsServers)).map((a) => a.address);
   } catch {
     return { reason: `${host} çözümlenemedi` };
   }
-  if (allowPrivate) return null;
-  const hidden = addresses.find((address) => !isPublicAddress(address));
-  return hidden ? { reason: `${host} genel olmayan bir adrese çıkıyor (${hidden})` } : null;
+  if (rules.allowPrivate || addresses.every(isPublicAddress)) return null;
+  return { reason: `${host} genel olmayan bir adrese çıkıyor` };
+}
+
+const familyOf = (family: number | string | undefined) =>
+  family === 4 || family === 'IPv4' ? 4 : family === 6 || family === 'IPv6' ? 6 : null;
+
+type AllCallback = (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void;
+
+/**
+ * The DNS lookup of a delivery's connection: the addresses it will connect to, refused with
+ * EREFUSEDTARGET when one is not public. A literal address never reaches a lookup, so
+ * `deliveryProblem` covers that case before the request.
+ */
+export function guardedLookup(rules: TargetRules): LookupFunction {
+  return (hostname, options, callback) => {
+    resolveHost(hostname, rules.dnsServers).then(
+      (found) => {
+        if (!rules.allowPrivate && !found.every((a) => isPublicAddress(a.address)))
+          return callback(refused(hostname), '', 0);
+        const family = familyOf(options.family);
+        const wanted = family ? found.filter((a) => a.family === family) : found;
+        const [first] = wanted;
+        if (!first) {
+          const none = Object.assign(new Error(`${hostname}: no address`), { code: 'ENOTFOUND' });
+          return callback(none, '', 0);
+        }
+        if (options.all) return (callback as unknown as AllCallback)(null, wanted);
+        callback(null, first.address, first.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
+  };
 }
 
 /**
- * The DNS lookup of a delivery's connection: the same addresses Node would connect to, refused
- * with EREFUSEDTARGET when one is not public. A literal address never reaches a lookup, so
- * `literalProblem` covers that case before the request.
+ * Checked before each delivery: the URL's form (a subscription may predate the rules) and a
+ * literal address, which no lookup sees.
  */
-export function guardedLookup(allowPrivate: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, found: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      const hidden = allowPrivate ? undefined : found.find((a) => !isPublicAddress(a.address));
-      if (hidden) return callback(refused(hostname, hidden.address), '', 0);
-      if (options.all) return (callback as unknown as AllCallback)(null, found);
-      const [first] = found;
-      if (!first)
-        return callback(
-          Object.assign(new Error(`${hostname}: no address`), { code: 'ENOTFOUND' }),
-          '',
-          0,
-        );
-      callback(null, first.address, first.family);
-    });
-  };
-}
-type AllCallback = (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void;
-
-/** A literal address in the URL, which no lookup sees: refused here when it is not public. */
-export function literalProblem(url: URL, allowPrivate: boolean): Error | null {
+export function deliveryProblem(url: URL, rules: TargetRules): Error | null {
+  const problem = urlProblem(url.href, rules);
+  if (problem) return Object.assign(new Error(problem.reason), { code: 'EREFUSEDTARGET' });
   const host = hostOf(url);
-  if (allowPrivate || !isIP(host) || isPublicAddress(host)) return null;
-  return refused(host, host);
+  if (rules.allowPrivate || !isIP(host) || isPublicAddress(host)) return null;
+  return refused(host);
 }

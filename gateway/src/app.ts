@@ -48,6 +48,8 @@ export interface AppDeps {
   metrics?: GatewayMetrics;
   /** Where reads go (DATABASE_READ_URLS); the primary alone when absent. */
   reads?: ReadRouting;
+  /** Name servers for webhook targets' names instead of the system's (tests). */
+  webhookDnsServers?: readonly string[];
 }
 
 /** Where the API's endpoints, its info and its documentation live. */
@@ -120,8 +122,12 @@ export function createApp(deps: AppDeps): express.Express {
           cursors: createCursorCodec(deps.config.secrets.keys),
         },
         webhooks: {
-          service: createWebhookService(deps.db),
-          allowPrivateTargets: deps.config.webhooks.allowPrivateTargets,
+          service: createWebhookService(deps.db, deps.config.webhooks),
+          targets: {
+            allowPrivate: deps.config.webhooks.allowPrivateTargets,
+            allowHttp: deps.config.webhooks.allowHttp,
+            dnsServers: deps.webhookDnsServers,
+          },
         },
       },
       dataAges: createDataAges(deps.db),

@@ -36,7 +36,7 @@ export interface RunningGateway {
 export async function startGateway(
   env: TestEnvironment,
   overrides: Record<string, string> = {},
-  options: { logger?: Logger; metrics?: GatewayMetrics } = {},
+  options: { logger?: Logger; metrics?: GatewayMetrics; webhookDnsServers?: string[] } = {},
 ): Promise<RunningGateway> {
   const config = env.config(overrides);
   const poolOptions = {
@@ -65,7 +65,16 @@ export async function startGateway(
     logger,
   });
   if (config.db.readUrls.length > 0) watchReadReplicas(metrics, reads);
-  const app = createApp({ config, db, redis, logger, metrics, legacy, reads });
+  const app = createApp({
+    config,
+    db,
+    redis,
+    logger,
+    metrics,
+    legacy,
+    reads,
+    webhookDnsServers: options.webhookDnsServers,
+  });
   const server: Server = await new Promise((resolve) => {
     const s = createGatewayServer(app, config.http).listen(0, '127.0.0.1', () => resolve(s));
   });

@@ -69,7 +69,11 @@ export async function eventually<T>(
 }
 
 /** The worker's webhook part (dispatch, delivery, sweep) in-process, as main.ts starts it. */
-export function startWebhookWorker(env: TestEnvironment, overrides: Record<string, string>) {
+export function startWebhookWorker(
+  env: TestEnvironment,
+  overrides: Record<string, string>,
+  options: { dnsServers?: string[] } = {},
+) {
   const config = env.config(overrides);
   const readModel = createReadModelClient(config.db.url, { poolSize: 6 });
   const connection = createRedis(config.redis.url, { forWorker: true });
@@ -82,6 +86,7 @@ export function startWebhookWorker(env: TestEnvironment, overrides: Record<strin
     registry: new Registry(),
     log: throttledLog(logger),
     cursors: createCursorCodec(config.secrets.keys),
+    ...(options.dnsServers ? { dnsServers: options.dnsServers } : {}),
   });
   return {
     readModel,

@@ -1,6 +1,7 @@
 // The operator CLIs' one way to run (npm run clients, npm run webhooks): parse the arguments,
 // answer --help at once, load the commands (and with them the database layer) only when one
 // runs, and turn every error into a message on stderr (JSON with --json) and an exit code.
+import { escapeControls, terminalJson } from './terminal-text.js';
 
 /** A refusal the operator can act on: its message alone, and exit code 1 or 2. */
 export class CliError extends Error {
@@ -34,7 +35,8 @@ export async function runOperatorCli<Args extends { help: boolean }>(
     const usage = String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
     const known = error instanceof CliError || usage;
     const message = known ? (error as Error).message : `failed: ${(error as Error).message}`;
-    console.error(json ? JSON.stringify({ error: message }) : message);
+    // A database error may quote partner text.
+    console.error(json ? terminalJson({ error: message }) : escapeControls(message));
     if (error instanceof CliError) return error.exitCode;
     return usage ? 2 : 1;
   }

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { AuthThrottle } from '../features/auth/auth-throttle.js';
 import type { CursorCodec } from '../../../api/changes/cursor.js';
 import type { Scope } from '../../../api/scopes.js';
+import type { TargetRules } from '../../../api/webhooks/targets.js';
 import type { TokenService } from '../features/auth/tokens.service.js';
 import type { MemberWrites } from '../features/members/members.write.js';
 import type { WebhookService } from '../features/webhooks/webhooks.service.js';
@@ -49,7 +50,7 @@ export interface EndpointServices {
   memberWrites: MemberWrites;
   /** How long the change feed keeps deletes (CHANGES_RETENTION_DAYS); its signed cursors. */
   changes: { retentionMs: number; cursors: CursorCodec };
-  webhooks: { service: WebhookService; allowPrivateTargets: boolean };
+  webhooks: { service: WebhookService; targets: TargetRules };
 }
 
 type Shape = z.ZodObject | undefined;

@@ -85,13 +85,14 @@ const RECORD_TRIES = `
    WHERE e.id = u.id AND e.status = 'pending'`;
 
 // Only when its state changes: every try of a subscription updating its row would queue them all
-// on its lock, and behind the dispatcher's.
+// on its lock, and behind the dispatcher's. A subscription already disabled keeps its reason: a
+// 410 met by a try in flight must not turn an operator's disable into one its partner may lift.
 const SUBSCRIPTION_STATE = `
   UPDATE webhook_subscriptions
      SET failing_since = CASE WHEN $2 THEN NULL ELSE COALESCE(failing_since, now()) END,
          enabled = CASE WHEN $3::text IS NULL THEN enabled ELSE false END,
-         disabled_reason = CASE WHEN $3::text IS NULL THEN disabled_reason ELSE $3 END,
-         disabled_at = CASE WHEN $3::text IS NULL THEN disabled_at ELSE now() END
+         disabled_reason = CASE WHEN $3::text IS NULL OR NOT enabled THEN disabled_reason ELSE $3 END,
+         disabled_at = CASE WHEN $3::text IS NULL OR NOT enabled THEN disabled_at ELSE now() END
    WHERE id = $1`;
 
 /** The Standard Webhooks headers of one try: every current secret signs. */

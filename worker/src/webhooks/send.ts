@@ -1,9 +1,9 @@
 // One HTTP try of one event: POST of the stored body, signed, through a lookup that refuses
-// non-public addresses (api/webhooks/targets.ts), bounded by WEBHOOK_TIMEOUT_MS, redirects not
+// non-public addresses and a check of the URL's form (api/webhooks/targets.ts), bounded by WEBHOOK_TIMEOUT_MS, redirects not
 // followed. Its outcome is one of a few words, the figures and the answer's first 1,024 chars.
 import http from 'node:http';
 import https from 'node:https';
-import { guardedLookup, literalProblem } from '../../../api/webhooks/targets.js';
+import { deliveryProblem, guardedLookup, type TargetRules } from '../../../api/webhooks/targets.js';
 
 export type Outcome =
   'delivered' | 'http_error' | 'redirect' | 'gone' | 'timeout' | 'network_error' | 'refused_target';
@@ -33,10 +33,10 @@ function outcomeOf(status: number): Outcome {
   return 'http_error';
 }
 
-export function createSender(options: { timeoutMs: number; allowPrivate: boolean }): Sender {
+export function createSender(options: { timeoutMs: number; targets: TargetRules }): Sender {
   // Connections are kept between tries to one partner; a kept connection was checked by the
   // lookup when it opened, and its address cannot change afterwards.
-  const lookup = guardedLookup(options.allowPrivate);
+  const lookup = guardedLookup(options.targets);
   const agents = {
     'http:': new http.Agent({ keepAlive: true, maxSockets: 64 }),
     'https:': new https.Agent({ keepAlive: true, maxSockets: 64 }),
@@ -46,7 +46,7 @@ export function createSender(options: { timeoutMs: number; allowPrivate: boolean
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const target = new URL(url);
-    const refused = literalProblem(target, options.allowPrivate);
+    const refused = deliveryProblem(target, options.targets);
     if (refused) {
       return Promise.resolve({
         outcome: 'refused_target',

@@ -22,12 +22,18 @@ export interface WebhooksDeps {
   log: ReturnType<typeof throttledLog>;
   /** Signs the events' cursors (SECRETS_KEY). */
   cursors: CursorCodec;
+  /** Name servers for targets' names instead of the system's (tests). */
+  dnsServers?: readonly string[];
 }
 
 export function startWebhooks(deps: WebhooksDeps) {
   const sender = createSender({
     timeoutMs: deps.config.timeoutMs,
-    allowPrivate: deps.config.allowPrivateTargets,
+    targets: {
+      allowPrivate: deps.config.allowPrivateTargets,
+      allowHttp: deps.config.allowHttp,
+      dnsServers: deps.dnsServers,
+    },
   });
   const delivery = startDelivery({
     pool: deps.pool,

@@ -1,5 +1,11 @@
-/** A plain-text table: a header row, then rows, columns padded to their widest cell. */
-export function formatTable(header: string[], rows: string[][]): string {
+import { escapeControls } from '../../cli/terminal-text.js';
+
+/**
+ * A plain-text table: a header row, then rows, columns padded to their widest cell. Cells may
+ * hold partner text, so their control characters are escaped.
+ */
+export function formatTable(header: string[], cells: string[][]): string {
+  const rows = cells.map((row) => row.map(escapeControls));
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
   );

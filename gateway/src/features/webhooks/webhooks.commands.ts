@@ -4,9 +4,11 @@ import { loadConfigOrExit } from '../../../../common/config.js';
 import { createReadModelClient } from '../../../../common/databases.js';
 import { formatTable } from '../clients/table.js';
 import { CliError } from '../../cli/operator-cli.js';
+import { terminalJson } from '../../cli/terminal-text.js';
 import { DEFAULT_DELIVERIES, MAX_DELIVERIES, USAGE, type CliArgs } from './webhooks.usage.js';
 import {
   createWebhookService,
+  OPERATOR,
   type DeliveryFigures,
   type WebhookService,
 } from './webhooks.service.js';
@@ -63,7 +65,7 @@ function listTable(rows: ListedSubscription[]): string {
 
 function subscriptionTable(s: Subscription): string {
   return formatTable(
-    ['ID', 'CLIENT ID', 'URL', 'TYPES', 'STATE', 'SINCE'],
+    ['ID', 'CLIENT ID', 'URL', 'TYPES', 'STATE', 'SINCE', 'DESCRIPTION'],
     [
       [
         String(s.id),
@@ -72,6 +74,7 @@ function subscriptionTable(s: Subscription): string {
         s.types.join(','),
         state(s),
         s.disabled_at ? s.disabled_at.toISOString() : '',
+        s.description ?? '',
       ],
     ],
   );
@@ -105,8 +108,7 @@ function deliveriesTable(attempts: ReturnType<typeof attemptOf>[]): string {
 
 async function run(service: WebhookService, args: CliArgs): Promise<void> {
   const { command } = args;
-  const print = (json: unknown, text: string) =>
-    console.log(args.json ? JSON.stringify(json) : text);
+  const print = (json: unknown, text: string) => console.log(args.json ? terminalJson(json) : text);
   const existing = async (id: number) => {
     const found = await service.find(null, id);
     if (!found) throw new CliError(`no webhook subscription with id ${id}`);
@@ -132,11 +134,12 @@ async function run(service: WebhookService, args: CliArgs): Promise<void> {
     case 'enable': {
       const id = parseId(command, args.id);
       const current = await existing(id);
-      // Disabling a disabled subscription keeps the reason it already has ("gone", "failing").
+      // The operator's disable replaces an automatic one ("gone", "failing"): the partner can
+      // lift those, and the operator means to hold the subscription.
       const changed =
-        command === 'disable' && !current.enabled
+        command === 'disable' && current.disabled_reason === OPERATOR
           ? current
-          : await service.setEnabled(null, id, command === 'enable', 'operator');
+          : await service.setEnabled(null, id, command === 'enable', OPERATOR);
       if (!changed) throw new CliError(`no webhook subscription with id ${id}`);
       print(changed, subscriptionTable(changed));
       return;
@@ -169,7 +172,7 @@ export async function runCommand(args: CliArgs): Promise<void> {
   const config = loadConfigOrExit();
   const db = createReadModelClient(config.db.url, { poolSize: 2 });
   try {
-    await run(createWebhookService(db), args);
+    await run(createWebhookService(db, config.webhooks), args);
   } finally {
     await db.$disconnect();
   }

@@ -29,10 +29,10 @@ const webhookSchema = z
     types: z.array(z.string()),
     description: z.string().nullable(),
     enabled: z.boolean(),
-    disabled_reason: z
-      .enum(['gone', 'failing', 'operator', 'client'])
-      .nullable()
-      .meta({ description: 'gone: the target answered 410; failing: 5 days of failed tries' }),
+    disabled_reason: z.enum(['gone', 'failing', 'operator', 'client']).nullable().meta({
+      description:
+        'gone: the target answered 410; failing: 5 days of failed tries; operator: disabled by the API operator, who alone can enable it again (enable answers 403)',
+    }),
     disabled_at: z.iso.datetime().nullable(),
     created_at: z.iso.datetime(),
   })
@@ -169,7 +169,7 @@ export const webhookEndpoints = [
     path: '/webhooks',
     summary: 'Webhook aboneliği oluştur',
     description:
-      'Every change the change feed would show this client becomes a signed `POST url` (Standard Webhooks). The secret is shown once. The URL must resolve to public addresses.',
+      'Every change the change feed would show this client becomes a signed `POST url` (Standard Webhooks). The secret is shown once. The URL must resolve to public addresses. A client holds at most 10 subscriptions (the operator may set another limit): one more is 400 `VALIDATION_ERROR` naming the limit.',
     access: 'webhooks:manage',
     body: createBody,
     response: item(withSecret, 'WebhookCreatedResponse'),
@@ -183,7 +183,7 @@ export const webhookEndpoints = [
           { field: 'types', message: 'İstemcinin okuma yetkisi olan bir tür yok.' },
         ]);
       }
-      const problem = await targetProblem(body.url, services.webhooks.allowPrivateTargets);
+      const problem = await targetProblem(body.url, services.webhooks.targets);
       if (problem) throw validationError([{ field: 'url', message: problem.reason }]);
       const created = await services.webhooks.service.create(caller.clientId, {
         url: body.url,
@@ -277,7 +277,8 @@ export const webhookEndpoints = [
     method: 'POST',
     path: '/webhooks/{id}/enable',
     summary: 'Aboneliği yeniden etkinleştir',
-    description: 'Its pending events are tried again at once, on a fresh retry schedule.',
+    description:
+      'Its pending events are tried again at once, on a fresh retry schedule. A subscription disabled automatically (`gone`, `failing`) can be enabled here; one the API operator disabled (`operator`) cannot: 403 `INSUFFICIENT_SCOPE`, only the operator enables it again.',
     access: 'webhooks:manage',
     params: idParams,
     bodyOptional: true,
@@ -297,7 +298,7 @@ export const webhookEndpoints = [
     path: '/webhooks/{id}/replay',
     summary: 'Olayları yeniden gönder',
     description:
-      'Events recorded since `since` are sent again with their own `webhook-id`: the failed ones (`failed_only`), or every delivered and failed one.',
+      'Events recorded since `since` are sent again with their own `webhook-id`: the failed ones (`failed_only`), or every delivered and failed one. At most 10,000 events per request (the operator may set another limit): a request that would cover more is 400 `VALIDATION_ERROR` naming the limit, and nothing is replayed; choose a later `since`.',
     access: 'webhooks:manage',
     params: idParams,
     body: replayBody,

@@ -1,12 +1,20 @@
 // Webhook subscriptions as their owner and operators manage them (decision 0012). Every method
 // that serves a client takes its id first and finds only that client's subscriptions, so a
 // client never reaches another's; operators (the CLI) pass `null` and reach all.
+import type { Config } from '../../../../common/config.js';
 import type { ReadModelClient } from '../../../../common/databases.js';
 import { presentOf } from '../../../../api/changes/cursor.js';
 import { dueAtOnce } from '../../../../api/webhooks/overdue.js';
 import { newWebhookSecret, PREVIOUS_SECRET_MS } from '../../../../api/webhooks/secrets.js';
+import { insufficientScope, validationError } from '../../http/errors.js';
+import { deliveryFigures } from './webhooks.figures.js';
+
+export type { DeliveryFigures } from './webhooks.figures.js';
 
 export type Owner = number | null;
+
+/** The reason an operator's disable records; only an operator lifts it. */
+export const OPERATOR = 'operator';
 
 export interface SubscriptionInput {
   url: string;
@@ -26,18 +34,15 @@ const PUBLIC_FIELDS = {
   created_at: true,
 } as const;
 
-export interface DeliveryFigures {
-  events: { published: number; delivered: number; failed: number; pending: number };
-  attempts: Record<string, number>;
-  last_success_at: string | null;
-  last_failure_at: string | null;
-  last_failure_reason: string | null;
-  oldest_pending_at: string | null;
+/** WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT and WEBHOOK_REPLAY_MAX (common/config.ts). */
+export type WebhookLimits = Pick<Config['webhooks'], 'maxSubscriptionsPerClient' | 'replayMax'>;
+
+interface ReplayCount {
+  matched: number;
+  replayed: number;
 }
 
-const iso = (value: Date | null | undefined) => (value ? value.toISOString() : null);
-
-export function createWebhookService(db: ReadModelClient) {
+export function createWebhookService(db: ReadModelClient, limits: WebhookLimits) {
   const owned = (owner: Owner, id: number) => ({
     id,
     ...(owner === null ? {} : { client_id: owner }),
@@ -47,75 +52,45 @@ export function createWebhookService(db: ReadModelClient) {
   const find = (owner: Owner, id: number) =>
     db.webhookSubscription.findFirst({ where: owned(owner, id), select: PUBLIC_FIELDS });
 
-  async function figures(id: number): Promise<DeliveryFigures> {
-    const [events, attempts, lastSuccess, lastFailure] = await Promise.all([
-      db.webhookEvent.groupBy({
-        by: ['status'],
-        where: { subscription_id: id },
-        _count: { _all: true },
-        _min: { created_at: true },
-      }),
-      db.webhookAttempt.groupBy({
-        by: ['outcome'],
-        where: { subscription_id: id },
-        _count: { _all: true },
-      }),
-      db.webhookAttempt.findFirst({
-        where: { subscription_id: id, outcome: 'delivered' },
-        orderBy: { attempted_at: 'desc' },
-        select: { attempted_at: true },
-      }),
-      db.webhookAttempt.findFirst({
-        where: { subscription_id: id, outcome: { not: 'delivered' } },
-        orderBy: { attempted_at: 'desc' },
-        select: { attempted_at: true, outcome: true, status_code: true, response: true },
-      }),
-    ]);
-    const count = (status: string) =>
-      events.find((group) => group.status === status)?._count._all ?? 0;
-    const pending = events.find((group) => group.status === 'pending');
-    return {
-      events: {
-        published: events.reduce((sum, group) => sum + group._count._all, 0),
-        delivered: count('delivered'),
-        failed: count('failed'),
-        pending: count('pending'),
-      },
-      attempts: Object.fromEntries(attempts.map((group) => [group.outcome, group._count._all])),
-      last_success_at: iso(lastSuccess?.attempted_at),
-      last_failure_at: iso(lastFailure?.attempted_at),
-      last_failure_reason: lastFailure
-        ? [lastFailure.outcome, lastFailure.status_code, lastFailure.response?.slice(0, 200)]
-            .filter((part) => part !== null && part !== undefined && part !== '')
-            .join(' ')
-        : null,
-      oldest_pending_at: iso(pending?._min.created_at),
-    };
-  }
-
   return {
     find,
-    figures,
+    figures: (id: number) => deliveryFigures(db, id),
 
-    /** New subscriptions start at the feed's present: their events are the changes after. */
+    /**
+     * New subscriptions start at the feed's present: their events are the changes after. At most
+     * WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT per client.
+     */
     async create(owner: number, input: SubscriptionInput) {
       const [row] = await db.$queryRaw<{ xmin: string }[]>`
         SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`;
       const start = presentOf(BigInt(row!.xmin));
       const secret = newWebhookSecret();
-      const created = await db.webhookSubscription.create({
-        data: {
-          client_id: owner,
-          url: input.url,
-          types: input.types,
-          description: input.description,
-          secret,
-          feed_xid: start.xid,
-          feed_kind: start.kind,
-          feed_type: start.type,
-          feed_id: start.id,
-        },
-        select: PUBLIC_FIELDS,
+      const max = limits.maxSubscriptionsPerClient;
+      const created = await db.$transaction(async (tx) => {
+        // One client's creates wait for each other here, so two at once cannot both see room.
+        // NO KEY UPDATE: token rows referring to the client are not held back.
+        await tx.$queryRaw`SELECT 1 FROM api_clients WHERE id = ${owner} FOR NO KEY UPDATE`;
+        const held = await tx.webhookSubscription.count({ where: { client_id: owner } });
+        if (held >= max) {
+          throw validationError(
+            [{ field: 'subscriptions', message: `${held} abonelik var; en fazla ${max}.` }],
+            `Bir istemci en fazla ${max} webhook aboneliği oluşturabilir; kullanılmayanları silin.`,
+          );
+        }
+        return tx.webhookSubscription.create({
+          data: {
+            client_id: owner,
+            url: input.url,
+            types: input.types,
+            description: input.description,
+            secret,
+            feed_xid: start.xid,
+            feed_kind: start.kind,
+            feed_type: start.type,
+            feed_id: start.id,
+          },
+          select: PUBLIC_FIELDS,
+        });
       });
       return { ...created, secret };
     },
@@ -156,16 +131,32 @@ export function createWebhookService(db: ReadModelClient) {
       return { ...updated, secret };
     },
 
-    /** Enabled again; its pending events are tried at once, on a fresh schedule. */
-    async setEnabled(owner: Owner, id: number, enabled: boolean, reason = 'operator') {
+    /**
+     * Enabled again; its pending events are tried at once, on a fresh schedule. A client cannot
+     * undo an operator's disable: that is the operator's kill switch (docs/operations.md).
+     */
+    async setEnabled(owner: Owner, id: number, enabled: boolean, reason = OPERATOR) {
       return db.$transaction(async (tx) => {
+        // One statement decides, so an operator's disable landing meanwhile is never undone.
+        const heldByOperator = enabled && owner !== null;
         const { count } = await tx.webhookSubscription.updateMany({
-          where: owned(owner, id),
+          where: {
+            ...owned(owner, id),
+            ...(heldByOperator
+              ? { OR: [{ disabled_reason: null }, { disabled_reason: { not: OPERATOR } }] }
+              : {}),
+          },
           data: enabled
             ? { enabled: true, disabled_reason: null, disabled_at: null, failing_since: null }
             : { enabled: false, disabled_reason: reason, disabled_at: new Date() },
         });
-        if (count === 0) return null;
+        if (count === 0) {
+          if (heldByOperator && (await tx.webhookSubscription.count({ where: owned(owner, id) })))
+            throw insufficientScope(
+              'Bu abonelik operatör tarafından devre dışı bırakıldı; yalnızca operatör yeniden etkinleştirebilir.',
+            );
+          return null;
+        }
         if (enabled) {
           await tx.webhookEvent.updateMany({
             where: { subscription_id: id, status: 'pending' },
@@ -178,20 +169,36 @@ export function createWebhookService(db: ReadModelClient) {
 
     /**
      * The events recorded since `since` sent again, with their own webhook-id: the failed ones,
-     * or every one that is not pending. Returns how many.
+     * or every one that is not pending. Returns how many. More than WEBHOOK_REPLAY_MAX is refused
+     * whole: one statement counts them (up to one past the limit) and sets back none or all.
      */
     async replay(owner: Owner, id: number, since: Date, failedOnly: boolean) {
       const subscription = await find(owner, id);
       if (!subscription) return null;
-      const { count } = await db.webhookEvent.updateMany({
-        where: {
-          subscription_id: id,
-          created_at: { gte: since },
-          status: failedOnly ? 'failed' : { in: ['failed', 'delivered'] },
-        },
-        data: { status: 'pending', attempts: 0, next_attempt_at: dueAtOnce(), delivered_at: null },
-      });
-      return count;
+      const max = limits.replayMax;
+      const [count] = await db.$queryRaw<ReplayCount[]>`
+        WITH chosen AS MATERIALIZED (
+          SELECT id FROM webhook_events
+           WHERE subscription_id = ${id} AND created_at >= ${since}
+             AND (status = 'failed' OR (NOT ${failedOnly} AND status = 'delivered'))
+           LIMIT ${max + 1}
+             FOR UPDATE),
+        counted AS (SELECT count(*)::int AS n FROM chosen),
+        replayed AS (
+          UPDATE webhook_events e
+             SET status = 'pending', attempts = 0, next_attempt_at = ${dueAtOnce()},
+                 delivered_at = NULL
+            FROM counted
+           WHERE e.id IN (SELECT id FROM chosen) AND counted.n <= ${max}
+          RETURNING 1)
+        SELECT (SELECT n FROM counted) AS matched, (SELECT count(*)::int FROM replayed) AS replayed`;
+      if (count!.matched > max) {
+        throw validationError(
+          [{ field: 'since', message: `en fazla ${max} olay; daha yakın bir zaman seçin.` }],
+          `Bir istekle en fazla ${max} olay yeniden gönderilebilir; daha yakın bir since seçin.`,
+        );
+      }
+      return count!.replayed;
     },
 
     /** Tries of one subscription, newest first; the caller has found it for its owner. */

@@ -5,7 +5,8 @@ export const USAGE = `usage: npm run webhooks -- <command> [options]
 commands:
   list [--client KEY]     every subscription (or one client's): id, client, url, types, state,
                           and its events published, delivered, failed and pending
-  disable ID              stop deliveries (reason "operator"); events keep being recorded
+  disable ID              stop deliveries (reason "operator"); events keep being recorded;
+                          the partner cannot enable it again, only this CLI can
   enable ID               deliver again; pending events are tried at once, on a fresh schedule
   deliveries ID [--limit N]
                           the latest tries, newest first (default 50, at most 1000)

@@ -1,0 +1,164 @@
+// The operator's hold on subscriptions, driven from outside: `npm run webhooks` as a subprocess
+// beside a real gateway. A subscription the operator disabled stays disabled until the operator
+// enables it; one disabled automatically (410, days of failures) the partner may enable. What a
+// partner wrote (URL, description, its server's answer) reaches the operator's terminal with its
+// control characters escaped.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import {
+  bearer,
+  createTestClient,
+  getJson,
+  issueToken,
+  postJson,
+  startGateway,
+  type RunningGateway,
+} from './support/gateway.js';
+
+const run = promisify(execFile);
+let env: TestEnvironment;
+let gateway: RunningGateway;
+let token: string;
+
+async function webhooks(...args: string[]): Promise<string> {
+  const { stdout } = await run('npm', ['run', '--silent', 'webhooks', '--', ...args], {
+    env: {
+      ...process.env,
+      DATABASE_URL: env.databaseUrl,
+      LEGACY_DATABASE_URL: env.legacyUrl,
+      REDIS_URL: env.redisUrl,
+      REDIS_PREFIX: env.redisPrefix,
+    },
+  });
+  return stdout;
+}
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  gateway = await startGateway(env, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+  token = await issueToken(
+    gateway,
+    await createTestClient(gateway.db, { scopes: ['members:read', 'webhooks:manage'] }),
+  );
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await env?.destroy();
+});
+
+async function subscribe(body: Record<string, unknown> = {}): Promise<number> {
+  const answer = await postJson(
+    `${gateway.url}/api/v1/webhooks`,
+    { url: 'http://127.0.0.1:8080/hook', types: ['members'], ...body },
+    bearer(token).headers,
+  );
+  expect(answer.status).toBe(201);
+  return answer.body.data.id as number;
+}
+
+const partnerEnables = (id: number) =>
+  postJson(`${gateway.url}/api/v1/webhooks/${id}/enable`, {}, bearer(token).headers);
+
+const stateOf = async (id: number) => {
+  const answer = await getJson(`${gateway.url}/api/v1/webhooks/${id}`, bearer(token));
+  return { enabled: answer.body.data.enabled, reason: answer.body.data.disabled_reason };
+};
+
+describe("the operator's kill switch", () => {
+  it('when the operator disabled a subscription, then the partner cannot enable it and the operator can', async () => {
+    const id = await subscribe();
+    expect(await webhooks('disable', String(id))).toMatch(/disabled \(operator\)/);
+
+    const refused = await partnerEnables(id);
+    expect([refused.status, refused.body.error]).toEqual([403, 'INSUFFICIENT_SCOPE']);
+    expect(refused.body.message).toMatch(/operatör/i);
+    expect(await stateOf(id)).toEqual({ enabled: false, reason: 'operator' });
+
+    expect(JSON.parse(await webhooks('enable', String(id), '--json'))).toMatchObject({
+      id,
+      enabled: true,
+      disabled_reason: null,
+    });
+    expect(await stateOf(id)).toEqual({ enabled: true, reason: null });
+  });
+
+  it.each(['gone', 'failing'])(
+    'when the worker disabled a subscription (%s), then the partner may enable it',
+    async (reason) => {
+      const id = await subscribe();
+      await createWebhookService(gateway.db, env.config().webhooks).setEnabled(
+        null,
+        id,
+        false,
+        reason,
+      );
+      const answer = await partnerEnables(id);
+      expect(answer.status).toBe(200);
+      expect(answer.body.data).toMatchObject({ enabled: true, disabled_reason: null });
+    },
+  );
+
+  it('when the operator disables a subscription the worker had disabled, then the operator holds it', async () => {
+    const id = await subscribe();
+    await createWebhookService(gateway.db, env.config().webhooks).setEnabled(
+      null,
+      id,
+      false,
+      'gone',
+    );
+    expect(JSON.parse(await webhooks('disable', String(id), '--json'))).toMatchObject({
+      enabled: false,
+      disabled_reason: 'operator',
+    });
+    expect((await partnerEnables(id)).status).toBe(403);
+  });
+});
+
+describe("partner text on the operator's terminal", () => {
+  const ESC = '\u001b';
+  it('when a URL, a description or an answer carries control characters, then the CLI prints them escaped', async () => {
+    const url = `http://127.0.0.1:8080/hook${ESC}[2J${ESC}[31m`;
+    const description = `Turnike${ESC}]0;pwned\u0007${ESC}[1A\r`;
+    const id = await subscribe({ url, description });
+    const event = await gateway.db.webhookEvent.create({
+      data: {
+        subscription_id: id,
+        event_type: 'members.upsert',
+        body: '{}',
+        changed_at: new Date(),
+      },
+    });
+    await gateway.db.webhookAttempt.create({
+      data: {
+        event_id: event.id,
+        subscription_id: id,
+        outcome: 'http_error',
+        status_code: 500,
+        duration_ms: 3,
+        response: `oops${ESC}[2K${ESC}[8m\u009b31m`,
+      },
+    });
+
+    const outputs = [
+      await webhooks('list'),
+      await webhooks('disable', String(id)),
+      await webhooks('deliveries', String(id)),
+      await webhooks('list', '--json'),
+    ];
+    // Nothing a terminal would act on: no C0 control but the line breaks, no DEL, no C1.
+    const controls = (text: string) =>
+      [...text].filter((c) => {
+        const code = c.codePointAt(0)!;
+        return (code < 0x20 && code !== 0x0a) || (code >= 0x7f && code <= 0x9f);
+      });
+    for (const output of outputs) expect(controls(output)).toEqual([]);
+    const [list, disabled, deliveries] = outputs;
+    expect(list).toContain('/hook\\u001b[2J\\u001b[31m');
+    expect(disabled).toContain('Turnike\\u001b]0;pwned\\u0007\\u001b[1A\\u000d');
+    expect(deliveries).toContain('oops\\u001b[2K\\u001b[8m\\u009b31m');
+  });
+});
