@@ -3,12 +3,11 @@
 // `enable` brings none back, a partner's "revoke all" wins over refreshes racing it, a refresh
 // chain ends REFRESH_CHAIN_MAX_DAYS after the token request that began it, and issuance is
 // limited per client (TOKEN_ISSUE_PER_MINUTE). See docs/decisions/0003-tokens.md.
-import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../gateway/src/features/clients/client-secrets.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { operatorCli } from './support/operator-cli.js';
 import {
   bearer,
   createTestClient,
@@ -21,7 +20,6 @@ import {
   type TokenPair,
 } from './support/gateway.js';
 
-const run = promisify(execFile);
 let env: TestEnvironment;
 let one: RunningGateway;
 let two: RunningGateway;
@@ -43,18 +41,7 @@ afterAll(async () => {
   await env?.destroy();
 });
 
-/** The operator's CLI, as a separate process against the deployment's databases and Redis. */
-async function clients(...args: string[]): Promise<void> {
-  await run('npm', ['run', '--silent', 'clients', '--', ...args], {
-    env: {
-      ...process.env,
-      DATABASE_URL: env.databaseUrl,
-      LEGACY_DATABASE_URL: env.legacyUrl,
-      REDIS_URL: env.redisUrl,
-      REDIS_PREFIX: env.redisPrefix,
-    },
-  });
-}
+const clients = (...args: string[]) => operatorCli(env, 'clients', ...args);
 
 const members = (gateway: RunningGateway, accessToken: string) =>
   getJson(`${gateway.url}/api/v1/members?limit=1`, bearer(accessToken));
@@ -82,7 +69,11 @@ async function expectDead(pair: TokenPair, refreshStatus = 401) {
 }
 
 /** Runs an operator command and proves its effect holds on both gateways within 1 s. */
-async function withinOneSecond(command: () => Promise<void>, pair: TokenPair, refreshStatus = 401) {
+async function withinOneSecond(
+  command: () => Promise<unknown>,
+  pair: TokenPair,
+  refreshStatus = 401,
+) {
   await command();
   const started = Date.now();
   await expectDead(pair, refreshStatus);

@@ -1,11 +1,10 @@
 // `npm run clients -- create | list | disable | enable | rotate-secret | set-scopes | set-limits`, driven from
 // outside as an operator would, and what each does to a running gateway at once.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setClientLimits } from '../gateway/src/features/clients/clients.repository.js';
 import { createClientEpochs } from '../gateway/src/features/auth/client-epochs.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { operatorCli } from './support/operator-cli.js';
 import {
   bearer,
   createTestClient,
@@ -16,7 +15,6 @@ import {
   type RunningGateway,
 } from './support/gateway.js';
 
-const run = promisify(execFile);
 let env: TestEnvironment;
 let gateway: RunningGateway;
 
@@ -30,19 +28,7 @@ afterAll(async () => {
   await env?.destroy();
 });
 
-async function clients(...args: string[]): Promise<string> {
-  const { stdout } = await run('npm', ['run', '--silent', 'clients', '--', ...args], {
-    // The deployment's Redis too: the CLI announces client changes to the gateways' caches there.
-    env: {
-      ...process.env,
-      DATABASE_URL: env.databaseUrl,
-      LEGACY_DATABASE_URL: env.legacyUrl,
-      REDIS_URL: env.redisUrl,
-      REDIS_PREFIX: env.redisPrefix,
-    },
-  });
-  return stdout;
-}
+const clients = (...args: string[]) => operatorCli(env, 'clients', ...args);
 
 async function insertReadModelBranch(id: number) {
   const now = new Date();

@@ -1,14 +1,12 @@
 // `npm run webhooks -- list | disable | enable | deliveries`, driven from outside as an operator
 // would, against subscriptions and delivery tries written straight into the read model.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { operatorCli } from './support/operator-cli.js';
 import { createTestClient, type TestClient } from './support/gateway.js';
 
-const run = promisify(execFile);
 let env: TestEnvironment;
 let db: ReadModelClient;
 let partner: TestClient;
@@ -18,18 +16,7 @@ let quiet: number;
 let elsewhere: number;
 const LONG_ANSWER = `Service Unavailable: ${'x'.repeat(200)}`;
 
-async function webhooks(...args: string[]): Promise<string> {
-  const { stdout } = await run('npm', ['run', '--silent', 'webhooks', '--', ...args], {
-    env: {
-      ...process.env,
-      DATABASE_URL: env.databaseUrl,
-      LEGACY_DATABASE_URL: env.legacyUrl,
-      REDIS_URL: env.redisUrl,
-      REDIS_PREFIX: env.redisPrefix,
-    },
-  });
-  return stdout;
-}
+const webhooks = (...args: string[]) => operatorCli(env, 'webhooks', ...args);
 
 /** One event with its tries, oldest first, as the worker would have recorded them. */
 async function recordEvent(

@@ -3,11 +3,10 @@
 // enables it; one disabled automatically (410, days of failures) the partner may enable. What a
 // partner wrote (URL, description, its server's answer) reaches the operator's terminal with its
 // control characters escaped.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { operatorCli } from './support/operator-cli.js';
 import {
   bearer,
   createTestClient,
@@ -18,23 +17,11 @@ import {
   type RunningGateway,
 } from './support/gateway.js';
 
-const run = promisify(execFile);
 let env: TestEnvironment;
 let gateway: RunningGateway;
 let token: string;
 
-async function webhooks(...args: string[]): Promise<string> {
-  const { stdout } = await run('npm', ['run', '--silent', 'webhooks', '--', ...args], {
-    env: {
-      ...process.env,
-      DATABASE_URL: env.databaseUrl,
-      LEGACY_DATABASE_URL: env.legacyUrl,
-      REDIS_URL: env.redisUrl,
-      REDIS_PREFIX: env.redisPrefix,
-    },
-  });
-  return stdout;
-}
+const webhooks = (...args: string[]) => operatorCli(env, 'webhooks', ...args);
 
 beforeAll(async () => {
   env = await createTestEnvironment();
