@@ -1,10 +1,10 @@
 // The branch rule for the reads that run as prepared SQL statements on the read model's pg
 // pool instead of through Prisma (the hottest ones; docs/decisions/0005-fast-hot-path.md). Like
 // ScopedRead, a handler never writes the branch condition: every statement built here carries the
-// caller's (api/branch-sql.ts), and only the synced tables can be named.
+// caller's (api/branch-rule.ts), and only the synced tables can be named.
 import pg from 'pg';
 import type { z } from 'zod';
-import { branchCondition, keptBranchKeys } from './branch-sql.js';
+import { branchCondition, keptBranchKeys, requestedBranch } from './branch-rule.js';
 import { ID_BLOCK, type KeptTable } from '../read-model/kept-counts.js';
 import {
   changesStatement,
@@ -195,9 +195,8 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
      * if it did).
      */
     const keptBranch = (asked: number | undefined): number | undefined | null => {
-      const bound = scope.kind === 'branch' ? scope.branchId : undefined;
-      if (bound !== undefined && asked !== undefined && asked !== bound) return null;
-      return bound ?? asked;
+      const branch = requestedBranch(scope, asked);
+      return branch === 'refused' ? null : branch;
     };
     const filtered = (query: SqlQuery) => {
       const where = [...query.where];

@@ -25,6 +25,14 @@ export interface DependentColumns {
   columns: Record<string, string>;
 }
 
+/** Which rows of a table a client bound to one branch sees. */
+export interface BranchRule {
+  /** The column naming a row's branch: `branch_id`, `id` for the branches themselves. */
+  column: 'branch_id' | 'id';
+  /** A row whose column is NULL is addressed to every branch (otherwise: to none). */
+  nullIsEveryBranch?: true;
+}
+
 export interface SyncTable {
   /** Name of the read-model table, and the sync position's key. */
   name: string;
@@ -42,10 +50,10 @@ export interface SyncTable {
   /** Legacy primary key column (qualified). */
   key: string;
   /**
-   * The column naming the branch a row belongs to (the branch rule): `branch_id`, `id` for the
-   * branches themselves; none for rows of no branch. A delete remembers it for the change feed.
+   * The branch rule of this table's rows, declared here only: every reader derives its condition
+   * from it (api/branch-rule.ts). Absent: rows of no branch, which every client sees.
    */
-  branchColumn?: 'branch_id' | 'id';
+  branch?: BranchRule;
   /** Read-model columns and their types; the first is the primary key `id`. */
   columns: Record<string, ColumnType>;
   /** A legacy row -> its read-model row (API-ready values). */

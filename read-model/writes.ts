@@ -348,7 +348,7 @@ const idArray = (table: SyncTable) => Sql.raw(`${PG_TYPES[table.columns.id ?? 'i
 function deleteParts(table: SyncTable, ids: number[], order: ReadOrderSql): Sql.Sql {
   const name = ident(table.name);
   const cast = idArray(table);
-  const branch = Sql.raw(table.branchColumn ? `t.${table.branchColumn}` : 'NULL::integer');
+  const branch = Sql.raw(table.branch ? `t.${table.branch.column}` : 'NULL::integer');
   return Sql.sql`gone AS (SELECT unnest(${ids}::${cast}) AS id),
     deleted AS (DELETE FROM ${name} t USING gone g
       WHERE t.id = g.id AND t.read_order < ${order} RETURNING t.id, ${branch} AS branch_id),

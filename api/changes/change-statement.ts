@@ -9,8 +9,7 @@
 // ended, so no change can later appear behind the cursor, whatever order transactions commit in
 // (docs/decisions/0011-change-feed.md).
 import pg from 'pg';
-import { syncTableNamed } from '../../read-model/tables/index.js';
-import { branchCondition } from '../branch-sql.js';
+import { branchCondition, branchRuleOf } from '../branch-rule.js';
 import type { DataScope } from '../data-scope.js';
 import type { SqlTable } from '../sql-table.js';
 
@@ -78,25 +77,26 @@ export function changesStatement(scope: DataScope, query: ChangesQuery) {
   for (const { type, table } of query.types) {
     const typeText = `${pg.escapeLiteral(type)}::text`;
     const tableText = pg.escapeLiteral(table);
-    const column = syncTableNamed(table).branchColumn;
-    const rowsInBranch = bound === null ? null : branchCondition(table, bound);
-    const branch = column ?? 'NULL::integer';
+    const rule = branchRuleOf(table);
+    const inBranch = (column?: string) =>
+      (bound === null ? null : branchCondition(table, bound, column)) ?? 'true';
+    const branch = rule ? `t.${pg.escapeIdentifier(rule.column)}` : 'NULL::integer';
     // Ordered by the table's own columns (t.id, not the output's): the index's order, no sort.
     parts.push(`(SELECT ${typeText} AS type, t.id AS id, 1 AS kind, t.change_xid,
         ${branch} AS branch_id, t.changed_at FROM ${pg.escapeIdentifier(table)} t
-      WHERE t.change_xid < s.xmin AND ${after(1, type, 't.id')} AND ${rowsInBranch ?? 'true'}
+      WHERE t.change_xid < s.xmin AND ${after(1, type, 't.id')} AND ${inBranch()}
       ORDER BY t.change_xid, t.id LIMIT $1)`);
-    // A tombstone keeps its row's branch; rows of no branch reach every bound client.
-    const deletesInBranch = bound === null ? 'true' : `(branch_id = ${bound} OR branch_id IS NULL)`;
+    // A tombstone keeps its row's branch, and follows the row's rule.
     parts.push(`(SELECT ${typeText}, row_id, 0, change_xid, branch_id, deleted_at
       FROM sync_tombstones WHERE table_name = ${tableText} AND shown
-        AND change_xid < s.xmin AND ${after(0, type, 'row_id')} AND ${deletesInBranch}
+        AND change_xid < s.xmin AND ${after(0, type, 'row_id')} AND ${inBranch('branch_id')}
       ORDER BY change_xid, row_id LIMIT $1)`);
     // A row that left the caller's branch is a delete for it; an unbound client sees it move.
-    if (bound !== null && column === 'branch_id') {
+    // Its departure keeps the branch it left (0: none).
+    if (bound !== null && rule?.column === 'branch_id') {
       parts.push(`(SELECT ${typeText}, row_id, 0, change_xid, NULLIF(branch_key, 0), changed_at
         FROM change_departures WHERE table_name = ${tableText}
-          AND (branch_key = ${bound} OR branch_key = 0)
+          AND ${inBranch('NULLIF(branch_key, 0)')}
           AND change_xid < s.xmin AND ${after(0, type, 'row_id')}
         ORDER BY change_xid, row_id LIMIT $1)`);
     }

@@ -9,7 +9,7 @@ export const branchesTable: SyncTable = {
     CAST(b.founded_at AS CHAR) AS founded_at, CAST(b.created_at AS CHAR) AS created_at, CAST(b.updated_at AS CHAR) AS updated_at FROM branches b`,
   changedAt: 'b.updated_at',
   key: 'b.id',
-  branchColumn: 'id',
+  branch: { column: 'id' },
   columns: {
     id: 'int',
     name: 'text',

@@ -21,7 +21,7 @@ export const financialTransactionsTable: SyncTable = {
     FROM financial_transactions ft LEFT JOIN staff st ON st.id = ft.staff_id`,
   changedAt: 'ft.updated_at',
   key: 'ft.id',
-  branchColumn: 'branch_id',
+  branch: { column: 'branch_id' },
   columns: {
     id: 'int',
     member_id: 'int',

@@ -12,7 +12,7 @@ export const installmentPlansTable: SyncTable = {
     FROM installment_plans ip LEFT JOIN members m ON m.id = ip.member_id`,
   changedAt: 'ip.updated_at',
   key: 'ip.id',
-  branchColumn: 'branch_id',
+  branch: { column: 'branch_id' },
   columns: {
     id: 'int',
     member_id: 'int',

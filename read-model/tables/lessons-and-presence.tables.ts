@@ -10,7 +10,7 @@ export const privateLessonsTable: SyncTable = {
     FROM private_lessons pl LEFT JOIN members m ON m.id = pl.member_id LEFT JOIN packages p ON p.id = pl.package_id`,
   changedAt: 'pl.updated_at',
   key: 'pl.id',
-  branchColumn: 'branch_id',
+  branch: { column: 'branch_id' },
   columns: {
     id: 'int',
     member_id: 'int',
@@ -46,7 +46,7 @@ export const presenceTable: SyncTable = {
     FROM presence_logs pr LEFT JOIN members m ON m.id = pr.member_id`,
   changedAt: 'pr.updated_at',
   key: 'pr.id',
-  branchColumn: 'branch_id',
+  branch: { column: 'branch_id' },
   columns: {
     id: 'bigint',
     member_id: 'int',

@@ -9,7 +9,7 @@ export const memberPackagesTable: SyncTable = {
     FROM member_packages mp LEFT JOIN packages p ON p.id = mp.package_id`,
   changedAt: 'mp.updated_at',
   key: 'mp.id',
-  branchColumn: 'branch_id',
+  branch: { column: 'branch_id' },
   columns: {
     id: 'int',
     member_id: 'int',

@@ -26,7 +26,7 @@ export const membersTable: SyncTable = {
     FROM members m LEFT JOIN branches b ON b.id = m.branch_id`,
   changedAt: 'm.updated_at',
   key: 'm.id',
-  branchColumn: 'branch_id',
+  branch: { column: 'branch_id' },
   columns: {
     id: 'int',
     full_name: 'text',

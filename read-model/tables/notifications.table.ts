@@ -9,7 +9,8 @@ export const notificationsTable: SyncTable = {
   // No updated_at: is_read flips in place, and rows older than 90 days are DELETEd nightly.
   changedAt: null,
   key: 'n.id',
-  branchColumn: 'branch_id',
+  // A notification without a branch is addressed to every branch.
+  branch: { column: 'branch_id', nullIsEveryBranch: true },
   columns: {
     id: 'int',
     branch_id: 'int',

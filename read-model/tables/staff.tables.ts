@@ -23,7 +23,7 @@ export const staffTable: SyncTable = {
     FROM staff st LEFT JOIN branches b ON b.id = st.branch_id LEFT JOIN roles r ON r.id = st.role_id`,
   changedAt: 'st.updated_at',
   key: 'st.id',
-  branchColumn: 'branch_id',
+  branch: { column: 'branch_id' },
   columns: {
     id: 'int',
     full_name: 'text',

@@ -1,5 +1,6 @@
 // The branch filter of list queries, from the caller's branch binding (DataScope,
-// api/data-scope.ts).
+// api/data-scope.ts) and the branch rule (api/branch-rule.ts).
+import { requestedBranch } from '../../../api/branch-rule.js';
 import type { DataScope } from '../../../api/data-scope.js';
 import { insufficientScope } from './errors.js';
 
@@ -8,9 +9,7 @@ import { insufficientScope } from './errors.js';
  * A bound client naming another branch is refused with 403.
  */
 export function branchFilter(scope: DataScope, requested: number | undefined): number | undefined {
-  if (scope.kind === 'all-branches') return requested;
-  if (requested !== undefined && requested !== scope.branchId) {
-    throw insufficientScope('Bu şubenin verilerine erişim yetkiniz yok.');
-  }
-  return scope.branchId;
+  const branch = requestedBranch(scope, requested);
+  if (branch === 'refused') throw insufficientScope('Bu şubenin verilerine erişim yetkiniz yok.');
+  return branch;
 }

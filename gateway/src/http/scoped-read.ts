@@ -1,32 +1,30 @@
 // The branch rule by construction. Handlers never see the read-model client itself: they get a
 // ScopedRead, which exposes only the read operations of the API's data models and adds the
-// caller's branch condition to every one of them. Which models belong to a branch, and through
-// which column, is listed once here; a model missing from both lists cannot be reached at all.
+// caller's branch condition to every one of them, derived from the model's table declaration
+// (api/branch-rule.ts). A model missing from DATA_MODELS cannot be reached at all.
+import { branchWhere } from '../../../api/branch-rule.js';
 import type { DataScope } from '../../../api/data-scope.js';
+import type { SqlTable } from '../../../api/sql-table.js';
 import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
 import { createScopedSql, type ScopedSql } from '../../../api/scoped-sql.js';
 
-/** Models owned by a branch, and the condition that keeps a bound client inside its branch. */
-const BRANCH_OWNED = {
-  branch: (b: number) => ({ id: b }),
-  member: (b: number) => ({ branch_id: b }),
-  memberPackage: (b: number) => ({ branch_id: b }),
-  financialTransaction: (b: number) => ({ branch_id: b }),
-  installmentPlan: (b: number) => ({ branch_id: b }),
-  staff: (b: number) => ({ branch_id: b }),
-  // Notifications without a branch are addressed to every branch.
-  notification: (b: number) => ({ OR: [{ branch_id: null }, { branch_id: b }] }),
-  // A private lesson belongs to the branch of its member (the read model keeps that branch).
-  privateLesson: (b: number) => ({ branch_id: b }),
-  presenceRecord: (b: number) => ({ branch_id: b }),
-} as const;
+/** The API's data models and the synced table each reads. */
+const DATA_MODELS = {
+  branch: 'branches',
+  member: 'members',
+  memberPackage: 'member_packages',
+  financialTransaction: 'financial_transactions',
+  installmentPlan: 'installment_plans',
+  staff: 'staff',
+  notification: 'notifications',
+  privateLesson: 'private_lessons',
+  presenceRecord: 'presence_records',
+  package: 'packages',
+  marketProduct: 'market_products',
+  marketCategory: 'market_categories',
+} as const satisfies Record<string, SqlTable>;
 
-/** Models that belong to no branch: every client sees all of them. */
-const GLOBAL = ['package', 'marketProduct', 'marketCategory'] as const;
-
-type BranchOwnedModel = keyof typeof BRANCH_OWNED;
-type GlobalModel = (typeof GLOBAL)[number];
-type DataModel = BranchOwnedModel | GlobalModel;
+type DataModel = keyof typeof DATA_MODELS;
 type ReadOperation = 'findMany' | 'findFirst' | 'findUnique' | 'count' | 'aggregate' | 'groupBy';
 
 /**
@@ -45,9 +43,14 @@ const READ_OPERATIONS = new Set<string>([
   'aggregate',
   'groupBy',
 ]);
-const MODEL_BY_PRISMA_NAME: Record<string, BranchOwnedModel> = Object.fromEntries(
-  Object.keys(BRANCH_OWNED).map((m) => [m.charAt(0).toUpperCase() + m.slice(1), m]),
-) as Record<string, BranchOwnedModel>;
+/** Prisma's model name (`Member`) -> the condition keeping its rows in `branchId`, if any. */
+function branchConditions(branchId: number): Map<string, object> {
+  const conditions = Object.entries(DATA_MODELS).map(([model, table]) => {
+    const prismaName = model.charAt(0).toUpperCase() + model.slice(1);
+    return [prismaName, branchWhere(table, branchId)] as const;
+  });
+  return new Map(conditions.filter((entry): entry is [string, object] => entry[1] !== null));
+}
 
 type Where = Record<string, unknown> & { AND?: unknown };
 
@@ -60,18 +63,19 @@ function withCondition(where: Where | undefined, condition: object): Where {
 }
 
 function branchScoped(db: ReadModelClient, branchId: number) {
+  const conditions = branchConditions(branchId);
   return db.$extends({
     name: `branch-${branchId}`,
     query: {
       $allModels: {
         $allOperations({ model, operation, args, query }) {
-          const owned = MODEL_BY_PRISMA_NAME[model];
-          if (!owned) return query(args);
+          const condition = conditions.get(model);
+          if (!condition) return query(args);
           if (!READ_OPERATIONS.has(operation)) {
             throw new Error(`${operation} on ${model} is not a read`);
           }
           const scoped = args as { where?: Where };
-          scoped.where = withCondition(scoped.where, BRANCH_OWNED[owned](branchId));
+          scoped.where = withCondition(scoped.where, condition);
           return query(scoped as typeof args);
         },
       },
@@ -92,7 +96,7 @@ function readOperationsOf(delegate: Record<string, unknown>) {
 }
 
 function toScopedRead(client: Record<DataModel, unknown>, sql: ScopedSql): ScopedRead {
-  const models = [...Object.keys(BRANCH_OWNED), ...GLOBAL] as DataModel[];
+  const models = Object.keys(DATA_MODELS) as DataModel[];
   const delegates = models.map((m) => [m, readOperationsOf(client[m] as Record<string, unknown>)]);
   return Object.freeze({ ...Object.fromEntries(delegates), sql }) as ScopedRead;
 }

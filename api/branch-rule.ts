@@ -1,0 +1,65 @@
+// The branch rule, the product's central security property, derived in one place from the table
+// declarations (read-model/tables/, `branch`): which column names a row's branch, and whether a
+// row without one is addressed to every branch. Every reader takes its condition from here: the
+// Prisma reads (gateway/src/http/scoped-read.ts), the SQL reads and kept counts
+// (api/scoped-sql.ts), the change feed (api/changes/change-statement.ts), the branch a request
+// asks for, and the rights of a webhook event at delivery.
+import pg from 'pg';
+import { syncTableNamed } from '../read-model/tables/index.js';
+import type { BranchRule } from '../read-model/table-definition.js';
+import type { DataScope } from './data-scope.js';
+
+/** The rule of a synced table's rows; undefined for rows of no branch (every client sees them). */
+export function branchRuleOf(table: string): BranchRule | undefined {
+  return syncTableNamed(table).branch;
+}
+
+/** Whether a row of `table` whose branch is `rowBranch` is within `scope`. */
+export function admitsRow(scope: DataScope, table: string, rowBranch: number | null): boolean {
+  const rule = branchRuleOf(table);
+  if (scope.kind === 'all-branches' || !rule) return true;
+  return rowBranch === null ? rule.nullIsEveryBranch === true : rowBranch === scope.branchId;
+}
+
+/**
+ * The SQL condition keeping `table`'s rows within the branch given as the parameter `param`
+ * (e.g. `$3`), over `column` (by default the table's own branch column: a tombstone's or a
+ * departure's copy of it is named otherwise); null for a table whose rows belong to no branch.
+ */
+export function branchCondition(table: string, param: string, column?: string): string | null {
+  const rule = branchRuleOf(table);
+  if (!rule) return null;
+  const name = column ?? pg.escapeIdentifier(rule.column);
+  return rule.nullIsEveryBranch ? `(${name} = ${param} OR ${name} IS NULL)` : `${name} = ${param}`;
+}
+
+/**
+ * The Prisma `where` keeping `table`'s rows within `branchId`; null for rows of no branch.
+ */
+export function branchWhere(table: string, branchId: number): object | null {
+  const rule = branchRuleOf(table);
+  if (!rule) return null;
+  const own = { [rule.column]: branchId };
+  return rule.nullIsEveryBranch ? { OR: [{ [rule.column]: null }, own] } : own;
+}
+
+/**
+ * The kept counts' branch keys (read-model/kept-counts.ts: a NULL branch is key 0) a client bound
+ * to `branchId` counts.
+ */
+export function keptBranchKeys(table: string, branchId: number): number[] {
+  return branchRuleOf(table)?.nullIsEveryBranch ? [branchId, 0] : [branchId];
+}
+
+/**
+ * The branch a request reads, from the caller's binding and the branch it names (undefined:
+ * every branch); 'refused' when a bound client names another branch.
+ */
+export function requestedBranch(
+  scope: DataScope,
+  named: number | undefined,
+): number | undefined | 'refused' {
+  if (scope.kind === 'all-branches') return named;
+  if (named !== undefined && named !== scope.branchId) return 'refused';
+  return scope.branchId;
+}
