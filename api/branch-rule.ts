@@ -44,11 +44,21 @@ export function branchWhere(table: string, branchId: number): object | null {
 }
 
 /**
- * The kept counts' branch keys (read-model/kept-counts.ts: a NULL branch is key 0) a client bound
- * to `branchId` counts.
+ * The kept counts' branch keys (read-model/kept-counts.ts: a row without a branch is key 0) a
+ * read of `table` sums, as the rows it reads: the branch it names, else the caller's (with 0 where
+ * such rows are every branch's); undefined: every key; []: none (a bound client naming another
+ * branch, refused before this).
  */
-export function keptBranchKeys(table: string, branchId: number): number[] {
-  return branchRuleOf(table)?.nullIsEveryBranch ? [branchId, 0] : [branchId];
+export function keptBranchKeys(
+  scope: DataScope,
+  table: string,
+  named: number | undefined,
+): number[] | undefined {
+  const rule = branchRuleOf(table);
+  const bound = rule && scope.kind === 'branch' ? scope.branchId : undefined;
+  if (named !== undefined) return bound === undefined || named === bound ? [named] : [];
+  if (bound === undefined) return undefined;
+  return rule?.nullIsEveryBranch ? [bound, 0] : [bound];
 }
 
 /**

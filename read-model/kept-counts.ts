@@ -29,29 +29,42 @@ export const ID_BLOCK = 4096;
 
 export const isKeptTable = (table: string): table is KeptTable => table in KEPT_COUNTS;
 
-/** The day sums each table feeds: kind, Istanbul day and amount (SQL over a row), and which rows. */
-const KEPT_DAY_SUMS: Partial<
-  Record<KeptTable, { kind: string; day: string; amount: string; condition: string }>
-> = {
+/**
+ * The day sums each table feeds: kind, Istanbul day and amount (SQL over a row), and which rows;
+ * every kind of a table starts with its `prefix`.
+ */
+const KEPT_DAY_SUMS = {
   financial_transactions: {
+    prefix: 'money:',
     kind: `'money:' || transaction_type`,
     day: `((transaction_date AT TIME ZONE 'UTC') + interval '3 hours')::date`,
     amount: 'amount',
     condition: 'NOT is_cancelled AND is_active',
   },
   members: {
+    prefix: 'registered',
     kind: `'registered'`,
     day: `((registered_at AT TIME ZONE 'UTC') + interval '3 hours')::date`,
     amount: '0',
     condition: 'true',
   },
   member_packages: {
+    prefix: 'active_package',
     kind: `'active_package'`,
     day: 'end_date',
     amount: '0',
     condition: `status = 'Aktif'`,
   },
-};
+} as const satisfies Partial<
+  Record<
+    KeptTable,
+    { prefix: string; kind: string; day: string; amount: string; condition: string }
+  >
+>;
+export type DaySumTable = keyof typeof KEPT_DAY_SUMS;
+
+/** The prefix every day-sum kind of `table` starts with. */
+export const daySumPrefix = (table: DaySumTable): string => KEPT_DAY_SUMS[table].prefix;
 
 /**
  * Folds each group's deltas into one row, in one statement: a reader sees the deltas or their
@@ -109,8 +122,8 @@ export async function keptDifferences(db: Queryable, table: KeptTable): Promise<
 }
 
 async function keptDaySumDifferences(db: Queryable, table: KeptTable): Promise<KeptDifference[]> {
-  const sums = KEPT_DAY_SUMS[table];
-  if (!sums) return [];
+  if (!(table in KEPT_DAY_SUMS)) return [];
+  const sums = KEPT_DAY_SUMS[table as DaySumTable];
   const { rows } = await db.query<{
     kind: string;
     branch_key: number;

@@ -1,7 +1,7 @@
 // The change feed's types: what GET /changes (gateway/src/features/changes) shows, each with the
 // read-model table it is kept in, the scope that reads it and the resource that renders it.
 import type { Scope } from '../scopes.js';
-import type { SelectedResource } from '../scoped-sql.js';
+import type { SelectedResource } from '../sql-values.js';
 import type { SqlTable } from '../sql-table.js';
 import { branchResource } from '../resources/branches.js';
 import { installmentPlanResource, transactionResource } from '../resources/financial.js';

@@ -29,7 +29,7 @@ export function istanbulCalendar(now = new Date()) {
  * expense (Gider), and how many there are of any type.
  */
 export async function moneyIn(read: ScopedRead, branchId: number | undefined, days: DayRange) {
-  const sums = await read.sql.daySums('money:', { ...onBranch(branchId), ...days });
+  const sums = await read.sql.daySums('financial_transactions', { ...onBranch(branchId), ...days });
   const centsOf = (type: string) => cents(sums.find((s) => s.kind === `money:${type}`)?.amount);
   const income = centsOf('Gelir');
   const expense = centsOf('Gider');
@@ -65,7 +65,7 @@ export async function activePackages(
   branchId: number | undefined,
   today: string,
 ) {
-  const [sum] = await read.sql.daySums('active_package', { ...onBranch(branchId), from: today });
+  const [sum] = await read.sql.daySums('member_packages', { ...onBranch(branchId), from: today });
   return sum?.n ?? 0;
 }
 
@@ -89,6 +89,6 @@ export async function membersRegistered(
   branchId: number | undefined,
   day: string,
 ) {
-  const [sum] = await read.sql.daySums('registered', { ...onBranch(branchId), ...dayRange(day) });
+  const [sum] = await read.sql.daySums('members', { ...onBranch(branchId), ...dayRange(day) });
   return sum?.n ?? 0;
 }
