@@ -63,7 +63,10 @@ export function changesStatement(scope: DataScope, query: ChangesQuery) {
     values.push(value);
     return `$${values.length}`;
   };
-  const bound = scope.kind === 'branch' ? param(scope.branchId) : null;
+  // The bound branch's parameter, pushed when a condition first uses it: a parameter no
+  // statement part mentions has no type, and PostgreSQL refuses the statement.
+  let boundParam: string | undefined;
+  const bound = (branchId: number) => (boundParam ??= param(branchId));
   // The keys after the cursor within one (kind, type): index order (change_xid, id).
   const after = (kind: 0 | 1, type: string, id: string) => {
     if (!query.after) return 'true';
@@ -79,7 +82,9 @@ export function changesStatement(scope: DataScope, query: ChangesQuery) {
     const tableText = pg.escapeLiteral(table);
     const rule = branchRuleOf(table);
     const inBranch = (column?: string) =>
-      (bound === null ? null : branchCondition(table, bound, column)) ?? 'true';
+      scope.kind === 'branch' && rule
+        ? branchCondition(table, bound(scope.branchId), column)!
+        : 'true';
     const branch = rule ? `t.${pg.escapeIdentifier(rule.column)}` : 'NULL::integer';
     // Ordered by the table's own columns (t.id, not the output's): the index's order, no sort.
     parts.push(`(SELECT ${typeText} AS type, t.id AS id, 1 AS kind, t.change_xid,
@@ -93,7 +98,7 @@ export function changesStatement(scope: DataScope, query: ChangesQuery) {
       ORDER BY change_xid, row_id LIMIT $1)`);
     // A row that left the caller's branch is a delete for it; an unbound client sees it move.
     // Its departure keeps the branch it left (0: none).
-    if (bound !== null && rule?.column === 'branch_id') {
+    if (scope.kind === 'branch' && rule?.column === 'branch_id') {
       parts.push(`(SELECT ${typeText}, row_id, 0, change_xid, NULLIF(branch_key, 0), changed_at
         FROM change_departures WHERE table_name = ${tableText}
           AND ${inBranch('NULLIF(branch_key, 0)')}
