@@ -122,6 +122,8 @@ const envSchema = z.object({
   REFRESH_CHAIN_MAX_DAYS: z.coerce.number().positive().max(3650).default(90),
   // Days an expired or revoked token row is kept; fractions allowed (tests use minutes).
   TOKEN_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(7),
+  // Days a member write's audit record is kept; fractions allowed.
+  AUDIT_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(400),
   TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
   SYNC_INTERVAL_MS: positiveInt.default(1000),
   RECONCILE_INTERVAL_MS: positiveInt.default(60000),
@@ -235,6 +237,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
     },
     // Each process serves its metrics on METRICS_PORT; by default each on a port of its own.
     metrics: { port: env.METRICS_PORT ?? 9464, workerPort: env.METRICS_PORT ?? 9465 },
+    /** How long the worker keeps a member write's audit record. */
+    audit: { retentionMs: Math.round(env.AUDIT_RETENTION_DAYS * 86_400_000) },
     /** How long the change feed keeps deletes; an older cursor is 410 CURSOR_EXPIRED. */
     changes: { retentionMs: Math.round(env.CHANGES_RETENTION_DAYS * 86_400_000) },
     workerRoles: new Set(env.WORKER_ROLES),

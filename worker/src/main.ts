@@ -95,7 +95,7 @@ const webhooks = webhooksPool
 
 const retention = startRetention({
   pool: readModelPool(readModel),
-  retention: { tokensMs: config.tokens.retentionMs },
+  retention: { tokensMs: config.tokens.retentionMs, auditMs: config.audit.retentionMs },
   log,
 });
 
