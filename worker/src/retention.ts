@@ -72,11 +72,9 @@ export async function purgeExpired(
   return deleted;
 }
 
-export function startRetention(deps: {
-  pool: pg.Pool;
-  retention: Retention;
-  log: ThrottledLog;
-}): { stop(): void } {
+export function startRetention(deps: { pool: pg.Pool; retention: Retention; log: ThrottledLog }): {
+  stop(): void;
+} {
   const shortest = Math.min(deps.retention.tokensMs, deps.retention.auditMs);
   const intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(1000, shortest / 10));
   let running = false;
