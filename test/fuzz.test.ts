@@ -1,11 +1,19 @@
 // Every operation of the served OpenAPI document driven with generated malformed input: no 5xx,
-// no answer slower than 2 s, no stack trace or SQL in a body. Requests run concurrently in small
-// batches against one gateway; a failure names the seed that reproduces it.
+// no answer slower than 2 s, no stack trace or SQL in a body, and every operation reached (its
+// route answered, past the token check where it needs one, as the gateway's access log tells).
+// Requests run concurrently in small batches against one gateway; a failure names the seed that
+// reproduces it.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../api/scopes.js';
+import { expressPath } from '../gateway/src/http/endpoint.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
-import { operationsOf, requestsFor, type FuzzRequest } from './support/fuzz-requests.js';
+import {
+  operationsOf,
+  requestsFor,
+  type FuzzRequest,
+  type Operation,
+} from './support/fuzz-requests.js';
 import {
   createTestClient,
   getJson,
@@ -32,6 +40,9 @@ let env: TestEnvironment;
 let gateway: RunningGateway;
 let client: TestClient;
 let pair: TokenPair;
+/** Revoking ends the token a request carries: revokeToken's requests carry this one's. */
+let revoker: TestClient;
+let revokerPair: TokenPair;
 const capture = captureLogs('info');
 
 beforeAll(async () => {
@@ -49,6 +60,8 @@ beforeAll(async () => {
   );
   client = await createTestClient(gateway.db, { scopes: [...SCOPES] });
   pair = await issueTokenPair(gateway, client);
+  revoker = await createTestClient(gateway.db, { scopes: [...SCOPES] });
+  revokerPair = await issueTokenPair(gateway, revoker);
 });
 
 afterAll(async () => {
@@ -85,16 +98,38 @@ async function send(request: FuzzRequest): Promise<Finding | null> {
   }
 }
 
+/**
+ * Whether a request reached the operation: the access log's line of it names the operation's
+ * route and method, not another route's or "unmatched", and, for an operation that needs a token,
+ * the client whose token was accepted (so the handler, not the token check, answered).
+ */
+function reached(operation: Operation, lines: Record<string, unknown>[]): boolean {
+  const route = expressPath(operation.path);
+  return lines.some(
+    (line) =>
+      line.route === route &&
+      line.method === operation.method &&
+      line.status !== 429 &&
+      (!operation.needsToken || line.client_id !== undefined),
+  );
+}
+
 describe('fuzzing every documented operation', () => {
-  it('when thousands of malformed requests arrive, then none is a 5xx, slow, or leaks internals', async () => {
-    const document = (await getJson(`${gateway.url}/api/v1/openapi.json`)).body as never;
+  it('when thousands of malformed requests arrive, then none is a 5xx, slow, or leaks internals, and every operation is reached', async () => {
+    const document = (await getJson(`${gateway.url}/api/v1/openapi.json`)).body as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
     const operations = operationsOf(document);
-    expect(operations.length).toBeGreaterThanOrEqual(7);
+    const declared = Object.values(document.paths).flatMap((item) =>
+      Object.values(item).map((operation) => operation.operationId),
+    );
+    expect(operations.map((operation) => operation.operationId).sort()).toEqual(declared.sort());
     const seed = Date.now() % 2_147_483_647;
     const perOperation = Math.ceil(TOTAL_REQUESTS / operations.length);
-    const requests = operations.flatMap((operation) =>
-      fc.sample(requestsFor(operation, pair.access_token), { numRuns: perOperation, seed }),
-    );
+    const requests = operations.flatMap((operation) => {
+      const { access_token } = operation.operationId === 'revokeToken' ? revokerPair : pair;
+      return fc.sample(requestsFor(operation, access_token), { numRuns: perOperation, seed });
+    });
     const findings: Finding[] = [];
     for (let i = 0; i < requests.length; i += BATCH) {
       const answers = await Promise.all(requests.slice(i, i + BATCH).map(send));
@@ -108,6 +143,18 @@ describe('fuzzing every documented operation', () => {
       return { ...finding, logged: err?.message?.slice(0, 300) };
     });
     expect(explained, `seed ${seed}`).toEqual([]);
-    capture.expectNoCredentials([client.client_secret, pair.access_token, pair.refresh_token]);
+    const lines = capture.lines();
+    const missed = operations.filter((operation) => !reached(operation, lines));
+    expect(
+      missed.map((o) => `${o.operationId} (${o.method} ${o.path})`),
+      `never reached, seed ${seed}`,
+    ).toEqual([]);
+    capture.expectNoCredentials(
+      [[client, pair] as const, [revoker, revokerPair] as const].flatMap(([c, p]) => [
+        c.client_secret,
+        p.access_token,
+        p.refresh_token,
+      ]),
+    );
   }, 240_000);
 });

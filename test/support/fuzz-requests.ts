@@ -11,9 +11,13 @@ export interface FuzzRequest {
   body?: string | Uint8Array;
 }
 
-interface Operation {
+export interface Operation {
+  operationId: string;
   method: string;
+  /** The document's path, `{id}` for a parameter. */
   path: string;
+  /** Whether it needs a token (its security requirement is not empty). */
+  needsToken: boolean;
   queryNames: string[];
   bodyFields: string[];
   hasBody: boolean;
@@ -36,8 +40,10 @@ export function operationsOf(document: Document): Operation[] {
         ? document.components?.schemas?.[String(schema.$ref).split('/').pop() ?? '']
         : schema;
       return {
+        operationId: String(operation.operationId),
         method: method.toUpperCase(),
         path,
+        needsToken: (operation.security ?? []).length > 0,
         queryNames: (operation.parameters ?? [])
           .filter((p: { in: string }) => p.in === 'query')
           .map((p: { name: string }) => p.name),
