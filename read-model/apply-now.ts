@@ -3,6 +3,7 @@
 // and written by the same statements as every polled batch (one mapping, not two).
 import { readModelPool, type ReadModelClient } from '../common/databases.js';
 import type { Prisma as Sql } from '../prisma/generated/read-model/client.js';
+import { foldKeptCounts } from './kept-counts.js';
 import { applyStatement } from './writes.js';
 import { mapLegacyRows } from './rejects.js';
 import type { LegacyRow, SyncTable } from './table-definition.js';
@@ -12,6 +13,15 @@ export interface Alongside {
   name: string;
   statement: Sql.Sql;
 }
+
+/**
+ * Rows written after which this process folds the kept counts' deltas itself
+ * (read-model/kept-counts.ts). The worker folds every few seconds; while none runs, the deltas of
+ * the gateway's writes would pile up, and every total read sums them. A fold that fails leaves
+ * them to the next one: nothing is lost.
+ */
+const FOLD_EVERY_ROWS = 100;
+let unfolded = 0;
 
 /**
  * Writes legacy rows into the read model exactly as a sync batch would; returns rows changed.
@@ -39,5 +49,10 @@ export async function applyRowsNow(
     text: statement.text,
     values: statement.values,
   });
+  unfolded += rows.length;
+  if (unfolded >= FOLD_EVERY_ROWS) {
+    unfolded = 0;
+    foldKeptCounts(readModelPool(readModel)).catch(() => undefined);
+  }
   return Number(result.rows[0]?.changed ?? 0);
 }
