@@ -2,8 +2,9 @@
 // they read at run time (read-model migrations, the legacy dump) next to them.
 // `node scripts/build.mjs --if-stale` (every process script runs it first) builds only when a
 // source is newer than the last build, so a fresh clone, an edit or a `git pull` never runs stale
-// JavaScript; in an image without sources it does nothing. Plain JavaScript: it must run before
-// anything is compiled.
+// JavaScript. Where the sources are absent (the Docker image holds dist/, package.json and this
+// script alone) it does nothing, whatever the files' times say. Plain JavaScript: it must run
+// before anything is compiled.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const dist = path.join(root, 'dist');
 const stamp = path.join(dist, '.build-stamp');
+const buildConfig = path.join(root, 'tsconfig.build.json');
 const SOURCES = [
   'gateway',
   'worker',
@@ -39,16 +41,18 @@ function newestMtime(entry) {
 }
 
 function isStale() {
-  if (!existsSync(stamp)) return existsSync(path.join(root, 'gateway'));
+  // No sources, nothing to compile: decided before any time is compared, because times cannot
+  // tell. The image's `COPY scripts/build.mjs scripts/` creates scripts/ with the time of the
+  // copy, later than the stamp its build stage wrote, and a compile there could only fail.
+  if (!existsSync(buildConfig)) return false;
+  if (!existsSync(stamp)) return true;
   const built = statSync(stamp).mtimeMs;
   return SOURCES.some((source) => newestMtime(path.join(root, source)) > built);
 }
 
 if (!process.argv.includes('--if-stale') || isStale()) {
   const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], {
-    stdio: 'inherit',
-  });
+  execFileSync(process.execPath, [tsc, '-p', buildConfig], { stdio: 'inherit' });
   for (const asset of ASSETS) {
     cpSync(path.join(root, asset), path.join(dist, asset), { recursive: true });
   }

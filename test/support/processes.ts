@@ -40,11 +40,23 @@ export function environmentVariables(env: TestEnvironment): Record<string, strin
   };
 }
 
+/** How a process is started: node's arguments and its working directory. */
+export interface ProcessCommand {
+  args: string[];
+  cwd: string;
+}
+
+/** The TypeScript entry point through tsx, from the repository, unless `command` says otherwise. */
 export function startProcess(
   kind: 'gateway' | 'worker',
   variables: Record<string, string>,
+  command: ProcessCommand = {
+    args: ['--import', 'tsx', `${kind}/src/main.ts`],
+    cwd: process.cwd(),
+  },
 ): RunningProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', `${kind}/src/main.ts`], {
+  const child = spawn(process.execPath, command.args, {
+    cwd: command.cwd,
     env: { ...process.env, ...variables },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
