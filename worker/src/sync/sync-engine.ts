@@ -10,6 +10,7 @@
 // A table's first load reads it in primary-key order (a range scan of MySQL's clustered index,
 // not an index read and a row lookup per row), then goes on by change time from the load's
 // start, minus the look-back, for the rows changed while it ran.
+import pLimit from 'p-limit';
 import pg from 'pg';
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import {
@@ -269,26 +270,19 @@ interface Batch {
  * for a slot while holding none (its current batch's slot is given back after the commit), so
  * runs never wait on each other in a circle. Six: three big tables loading at once each have one
  * batch written and the next read ahead; with four, a backfill's big tables took turns and
- * left the two cores partly idle; eight were no faster (docs/decisions/0002, first load). A batch read ahead waits as the driver's arrays of values, and is mapped to one Buffer
- * only when its turn comes: six keep the worker's peak near 200 MB, under its memory bound.
+ * left the two cores partly idle; eight were no faster (docs/decisions/0002, first load). A batch
+ * read ahead waits as the driver's arrays of values, and is mapped to one Buffer only when its
+ * turn comes: six keep the worker's peak near 200 MB, under its memory bound.
  */
-const BATCH_SLOTS = 6;
-const batchSlots = {
-  free: BATCH_SLOTS,
-  waiting: [] as (() => void)[],
-  async acquire(): Promise<() => void> {
-    if (this.free > 0) this.free -= 1;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      const waiter = this.waiting.shift();
-      if (waiter) waiter();
-      else this.free += 1;
-    };
-  },
-};
+const batchSlots = pLimit(6);
+
+/** Waits for a batch slot; resolves to the function giving it back (a second call does nothing). */
+function takeBatchSlot(): Promise<() => void> {
+  return new Promise((taken) => {
+    // The slot is held until the returned function settles the task p-limit runs in it.
+    void batchSlots(() => new Promise<void>((giveBack) => taken(() => giveBack())));
+  });
+}
 
 function readNext(
   table: SyncTable,
@@ -297,7 +291,7 @@ function readNext(
   options: SyncOptions,
 ): Promise<Batch> {
   const read = async (): Promise<Batch> => {
-    const release = await batchSlots.acquire();
+    const release = await takeBatchSlot();
     try {
       const readStartedAt = new Date();
       const order = await nextReadOrder(db.readModel);
