@@ -12,7 +12,7 @@ export type ColumnType = 'int' | 'bigint' | 'text' | 'bool' | 'decimal' | 'date'
 export type ReadModelValue = string | number | boolean | null;
 export type ReadModelRow = Record<string, ReadModelValue>;
 
-/** A row as the legacy database returns it through Prisma's raw queries. */
+/** A row as the worker's legacy reader returns it (worker/src/sync/legacy-reader.ts). */
 export type LegacyRow = Record<string, unknown>;
 
 /** Read-model columns derived from this table's rows (e.g. members.branch_name from branches). */

@@ -5,6 +5,7 @@
 // numbers per bucket cross the network; the reconciliation descends into buckets that differ.
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
+import { legacyRows } from './legacy-reader.js';
 import type { SyncDatabases } from './sync-engine.js';
 import type { ColumnType, SyncTable } from '../../../read-model/table-definition.js';
 
@@ -79,11 +80,13 @@ export async function legacyBuckets(
   const text = cached(mysqlRowTexts, table, () => rowText(table, MYSQL));
   const key = LegacySql.raw(table.key);
   const live = table.goneSql ? LegacySql.raw(`WHERE NOT (${table.goneSql})`) : LegacySql.empty;
-  const rows = await db.legacy.$queryRaw<{ bucket: bigint; n: bigint; h: bigint | null }[]>`
-    SELECT s.id DIV ${bucketWidth} AS bucket, COUNT(*) AS n,
+  const rows = await legacyRows<{ bucket: bigint; n: bigint; h: bigint | null }>(
+    db.legacy,
+    LegacySql.sql`SELECT s.id DIV ${bucketWidth} AS bucket, COUNT(*) AS n,
       BIT_XOR(CAST(CONV(LEFT(MD5(${LegacySql.raw(text)}), 16), 16, 10) AS UNSIGNED)) AS h
     FROM (${table.source} WHERE ${key} >= ${from} AND ${key} < ${to}) s ${live}
-    GROUP BY bucket`;
+    GROUP BY bucket`,
+  );
   return new Map(
     rows.map((r) => [
       BigInt(r.bucket),

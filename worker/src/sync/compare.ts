@@ -4,6 +4,7 @@
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import { columnName, ident } from '../../../read-model/transaction.js';
+import { legacyRows } from './legacy-reader.js';
 import type { SyncDatabases } from './sync-engine.js';
 import { mapLegacyRows } from '../../../read-model/rejects.js';
 import type { ColumnType, LegacyRow, SyncTable } from '../../../read-model/table-definition.js';
@@ -64,18 +65,20 @@ export async function* compareTable(
   const columns = Sql.join(Object.keys(table.columns).map(ident));
   let after = 0n;
   for (;;) {
-    const legacyRows = await db.legacy.$queryRaw<LegacyRow[]>`${table.source}
-      WHERE ${key} > ${after} ORDER BY ${key} LIMIT ${chunkSize}`;
-    const last = legacyRows.at(-1);
+    const rows = await legacyRows(
+      db.legacy,
+      LegacySql.sql`${table.source} WHERE ${key} > ${after} ORDER BY ${key} LIMIT ${chunkSize}`,
+    );
+    const last = rows.at(-1);
     // The last chunk has no upper bound, so read-model rows past the legacy maximum count too.
     const upper =
-      legacyRows.length === chunkSize && last ? BigInt(last[keyColumn] as bigint | number) : null;
+      rows.length === chunkSize && last ? BigInt(last[keyColumn] as bigint | number) : null;
     const bound = upper === null ? Sql.empty : Sql.sql`AND id <= ${upper}`;
     const readRows = await db.readModel.$queryRaw<Record<string, unknown>[]>`SELECT ${columns}
       FROM ${ident(table.name)} WHERE id > ${after} ${bound} ORDER BY id`;
 
     const held = new Map(readRows.map((row) => [Number(row.id as number | bigint), row]));
-    yield classify(table, legacyRows, held);
+    yield classify(table, rows, held);
     if (upper === null) return;
     after = upper;
   }

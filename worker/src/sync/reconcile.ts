@@ -12,8 +12,9 @@ import { nextReadOrder, purgeDeletes } from '../../../read-model/read-order.js';
 import { ident, readModelTransaction } from '../../../read-model/transaction.js';
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
+import { legacyRows } from './legacy-reader.js';
 import type { SyncDatabases } from './sync-engine.js';
-import type { LegacyRow, SyncTable } from '../../../read-model/table-definition.js';
+import type { SyncTable } from '../../../read-model/table-definition.js';
 
 export interface ReconcileOptions {
   /** Primary-key values per checksum query (one query on each side). */
@@ -121,8 +122,11 @@ async function nextKey(
 ): Promise<bigint | null> {
   const key = LegacySql.raw(table.key);
   const legacyStarted = Date.now();
-  const [legacyRow] = await db.legacy.$queryRaw<LegacyRow[]>`SELECT ${key} AS id
-    FROM ${LegacySql.raw(baseTableOf(table))} WHERE ${key} > ${cursor} ORDER BY ${key} LIMIT 1`;
+  const [legacyRow] = await legacyRows(
+    db.legacy,
+    LegacySql.sql`SELECT ${key} AS id
+      FROM ${LegacySql.raw(baseTableOf(table))} WHERE ${key} > ${cursor} ORDER BY ${key} LIMIT 1`,
+  );
   result.legacyMs += Date.now() - legacyStarted;
   const [held] = await db.readModel.$queryRaw<{ id: bigint | null }[]>`SELECT min(id)::bigint AS id
     FROM ${ident(table.name)} WHERE id > ${cursor}`;
@@ -170,16 +174,18 @@ export async function repairRange(
   const key = LegacySql.raw(table.key);
   const order = await nextReadOrder(db.readModel);
   const legacyStarted = Date.now();
-  const legacyRows = await db.legacy.$queryRaw<LegacyRow[]>`${table.source}
-    WHERE ${key} BETWEEN ${lo} AND ${hi} ORDER BY ${key}`;
+  const rows = await legacyRows(
+    db.legacy,
+    LegacySql.sql`${table.source} WHERE ${key} BETWEEN ${lo} AND ${hi} ORDER BY ${key}`,
+  );
   result.legacyMs += Date.now() - legacyStarted;
   await db.afterRead?.(table);
-  result.legacyRowsRead += legacyRows.length;
+  result.legacyRowsRead += rows.length;
   const columns = Sql.join(Object.keys(table.columns).map(ident));
   const readRows = await db.readModel.$queryRaw<Record<string, unknown>[]>`SELECT ${columns}
     FROM ${ident(table.name)} WHERE id BETWEEN ${lo} AND ${hi}`;
   const held = new Map(readRows.map((row) => [Number(row.id as number | bigint), row]));
-  const chunk = classify(table, legacyRows, held);
+  const chunk = classify(table, rows, held);
   result.bucketsRepaired += 1;
   if (chunk.toWrite.length === 0 && chunk.toDelete.length === 0) return;
   await readModelTransaction(db.readModel, async (tx) => {

@@ -14,11 +14,11 @@ import pLimit from 'p-limit';
 import pg from 'pg';
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
 import {
-  legacyPool,
   readModelPool,
   type LegacyClient,
   type ReadModelClient,
 } from '../../../common/databases.js';
+import { legacyBatch, legacyClock } from './legacy-reader.js';
 import { legacyRowObjects, type LegacyBatch } from '../../../read-model/legacy-rows.js';
 import {
   applyFirstLoadBatch,
@@ -298,7 +298,7 @@ function readNext(
       // The horizon of a batch read by change time (commitBatch); a load in key order has none.
       const legacyNow =
         table.changedAt && from.loadKey === null ? await legacyClock(db.legacy) : null;
-      const rows = await readBatch(db.legacy, table, from, options.batchSize);
+      const rows = await legacyBatch(db.legacy, batchQuery(table, from, options.batchSize));
       const readMs = Date.now() - readStartedAt.getTime();
       await db.afterRead?.(table);
       return { rows, order, legacyNow, readStartedAt, readMs, release };
@@ -399,48 +399,6 @@ function positionTime(value: unknown): Date {
   position.setUTCFullYear(year, Math.max(month, 1) - 1, Math.max(day, 1));
   position.setUTCHours(h, m, s, 0);
   return position;
-}
-
-/**
- * The legacy database's own clock, in its wall-clock form (the session runs at +03:00), read
- * through the mariadb pool like the batches: through the ORM, this one query per batch cost the
- * worker more CPU than any other ORM call of a backfill.
- */
-async function legacyClock(legacy: LegacyClient): Promise<Date> {
-  const [row]: { now: string }[] = await legacyPool(legacy).query({
-    sql: 'SELECT NOW() AS now',
-    dateStrings: true,
-  });
-  const now = row && legacyWallClock(row.now);
-  if (!now) throw new Error('legacy NOW() returned no time');
-  return now;
-}
-
-/**
- * One batch, read through the legacy client's mariadb pool rather than the ORM: the ORM converts
- * every value twice (to its wire form and back), most of the worker's time in a backfill. Values
- * come as the driver gives them (DECIMAL as a string, BIGINT as a bigint); DATE and DATETIME are
- * read as text by the sources and dateStrings keeps any other as text too (legacy-values.ts).
- * Each row comes as an array of values (`rowsAsArray`), not an object (legacy-rows.ts).
- */
-async function readBatch(
-  legacy: LegacyClient,
-  table: SyncTable,
-  from: Position,
-  limit: number,
-): Promise<LegacyBatch> {
-  const query = batchQuery(table, from, limit);
-  const rows: unknown[][] & { meta: { name(): string }[] } = await legacyPool(legacy).query(
-    { sql: query.sql, dateStrings: true, rowsAsArray: true },
-    query.values.map(legacyParameter),
-  );
-  // Just the rows: the driver's array also carries the column metadata.
-  return { columns: rows.meta.map((column) => column.name()), values: Array.from(rows) };
-}
-
-/** A position's wall-clock Date as the DATETIME text it stands for (its UTC fields). */
-function legacyParameter(value: unknown): unknown {
-  return value instanceof Date ? value.toISOString().slice(0, 23).replace('T', ' ') : value;
 }
 
 function batchQuery(table: SyncTable, from: Position, limit: number) {
