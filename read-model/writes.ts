@@ -516,12 +516,12 @@ function dependentUpdate(table: SyncTable, dependent: DependentColumns) {
 }
 
 function buildDependentUpdate(table: SyncTable, dependent: DependentColumns) {
-  const expressions = [dependent.on, ...Object.values(dependent.columns)].join(' ');
-  const named = [...expressions.matchAll(/\bs\.([a-z_]+)/g)].map((m) => m[1] ?? '');
-  const sourceColumns = [...new Set(['id', ...named])];
+  const sourceColumns = [...new Set(['id', ...dependent.reads])];
   for (const column of sourceColumns) {
     if (!table.columns[column])
-      throw new Error(`${table.name} dependent ${dependent.table} uses unknown column s.${column}`);
+      throw new Error(
+        `${table.name} dependent ${dependent.table} reads unknown column s.${column}`,
+      );
   }
   const sets = Object.entries(dependent.columns);
   return {

@@ -7,7 +7,11 @@ import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js'
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import { legacyRows } from './legacy-reader.js';
 import type { SyncDatabases } from './sync-engine.js';
-import type { ColumnType, SyncTable } from '../../../read-model/table-definition.js';
+import {
+  legacySource,
+  type ColumnType,
+  type SyncTable,
+} from '../../../read-model/table-definition.js';
 
 export interface BucketSum {
   count: number;
@@ -84,7 +88,7 @@ export async function legacyBuckets(
     db.legacy,
     LegacySql.sql`SELECT s.id DIV ${bucketWidth} AS bucket, COUNT(*) AS n,
       BIT_XOR(CAST(CONV(LEFT(MD5(${LegacySql.raw(text)}), 16), 16, 10) AS UNSIGNED)) AS h
-    FROM (${table.source} WHERE ${key} >= ${from} AND ${key} < ${to}) s ${live}
+    FROM (${legacySource(table)} WHERE ${key} >= ${from} AND ${key} < ${to}) s ${live}
     GROUP BY bucket`,
   );
   return new Map(

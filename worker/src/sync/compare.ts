@@ -7,7 +7,12 @@ import { columnName, ident } from '../../../read-model/transaction.js';
 import { legacyRows } from './legacy-reader.js';
 import type { SyncDatabases } from './sync-engine.js';
 import { mapLegacyRows } from '../../../read-model/rejects.js';
-import type { ColumnType, LegacyRow, SyncTable } from '../../../read-model/table-definition.js';
+import {
+  legacySource,
+  type ColumnType,
+  type LegacyRow,
+  type SyncTable,
+} from '../../../read-model/table-definition.js';
 
 export interface ChunkComparison {
   /** Legacy rows, as read, of the ids the read model lacks or holds differently. */
@@ -67,7 +72,7 @@ export async function* compareTable(
   for (;;) {
     const rows = await legacyRows(
       db.legacy,
-      LegacySql.sql`${table.source} WHERE ${key} > ${after} ORDER BY ${key} LIMIT ${chunkSize}`,
+      LegacySql.sql`${legacySource(table)} WHERE ${key} > ${after} ORDER BY ${key} LIMIT ${chunkSize}`,
     );
     const last = rows.at(-1);
     // The last chunk has no upper bound, so read-model rows past the legacy maximum count too.

@@ -14,7 +14,7 @@ import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js'
 import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
 import { legacyRows } from './legacy-reader.js';
 import type { SyncDatabases } from './sync-engine.js';
-import type { SyncTable } from '../../../read-model/table-definition.js';
+import { legacySource, type SyncTable } from '../../../read-model/table-definition.js';
 
 export interface ReconcileOptions {
   /** Primary-key values per checksum query (one query on each side). */
@@ -125,7 +125,7 @@ async function nextKey(
   const [legacyRow] = await legacyRows(
     db.legacy,
     LegacySql.sql`SELECT ${key} AS id
-      FROM ${LegacySql.raw(baseTableOf(table))} WHERE ${key} > ${cursor} ORDER BY ${key} LIMIT 1`,
+      FROM ${LegacySql.raw(`${table.from.table} ${table.from.alias}`)} WHERE ${key} > ${cursor} ORDER BY ${key} LIMIT 1`,
   );
   result.legacyMs += Date.now() - legacyStarted;
   const [held] = await db.readModel.$queryRaw<{ id: bigint | null }[]>`SELECT min(id)::bigint AS id
@@ -134,14 +134,6 @@ async function nextKey(
     .filter((v) => v !== null && v !== undefined)
     .map((v) => BigInt(v as bigint | number));
   return candidates.length === 0 ? null : candidates.reduce((a, b) => (a < b ? a : b));
-}
-
-/** `members m` from a source's FROM clause: the synced table and its alias, without joins. */
-function baseTableOf(table: SyncTable): string {
-  const alias = table.key.split('.')[0] ?? '';
-  const match = new RegExp(`\\bFROM\\s+(\\w+)\\s+${alias}\\b`, 'i').exec(table.source.sql);
-  if (!match?.[1]) throw new Error(`${table.name}: cannot find the synced table in its source`);
-  return `${match[1]} ${alias}`;
 }
 
 async function reconcileSpan(
@@ -176,7 +168,7 @@ export async function repairRange(
   const legacyStarted = Date.now();
   const rows = await legacyRows(
     db.legacy,
-    LegacySql.sql`${table.source} WHERE ${key} BETWEEN ${lo} AND ${hi} ORDER BY ${key}`,
+    LegacySql.sql`${legacySource(table)} WHERE ${key} BETWEEN ${lo} AND ${hi} ORDER BY ${key}`,
   );
   result.legacyMs += Date.now() - legacyStarted;
   await db.afterRead?.(table);

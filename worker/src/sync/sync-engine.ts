@@ -31,7 +31,7 @@ import { columnName, ident, readModelTransaction } from '../../../read-model/tra
 import { legacyWallClock } from '../../../read-model/legacy-values.js';
 import { nextReadOrder, type ReadOrder } from '../../../read-model/read-order.js';
 import type { RejectListener } from '../../../read-model/rejects.js';
-import type { SyncTable } from '../../../read-model/table-definition.js';
+import { legacySource, type SyncTable } from '../../../read-model/table-definition.js';
 import { SYNC_TABLES } from '../../../read-model/tables/index.js';
 
 export interface SyncOptions {
@@ -204,7 +204,8 @@ async function startFirstLoad(
 
 /**
  * Columns of a read-model table that a refresh of its dependents looks rows up by once per row it
- * updates: the subqueries over it (`FROM installments i WHERE i.plan_id = d.id`). Indexes led by
+ * updates, as the declarations list them (`lookups`: the subquery `FROM installments i WHERE
+ * i.plan_id = d.id` looks installments up by plan_id). Indexes led by
  * them stay through the table's first load, or the refresh at its own catch-up would scan it once
  * per plan. The columns this table's copies are joined by (`d.member_id = s.id`) are not among
  * them: while the table loads, the refreshes that join it are one scan per statement (the other
@@ -212,19 +213,11 @@ async function startFirstLoad(
  * row by row (docs/decisions/0002, first load).
  */
 function lookupColumns(tableName: string): Set<string> {
-  const columns = new Set<string>();
-  for (const source of SYNC_TABLES) {
-    for (const dependent of source.dependents ?? []) {
-      const sql = [dependent.on, ...Object.values(dependent.columns)].join(' ');
-      const aliases = [...sql.matchAll(/\bFROM\s+(\w+)\s+(\w+)/gi)]
-        .filter((m) => m[1] === tableName)
-        .map((m) => m[2]);
-      for (const alias of aliases) {
-        for (const m of sql.matchAll(new RegExp(`\\b${alias}\\.(\\w+)`, 'g'))) columns.add(m[1]!);
-      }
-    }
-  }
-  return columns;
+  return new Set(
+    SYNC_TABLES.flatMap((source) =>
+      (source.dependents ?? []).flatMap((dependent) => dependent.lookups?.[tableName] ?? []),
+    ),
+  );
 }
 
 /** Builds the indexes startFirstLoad dropped (any a crash left unbuilt) and forgets them. */
@@ -405,7 +398,7 @@ function batchQuery(table: SyncTable, from: Position, limit: number) {
   const key = LegacySql.raw(table.key);
   if (!table.changedAt || from.loadKey !== null) {
     const after = from.loadKey ?? from.id;
-    return LegacySql.sql`${table.source} WHERE ${key} > ${after} ORDER BY ${key} LIMIT ${limit}`;
+    return LegacySql.sql`${legacySource(table)} WHERE ${key} > ${after} ORDER BY ${key} LIMIT ${limit}`;
   }
   const changedAt = LegacySql.raw(table.changedAt);
   // The leading `>=` makes this a range scan of the (changed-at, id) index in index order, so a
@@ -413,5 +406,5 @@ function batchQuery(table: SyncTable, from: Position, limit: number) {
   const after = from.changedAt
     ? LegacySql.sql`WHERE ${changedAt} >= ${from.changedAt} AND (${changedAt} > ${from.changedAt} OR ${key} > ${from.id})`
     : LegacySql.empty;
-  return LegacySql.sql`${table.source} ${after} ORDER BY ${changedAt}, ${key} LIMIT ${limit}`;
+  return LegacySql.sql`${legacySource(table)} ${after} ORDER BY ${changedAt}, ${key} LIMIT ${limit}`;
 }
