@@ -6,6 +6,20 @@ import { empty, raw, sql, type Sql } from './sql.js';
 export type ColumnType = 'int' | 'bigint' | 'text' | 'bool' | 'decimal' | 'date' | 'instant';
 
 /**
+ * The PostgreSQL type of each column type: copy-rows.ts writes the binary form of these, and
+ * test/copy-rows.test.ts checks that every synced column has its type's.
+ */
+export const PG_TYPES: Record<ColumnType, string> = {
+  int: 'integer',
+  bigint: 'bigint',
+  text: 'text',
+  bool: 'boolean',
+  decimal: 'numeric',
+  date: 'date',
+  instant: 'timestamptz',
+};
+
+/**
  * A value the read model stores: what the mapping of a legacy row produces. Instants are ISO text
  * (legacy-values.ts), as the API shows them.
  */

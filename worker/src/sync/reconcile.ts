@@ -7,7 +7,8 @@
 // kept in sync_state, so a big table never holds up its sync.
 import { differingBuckets, legacyBuckets, readModelBuckets } from './checksum.js';
 import { classify } from './compare.js';
-import { applyLegacyRows, deleteRows } from '../../../read-model/writes.js';
+import { deleteRows } from '../../../read-model/deletes.js';
+import { applyLegacyRows } from '../../../read-model/writes.js';
 import { nextReadOrder, purgeDeletes } from '../../../read-model/read-order.js';
 import { ident, readModelTransaction } from '../../../read-model/transaction.js';
 import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
