@@ -1,8 +1,8 @@
 // Syncing chosen rows now, outside the polling loop: the gateway's member writes use it so the
 // read model holds a written row before the answer leaves, mapped by the table's own declaration
 // and written by the same statements as every polled batch (one mapping, not two).
+import { empty, join, raw, sql, type Sql } from './sql.js';
 import { readModelPool, type ReadModelClient } from '../common/databases.js';
-import { Prisma as Sql } from '../prisma/generated/read-model/client.js';
 import { deleteParts } from './deletes.js';
 import { buriedRows, dependentStatement, sourceColumnList } from './dependents.js';
 import { clearRejectsStatement } from './rejects.js';
@@ -13,7 +13,7 @@ import type { LegacyRow, ReadModelRow, SyncTable } from './table-definition.js';
 /** A statement of the caller's to run within the same statement (its text fixed per `name`). */
 export interface Alongside {
   name: string;
-  statement: Sql.Sql;
+  statement: Sql;
 }
 
 /**
@@ -59,28 +59,28 @@ export async function applyRowsNow(
 export function applyStatement(
   table: SyncTable,
   rows: { row: ReadModelRow; gone: boolean }[],
-  alongside?: Sql.Sql,
-): Sql.Sql {
+  alongside?: Sql,
+): Sql {
   const live = rows.filter((r) => !r.gone).map((r) => r.row);
   const gone = rows.filter((r) => r.gone).map((r) => r.row);
-  const order = Sql.sql`(SELECT read_order FROM stamp)`;
+  const order = sql`(SELECT read_order FROM stamp)`;
   // The copies follow the rows this statement wrote, as written (a CTE cannot see the table's
   // new state), and the gone rows it buried.
   const dependents = (table.dependents ?? []).map((dependent, i) => {
-    const source = Sql.sql`SELECT ${sourceColumnList(table, dependent)} FROM upserted
+    const source = sql`SELECT ${sourceColumnList(table, dependent)} FROM upserted
       UNION ALL ${buriedRows(table, dependent, gone)}`;
-    return Sql.sql`, ${Sql.raw(`dependent_${i}`)} AS (${dependentStatement(table, dependent, source)})`;
+    return sql`, ${raw(`dependent_${i}`)} AS (${dependentStatement(table, dependent, source)})`;
   });
-  return Sql.sql`WITH stamp AS MATERIALIZED (SELECT nextval('sync_read_order') AS read_order),
+  return sql`WITH stamp AS MATERIALIZED (SELECT nextval('sync_read_order') AS read_order),
     upserted AS (${upsertStatement(table, live, order)} RETURNING t.*),
     ${deleteParts(
       table,
       gone.map((r) => r.id as number),
       order,
-    )}${Sql.join(dependents, '')},
+    )}${join(dependents, '')},
     cleared AS (${clearRejectsStatement(
       table,
       rows.map((r) => r.row.id as number),
-    )})${alongside ? Sql.sql`, alongside AS (${alongside})` : Sql.empty}
+    )})${alongside ? sql`, alongside AS (${alongside})` : empty}
     SELECT (SELECT count(*) FROM upserted) + (SELECT count(*) FROM deleted) AS changed`;
 }

@@ -1,12 +1,12 @@
 // The deletes of rows a read found gone: each leaves a tombstone with its read's order, which the
 // change feed shows and no older read can undo.
-import { Prisma as Sql } from '../prisma/generated/read-model/client.js';
+import { ident, raw, sql, type Sql } from './sql.js';
 import { readOrderParameter, type ReadOrder, type ReadOrderSql } from './read-order.js';
 import { PG_TYPES, type SyncTable } from './table-definition.js';
-import { ident, type ReadModelTx } from './transaction.js';
+import { type ReadModelTx } from './transaction.js';
 
 /** The SQL array type of a table's ids, for `id = ANY($n::...)`. */
-export const idArray = (table: SyncTable) => Sql.raw(`${PG_TYPES[table.columns.id ?? 'int']}[]`);
+export const idArray = (table: SyncTable) => raw(`${PG_TYPES[table.columns.id ?? 'int']}[]`);
 
 /**
  * The deletes of a read as data-modifying CTEs: `deleted` (the ids deleted) and `buried` (the
@@ -14,11 +14,11 @@ export const idArray = (table: SyncTable) => Sql.raw(`${PG_TYPES[table.columns.i
  * written, unless a later read wrote it. A tombstone keeps the row's branch and whether the
  * delete removed a row: the change feed shows those (docs/decisions/0011-change-feed.md).
  */
-export function deleteParts(table: SyncTable, ids: number[], order: ReadOrderSql): Sql.Sql {
+export function deleteParts(table: SyncTable, ids: number[], order: ReadOrderSql): Sql {
   const name = ident(table.name);
   const cast = idArray(table);
-  const branch = Sql.raw(table.branch ? `t.${table.branch.column}` : 'NULL::integer');
-  return Sql.sql`gone AS (SELECT unnest(${ids}::${cast}) AS id),
+  const branch = raw(table.branch ? `t.${table.branch.column}` : 'NULL::integer');
+  return sql`gone AS (SELECT unnest(${ids}::${cast}) AS id),
     deleted AS (DELETE FROM ${name} t USING gone g
       WHERE t.id = g.id AND t.read_order < ${order} RETURNING t.id, ${branch} AS branch_id),
     buried AS (INSERT INTO sync_tombstones (table_name, row_id, read_order, branch_id, shown)

@@ -1,10 +1,10 @@
 // The copies of a table's values held by other read-model tables (members.branch_name from
 // branches), as the declarations list them (DependentColumns): the statements that refresh them
 // from a source's rows.
-import { Prisma as Sql } from '../prisma/generated/read-model/client.js';
+import { ident, join, raw, sql, type Sql } from './sql.js';
 import type { DependentColumns, ReadModelRow, SyncTable } from './table-definition.js';
 import { SYNC_TABLES } from './tables/index.js';
-import { ident, type ReadModelTx } from './transaction.js';
+import { type ReadModelTx } from './transaction.js';
 
 /** The copies of other tables' values held in `table`: each source with its declaration. */
 export function copiesHeldBy(table: SyncTable): { source: SyncTable; copy: DependentColumns }[] {
@@ -20,17 +20,17 @@ export function buriedRows(
   table: SyncTable,
   dependent: DependentColumns,
   gone: ReadModelRow[],
-): Sql.Sql {
+): Sql {
   const { sourceColumns } = dependentUpdate(table, dependent);
   // Only the source columns the expressions name travel.
   const rows = JSON.stringify(gone, sourceColumns);
-  return Sql.sql`SELECT ${sourceColumnList(table, dependent)}
+  return sql`SELECT ${sourceColumnList(table, dependent)}
     FROM json_populate_recordset(NULL::${ident(table.name)}, ${rows}::json)
     WHERE id IN (SELECT row_id FROM buried)`;
 }
 
 export const sourceColumnList = (table: SyncTable, dependent: DependentColumns) =>
-  Sql.join(dependentUpdate(table, dependent).sourceColumns.map(ident));
+  join(dependentUpdate(table, dependent).sourceColumns.map(ident));
 
 /**
  * The end of a table's first load: every copy of its rows' values in other tables refreshed in
@@ -49,7 +49,7 @@ export async function refreshDependentsOfTable(tx: ReadModelTx, table: SyncTable
   for (const { source, copy } of copies) {
     const { assignments, stale } = dependentUpdate(source, copy);
     await tx.$executeRaw`UPDATE ${ident(copy.table)} d SET ${assignments}
-      FROM ${ident(source.name)} AS s WHERE ${Sql.raw(copy.on)} AND (${stale})`;
+      FROM ${ident(source.name)} AS s WHERE ${raw(copy.on)} AND (${stale})`;
   }
 }
 
@@ -57,11 +57,11 @@ export async function refreshDependentsOfTable(tx: ReadModelTx, table: SyncTable
 export function dependentStatement(
   table: SyncTable,
   dependent: DependentColumns,
-  source: Sql.Sql,
-): Sql.Sql {
+  source: Sql,
+): Sql {
   const { assignments, stale } = dependentUpdate(table, dependent);
-  return Sql.sql`UPDATE ${ident(dependent.table)} d SET ${assignments}
-    FROM (${source}) AS s WHERE ${Sql.raw(dependent.on)} AND (${stale})`;
+  return sql`UPDATE ${ident(dependent.table)} d SET ${assignments}
+    FROM (${source}) AS s WHERE ${raw(dependent.on)} AND (${stale})`;
 }
 
 const dependentUpdates = new WeakMap<DependentColumns, ReturnType<typeof buildDependentUpdate>>();
@@ -87,9 +87,9 @@ function buildDependentUpdate(table: SyncTable, dependent: DependentColumns) {
   const sets = Object.entries(dependent.columns);
   return {
     sourceColumns,
-    assignments: Sql.join(sets.map(([c, expr]) => Sql.sql`${ident(c)} = ${Sql.raw(expr)}`)),
-    stale: Sql.join(
-      sets.map(([c, expr]) => Sql.sql`d.${ident(c)} IS DISTINCT FROM ${Sql.raw(expr)}`),
+    assignments: join(sets.map(([c, expr]) => sql`${ident(c)} = ${raw(expr)}`)),
+    stale: join(
+      sets.map(([c, expr]) => sql`d.${ident(c)} IS DISTINCT FROM ${raw(expr)}`),
       ' OR ',
     ),
   };

@@ -6,7 +6,22 @@
 // applies a member, the keyset batch query wraps a table's source. A fragment numbers its
 // parameters wherever it lands, so no caller counts `$n` by hand, and one fragment runs on either
 // driver: `.text` (`$1`) on pg, `.sql` (`?`) on mariadb.
+import pg from 'pg';
 import { Prisma } from '../prisma/generated/read-model/client.js';
 
 export type Sql = Prisma.Sql;
 export const { sql, join, raw, empty } = Prisma;
+
+/** A read-model (PostgreSQL) name, quoted. */
+export const ident = (name: string) => raw(pg.escapeIdentifier(name));
+
+/** A pg pool, client or connection. */
+export type PgQueryable = Pick<pg.Pool, 'query'>;
+
+/** Runs a statement on pg; returns its rows. */
+export async function pgRows<R extends pg.QueryResultRow>(
+  db: PgQueryable,
+  statement: Sql,
+): Promise<R[]> {
+  return (await db.query<R>(statement.text, statement.values)).rows;
+}

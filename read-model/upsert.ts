@@ -1,12 +1,12 @@
 // The upsert of mapped rows into their read-model table: the statement, built from parts made
 // once per table, and its run, which sets aside the rows PostgreSQL refuses.
+import { empty, ident, join, raw, sql, type Sql } from './sql.js';
 import pg from 'pg';
-import { Prisma as Sql } from '../prisma/generated/read-model/client.js';
 import { copiesHeldBy } from './dependents.js';
 import { readOrderParameter, type ReadOrder, type ReadOrderSql } from './read-order.js';
 import type { RejectedRow } from './rejects.js';
 import type { ReadModelRow, SyncTable } from './table-definition.js';
-import { ident, type ReadModelTx } from './transaction.js';
+import { type ReadModelTx } from './transaction.js';
 
 /**
  * Upserts in one statement; when PostgreSQL refuses it (a number out of range, a byte sequence it
@@ -77,14 +77,10 @@ export async function upsertRows(
  * the value of that table's read-model row when it has one, never the legacy join's, which may
  * be older: a copy always equals its source in the read model, which never goes back in time.
  */
-export function upsertStatement(
-  table: SyncTable,
-  rows: ReadModelRow[],
-  order: ReadOrderSql,
-): Sql.Sql {
+export function upsertStatement(table: SyncTable, rows: ReadModelRow[], order: ReadOrderSql): Sql {
   const { columnList, incomingValues, derivedJoins, assignments, current, incoming } =
     upsertParts(table);
-  return Sql.sql`INSERT INTO ${ident(table.name)} AS t (${columnList}, read_order)
+  return sql`INSERT INTO ${ident(table.name)} AS t (${columnList}, read_order)
     SELECT ${incomingValues}, ${order}
     FROM json_populate_recordset(NULL::${ident(table.name)}, ${JSON.stringify(rows)}::json) AS d
     ${derivedJoins}
@@ -110,31 +106,29 @@ function buildUpsertParts(table: SyncTable) {
   const updatable = columns.filter((c) => c !== 'id');
   // Each source joined laterally as `copy_N` (the incoming row is `d`, the source row `s`, as in
   // the declarations); a copied column is the source's value when the source row exists.
-  const copiedFrom = new Map<string, string>();
+  const copiedFrom = new Map<string, Sql>();
   const derivedJoins = copiesHeldBy(table).map(({ source, copy }, i) => {
-    const alias = `copy_${i}`;
+    const alias = raw(`copy_${i}`);
     const values = Object.entries(copy.columns).map(([column, expression]) => {
       copiedFrom.set(column, alias);
-      return `${expression} AS ${pg.escapeIdentifier(column)}`;
+      return sql`${raw(expression)} AS ${ident(column)}`;
     });
-    return Sql.raw(`LEFT JOIN LATERAL (SELECT true AS found, ${values.join(', ')}
-      FROM ${pg.escapeIdentifier(source.name)} s WHERE ${copy.on} LIMIT 1) ${alias} ON true`);
+    return sql`LEFT JOIN LATERAL (SELECT true AS found, ${join(values, ', ')}
+      FROM ${ident(source.name)} s WHERE ${raw(copy.on)} LIMIT 1) ${alias} ON true`;
   });
   const incomingValues = columns.map((c) => {
     const alias = copiedFrom.get(c);
-    const column = pg.escapeIdentifier(c);
-    return Sql.raw(
-      alias
-        ? `CASE WHEN ${alias}.found THEN ${alias}.${column} ELSE d.${column} END`
-        : `d.${column}`,
-    );
+    const column = ident(c);
+    return alias
+      ? sql`CASE WHEN ${alias}.found THEN ${alias}.${column} ELSE d.${column} END`
+      : sql`d.${column}`;
   });
   return {
-    columnList: Sql.join(columns.map(ident)),
-    incomingValues: Sql.join(incomingValues),
-    derivedJoins: derivedJoins.length > 0 ? Sql.join(derivedJoins, ' ') : Sql.empty,
-    assignments: Sql.join(updatable.map((c) => Sql.sql`${ident(c)} = EXCLUDED.${ident(c)}`)),
-    current: Sql.join(updatable.map((c) => Sql.sql`t.${ident(c)}`)),
-    incoming: Sql.join(updatable.map((c) => Sql.sql`EXCLUDED.${ident(c)}`)),
+    columnList: join(columns.map(ident)),
+    incomingValues: join(incomingValues),
+    derivedJoins: derivedJoins.length > 0 ? join(derivedJoins, ' ') : empty,
+    assignments: join(updatable.map((c) => sql`${ident(c)} = EXCLUDED.${ident(c)}`)),
+    current: join(updatable.map((c) => sql`t.${ident(c)}`)),
+    incoming: join(updatable.map((c) => sql`EXCLUDED.${ident(c)}`)),
   };
 }

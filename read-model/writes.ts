@@ -3,7 +3,7 @@
 // and the rows set aside. Every write is ordered by its read (read-order.ts): a row, a delete or
 // a derived copy never goes back to an older version. A first load's batches take
 // first-load-writes.ts; the gateway's member writes, apply-now.ts.
-import { Prisma as Sql } from '../prisma/generated/read-model/client.js';
+import { ident, join, raw, sql } from './sql.js';
 import { deleteParts, idArray } from './deletes.js';
 import { buriedRows, dependentStatement, sourceColumnList } from './dependents.js';
 import { readOrderParameter, type ReadOrder } from './read-order.js';
@@ -15,7 +15,7 @@ import {
   type RejectedRow,
 } from './rejects.js';
 import type { LegacyRow, ReadModelRow, SyncTable } from './table-definition.js';
-import { ident, type ReadModelTx } from './transaction.js';
+import { type ReadModelTx } from './transaction.js';
 import { upsertIsolatingFailures } from './upsert.js';
 
 /**
@@ -86,15 +86,15 @@ export async function deleteAndRefresh(
   const liveIds = live.map((row) => row.id as number);
   const refreshes = dependents.map((dependent, i) => {
     const columns = sourceColumnList(table, dependent);
-    const source = Sql.sql`SELECT ${columns} FROM ${ident(table.name)}
+    const source = sql`SELECT ${columns} FROM ${ident(table.name)}
       WHERE id = ANY(${liveIds}::${idArray(table)})
       UNION ALL ${buriedRows(table, dependent, gone)}`;
-    return Sql.sql`, ${Sql.raw(`dependent_${i}`)} AS (${dependentStatement(table, dependent, source)})`;
+    return sql`, ${raw(`dependent_${i}`)} AS (${dependentStatement(table, dependent, source)})`;
   });
   const [row] = await tx.$queryRaw<{ changed: number }[]>`WITH ${deleteParts(
     table,
     gone.map((r) => r.id as number),
     at,
-  )}${Sql.join(refreshes, '')} SELECT count(*)::int AS changed FROM deleted`;
+  )}${join(refreshes, '')} SELECT count(*)::int AS changed FROM deleted`;
   return row?.changed ?? 0;
 }

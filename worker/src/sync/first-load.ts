@@ -1,11 +1,12 @@
 // A table's first run: where its load starts (in key order, from 0), and the secondary indexes it
 // drops while the read model's copy of the table is empty and builds once the load has caught up
 // (docs/decisions/0002, first load).
+import { ident, pgRows, sql } from '../../../read-model/sql.js';
 import pg from 'pg';
 import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
 import type { SyncTable } from '../../../read-model/table-definition.js';
 import { SYNC_TABLES } from '../../../read-model/tables/index.js';
-import { ident, readModelTransaction } from '../../../read-model/transaction.js';
+import { readModelTransaction } from '../../../read-model/transaction.js';
 import { legacyClock } from './legacy-reader.js';
 import type { SyncDatabases, SyncOptions } from './sync-engine.js';
 import type { Position } from './sync-position.js';
@@ -96,9 +97,10 @@ export async function restoreIndexes(
     for (const definition of definitions) {
       await client.query(definition.replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '));
     }
-    await client.query(`UPDATE sync_state SET deferred_indexes = '{}' WHERE table_name = $1`, [
-      table.name,
-    ]);
+    await pgRows(
+      client,
+      sql`UPDATE sync_state SET deferred_indexes = '{}' WHERE table_name = ${table.name}`,
+    );
   } finally {
     await client.end();
   }

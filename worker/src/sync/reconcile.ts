@@ -5,14 +5,13 @@
 // only buckets that differ are read row by row and repaired through the incremental sync's own
 // write path. A pass runs in time slices between the table's sync runs, resuming from a cursor
 // kept in sync_state, so a big table never holds up its sync.
+import { ident, join, raw, sql } from '../../../read-model/sql.js';
 import { differingBuckets, legacyBuckets, readModelBuckets } from './checksum.js';
 import { classify } from './compare.js';
 import { deleteRows } from '../../../read-model/deletes.js';
 import { applyLegacyRows } from '../../../read-model/writes.js';
 import { nextReadOrder, purgeDeletes } from '../../../read-model/read-order.js';
-import { ident, readModelTransaction } from '../../../read-model/transaction.js';
-import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
-import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
+import { readModelTransaction } from '../../../read-model/transaction.js';
 import { legacyRows } from './legacy-reader.js';
 import type { SyncDatabases } from './sync-engine.js';
 import { legacySource, type SyncTable } from '../../../read-model/table-definition.js';
@@ -121,12 +120,12 @@ async function nextKey(
   cursor: bigint,
   result: ReconcileResult,
 ): Promise<bigint | null> {
-  const key = LegacySql.raw(table.key);
+  const key = raw(table.key);
   const legacyStarted = Date.now();
   const [legacyRow] = await legacyRows(
     db.legacy,
-    LegacySql.sql`SELECT ${key} AS id
-      FROM ${LegacySql.raw(`${table.from.table} ${table.from.alias}`)} WHERE ${key} > ${cursor} ORDER BY ${key} LIMIT 1`,
+    sql`SELECT ${key} AS id
+      FROM ${raw(`${table.from.table} ${table.from.alias}`)} WHERE ${key} > ${cursor} ORDER BY ${key} LIMIT 1`,
   );
   result.legacyMs += Date.now() - legacyStarted;
   const [held] = await db.readModel.$queryRaw<{ id: bigint | null }[]>`SELECT min(id)::bigint AS id
@@ -164,17 +163,17 @@ export async function repairRange(
   hi: bigint,
   result: ReconcileResult,
 ) {
-  const key = LegacySql.raw(table.key);
+  const key = raw(table.key);
   const order = await nextReadOrder(db.readModel);
   const legacyStarted = Date.now();
   const rows = await legacyRows(
     db.legacy,
-    LegacySql.sql`${legacySource(table)} WHERE ${key} BETWEEN ${lo} AND ${hi} ORDER BY ${key}`,
+    sql`${legacySource(table)} WHERE ${key} BETWEEN ${lo} AND ${hi} ORDER BY ${key}`,
   );
   result.legacyMs += Date.now() - legacyStarted;
   await db.afterRead?.(table);
   result.legacyRowsRead += rows.length;
-  const columns = Sql.join(Object.keys(table.columns).map(ident));
+  const columns = join(Object.keys(table.columns).map(ident));
   const readRows = await db.readModel.$queryRaw<Record<string, unknown>[]>`SELECT ${columns}
     FROM ${ident(table.name)} WHERE id BETWEEN ${lo} AND ${hi}`;
   const held = new Map(readRows.map((row) => [Number(row.id as number | bigint), row]));

@@ -1,6 +1,6 @@
 // Where a table's sync stands (its keyset position on (changed-at, key), or its first load's key)
 // and the legacy query that reads the batch after it.
-import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
+import { empty, raw, sql } from '../../../read-model/sql.js';
 import type { LegacyBatch } from '../../../read-model/legacy-rows.js';
 import { legacyWallClock } from '../../../read-model/legacy-values.js';
 import { legacySource, type SyncTable } from '../../../read-model/table-definition.js';
@@ -37,18 +37,18 @@ export function positionAfter(
 }
 
 export function batchQuery(table: SyncTable, from: Position, limit: number) {
-  const key = LegacySql.raw(table.key);
+  const key = raw(table.key);
   if (!table.changedAt || from.loadKey !== null) {
     const after = from.loadKey ?? from.id;
-    return LegacySql.sql`${legacySource(table)} WHERE ${key} > ${after} ORDER BY ${key} LIMIT ${limit}`;
+    return sql`${legacySource(table)} WHERE ${key} > ${after} ORDER BY ${key} LIMIT ${limit}`;
   }
-  const changedAt = LegacySql.raw(table.changedAt);
+  const changedAt = raw(table.changedAt);
   // The leading `>=` makes this a range scan of the (changed-at, id) index in index order, so a
   // batch costs its own rows and never a sort of everything past the position.
   const after = from.changedAt
-    ? LegacySql.sql`WHERE ${changedAt} >= ${from.changedAt} AND (${changedAt} > ${from.changedAt} OR ${key} > ${from.id})`
-    : LegacySql.empty;
-  return LegacySql.sql`${legacySource(table)} ${after} ORDER BY ${changedAt}, ${key} LIMIT ${limit}`;
+    ? sql`WHERE ${changedAt} >= ${from.changedAt} AND (${changedAt} > ${from.changedAt} OR ${key} > ${from.id})`
+    : empty;
+  return sql`${legacySource(table)} ${after} ORDER BY ${changedAt}, ${key} LIMIT ${limit}`;
 }
 
 /**
