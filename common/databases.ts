@@ -108,7 +108,8 @@ export function createLegacyClient(url: string, options: PoolOptions = {}): Lega
     prepareCacheLength: 0,
     initSql: [`SET time_zone = '${LEGACY_SESSION_TIME_ZONE}'`],
   });
-  // The pool is ours so the sync's bulk reads can share it (legacyPool); $disconnect still ends it.
+  // The pool is ours so the worker's legacy reads can share it (legacyPool); $disconnect still
+  // ends it.
   const client = new LegacyClient({
     adapter: new PrismaMariaDb(pool, { disposeExternalPool: true }),
   });
@@ -117,8 +118,8 @@ export function createLegacyClient(url: string, options: PoolOptions = {}): Lega
 }
 
 /**
- * The mariadb pool under a legacy client, for the sync's bulk reads, which skip the ORM's
- * per-value conversions (worker/src/sync/sync-engine.ts, docs/decisions/0002).
+ * The mariadb pool under a legacy client, for the worker's legacy reads, which skip the ORM's
+ * per-value conversions (worker/src/sync/legacy-reader.ts, docs/decisions/0002).
  */
 export function legacyPool(db: LegacyClient): mariadb.Pool {
   const pool = legacyPools.get(db);

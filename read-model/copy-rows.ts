@@ -9,6 +9,7 @@
 // the largest part of a text COPY after the index insertions). A value with no binary form here
 // (an integer out of its column's range, a text that is not the mapping's ISO form) refuses the
 // batch's COPY, as PostgreSQL would have refused its text, and the batch takes the upsert path.
+import { ident, join, sql } from './sql.js';
 import { finished } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -347,8 +348,9 @@ export function copyStatement(
   { withReadOrder }: { withReadOrder: boolean },
 ): string {
   const names = Object.keys(table.columns);
-  const columns = (withReadOrder ? [...names, 'read_order'] : names).map(pg.escapeIdentifier);
-  return `COPY ${pg.escapeIdentifier(table.name)} (${columns.join(', ')}) FROM STDIN (FORMAT binary)`;
+  const columns = (withReadOrder ? [...names, 'read_order'] : names).map(ident);
+  // COPY takes no parameters: only its text is sent.
+  return sql`COPY ${ident(table.name)} (${join(columns, ', ')}) FROM STDIN (FORMAT binary)`.text;
 }
 
 /** Sends `data` through `COPY ... FROM STDIN` on a connection; returns the rows copied. */

@@ -4,9 +4,7 @@
 // 20261125050000_kept_totals) as delta rows in the transaction that changes the rows. Read:
 // api/scoped-sql.ts. Folded and checked here; the definitions below are the migrations' own, for
 // the check.
-import pg from 'pg';
-/** A pool or one of its connections. */
-type Queryable = Pick<pg.Pool, 'query'>;
+import { ident, join, pgRows, raw, sql, type PgQueryable as Queryable } from './sql.js';
 
 /** The tables with kept counts, and the status column each is counted by ('' for none). */
 export const KEPT_COUNTS = {
@@ -86,18 +84,23 @@ export async function foldKeptCounts(db: Queryable): Promise<number> {
 
 /** One table's fold: its rows per group replaced by their sums; returns the rows it removed. */
 async function foldTable(db: Queryable, table: string, group: string[], sums: string[]) {
-  const keys = group.join(', ');
-  const columns = [...group, ...sums].join(', ');
-  const { rows } = await db.query<{ folded: string }>(`
-    WITH gone AS (DELETE FROM ${table} RETURNING ${columns}),
+  const keys = join(group.map(ident));
+  const columns = join([...group, ...sums].map(ident));
+  const [row] = await pgRows<{ folded: string }>(
+    db,
+    sql`WITH gone AS (DELETE FROM ${ident(table)} RETURNING ${columns}),
     folded AS (
-      INSERT INTO ${table} (${columns})
-      SELECT ${keys}, ${sums.map((c) => `sum(${c})`).join(', ')} FROM gone
-      GROUP BY ${keys} HAVING ${sums.map((c) => `sum(${c}) <> 0`).join(' OR ')}
+      INSERT INTO ${ident(table)} (${columns})
+      SELECT ${keys}, ${join(sums.map((c) => sql`sum(${ident(c)})`))} FROM gone
+      GROUP BY ${keys} HAVING ${join(
+        sums.map((c) => sql`sum(${ident(c)}) <> 0`),
+        ' OR ',
+      )}
       RETURNING 1
     )
-    SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded) AS folded`);
-  return Number(rows[0]?.folded ?? 0);
+    SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded) AS folded`,
+  );
+  return Number(row?.folded ?? 0);
 }
 
 export interface KeptDifference {
@@ -124,7 +127,7 @@ export async function keptDifferences(db: Queryable, table: KeptTable): Promise<
 async function keptDaySumDifferences(db: Queryable, table: KeptTable): Promise<KeptDifference[]> {
   if (!(table in KEPT_DAY_SUMS)) return [];
   const sums = KEPT_DAY_SUMS[table as DaySumTable];
-  const { rows } = await db.query<{
+  const rows = await pgRows<{
     kind: string;
     branch_key: number;
     day: string;
@@ -133,16 +136,16 @@ async function keptDaySumDifferences(db: Queryable, table: KeptTable): Promise<K
     n: string | null;
     amount: string | null;
   }>(
-    `SELECT kind, branch_key, day::text AS day, k.kept_n, k.kept_amount, c.n, c.amount
+    db,
+    sql`SELECT kind, branch_key, day::text AS day, k.kept_n, k.kept_amount, c.n, c.amount
      FROM (SELECT kind, branch_key, day, sum(n) AS kept_n, sum(amount) AS kept_amount
-           FROM kept_day_sums WHERE kind LIKE $1 GROUP BY 1, 2, 3
-           HAVING sum(n) <> 0 OR sum(amount) <> 0) k
-     FULL JOIN (SELECT ${sums.kind} AS kind, branch_id AS branch_key, ${sums.day} AS day,
-                       count(*) AS n, sum(${sums.amount}) AS amount
-                FROM ${pg.escapeIdentifier(table)} WHERE ${sums.condition} GROUP BY 1, 2, 3) c
+           FROM kept_day_sums WHERE kind LIKE ${sums.kind.startsWith(`'money:'`) ? 'money:%' : sums.kind.slice(1, -1)}
+           GROUP BY 1, 2, 3 HAVING sum(n) <> 0 OR sum(amount) <> 0) k
+     FULL JOIN (SELECT ${raw(sums.kind)} AS kind, branch_id AS branch_key, ${raw(sums.day)} AS day,
+                       count(*) AS n, sum(${raw(sums.amount)}) AS amount
+                FROM ${ident(table)} WHERE ${raw(sums.condition)} GROUP BY 1, 2, 3) c
        USING (kind, branch_key, day)
      WHERE k.kept_n IS DISTINCT FROM c.n OR k.kept_amount IS DISTINCT FROM c.amount`,
-    [sums.kind.startsWith(`'money:'`) ? 'money:%' : sums.kind.slice(1, -1)],
   );
   return rows.map((r) => ({
     group: `${r.kind} of branch ${r.branch_key} on ${r.day}`,
@@ -169,31 +172,31 @@ async function keptCountDifferences(
   table: KeptTable,
 ): Promise<KeptCountDifference[]> {
   const column = KEPT_COUNTS[table];
-  const status = column === '' ? `''` : pg.escapeIdentifier(column);
-  const { rows } = await db.query<{
+  const status = column === '' ? raw(`''`) : ident(column);
+  const rows = await pgRows<{
     branch_key: number;
     status: string;
     id_block: number | null;
     kept: string | null;
     counted: string | null;
   }>(
-    `SELECT coalesce(k.branch_key, c.branch_key) AS branch_key,
+    db,
+    sql`SELECT coalesce(k.branch_key, c.branch_key) AS branch_key,
             coalesce(k.status, c.status) AS status,
             coalesce(k.id_block, c.id_block) AS id_block, k.kept, c.counted
      FROM (SELECT branch_key, status, id_block, sum(n) AS kept FROM kept_counts
-           WHERE table_name = $1 GROUP BY 1, 2, 3 HAVING sum(n) <> 0
+           WHERE table_name = ${table} GROUP BY 1, 2, 3 HAVING sum(n) <> 0
            UNION ALL
            SELECT branch_key, status, NULL, sum(n) FROM kept_totals
-           WHERE table_name = $1 GROUP BY 1, 2 HAVING sum(n) <> 0) k
+           WHERE table_name = ${table} GROUP BY 1, 2 HAVING sum(n) <> 0) k
      FULL JOIN (SELECT branch_key, status, id_block, count(*) AS counted
                 FROM (SELECT coalesce(branch_id, 0) AS branch_key, ${status} AS status,
-                             id / ${ID_BLOCK} AS id_block
-                      FROM ${pg.escapeIdentifier(table)}) r
+                             id / ${raw(String(ID_BLOCK))} AS id_block
+                      FROM ${ident(table)}) r
                 GROUP BY GROUPING SETS ((branch_key, status, id_block), (branch_key, status))) c
        ON k.branch_key = c.branch_key AND k.status = c.status
           AND k.id_block IS NOT DISTINCT FROM c.id_block
      WHERE k.kept IS DISTINCT FROM c.counted`,
-    [table],
   );
   return rows.map((r) => ({
     branchKey: r.branch_key,

@@ -1,6 +1,8 @@
-// Turning legacy raw-query values into API-ready read-model values. A value that cannot be
-// represented throws UnmappableValue: its row is set aside (rejects.ts), never its whole table.
-import { Prisma } from '../prisma/generated/legacy/client.js';
+// Turning legacy values into API-ready read-model values. They come in the MariaDB driver's form
+// (worker/src/sync/legacy-reader.ts; the gateway's member writes read the same way): DECIMAL as
+// its exact text, INT as a number, BIGINT as a bigint, DATE and DATETIME as text. A value that
+// cannot be represented throws UnmappableValue: its row is set aside (rejects.ts), never its
+// whole table.
 import {
   daysFromCivil,
   daysInMonth,
@@ -8,11 +10,7 @@ import {
   isCalendarDay,
   twoDigitsAt,
 } from './calendar.js';
-import {
-  ISTANBUL_OFFSET_HOURS,
-  dateOnly,
-  legacyWallClockToInstant,
-} from '../common/legacy-time.js';
+import { ISTANBUL_OFFSET_HOURS, legacyWallClockToInstant } from '../common/legacy-time.js';
 
 /** A legacy value with no read-model representation; the message is the reject reason. */
 export class UnmappableValue extends Error {}
@@ -63,18 +61,14 @@ const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
 
 /** DECIMAL -> exact decimal string, so no float rounding creeps in before PostgreSQL. */
 export function decimal(value: unknown): string {
-  // The MariaDB driver (the sync's bulk reads, the gateway's member writes) hands DECIMAL over as
-  // its exact text; the ORM's raw queries as a Decimal.js instance.
   if (typeof value === 'string' && DECIMAL_TEXT.test(value)) return value;
-  if (value instanceof Prisma.Decimal || typeof value === 'number') return value.toString();
   throw new UnmappableValue(`expected a decimal, got ${value === null ? 'null' : typeof value}`);
 }
 
 const DATE_TIME_TEXT = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2})(?:\.\d+)?)?$/;
 
 /**
- * A legacy DATE or DATETIME, read as text (sources CAST them AS CHAR, because the driver adapter
- * throws on a zero date and fails the whole batch) -> its parts. Zero dates ('0000-00-00'),
+ * A legacy DATE or DATETIME, read as text (a Date cannot hold a zero date) -> its parts. Zero dates ('0000-00-00'),
  * partly zero ones ('2020-00-10') and impossible ones ('2020-02-30'), which sessions without
  * NO_ZERO_DATE / NO_ZERO_IN_DATE write, are null. Checked by arithmetic, without a Date: the
  * backfill reads millions of them.
@@ -88,7 +82,6 @@ function validDateText(value: string): RegExpExecArray | null {
 /** A legacy DATE or DATETIME (see validDateText) -> its wall-clock Date; null if not valid. */
 export function legacyWallClock(value: unknown): Date | null {
   if (value === null || value === undefined) return null;
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value;
   if (typeof value !== 'string')
     throw new UnmappableValue(`unreadable date ${JSON.stringify(value)}`);
   const match = validDateText(value);
@@ -252,9 +245,12 @@ export function instant(value: unknown, field = 'datetime'): string {
 
 /** DATE -> YYYY-MM-DD (an Istanbul calendar day, no time zone involved); null for zero dates. */
 export function dayOrNull(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'string')
+    throw new UnmappableValue(`unreadable date ${JSON.stringify(value)}`);
   // A valid text is already YYYY-MM-DD[ ...]: no need to format the day again. A DATE's own
   // text is read by character codes, as instantOfDateTimeText reads a DATETIME's.
-  if (typeof value === 'string' && value.length === 10 && value[4] === '-' && value[7] === '-') {
+  if (value.length === 10 && value[4] === '-' && value[7] === '-') {
     const [year, month, day] = [
       fourDigitsAt(value, 0),
       twoDigitsAt(value, 5),
@@ -262,9 +258,7 @@ export function dayOrNull(value: unknown): string | null {
     ];
     if (!Number.isNaN(year + month + day)) return isCalendarDay(year, month, day) ? value : null;
   }
-  if (typeof value === 'string') return validDateText(value) && value.slice(0, 10);
-  const wallClock = legacyWallClock(value);
-  return wallClock && dateOnly(wallClock);
+  return validDateText(value) && value.slice(0, 10);
 }
 
 export function day(value: unknown, field = 'date'): string {

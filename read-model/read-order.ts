@@ -9,7 +9,7 @@
 // is later than the row's: a read that began later began after every commit the earlier one
 // could have seen, so it holds the same version of the row or a newer one. The rule and its one
 // window are in docs/decisions/0002-sync-by-polling-with-look-back.md, "Ordered writes".
-import { Prisma as Sql } from '../prisma/generated/read-model/client.js';
+import { pgRows, sql, type Sql } from './sql.js';
 import { readModelPool, type ReadModelClient } from '../common/databases.js';
 
 /** The number a read took from sync_read_order before it began. */
@@ -17,16 +17,17 @@ export type ReadOrder = bigint;
 
 /** Takes the next read order; call it before the legacy read begins. */
 export async function nextReadOrder(readModel: ReadModelClient): Promise<ReadOrder> {
-  const { rows } = await readModelPool(readModel).query<{ n: string }>(
-    "SELECT nextval('sync_read_order') AS n",
+  const [row] = await pgRows<{ n: string }>(
+    readModelPool(readModel),
+    sql`SELECT nextval('sync_read_order') AS n`,
   );
-  return BigInt(rows[0]!.n);
+  return BigInt(row!.n);
 }
 
 /** A read order as SQL: a parameter, or an expression of the statement (the gateway's CTE). */
-export type ReadOrderSql = Sql.Sql;
+export type ReadOrderSql = Sql;
 
-export const readOrderParameter = (order: ReadOrder): ReadOrderSql => Sql.sql`${order}::bigint`;
+export const readOrderParameter = (order: ReadOrder): ReadOrderSql => sql`${order}::bigint`;
 
 /**
  * The least a tombstone is kept. For the order of writes it only has to outlive the reads that
@@ -48,22 +49,21 @@ export async function purgeDeletes(
   table: string,
   retentionMs: number,
 ): Promise<void> {
-  const pool = readModelPool(readModel);
   const keptMs = Math.max(retentionMs, TOMBSTONE_MIN_RETENTION_MS);
   // A tombstone the feed never showed (shown = false) takes nothing from anyone.
-  await pool.query(
-    `WITH tombstones AS (DELETE FROM sync_tombstones WHERE table_name = $1
-        AND deleted_at < now() - make_interval(secs => $2::float8 / 1000)
+  await pgRows(
+    readModelPool(readModel),
+    sql`WITH tombstones AS (DELETE FROM sync_tombstones WHERE table_name = ${table}
+        AND deleted_at < now() - make_interval(secs => ${keptMs}::float8 / 1000)
         RETURNING CASE WHEN shown THEN change_xid END AS xid),
-      departures AS (DELETE FROM change_departures WHERE table_name = $1
-        AND changed_at < now() - make_interval(secs => $3::float8 / 1000)
+      departures AS (DELETE FROM change_departures WHERE table_name = ${table}
+        AND changed_at < now() - make_interval(secs => ${retentionMs}::float8 / 1000)
         RETURNING change_xid AS xid),
       purged AS (SELECT max(xid) AS xid
         FROM (SELECT xid FROM tombstones UNION ALL SELECT xid FROM departures) AS gone)
     INSERT INTO change_feed_horizon AS h (table_name, purged_xid)
-    SELECT $1, xid FROM purged WHERE xid IS NOT NULL
+    SELECT ${table}::text, xid FROM purged WHERE xid IS NOT NULL
     ON CONFLICT (table_name) DO UPDATE
       SET purged_xid = GREATEST(h.purged_xid, EXCLUDED.purged_xid), purged_at = now()`,
-    [table, keptMs, retentionMs],
   );
 }

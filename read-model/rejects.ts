@@ -2,7 +2,7 @@
 // documented set, a number PostgreSQL refuses...). They are set aside in sync_rejects with the
 // reason, so the rows after them keep flowing, and retried whenever they are read again: when
 // they change (the incremental sync) or on every reconciliation pass, which finds them missing.
-import { Prisma as Sql } from '../prisma/generated/read-model/client.js';
+import { sql, type Sql } from './sql.js';
 import { columnName, type ReadModelTx } from './transaction.js';
 import { UnmappableValue } from './legacy-values.js';
 import type { LegacyRow, ReadModelRow, SyncTable } from './table-definition.js';
@@ -67,7 +67,7 @@ export async function clearRejects(tx: ReadModelTx, table: SyncTable, ids: numbe
   await tx.$executeRaw`${clearRejectsStatement(table, ids)}`;
 }
 
-export function clearRejectsStatement(table: SyncTable, ids: number[]): Sql.Sql {
-  return Sql.sql`DELETE FROM sync_rejects WHERE table_name = ${table.name}
+export function clearRejectsStatement(table: SyncTable, ids: number[]): Sql {
+  return sql`DELETE FROM sync_rejects WHERE table_name = ${table.name}
     AND row_id = ANY(${ids.map(String)}::bigint[])`;
 }

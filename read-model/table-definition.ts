@@ -1,9 +1,23 @@
 // A synced table is data, not code: the one engine (sync-engine.ts) and the reconciliation
 // (reconcile.ts) read these declarations.
-import type { LegacyPrisma } from '../common/databases.js';
+import { empty, raw, sql, type Sql } from './sql.js';
 
 /** How a read-model column's values compare (verify, reconcile) and travel to PostgreSQL. */
 export type ColumnType = 'int' | 'bigint' | 'text' | 'bool' | 'decimal' | 'date' | 'instant';
+
+/**
+ * The PostgreSQL type of each column type: copy-rows.ts writes the binary form of these, and
+ * test/copy-rows.test.ts checks that every synced column has its type's.
+ */
+export const PG_TYPES: Record<ColumnType, string> = {
+  int: 'integer',
+  bigint: 'bigint',
+  text: 'text',
+  bool: 'boolean',
+  decimal: 'numeric',
+  date: 'date',
+  instant: 'timestamptz',
+};
 
 /**
  * A value the read model stores: what the mapping of a legacy row produces. Instants are ISO text
@@ -12,7 +26,7 @@ export type ColumnType = 'int' | 'bigint' | 'text' | 'bool' | 'decimal' | 'date'
 export type ReadModelValue = string | number | boolean | null;
 export type ReadModelRow = Record<string, ReadModelValue>;
 
-/** A row as the legacy database returns it through Prisma's raw queries. */
+/** A row as the worker's legacy reader returns it (worker/src/sync/legacy-reader.ts). */
 export type LegacyRow = Record<string, unknown>;
 
 /** Read-model columns derived from this table's rows (e.g. members.branch_name from branches). */
@@ -23,6 +37,17 @@ export interface DependentColumns {
   on: string;
   /** Column of `d` -> SQL expression over `s` (and `d`) giving its value. */
   columns: Record<string, string>;
+  /**
+   * The columns of `s` that `on` and `columns` read; `id` is always read. A refresh for rows
+   * gone from the table sends these values only.
+   */
+  reads: readonly string[];
+  /**
+   * Read-model tables an expression looks rows up in once per row it updates (a subquery), each
+   * with the columns it looks them up by: indexes they lead stay through the first load of the
+   * looked-up table, or the refresh at its own catch-up would scan it once per row.
+   */
+  lookups?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** Which rows of a table a client bound to one branch sees. */
@@ -36,12 +61,16 @@ export interface BranchRule {
 export interface SyncTable {
   /** Name of the read-model table, and the sync position's key. */
   name: string;
+  /** The synced legacy table, and the alias that `select`, `key` and `changedAt` name it by. */
+  from: { table: string; alias: string };
+  /** The SELECT list over `from` and `joins`: the legacy row `map` reads (legacySource). */
+  select: string;
   /**
-   * SELECT list and FROM clause over the legacy database, without WHERE or ORDER BY. Joins are
-   * STRAIGHT_JOIN from the synced table: otherwise MySQL may drive from the small joined table
-   * and sort every remaining row for each batch instead of walking the synced table's index.
+   * Other legacy tables, joined to `from` for values the rows show (a member's branch name).
+   * LEFT JOINs from the synced table: otherwise MySQL may drive from the small joined table and
+   * sort every remaining row for each batch instead of walking the synced table's index.
    */
-  source: LegacyPrisma.Sql;
+  joins?: string;
   /**
    * Legacy column (qualified) that MySQL bumps on every change; null for tables without one,
    * which are polled for new ids only and reconciled for changes.
@@ -72,4 +101,10 @@ export interface SyncTable {
    * ones included, so a copy never outlives a rename made just before a delete.
    */
   dependents?: readonly DependentColumns[];
+}
+
+/** A table's source query over the legacy database, without WHERE or ORDER BY. */
+export function legacySource(table: SyncTable): Sql {
+  const { from, select, joins } = table;
+  return sql`SELECT ${raw(select)} FROM ${raw(`${from.table} ${from.alias}`)} ${joins ? raw(joins) : empty}`;
 }

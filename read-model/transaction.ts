@@ -1,7 +1,6 @@
-// One read-model transaction on a connection of the read-model client's pg pool, and the SQL
-// naming helpers every statement of the read model's write path uses.
-import pg from 'pg';
-import { Prisma as Sql } from '../prisma/generated/read-model/client.js';
+// One read-model transaction on a connection of the read-model client's pg pool, and columnName
+// (a qualified legacy column's own name).
+import { sql } from './sql.js';
 import { readModelPool, type ReadModelClient } from '../common/databases.js';
 import { copyIn } from './copy-rows.js';
 
@@ -29,7 +28,7 @@ export async function readModelTransaction<T>(
 ): Promise<T> {
   const client = await readModelPool(readModel).connect();
   const run = (strings: TemplateStringsArray, values: unknown[]) => {
-    const query = Sql.sql(strings, ...values);
+    const query = sql(strings, ...values);
     return client.query(query.text, query.values);
   };
   const tx: ReadModelTx = {
@@ -52,5 +51,4 @@ export async function readModelTransaction<T>(
   }
 }
 
-export const ident = (name: string) => Sql.raw(pg.escapeIdentifier(name));
 export const columnName = (qualified: string) => qualified.split('.').pop() ?? qualified;

@@ -3,7 +3,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CopyBuffer, copyIn, copyStatement } from '../read-model/copy-rows.js';
-import { PG_TYPES } from '../read-model/writes.js';
+import { PG_TYPES } from '../read-model/table-definition.js';
 import type { ReadModelRow, SyncTable } from '../read-model/table-definition.js';
 import { SYNC_TABLES } from '../read-model/tables/index.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';

@@ -203,6 +203,33 @@ describe('a table loaded from scratch again', () => {
     expect((await verifyEnvironment(env)).total).toBe(0);
   });
 
+  it('when a table loads from scratch, then the indexes its copies are looked up by stay', async () => {
+    const installments = syncTableNamed('installments');
+    const legacy = createLegacyClient(env.legacyReadOnlyUrl, { poolSize: 2 });
+    await readModel.$executeRaw`DELETE FROM installments`;
+    await readModel.syncState.delete({ where: { table_name: 'installments' } });
+    const indexes = async () =>
+      (
+        await readModel.$queryRaw<{ indexname: string }[]>`
+          SELECT indexname FROM pg_indexes WHERE tablename = 'installments' ORDER BY 1`
+      ).map((index) => index.indexname);
+    const before = await indexes();
+    try {
+      // One batch, then the run's time is up: the load stands part way through the keys.
+      const options = { ...DEFAULT_SYNC_OPTIONS, batchSize: 20, timeBudgetMs: 0 };
+      await syncTable(installments, { legacy, readModel }, options);
+      // The plans' collected_amount sums installments by plan_id, once per plan it refreshes.
+      expect(await indexes()).toContain('installments_plan_id_idx');
+      let run;
+      do run = await syncTable(installments, { legacy, readModel });
+      while (!run.caughtUp);
+    } finally {
+      await legacy.$disconnect();
+    }
+    expect(await indexes()).toEqual(before);
+    expect((await verifyEnvironment(env)).total).toBe(0);
+  });
+
   it('when a first load catches up, then the copies of its values in other tables follow it', async () => {
     const [presence] = await dashboard.query<{ member_id: number }>(
       'SELECT member_id FROM presence_logs LIMIT 1',

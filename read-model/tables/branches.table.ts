@@ -1,12 +1,12 @@
-import { Prisma } from '../../prisma/generated/legacy/client.js';
 import { foldTurkish } from '../../common/turkish.js';
 import { dayOrNull, int, text, textOrNull, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const branchesTable: SyncTable = {
   name: 'branches',
-  source: Prisma.sql`SELECT b.id, b.name, b.address, b.status, b.manager_name, b.phone, b.email,
-    CAST(b.founded_at AS CHAR) AS founded_at, CAST(b.created_at AS CHAR) AS created_at, CAST(b.updated_at AS CHAR) AS updated_at FROM branches b`,
+  from: { table: 'branches', alias: 'b' },
+  select: `b.id, b.name, b.address, b.status, b.manager_name, b.phone, b.email,
+    CAST(b.founded_at AS CHAR) AS founded_at, CAST(b.created_at AS CHAR) AS created_at, CAST(b.updated_at AS CHAR) AS updated_at`,
   changedAt: 'b.updated_at',
   key: 'b.id',
   branch: { column: 'id' },
@@ -37,7 +37,17 @@ export const branchesTable: SyncTable = {
     search_text: foldTurkish([row.name, row.address].map(textOrNull).join(' ')),
   }),
   dependents: [
-    { table: 'members', on: 'd.branch_id = s.id', columns: { branch_name: 's.name' } },
-    { table: 'staff', on: 'd.branch_id = s.id', columns: { branch_name: 's.name' } },
+    {
+      table: 'members',
+      on: 'd.branch_id = s.id',
+      columns: { branch_name: 's.name' },
+      reads: ['name'],
+    },
+    {
+      table: 'staff',
+      on: 'd.branch_id = s.id',
+      columns: { branch_name: 's.name' },
+      reads: ['name'],
+    },
   ],
 };

@@ -1,4 +1,3 @@
-import { Prisma } from '../../prisma/generated/legacy/client.js';
 import {
   bool,
   decimal,
@@ -14,11 +13,12 @@ import type { SyncTable } from '../table-definition.js';
 
 export const financialTransactionsTable: SyncTable = {
   name: 'financial_transactions',
-  source: Prisma.sql`SELECT ft.id, ft.member_id, ft.transaction_type, ft.transaction_code, ft.reference_id,
+  from: { table: 'financial_transactions', alias: 'ft' },
+  select: `ft.id, ft.member_id, ft.transaction_type, ft.transaction_code, ft.reference_id,
     ft.reference_table, ft.amount, ft.balance_before, ft.balance_after, ft.payment_method, ft.description,
     st.full_name AS staff_name, ft.staff_id, ft.branch_id, CAST(ft.transaction_date AS CHAR) AS transaction_date, ft.is_active, ft.is_cancelled,
-    CAST(ft.cancelled_at AS CHAR) AS cancelled_at, ft.cancel_reason, ft.cancelled_by, CAST(ft.created_at AS CHAR) AS created_at, CAST(ft.updated_at AS CHAR) AS updated_at
-    FROM financial_transactions ft LEFT JOIN staff st ON st.id = ft.staff_id`,
+    CAST(ft.cancelled_at AS CHAR) AS cancelled_at, ft.cancel_reason, ft.cancelled_by, CAST(ft.created_at AS CHAR) AS created_at, CAST(ft.updated_at AS CHAR) AS updated_at`,
+  joins: 'LEFT JOIN staff st ON st.id = ft.staff_id',
   changedAt: 'ft.updated_at',
   key: 'ft.id',
   branch: { column: 'branch_id' },

@@ -1,15 +1,15 @@
-import { Prisma } from '../../prisma/generated/legacy/client.js';
 import { decimal, int, text, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const installmentPlansTable: SyncTable = {
   name: 'installment_plans',
-  source: Prisma.sql`SELECT ip.id, ip.member_id, CONCAT_WS(' ', m.full_name, m.surname) AS member_name,
+  from: { table: 'installment_plans', alias: 'ip' },
+  select: `ip.id, ip.member_id, CONCAT_WS(' ', m.full_name, m.surname) AS member_name,
     ip.branch_id, ip.status, ip.total_amount,
     (SELECT COALESCE(SUM(i.amount), 0) FROM installments i WHERE i.plan_id = ip.id AND i.is_paid = 1)
       AS collected_amount,
-    ip.created_at, ip.updated_at
-    FROM installment_plans ip LEFT JOIN members m ON m.id = ip.member_id`,
+    ip.created_at, ip.updated_at`,
+  joins: 'LEFT JOIN members m ON m.id = ip.member_id',
   changedAt: 'ip.updated_at',
   key: 'ip.id',
   branch: { column: 'branch_id' },

@@ -1,11 +1,11 @@
-import { Prisma } from '../../prisma/generated/legacy/client.js';
 import { bool, day, decimal, instantOrNull, int, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const installmentsTable: SyncTable = {
   name: 'installments',
-  source: Prisma.sql`SELECT i.id, i.plan_id, CAST(i.due_date AS CHAR) AS due_date, i.amount, i.is_paid, CAST(i.paid_at AS CHAR) AS paid_at, CAST(i.created_at AS CHAR) AS created_at,
-    CAST(i.updated_at AS CHAR) AS updated_at FROM installments i`,
+  from: { table: 'installments', alias: 'i' },
+  select: `i.id, i.plan_id, CAST(i.due_date AS CHAR) AS due_date, i.amount, i.is_paid, CAST(i.paid_at AS CHAR) AS paid_at, CAST(i.created_at AS CHAR) AS created_at,
+    CAST(i.updated_at AS CHAR) AS updated_at`,
   changedAt: 'i.updated_at',
   key: 'i.id',
   columns: {
@@ -36,6 +36,8 @@ export const installmentsTable: SyncTable = {
         collected_amount:
           '(SELECT COALESCE(SUM(i.amount), 0) FROM installments i WHERE i.plan_id = d.id AND i.is_paid)',
       },
+      reads: ['plan_id'],
+      lookups: { installments: ['plan_id'] },
     },
   ],
 };

@@ -1,13 +1,13 @@
-import { Prisma } from '../../prisma/generated/legacy/client.js';
 import { instant, instantOrNull, int, intOrNull, text, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const privateLessonsTable: SyncTable = {
   name: 'private_lessons',
-  source: Prisma.sql`SELECT pl.id, pl.member_id, CONCAT_WS(' ', m.full_name, m.surname) AS member_name,
+  from: { table: 'private_lessons', alias: 'pl' },
+  select: `pl.id, pl.member_id, CONCAT_WS(' ', m.full_name, m.surname) AS member_name,
     m.branch_id, pl.package_id, COALESCE(p.name, '') AS package_name, pl.trainer_id, pl.total_lessons,
-    pl.remaining_lessons, CAST(pl.created_at AS CHAR) AS created_at, CAST(pl.updated_at AS CHAR) AS updated_at
-    FROM private_lessons pl LEFT JOIN members m ON m.id = pl.member_id LEFT JOIN packages p ON p.id = pl.package_id`,
+    pl.remaining_lessons, CAST(pl.created_at AS CHAR) AS created_at, CAST(pl.updated_at AS CHAR) AS updated_at`,
+  joins: 'LEFT JOIN members m ON m.id = pl.member_id LEFT JOIN packages p ON p.id = pl.package_id',
   changedAt: 'pl.updated_at',
   key: 'pl.id',
   branch: { column: 'branch_id' },
@@ -41,9 +41,10 @@ export const privateLessonsTable: SyncTable = {
 
 export const presenceTable: SyncTable = {
   name: 'presence_records',
-  source: Prisma.sql`SELECT pr.id, pr.member_id, CONCAT_WS(' ', m.full_name, m.surname) AS member_name,
-    pr.branch_id, CAST(pr.entry_time AS CHAR) AS entry_time, CAST(pr.exit_time AS CHAR) AS exit_time, pr.direction, pr.access_method, CAST(pr.created_at AS CHAR) AS created_at, CAST(pr.updated_at AS CHAR) AS updated_at
-    FROM presence_logs pr LEFT JOIN members m ON m.id = pr.member_id`,
+  from: { table: 'presence_logs', alias: 'pr' },
+  select: `pr.id, pr.member_id, CONCAT_WS(' ', m.full_name, m.surname) AS member_name,
+    pr.branch_id, CAST(pr.entry_time AS CHAR) AS entry_time, CAST(pr.exit_time AS CHAR) AS exit_time, pr.direction, pr.access_method, CAST(pr.created_at AS CHAR) AS created_at, CAST(pr.updated_at AS CHAR) AS updated_at`,
+  joins: 'LEFT JOIN members m ON m.id = pr.member_id',
   changedAt: 'pr.updated_at',
   key: 'pr.id',
   branch: { column: 'branch_id' },

@@ -1,11 +1,11 @@
-import { Prisma } from '../../prisma/generated/legacy/client.js';
 import { foldTurkish } from '../../common/turkish.js';
 import { bool, decimal, instant, int, text, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const marketCategoriesTable: SyncTable = {
   name: 'market_categories',
-  source: Prisma.sql`SELECT c.id, c.name, c.is_active, CAST(c.created_at AS CHAR) AS created_at FROM market_categories c`,
+  from: { table: 'market_categories', alias: 'c' },
+  select: `c.id, c.name, c.is_active, CAST(c.created_at AS CHAR) AS created_at`,
   // No updated_at: the category screen edits rows in place.
   changedAt: null,
   key: 'c.id',
@@ -17,15 +17,21 @@ export const marketCategoriesTable: SyncTable = {
     created_at: instant(row.created_at, 'created_at'),
   }),
   dependents: [
-    { table: 'market_products', on: 'd.category_id = s.id', columns: { category_name: 's.name' } },
+    {
+      table: 'market_products',
+      on: 'd.category_id = s.id',
+      columns: { category_name: 's.name' },
+      reads: ['name'],
+    },
   ],
 };
 
 export const marketProductsTable: SyncTable = {
   name: 'market_products',
-  source: Prisma.sql`SELECT p.id, p.name, p.category_id, COALESCE(c.name, '') AS category_name, p.price, p.stock,
-    p.is_active, CAST(p.created_at AS CHAR) AS created_at, CAST(p.updated_at AS CHAR) AS updated_at
-    FROM market_products p LEFT JOIN market_categories c ON c.id = p.category_id`,
+  from: { table: 'market_products', alias: 'p' },
+  select: `p.id, p.name, p.category_id, COALESCE(c.name, '') AS category_name, p.price, p.stock,
+    p.is_active, CAST(p.created_at AS CHAR) AS created_at, CAST(p.updated_at AS CHAR) AS updated_at`,
+  joins: 'LEFT JOIN market_categories c ON c.id = p.category_id',
   changedAt: 'p.updated_at',
   key: 'p.id',
   columns: {

@@ -1,12 +1,12 @@
-import { Prisma } from '../../prisma/generated/legacy/client.js';
 import { day, decimal, int, text, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const memberPackagesTable: SyncTable = {
   name: 'member_packages',
-  source: Prisma.sql`SELECT mp.id, mp.member_id, mp.package_id, mp.branch_id, COALESCE(p.name, '') AS package_type_name,
-    CAST(mp.start_date AS CHAR) AS start_date, CAST(mp.end_date AS CHAR) AS end_date, mp.status, mp.price_paid, CAST(mp.created_at AS CHAR) AS created_at, CAST(mp.updated_at AS CHAR) AS updated_at
-    FROM member_packages mp LEFT JOIN packages p ON p.id = mp.package_id`,
+  from: { table: 'member_packages', alias: 'mp' },
+  select: `mp.id, mp.member_id, mp.package_id, mp.branch_id, COALESCE(p.name, '') AS package_type_name,
+    CAST(mp.start_date AS CHAR) AS start_date, CAST(mp.end_date AS CHAR) AS end_date, mp.status, mp.price_paid, CAST(mp.created_at AS CHAR) AS created_at, CAST(mp.updated_at AS CHAR) AS updated_at`,
+  joins: 'LEFT JOIN packages p ON p.id = mp.package_id',
   changedAt: 'mp.updated_at',
   key: 'mp.id',
   branch: { column: 'branch_id' },

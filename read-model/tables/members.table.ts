@@ -1,4 +1,3 @@
-import { Prisma } from '../../prisma/generated/legacy/client.js';
 import { digitsOf, foldTurkish } from '../../common/turkish.js';
 import {
   bool,
@@ -16,14 +15,16 @@ import type { SyncTable } from '../table-definition.js';
 
 /** members.full_name + ' ' + members.surname, just full_name without a surname (legacy README). */
 export const MEMBER_NAME_SQL = "concat_ws(' ', s.full_name, s.surname)";
+const MEMBER_NAME_READS = ['full_name', 'surname'];
 
 export const membersTable: SyncTable = {
   name: 'members',
-  source: Prisma.sql`SELECT m.id, m.full_name, m.surname, m.phone, m.email, m.tc_no, m.member_no,
+  from: { table: 'members', alias: 'm' },
+  select: `m.id, m.full_name, m.surname, m.phone, m.email, m.tc_no, m.member_no,
     m.gender, CAST(m.birth_date AS CHAR) AS birth_date, m.branch_id, COALESCE(b.name, '') AS branch_name, m.entry_status, m.balance,
     m.freeze_status, m.status, CAST(m.registered_at AS CHAR) AS registered_at, m.address, m.qr_code, m.referral_code,
-    m.is_deleted, CAST(m.created_at AS CHAR) AS created_at, CAST(m.updated_at AS CHAR) AS updated_at
-    FROM members m LEFT JOIN branches b ON b.id = m.branch_id`,
+    m.is_deleted, CAST(m.created_at AS CHAR) AS created_at, CAST(m.updated_at AS CHAR) AS updated_at`,
+  joins: 'LEFT JOIN branches b ON b.id = m.branch_id',
   changedAt: 'm.updated_at',
   key: 'm.id',
   branch: { column: 'branch_id' },
@@ -93,16 +94,19 @@ export const membersTable: SyncTable = {
       table: 'installment_plans',
       on: 'd.member_id = s.id',
       columns: { member_name: MEMBER_NAME_SQL },
+      reads: MEMBER_NAME_READS,
     },
     {
       table: 'private_lessons',
       on: 'd.member_id = s.id',
       columns: { member_name: MEMBER_NAME_SQL, branch_id: 's.branch_id' },
+      reads: [...MEMBER_NAME_READS, 'branch_id'],
     },
     {
       table: 'presence_records',
       on: 'd.member_id = s.id',
       columns: { member_name: MEMBER_NAME_SQL },
+      reads: MEMBER_NAME_READS,
     },
   ],
 };

@@ -1,11 +1,10 @@
-import { Prisma } from '../../prisma/generated/legacy/client.js';
 import { bool, instant, int, intOrNull, text } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const notificationsTable: SyncTable = {
   name: 'notifications',
-  source: Prisma.sql`SELECT n.id, n.branch_id, n.title, n.message, n.type, n.is_read, CAST(n.created_at AS CHAR) AS created_at
-    FROM notifications n`,
+  from: { table: 'notifications', alias: 'n' },
+  select: `n.id, n.branch_id, n.title, n.message, n.type, n.is_read, CAST(n.created_at AS CHAR) AS created_at`,
   // No updated_at: is_read flips in place, and rows older than 90 days are DELETEd nightly.
   changedAt: null,
   key: 'n.id',

@@ -1,11 +1,11 @@
-import { Prisma } from '../../prisma/generated/legacy/client.js';
 import { bool, decimal, int, intOrNull, text, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const packagesTable: SyncTable = {
   name: 'packages',
-  source: Prisma.sql`SELECT p.id, p.name, p.price, p.duration_days, p.duration_months, p.is_active,
-    p.sort_order, CAST(p.created_at AS CHAR) AS created_at, CAST(p.updated_at AS CHAR) AS updated_at FROM packages p`,
+  from: { table: 'packages', alias: 'p' },
+  select: `p.id, p.name, p.price, p.duration_days, p.duration_months, p.is_active,
+    p.sort_order, CAST(p.created_at AS CHAR) AS created_at, CAST(p.updated_at AS CHAR) AS updated_at`,
   changedAt: 'p.updated_at',
   key: 'p.id',
   columns: {
@@ -34,7 +34,13 @@ export const packagesTable: SyncTable = {
       table: 'member_packages',
       on: 'd.package_id = s.id',
       columns: { package_type_name: 's.name' },
+      reads: ['name'],
     },
-    { table: 'private_lessons', on: 'd.package_id = s.id', columns: { package_name: 's.name' } },
+    {
+      table: 'private_lessons',
+      on: 'd.package_id = s.id',
+      columns: { package_name: 's.name' },
+      reads: ['name'],
+    },
   ],
 };

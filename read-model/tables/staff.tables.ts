@@ -1,26 +1,29 @@
-import { Prisma } from '../../prisma/generated/legacy/client.js';
 import { foldTurkish } from '../../common/turkish.js';
 import { bool, instantOrNull, int, text, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 
 export const rolesTable: SyncTable = {
   name: 'roles',
-  source: Prisma.sql`SELECT r.id, r.name FROM roles r`,
+  from: { table: 'roles', alias: 'r' },
+  select: `r.id, r.name`,
   // No updated_at: roles change rarely, in place.
   changedAt: null,
   key: 'r.id',
   columns: { id: 'int', name: 'text' },
   map: (row) => ({ id: int(row.id), name: text(row.name) }),
-  dependents: [{ table: 'staff', on: 'd.role_id = s.id', columns: { role_name: 's.name' } }],
+  dependents: [
+    { table: 'staff', on: 'd.role_id = s.id', columns: { role_name: 's.name' }, reads: ['name'] },
+  ],
 };
 
 // password_hash and remember_token are never selected: they must not leave the dashboard's database.
 export const staffTable: SyncTable = {
   name: 'staff',
-  source: Prisma.sql`SELECT st.id, st.full_name, st.username, st.email, st.phone, st.branch_id,
+  from: { table: 'staff', alias: 'st' },
+  select: `st.id, st.full_name, st.username, st.email, st.phone, st.branch_id,
     COALESCE(b.name, '') AS branch_name, st.role_id, COALESCE(r.name, '') AS role_name, st.is_active, CAST(st.last_login AS CHAR) AS last_login, CAST(st.created_at AS CHAR) AS created_at,
-    CAST(st.updated_at AS CHAR) AS updated_at
-    FROM staff st LEFT JOIN branches b ON b.id = st.branch_id LEFT JOIN roles r ON r.id = st.role_id`,
+    CAST(st.updated_at AS CHAR) AS updated_at`,
+  joins: 'LEFT JOIN branches b ON b.id = st.branch_id LEFT JOIN roles r ON r.id = st.role_id',
   changedAt: 'st.updated_at',
   key: 'st.id',
   branch: { column: 'branch_id' },
@@ -61,6 +64,7 @@ export const staffTable: SyncTable = {
       table: 'financial_transactions',
       on: 'd.staff_id = s.id',
       columns: { staff_name: 's.full_name' },
+      reads: ['full_name'],
     },
   ],
 };

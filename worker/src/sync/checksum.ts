@@ -3,10 +3,14 @@
 // text. Both sides build the same text from the same values: MySQL from the table's source query
 // (what the mapping reads), PostgreSQL from the read model (what the mapping wrote). Only a few
 // numbers per bucket cross the network; the reconciliation descends into buckets that differ.
-import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
-import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
+import { empty, ident, raw, sql } from '../../../read-model/sql.js';
+import { legacyRows } from './legacy-reader.js';
 import type { SyncDatabases } from './sync-engine.js';
-import type { ColumnType, SyncTable } from '../../../read-model/table-definition.js';
+import {
+  legacySource,
+  type ColumnType,
+  type SyncTable,
+} from '../../../read-model/table-definition.js';
 
 export interface BucketSum {
   count: number;
@@ -77,13 +81,15 @@ export async function legacyBuckets(
   bucketWidth: number,
 ): Promise<Map<bigint, BucketSum>> {
   const text = cached(mysqlRowTexts, table, () => rowText(table, MYSQL));
-  const key = LegacySql.raw(table.key);
-  const live = table.goneSql ? LegacySql.raw(`WHERE NOT (${table.goneSql})`) : LegacySql.empty;
-  const rows = await db.legacy.$queryRaw<{ bucket: bigint; n: bigint; h: bigint | null }[]>`
-    SELECT s.id DIV ${bucketWidth} AS bucket, COUNT(*) AS n,
-      BIT_XOR(CAST(CONV(LEFT(MD5(${LegacySql.raw(text)}), 16), 16, 10) AS UNSIGNED)) AS h
-    FROM (${table.source} WHERE ${key} >= ${from} AND ${key} < ${to}) s ${live}
-    GROUP BY bucket`;
+  const key = raw(table.key);
+  const live = table.goneSql ? raw(`WHERE NOT (${table.goneSql})`) : empty;
+  const rows = await legacyRows<{ bucket: bigint; n: bigint; h: bigint | null }>(
+    db.legacy,
+    sql`SELECT s.id DIV ${bucketWidth} AS bucket, COUNT(*) AS n,
+      BIT_XOR(CAST(CONV(LEFT(MD5(${raw(text)}), 16), 16, 10) AS UNSIGNED)) AS h
+    FROM (${legacySource(table)} WHERE ${key} >= ${from} AND ${key} < ${to}) s ${live}
+    GROUP BY bucket`,
+  );
   return new Map(
     rows.map((r) => [
       BigInt(r.bucket),
@@ -103,8 +109,8 @@ export async function readModelBuckets(
   const text = cached(postgresRowTexts, table, () => rowText(table, POSTGRES).replace(/`/g, '"'));
   const rows = await db.readModel.$queryRaw<{ bucket: bigint; n: bigint; h: bigint | null }[]>`
     SELECT s.id::bigint / ${bucketWidth} AS bucket, count(*) AS n,
-      bit_xor(('x' || left(md5(${Sql.raw(text)}), 16))::bit(64)::bigint) AS h
-    FROM ${Sql.raw(`"${table.name}"`)} s WHERE s.id >= ${from} AND s.id < ${to}
+      bit_xor(('x' || left(md5(${raw(text)}), 16))::bit(64)::bigint) AS h
+    FROM ${ident(table.name)} s WHERE s.id >= ${from} AND s.id < ${to}
     GROUP BY 1`;
   return new Map(
     rows.map((r) => [

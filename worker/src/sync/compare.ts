@@ -1,12 +1,18 @@
 // Compares a synced table with a fresh projection of its legacy table, chunk by chunk over the
 // primary key, so no table is ever loaded whole into memory. Used by the reconciliation (which
 // repairs what it finds) and by `npm run sync:verify` (which reports it).
-import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
-import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
-import { columnName, ident } from '../../../read-model/transaction.js';
+import { empty, ident, join, raw, sql } from '../../../read-model/sql.js';
+import { Prisma } from '../../../prisma/generated/read-model/client.js';
+import { columnName } from '../../../read-model/transaction.js';
+import { legacyRows } from './legacy-reader.js';
 import type { SyncDatabases } from './sync-engine.js';
 import { mapLegacyRows } from '../../../read-model/rejects.js';
-import type { ColumnType, LegacyRow, SyncTable } from '../../../read-model/table-definition.js';
+import {
+  legacySource,
+  type ColumnType,
+  type LegacyRow,
+  type SyncTable,
+} from '../../../read-model/table-definition.js';
 
 export interface ChunkComparison {
   /** Legacy rows, as read, of the ids the read model lacks or holds differently. */
@@ -36,7 +42,7 @@ export function canonical(type: ColumnType, value: unknown): string | null {
     case 'bool':
       return scalar === true || scalar === 1 || scalar === '1' ? 'true' : 'false';
     case 'decimal':
-      return new Sql.Decimal(String(scalar)).toFixed(2);
+      return new Prisma.Decimal(String(scalar)).toFixed(2);
     case 'instant':
       return new Date(String(scalar)).toISOString();
   }
@@ -59,23 +65,25 @@ export async function* compareTable(
   db: SyncDatabases,
   chunkSize = 2000,
 ): AsyncGenerator<ChunkComparison> {
-  const key = LegacySql.raw(table.key);
+  const key = raw(table.key);
   const keyColumn = columnName(table.key);
-  const columns = Sql.join(Object.keys(table.columns).map(ident));
+  const columns = join(Object.keys(table.columns).map(ident));
   let after = 0n;
   for (;;) {
-    const legacyRows = await db.legacy.$queryRaw<LegacyRow[]>`${table.source}
-      WHERE ${key} > ${after} ORDER BY ${key} LIMIT ${chunkSize}`;
-    const last = legacyRows.at(-1);
+    const rows = await legacyRows(
+      db.legacy,
+      sql`${legacySource(table)} WHERE ${key} > ${after} ORDER BY ${key} LIMIT ${chunkSize}`,
+    );
+    const last = rows.at(-1);
     // The last chunk has no upper bound, so read-model rows past the legacy maximum count too.
     const upper =
-      legacyRows.length === chunkSize && last ? BigInt(last[keyColumn] as bigint | number) : null;
-    const bound = upper === null ? Sql.empty : Sql.sql`AND id <= ${upper}`;
+      rows.length === chunkSize && last ? BigInt(last[keyColumn] as bigint | number) : null;
+    const bound = upper === null ? empty : sql`AND id <= ${upper}`;
     const readRows = await db.readModel.$queryRaw<Record<string, unknown>[]>`SELECT ${columns}
       FROM ${ident(table.name)} WHERE id > ${after} ${bound} ORDER BY id`;
 
     const held = new Map(readRows.map((row) => [Number(row.id as number | bigint), row]));
-    yield classify(table, legacyRows, held);
+    yield classify(table, rows, held);
     if (upper === null) return;
     after = upper;
   }

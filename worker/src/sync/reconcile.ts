@@ -5,15 +5,16 @@
 // only buckets that differ are read row by row and repaired through the incremental sync's own
 // write path. A pass runs in time slices between the table's sync runs, resuming from a cursor
 // kept in sync_state, so a big table never holds up its sync.
+import { ident, join, raw, sql } from '../../../read-model/sql.js';
 import { differingBuckets, legacyBuckets, readModelBuckets } from './checksum.js';
 import { classify } from './compare.js';
-import { applyLegacyRows, deleteRows } from '../../../read-model/writes.js';
+import { deleteRows } from '../../../read-model/deletes.js';
+import { applyLegacyRows } from '../../../read-model/writes.js';
 import { nextReadOrder, purgeDeletes } from '../../../read-model/read-order.js';
-import { ident, readModelTransaction } from '../../../read-model/transaction.js';
-import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
-import { Prisma as Sql } from '../../../prisma/generated/read-model/client.js';
+import { readModelTransaction } from '../../../read-model/transaction.js';
+import { legacyRows } from './legacy-reader.js';
 import type { SyncDatabases } from './sync-engine.js';
-import type { LegacyRow, SyncTable } from '../../../read-model/table-definition.js';
+import { legacySource, type SyncTable } from '../../../read-model/table-definition.js';
 
 export interface ReconcileOptions {
   /** Primary-key values per checksum query (one query on each side). */
@@ -119,10 +120,13 @@ async function nextKey(
   cursor: bigint,
   result: ReconcileResult,
 ): Promise<bigint | null> {
-  const key = LegacySql.raw(table.key);
+  const key = raw(table.key);
   const legacyStarted = Date.now();
-  const [legacyRow] = await db.legacy.$queryRaw<LegacyRow[]>`SELECT ${key} AS id
-    FROM ${LegacySql.raw(baseTableOf(table))} WHERE ${key} > ${cursor} ORDER BY ${key} LIMIT 1`;
+  const [legacyRow] = await legacyRows(
+    db.legacy,
+    sql`SELECT ${key} AS id
+      FROM ${raw(`${table.from.table} ${table.from.alias}`)} WHERE ${key} > ${cursor} ORDER BY ${key} LIMIT 1`,
+  );
   result.legacyMs += Date.now() - legacyStarted;
   const [held] = await db.readModel.$queryRaw<{ id: bigint | null }[]>`SELECT min(id)::bigint AS id
     FROM ${ident(table.name)} WHERE id > ${cursor}`;
@@ -130,14 +134,6 @@ async function nextKey(
     .filter((v) => v !== null && v !== undefined)
     .map((v) => BigInt(v as bigint | number));
   return candidates.length === 0 ? null : candidates.reduce((a, b) => (a < b ? a : b));
-}
-
-/** `members m` from a source's FROM clause: the synced table and its alias, without joins. */
-function baseTableOf(table: SyncTable): string {
-  const alias = table.key.split('.')[0] ?? '';
-  const match = new RegExp(`\\bFROM\\s+(\\w+)\\s+${alias}\\b`, 'i').exec(table.source.sql);
-  if (!match?.[1]) throw new Error(`${table.name}: cannot find the synced table in its source`);
-  return `${match[1]} ${alias}`;
 }
 
 async function reconcileSpan(
@@ -167,19 +163,21 @@ export async function repairRange(
   hi: bigint,
   result: ReconcileResult,
 ) {
-  const key = LegacySql.raw(table.key);
+  const key = raw(table.key);
   const order = await nextReadOrder(db.readModel);
   const legacyStarted = Date.now();
-  const legacyRows = await db.legacy.$queryRaw<LegacyRow[]>`${table.source}
-    WHERE ${key} BETWEEN ${lo} AND ${hi} ORDER BY ${key}`;
+  const rows = await legacyRows(
+    db.legacy,
+    sql`${legacySource(table)} WHERE ${key} BETWEEN ${lo} AND ${hi} ORDER BY ${key}`,
+  );
   result.legacyMs += Date.now() - legacyStarted;
   await db.afterRead?.(table);
-  result.legacyRowsRead += legacyRows.length;
-  const columns = Sql.join(Object.keys(table.columns).map(ident));
+  result.legacyRowsRead += rows.length;
+  const columns = join(Object.keys(table.columns).map(ident));
   const readRows = await db.readModel.$queryRaw<Record<string, unknown>[]>`SELECT ${columns}
     FROM ${ident(table.name)} WHERE id BETWEEN ${lo} AND ${hi}`;
   const held = new Map(readRows.map((row) => [Number(row.id as number | bigint), row]));
-  const chunk = classify(table, legacyRows, held);
+  const chunk = classify(table, rows, held);
   result.bucketsRepaired += 1;
   if (chunk.toWrite.length === 0 && chunk.toDelete.length === 0) return;
   await readModelTransaction(db.readModel, async (tx) => {

@@ -9,29 +9,25 @@
 //
 // A table's first load reads it in primary-key order (a range scan of MySQL's clustered index,
 // not an index read and a row lookup per row), then goes on by change time from the load's
-// start, minus the look-back, for the rows changed while it ran.
-import pg from 'pg';
-import { Prisma as LegacySql } from '../../../prisma/generated/legacy/client.js';
-import {
-  legacyPool,
-  readModelPool,
-  type LegacyClient,
-  type ReadModelClient,
-} from '../../../common/databases.js';
-import { legacyRowObjects, type LegacyBatch } from '../../../read-model/legacy-rows.js';
+// start, minus the look-back, for the rows changed while it ran (its start: first-load.ts).
+// Positions and the batch query: sync-position.ts; the legacy reads: legacy-reader.ts.
+import pLimit from 'p-limit';
+import type { LegacyClient, ReadModelClient } from '../../../common/databases.js';
+import { refreshDependentsOfTable } from '../../../read-model/dependents.js';
 import {
   applyFirstLoadBatch,
-  applyLegacyRows,
   mapFirstLoadBatch,
   type FirstLoadBatch,
-  refreshDependentsOfTable,
-} from '../../../read-model/writes.js';
-import { columnName, ident, readModelTransaction } from '../../../read-model/transaction.js';
-import { legacyWallClock } from '../../../read-model/legacy-values.js';
+} from '../../../read-model/first-load-writes.js';
+import { legacyRowObjects, type LegacyBatch } from '../../../read-model/legacy-rows.js';
 import { nextReadOrder, type ReadOrder } from '../../../read-model/read-order.js';
 import type { RejectListener } from '../../../read-model/rejects.js';
 import type { SyncTable } from '../../../read-model/table-definition.js';
-import { SYNC_TABLES } from '../../../read-model/tables/index.js';
+import { readModelTransaction } from '../../../read-model/transaction.js';
+import { applyLegacyRows } from '../../../read-model/writes.js';
+import { restoreIndexes, startFirstLoad } from './first-load.js';
+import { legacyBatch, legacyClock } from './legacy-reader.js';
+import { batchQuery, positionAfter, type Position } from './sync-position.js';
 
 export interface SyncOptions {
   /** Seconds behind legacy "now" that the stored position stays, for late commits. */
@@ -46,16 +42,6 @@ export const DEFAULT_SYNC_OPTIONS: SyncOptions = {
   batchSize: 5000,
   timeBudgetMs: 20_000,
 };
-
-interface Position {
-  changedAt: Date | null;
-  id: bigint;
-  /**
-   * While a first load reads the table in key order: the last key loaded; `changedAt` is then
-   * where the pass by change time starts once the load has read every key. Null otherwise.
-   */
-  loadKey: bigint | null;
-}
 
 export interface SyncRunResult {
   table: string;
@@ -154,103 +140,6 @@ export async function syncTable(
   return result;
 }
 
-/**
- * The first run of a table: its sync_state row, where a table with a change column starts a load
- * in key order (load_cursor 0) and, once every key is read, goes on by change time from the
- * load's start minus the look-back, for the rows changed while it ran. A table whose read-model
- * copy is empty also drops its secondary indexes: a backfill then writes each row once, and each
- * index is built once, sorted, when the load has caught up (restoreIndexes), instead of being
- * updated row by row (the search indexes, GIN over trigrams, the dearest). Their definitions are
- * kept in the same row, committed with the drop, so a worker killed mid-load builds them when the
- * resumed load catches up. Unique indexes stay: the upserts need them. The table's rejects are
- * cleared: the load reads every row again.
- */
-async function startFirstLoad(
-  table: SyncTable,
-  db: SyncDatabases,
-  options: SyncOptions,
-): Promise<{ position: Position; deferredIndexes: string[] }> {
-  const legacyNow = table.changedAt ? await legacyClock(db.legacy) : null;
-  const position: Position = {
-    changedAt: legacyNow && new Date(legacyNow.getTime() - options.lookbackSeconds * 1000),
-    id: 0n,
-    loadKey: legacyNow && 0n,
-  };
-  return readModelTransaction(db.readModel, async (tx) => {
-    const [probe] = await tx.$queryRaw<{ empty: boolean }[]>`
-      SELECT NOT EXISTS (SELECT 1 FROM ${ident(table.name)}) AS empty`;
-    const secondary = probe?.empty
-      ? await tx.$queryRaw<{ name: string; definition: string; leading: string | null }[]>`
-          SELECT c.relname AS name, pg_get_indexdef(x.indexrelid) AS definition, a.attname AS leading
-          FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
-          LEFT JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = x.indkey[0]
-          WHERE x.indrelid = ${table.name}::regclass AND NOT x.indisunique ORDER BY c.relname`
-      : [];
-    const lookedUp = lookupColumns(table.name);
-    const indexes = secondary.filter((index) => !index.leading || !lookedUp.has(index.leading));
-    for (const index of indexes) await tx.$executeRaw`DROP INDEX ${ident(index.name)}`;
-    const deferredIndexes = indexes.map((index) => index.definition);
-    // The load reads every row again: those that still cannot be represented are set aside
-    // again, and its batches in key order need not clear rejects row by row.
-    await tx.$executeRaw`DELETE FROM sync_rejects WHERE table_name = ${table.name}`;
-    await tx.$executeRaw`INSERT INTO sync_state
-        (table_name, cursor_changed_at, cursor_id, load_cursor, deferred_indexes)
-      VALUES (${table.name}, ${position.changedAt?.toISOString() ?? null}::timestamp, 0,
-        ${position.loadKey}, ${deferredIndexes}::text[])`;
-    return { position, deferredIndexes };
-  });
-}
-
-/**
- * Columns of a read-model table that a refresh of its dependents looks rows up by once per row it
- * updates: the subqueries over it (`FROM installments i WHERE i.plan_id = d.id`). Indexes led by
- * them stay through the table's first load, or the refresh at its own catch-up would scan it once
- * per plan. The columns this table's copies are joined by (`d.member_id = s.id`) are not among
- * them: while the table loads, the refreshes that join it are one scan per statement (the other
- * table's catch-up, and the gone rows of its batches), cheaper than keeping the index up to date
- * row by row (docs/decisions/0002, first load).
- */
-function lookupColumns(tableName: string): Set<string> {
-  const columns = new Set<string>();
-  for (const source of SYNC_TABLES) {
-    for (const dependent of source.dependents ?? []) {
-      const sql = [dependent.on, ...Object.values(dependent.columns)].join(' ');
-      const aliases = [...sql.matchAll(/\bFROM\s+(\w+)\s+(\w+)/gi)]
-        .filter((m) => m[1] === tableName)
-        .map((m) => m[2]);
-      for (const alias of aliases) {
-        for (const m of sql.matchAll(new RegExp(`\\b${alias}\\.(\\w+)`, 'g'))) columns.add(m[1]!);
-      }
-    }
-  }
-  return columns;
-}
-
-/** Builds the indexes startFirstLoad dropped (any a crash left unbuilt) and forgets them. */
-async function restoreIndexes(table: SyncTable, readModel: ReadModelClient, definitions: string[]) {
-  // A build takes as long as the table is big: it runs on a connection of its own, without the
-  // bound on one sync statement (SYNC_QUERY_TIMEOUT_MS), which would fail it on every retry. Each
-  // build commits on its own; IF NOT EXISTS skips those a failed attempt already made.
-  const client = new pg.Client({
-    connectionString: readModelPool(readModel).options.connectionString,
-  });
-  await client.connect();
-  try {
-    // The trigram GIN builds gather their entries in maintenance_work_mem: the server's default
-    // (64 MB) makes the members' search index flush several times (1.35 s for 104,000 members,
-    // 1.06 s with 256 MB).
-    await client.query(`SET maintenance_work_mem = '256MB'`);
-    for (const definition of definitions) {
-      await client.query(definition.replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '));
-    }
-    await client.query(`UPDATE sync_state SET deferred_indexes = '{}' WHERE table_name = $1`, [
-      table.name,
-    ]);
-  } finally {
-    await client.end();
-  }
-}
-
 interface Batch {
   rows: LegacyBatch;
   /** Taken before the batch's legacy read began (read-order.ts). */
@@ -269,26 +158,19 @@ interface Batch {
  * for a slot while holding none (its current batch's slot is given back after the commit), so
  * runs never wait on each other in a circle. Six: three big tables loading at once each have one
  * batch written and the next read ahead; with four, a backfill's big tables took turns and
- * left the two cores partly idle; eight were no faster (docs/decisions/0002, first load). A batch read ahead waits as the driver's arrays of values, and is mapped to one Buffer
- * only when its turn comes: six keep the worker's peak near 200 MB, under its memory bound.
+ * left the two cores partly idle; eight were no faster (docs/decisions/0002, first load). A batch
+ * read ahead waits as the driver's arrays of values, and is mapped to one Buffer only when its
+ * turn comes: six keep the worker's peak near 200 MB, under its memory bound.
  */
-const BATCH_SLOTS = 6;
-const batchSlots = {
-  free: BATCH_SLOTS,
-  waiting: [] as (() => void)[],
-  async acquire(): Promise<() => void> {
-    if (this.free > 0) this.free -= 1;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      const waiter = this.waiting.shift();
-      if (waiter) waiter();
-      else this.free += 1;
-    };
-  },
-};
+const batchSlots = pLimit(6);
+
+/** Waits for a batch slot; resolves to the function giving it back (a second call does nothing). */
+function takeBatchSlot(): Promise<() => void> {
+  return new Promise((taken) => {
+    // The slot is held until the returned function settles the task p-limit runs in it.
+    void batchSlots(() => new Promise<void>((giveBack) => taken(() => giveBack())));
+  });
+}
 
 function readNext(
   table: SyncTable,
@@ -297,14 +179,14 @@ function readNext(
   options: SyncOptions,
 ): Promise<Batch> {
   const read = async (): Promise<Batch> => {
-    const release = await batchSlots.acquire();
+    const release = await takeBatchSlot();
     try {
       const readStartedAt = new Date();
       const order = await nextReadOrder(db.readModel);
       // The horizon of a batch read by change time (commitBatch); a load in key order has none.
       const legacyNow =
         table.changedAt && from.loadKey === null ? await legacyClock(db.legacy) : null;
-      const rows = await readBatch(db.legacy, table, from, options.batchSize);
+      const rows = await legacyBatch(db.legacy, batchQuery(table, from, options.batchSize));
       const readMs = Date.now() - readStartedAt.getTime();
       await db.afterRead?.(table);
       return { rows, order, legacyNow, readStartedAt, readMs, release };
@@ -317,26 +199,6 @@ function readNext(
   // Awaited later, or dropped when the run ends first: never an unhandled rejection.
   promise.catch(() => undefined);
   return promise;
-}
-
-function positionAfter(
-  table: SyncTable,
-  rows: LegacyBatch,
-  position: Position,
-  lastBatch: boolean,
-): Position {
-  // A load in key order that has read every key goes on by change time from its start.
-  if (position.loadKey !== null && lastBatch) return { ...position, loadKey: null };
-  const last = rows.values.at(-1);
-  if (!last) return position;
-  const valueOf = (column: string) => last[rows.columns.indexOf(columnName(column))];
-  const key = BigInt(valueOf(table.key) as bigint | number);
-  if (position.loadKey !== null) return { ...position, loadKey: key };
-  return {
-    changedAt: table.changedAt ? positionTime(valueOf(table.changedAt)) : null,
-    id: key,
-    loadKey: null,
-  };
 }
 
 /** Writes a batch and the table's position in one read-model transaction. */
@@ -388,78 +250,4 @@ async function commitBatch(
         updated_at = EXCLUDED.updated_at`;
     return written;
   });
-}
-
-/**
- * The change column of a batch's last row (read as text, see legacy-values.ts) as a position. A
- * zero or partly zero value ('0000-00-00 00:00:00', '2020-00-10 ...') becomes the first real
- * time after it in MySQL's order (month and day 0 -> 1), so the position always moves forward.
- */
-function positionTime(value: unknown): Date {
-  const valid = legacyWallClock(value);
-  if (valid) return valid;
-  const [year = 0, month = 0, day = 0, h = 0, m = 0, s = 0] = String(value)
-    .split(/[^0-9]+/)
-    .map(Number);
-  const position = new Date(0);
-  position.setUTCFullYear(year, Math.max(month, 1) - 1, Math.max(day, 1));
-  position.setUTCHours(h, m, s, 0);
-  return position;
-}
-
-/**
- * The legacy database's own clock, in its wall-clock form (the session runs at +03:00), read
- * through the mariadb pool like the batches: through the ORM, this one query per batch cost the
- * worker more CPU than any other ORM call of a backfill.
- */
-async function legacyClock(legacy: LegacyClient): Promise<Date> {
-  const [row]: { now: string }[] = await legacyPool(legacy).query({
-    sql: 'SELECT NOW() AS now',
-    dateStrings: true,
-  });
-  const now = row && legacyWallClock(row.now);
-  if (!now) throw new Error('legacy NOW() returned no time');
-  return now;
-}
-
-/**
- * One batch, read through the legacy client's mariadb pool rather than the ORM: the ORM converts
- * every value twice (to its wire form and back), most of the worker's time in a backfill. Values
- * come as the driver gives them (DECIMAL as a string, BIGINT as a bigint); DATE and DATETIME are
- * read as text by the sources and dateStrings keeps any other as text too (legacy-values.ts).
- * Each row comes as an array of values (`rowsAsArray`), not an object (legacy-rows.ts).
- */
-async function readBatch(
-  legacy: LegacyClient,
-  table: SyncTable,
-  from: Position,
-  limit: number,
-): Promise<LegacyBatch> {
-  const query = batchQuery(table, from, limit);
-  const rows: unknown[][] & { meta: { name(): string }[] } = await legacyPool(legacy).query(
-    { sql: query.sql, dateStrings: true, rowsAsArray: true },
-    query.values.map(legacyParameter),
-  );
-  // Just the rows: the driver's array also carries the column metadata.
-  return { columns: rows.meta.map((column) => column.name()), values: Array.from(rows) };
-}
-
-/** A position's wall-clock Date as the DATETIME text it stands for (its UTC fields). */
-function legacyParameter(value: unknown): unknown {
-  return value instanceof Date ? value.toISOString().slice(0, 23).replace('T', ' ') : value;
-}
-
-function batchQuery(table: SyncTable, from: Position, limit: number) {
-  const key = LegacySql.raw(table.key);
-  if (!table.changedAt || from.loadKey !== null) {
-    const after = from.loadKey ?? from.id;
-    return LegacySql.sql`${table.source} WHERE ${key} > ${after} ORDER BY ${key} LIMIT ${limit}`;
-  }
-  const changedAt = LegacySql.raw(table.changedAt);
-  // The leading `>=` makes this a range scan of the (changed-at, id) index in index order, so a
-  // batch costs its own rows and never a sort of everything past the position.
-  const after = from.changedAt
-    ? LegacySql.sql`WHERE ${changedAt} >= ${from.changedAt} AND (${changedAt} > ${from.changedAt} OR ${key} > ${from.id})`
-    : LegacySql.empty;
-  return LegacySql.sql`${table.source} ${after} ORDER BY ${changedAt}, ${key} LIMIT ${limit}`;
 }

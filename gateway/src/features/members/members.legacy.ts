@@ -15,7 +15,7 @@
 // read runs once the lock is held and sees what the previous holder committed, and a failing
 // statement stops its group, so a COMMIT at a group's end runs only when all before it succeeded.
 import type mariadb from 'mariadb';
-import type { LegacyRow } from '../../../../read-model/table-definition.js';
+import { legacySource, type LegacyRow } from '../../../../read-model/table-definition.js';
 import { membersTable } from '../../../../read-model/tables/members.table.js';
 import type { DataScope } from '../../../../api/data-scope.js';
 import { AppError, notFound, validationError } from '../../http/errors.js';
@@ -54,8 +54,9 @@ export interface LegacyMemberWrite {
 
 const BEGIN = change('START TRANSACTION');
 const COMMIT = change('COMMIT');
-const MEMBER_ROW = `${membersTable.source.sql} WHERE ${membersTable.key} = ?`;
-const INSERTED_MEMBER_ROW = `${membersTable.source.sql} WHERE ${membersTable.key} = LAST_INSERT_ID()`;
+const MEMBER_SOURCE = legacySource(membersTable).sql;
+const MEMBER_ROW = `${MEMBER_SOURCE} WHERE ${membersTable.key} = ?`;
+const INSERTED_MEMBER_ROW = `${MEMBER_SOURCE} WHERE ${membersTable.key} = LAST_INSERT_ID()`;
 
 /** The branch's counter row, locked; no row when the branch has none yet. */
 const lockCounter = (branchId: number) =>
