@@ -6,12 +6,13 @@ import type { z } from 'zod';
 import type { AuthThrottle } from '../features/auth/auth-throttle.js';
 import type { CursorCodec } from '../../../api/changes/cursor.js';
 import type { Scope } from '../../../api/scopes.js';
+import type { SqlTable } from '../../../api/sql-table.js';
 import type { TargetRules } from '../../../api/webhooks/targets.js';
 import type { TokenService } from '../features/auth/tokens.service.js';
 import type { MemberWrites } from '../features/members/members.write.js';
 import type { WebhookService } from '../features/webhooks/webhooks.service.js';
 import { authOf, readAfterOf, type AuthContext, type Guard } from './authenticate.js';
-import type { DataAges, ReadModelTable } from './data-age.js';
+import type { DataAges } from './data-age.js';
 import { branchFilter } from './data-scope.js';
 import { parseInput } from './validation.js';
 import type { ScopedRead } from './scoped-read.js';
@@ -94,7 +95,7 @@ export interface EndpointSpec<
   /** Statuses beyond those every endpoint of its kind can answer (e.g. 409). */
   errors?: number[];
   /** Read-model tables behind the answer, for X-Data-Age; empty for none. */
-  tables: readonly ReadModelTable[];
+  tables: readonly SqlTable[];
   /**
    * Reads only the primary, never a read replica (the change feed: its cursor stands on the
    * primary's transaction ids). Reads of any method but GET always do.
