@@ -13,7 +13,7 @@ import {
   type Cursor,
   type CursorCodec,
 } from '../../../../api/changes/cursor.js';
-import { defineEndpoint } from '../../http/endpoint.js';
+import { defineEndpoint } from '../../endpoint-services.js';
 import { AppError, insufficientScope, validationError } from '../../http/errors.js';
 import { decimalInteger } from '../../http/filters.js';
 
