@@ -11,7 +11,8 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
 import { dataScopeOf } from '../api/data-scope.js';
-import { defineEndpoint, mountEndpoints, type MountDeps } from '../gateway/src/http/endpoint.js';
+import { defineEndpoint } from '../gateway/src/endpoint-services.js';
+import { mountEndpoints, type MountDeps } from '../gateway/src/http/endpoint.js';
 import { createScopedReads, type ScopedRead } from '../gateway/src/http/scoped-read.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
@@ -37,9 +38,9 @@ describe('an endpoint declaration without a scope decision', () => {
 
   it('when it is mounted anyway, then mountEndpoints throws before any route exists', () => {
     const unused = new Proxy({}, { get: () => expect.unreachable('deps touched') });
-    expect(() => mountEndpoints(Router(), [undecided as never], unused as MountDeps)).toThrow(
-      /listThings declares no access/,
-    );
+    expect(() =>
+      mountEndpoints(Router(), [undecided as never], unused as MountDeps<never>),
+    ).toThrow(/listThings declares no access/);
   });
 });
 

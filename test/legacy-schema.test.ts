@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { legacySchemaDiff } from '../scripts/migration-diff.js';
+import { legacySchemaDiff } from '../scripts/legacy-schema-diff.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 
 // prisma/legacy/schema.prisma is written by hand; the dashboard's dump (prisma/legacy/schema.sql)

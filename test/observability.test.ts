@@ -1,11 +1,9 @@
 // What an operator sees of the gateway: one JSON line per request, request metrics on the
 // metrics listener (never on the public port), and no credential anywhere in the log.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  createGatewayMetrics,
-  startMetricsServer,
-  type MetricsServer,
-} from '../gateway/src/http/metrics.js';
+import { throttledLog } from '../common/log-throttle.js';
+import { startMetricsListener, type MetricsListener } from '../common/metrics-listener.js';
+import { createGatewayMetrics } from '../gateway/src/http/metrics.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,
@@ -22,7 +20,7 @@ import { SpareRedis } from './support/spare-redis.js';
 
 let env: TestEnvironment;
 let gateway: RunningGateway;
-let metricsServer: MetricsServer;
+let metricsServer: MetricsListener;
 let client: TestClient;
 let pair: TokenPair;
 const capture = captureLogs();
@@ -31,7 +29,11 @@ beforeAll(async () => {
   env = await createTestEnvironment();
   const metrics = createGatewayMetrics();
   gateway = await startGateway(env, {}, { logger: capture.logger, metrics });
-  metricsServer = await startMetricsServer(metrics, 0, capture.logger);
+  metricsServer = await startMetricsListener({
+    registry: metrics.registry,
+    port: 0,
+    log: throttledLog(capture.logger),
+  });
   client = await createTestClient(gateway.db);
   pair = await issueTokenPair(gateway, client);
 });

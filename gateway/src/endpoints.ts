@@ -44,9 +44,10 @@ import { listPrivateLessonsEndpoint } from './features/private-lessons/private-l
 import { getStaffEndpoint, listStaffEndpoint } from './features/staff/staff.endpoints.js';
 import { listChangesEndpoint } from './features/changes/changes.endpoints.js';
 import { webhookEndpoints } from './features/webhooks/webhooks.endpoints.js';
+import type { EndpointServices } from './endpoint-services.js';
 import type { Endpoint } from './http/endpoint.js';
 
-export const ENDPOINTS: readonly Endpoint[] = [
+export const ENDPOINTS: readonly Endpoint<EndpointServices>[] = [
   createTokenEndpoint,
   refreshTokenEndpoint,
   revokeTokenEndpoint,

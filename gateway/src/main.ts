@@ -3,11 +3,12 @@ import { loadConfigOrExit } from '../../common/config.js';
 import { createReadModelClient } from '../../common/databases.js';
 import { throttledLog } from '../../common/log-throttle.js';
 import { createLogger } from '../../common/logger.js';
+import { startMetricsListener } from '../../common/metrics-listener.js';
 import { createRedis } from '../../common/redis.js';
 import { exitOnUnavailablePort, onStopSignals } from '../../common/shutdown.js';
 import { createApp } from './app.js';
 import { createGatewayLegacyPool } from './features/members/legacy-connection.js';
-import { createGatewayMetrics, startMetricsServer, watchReadReplicas } from './http/metrics.js';
+import { createGatewayMetrics, watchReadReplicas } from './http/metrics.js';
 import { createReadRouting } from './http/read-routing.js';
 import { createGatewayServer } from './http/server.js';
 
@@ -38,7 +39,15 @@ const legacy = createGatewayLegacyPool(config.legacy.url);
 
 const metrics = createGatewayMetrics();
 watchReadReplicas(metrics, reads);
-const metricsServer = startMetricsServer(metrics, config.metrics.port, logger).catch(
+const metricsListener = startMetricsListener({
+  registry: metrics.registry,
+  port: config.metrics.port,
+  log,
+}).then(
+  (listener) => {
+    logger.info({ port: listener.port }, 'metrics listening');
+    return listener;
+  },
   (error: unknown) => exitOnUnavailablePort(logger, 'METRICS_PORT', config.metrics.port, error),
 );
 
@@ -78,9 +87,6 @@ onStopSignals({
     // Only now: a request in flight still needs its pool and Redis until it has answered.
     await Promise.allSettled([db.$disconnect(), legacy.end(), redis.quit(), reads.close()]);
     // Metrics last, so a scrape can still see the drain; a scraper's keep-alive must not hold it.
-    const served = await metricsServer;
-    const closed = served.close();
-    served.server.closeAllConnections();
-    await closed;
+    await (await metricsListener).close();
   },
 });

@@ -1,4 +1,3 @@
-import { createServer, type ServerResponse } from 'node:http';
 import { createCursorCodec } from '../../api/changes/cursor.js';
 import { loadConfigOrExit } from '../../common/config.js';
 import {
@@ -8,14 +7,13 @@ import {
 } from '../../common/databases.js';
 import { throttledLog } from '../../common/log-throttle.js';
 import { createLogger } from '../../common/logger.js';
+import { startMetricsListener, type MetricsListener } from '../../common/metrics-listener.js';
 import { createRedis } from '../../common/redis.js';
 import { exitOnUnavailablePort, onStopSignals } from '../../common/shutdown.js';
 import { startRetention } from './retention.js';
 import { createSyncMetrics } from './sync/sync-metrics.js';
 import { startSyncRunner } from './sync/sync-runner.js';
 import { startWebhooks } from './webhooks/webhooks-runner.js';
-
-type SyncRunner = Awaited<ReturnType<typeof startSyncRunner>>;
 
 const WEBHOOK_POOL_SIZE = 20;
 
@@ -31,34 +29,8 @@ const readModel = createReadModelClient(config.db.url, bounds);
 const connection = createRedis(config.redis.url, { forWorker: true });
 connection.on('error', (error) => log('warn', 'redis', { err: error }, 'redis error'));
 const metrics = createSyncMetrics(readModel);
-
-/** Set once started; /healthz answers 200 while the worker is still starting. */
-const started: { runner?: SyncRunner } = {};
-
-function json(res: ServerResponse, status: number, body: unknown) {
-  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
-}
-
-// The operator's port: Prometheus scrapes /metrics, the orchestrator probes /healthz.
-const metricsServer = createServer((req, res) => {
-  if (req.url === '/metrics') {
-    metrics.registry.metrics().then(
-      (body) => res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(body),
-      (error: unknown) => {
-        log('error', 'metrics', { err: error }, 'metrics collection failed');
-        res.writeHead(500).end();
-      },
-    );
-  } else if (req.url === '/healthz') {
-    const stale = started.runner?.upkeep.staleTables() ?? [];
-    json(res, stale.length === 0 ? 200 : 503, {
-      status: stale.length === 0 ? 'ok' : 'stale',
-      ...(stale.length > 0 ? { stale_tables: stale } : {}),
-    });
-  } else {
-    res.writeHead(404).end();
-  }
-});
+/** Set once the worker has started: the operator's listener (below). */
+const started: { listener?: MetricsListener } = {};
 
 // Not awaited yet: the stop signals are taken over before the first job can run, so a SIGTERM
 // during start-up is a graceful stop too.
@@ -107,20 +79,31 @@ onStopSignals({
   async drain() {
     retention.stop();
     await Promise.all([starting?.then((runner) => runner.close()), webhooks?.close()]);
-    metricsServer.close();
-    metricsServer.closeAllConnections();
+    await started.listener?.close();
     await Promise.allSettled([legacy.$disconnect(), readModel.$disconnect(), webhooksPool?.end()]);
     await connection.quit().catch(() => connection.disconnect());
   },
 });
 
-started.runner = await starting;
-// A taken port (another process's METRICS_PORT on this host) ends the worker with one log line.
-metricsServer.once('error', (error) =>
+const runner = await starting;
+// The operator's port: Prometheus scrapes /metrics, the orchestrator probes /healthz. A taken
+// port (another process's METRICS_PORT on this host) ends the worker with one log line.
+started.listener = await startMetricsListener({
+  registry: metrics.registry,
+  port: config.metrics.workerPort,
+  log,
+  routes: {
+    '/healthz': () => {
+      const stale = runner?.upkeep.staleTables() ?? [];
+      return stale.length === 0
+        ? { status: 200, body: { status: 'ok' } }
+        : { status: 503, body: { status: 'stale', stale_tables: stale } };
+    },
+  },
+}).catch((error: unknown) =>
   exitOnUnavailablePort(logger, 'METRICS_PORT', config.metrics.workerPort, error),
 );
-metricsServer.listen(config.metrics.workerPort, () => {
-  const address = metricsServer.address();
-  const port = typeof address === 'object' && address ? address.port : config.metrics.workerPort;
-  logger.info({ intervalMs: config.sync.intervalMs, metricsPort: port }, 'sync worker started');
-});
+logger.info(
+  { intervalMs: config.sync.intervalMs, metricsPort: started.listener.port },
+  'sync worker started',
+);

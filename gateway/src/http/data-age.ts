@@ -2,24 +2,8 @@
 // brought up to date, plus the replay lag of the read replica that answered, if one did. The sync positions are read at most once a second per process, in the
 // background of the request that finds them stale, so no request waits on that query except the
 // very first one.
+import type { SqlTable } from '../../../api/sql-table.js';
 import type { ReadModelClient } from '../../../common/databases.js';
-
-/** Read-model tables an endpoint answers from (the worker's sync_state keys). */
-export type ReadModelTable =
-  | 'branches'
-  | 'roles'
-  | 'packages'
-  | 'market_categories'
-  | 'members'
-  | 'staff'
-  | 'member_packages'
-  | 'financial_transactions'
-  | 'installment_plans'
-  | 'installments'
-  | 'market_products'
-  | 'notifications'
-  | 'private_lessons'
-  | 'presence_records';
 
 const REFRESH_MS = 1000;
 
@@ -28,7 +12,7 @@ export interface DataAges {
    * The header value for these tables, or null while one of them has never been synced;
    * `lagMs`: how far behind the primary the database that answered is (a read replica).
    */
-  ageOf(tables: readonly ReadModelTable[], lagMs?: number): Promise<string | null>;
+  ageOf(tables: readonly SqlTable[], lagMs?: number): Promise<string | null>;
 }
 
 export function createDataAges(db: ReadModelClient): DataAges {

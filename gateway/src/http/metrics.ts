@@ -1,11 +1,8 @@
 // The gateway's Prometheus metrics. One registry per app rather than prom-client's global one:
 // tests run several apps in one process, and a global registry would refuse the second
-// registration of each metric. They are served on their own listener (METRICS_PORT), never on
-// the public port, as proxies such as Envoy and Kong keep theirs on an admin port.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Logger } from '../../../common/logger.js';
+// registration of each metric. They are served on the metrics listener
+// (common/metrics-listener.ts), never on the public port.
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ReadRouting } from './read-routing.js';
 
 export interface GatewayMetrics {
@@ -72,46 +69,4 @@ export function watchReadReplicas(metrics: GatewayMetrics, reads: ReadRouting): 
       for (const r of reads.replicas()) this.set({ replica: r.name }, r.usable ? 1 : 0);
     },
   });
-}
-
-export interface MetricsServer {
-  server: Server;
-  port: number;
-  close(): Promise<void>;
-}
-
-/**
- * The metrics listener: GET /metrics answers the registry plus the process's default metrics
- * (CPU, memory, event loop, GC), anything else 404. Port 0 picks a free port (tests).
- */
-export async function startMetricsServer(
-  metrics: GatewayMetrics,
-  port: number,
-  logger: Logger,
-): Promise<MetricsServer> {
-  collectDefaultMetrics({ register: metrics.registry });
-  const server = createServer((req, res) => {
-    if (req.method !== 'GET' || req.url !== '/metrics') {
-      res.writeHead(404).end();
-      return;
-    }
-    metrics.registry.metrics().then(
-      (body) => res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(body),
-      (error: unknown) => {
-        logger.error({ err: error }, 'metrics could not be collected');
-        res.writeHead(500).end();
-      },
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, () => resolve());
-  });
-  const actual = (server.address() as AddressInfo).port;
-  logger.info({ port: actual }, 'metrics listening');
-  return {
-    server,
-    port: actual,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
 }

@@ -1,25 +1,17 @@
 // Freshness of each synced table, for Prometheus. Read from sync_state, because with several
 // worker processes any one of them may have run a table last. The read is bounded and its last
 // result kept: a scrape must answer while PostgreSQL is down, when the figures matter most.
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { ReadModelClient } from '../../../common/databases.js';
+import { withTimeout } from '../../../common/with-timeout.js';
 import type { ReconcileResult } from './reconcile.js';
 import type { RejectedRow } from '../../../read-model/rejects.js';
 import type { SyncRunResult } from './sync-engine.js';
 
 const READ_TIMEOUT_MS = 1000;
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
 export function createSyncMetrics(readModel: ReadModelClient) {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
   /** Unix seconds of each table's last full catch-up, as last read (or seen in this process). */
   const lastSuccess = new Map<string, number>();
   /** Unix seconds of this process's last run of each table that made progress. */

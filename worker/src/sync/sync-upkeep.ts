@@ -9,6 +9,7 @@ import type { Queue } from 'bullmq';
 import type { RedisClient } from '../../../common/redis.js';
 import type { ThrottledLog } from '../../../common/log-throttle.js';
 import type { Logger } from '../../../common/logger.js';
+import { withTimeout } from '../../../common/with-timeout.js';
 import { JOBS, TABLE_JOB_OPTIONS, type TableJobData } from '../queues.js';
 import type { SyncMetrics } from './sync-metrics.js';
 import type { SyncTable } from '../../../read-model/table-definition.js';
@@ -55,14 +56,6 @@ async function schedulersPresent({ table, queue }: TableQueue): Promise<boolean>
   const ids = [JOBS.sync.schedulerId(table.name), JOBS.reconcile.schedulerId(table.name)];
   const found = await Promise.all(ids.map((id) => queue.getJobScheduler(id)));
   return found.every(Boolean);
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 export function startUpkeep(entries: readonly TableQueue[], deps: UpkeepDeps) {

@@ -1,7 +1,7 @@
 // The specification's JSON token endpoints. The standard RFC 6749 form (/oauth/token) is in
 // auth.routes.ts: its errors are RFC 6749's, not this API's envelope.
 import { z } from 'zod';
-import { defineEndpoint } from '../../http/endpoint.js';
+import { defineEndpoint } from '../../endpoint-services.js';
 import { bodyField } from './auth-throttle.js';
 import {
   refreshRequestSchema,

@@ -1,5 +1,5 @@
 import { branchResource } from '../../../../api/resources/branches.js';
-import { defineEndpoint } from '../../http/endpoint.js';
+import { defineEndpoint } from '../../endpoint-services.js';
 import { notFound } from '../../http/errors.js';
 import { escapeLike, idParams } from '../../http/filters.js';
 import { foldTurkish } from '../../../../common/turkish.js';

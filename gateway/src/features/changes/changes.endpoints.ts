@@ -13,7 +13,7 @@ import {
   type Cursor,
   type CursorCodec,
 } from '../../../../api/changes/cursor.js';
-import { defineEndpoint } from '../../http/endpoint.js';
+import { defineEndpoint } from '../../endpoint-services.js';
 import { AppError, insufficientScope, validationError } from '../../http/errors.js';
 import { decimalInteger } from '../../http/filters.js';
 
@@ -127,20 +127,7 @@ export const listChangesEndpoint = defineEndpoint({
   errors: [410],
   // The cursor stands on the primary's transaction ids (api/changes/cursor.ts).
   primaryOnly: true,
-  tables: [
-    'members',
-    'member_packages',
-    'branches',
-    'packages',
-    'financial_transactions',
-    'installment_plans',
-    'staff',
-    'notifications',
-    'private_lessons',
-    'presence_records',
-    'market_products',
-    'market_categories',
-  ],
+  tables: Object.values(CHANGE_TYPES).map((t) => t.table),
   handle: async ({ query, auth, read, services }) => {
     const { cursors, retentionMs } = services.changes;
     const types = typesAsked(query.types?.split(','), auth().scopes);

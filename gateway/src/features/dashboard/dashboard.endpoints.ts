@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEndpoint } from '../../http/endpoint.js';
+import { defineEndpoint } from '../../endpoint-services.js';
 import { optionalId } from '../../http/filters.js';
 import {
   activeBranches,

@@ -1,4 +1,4 @@
-import { defineEndpoint } from '../../http/endpoint.js';
+import { defineEndpoint } from '../../endpoint-services.js';
 import { istanbulCalendar, moneyIn } from '../dashboard/statistics.read.js';
 import { listInstallmentPlans, listTransactions } from './financial.read.js';
 import {

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { RedisClient } from '../../../../common/redis.js';
 import type { ReadModelClient } from '../../../../common/databases.js';
+import { withTimeout } from '../../../../common/with-timeout.js';
 
 /** A load balancer's probe must get an answer within this, whatever a dependency does. */
 const CHECK_TIMEOUT_MS = 1000;
@@ -9,15 +10,10 @@ type State = 'up' | 'down';
 
 /** 'up' when the check succeeds within the bound; 'down' on failure or when it takes longer. */
 export function probe(check: () => Promise<unknown>, timeoutMs = CHECK_TIMEOUT_MS): Promise<State> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<State>((resolve) => {
-    timer = setTimeout(() => resolve('down'), timeoutMs);
-  });
-  const outcome = check().then(
+  return withTimeout(check(), timeoutMs).then(
     () => 'up' as const,
     () => 'down' as const,
   );
-  return Promise.race([outcome, late]).finally(() => clearTimeout(timer));
 }
 
 export interface HealthDeps {

@@ -1,5 +1,5 @@
 import { idParams } from '../../http/filters.js';
-import { defineEndpoint } from '../../http/endpoint.js';
+import { defineEndpoint } from '../../endpoint-services.js';
 import { notFound } from '../../http/errors.js';
 import { memberETag } from './member-version.js';
 import { transactionListResponse } from '../financial/financial.schemas.js';

@@ -1,6 +1,7 @@
 // POST /members and PUT /members/{id}. The service (members.write.ts) holds the logic; these
 // declarations apply Idempotency-Key and If-Match and shape the answer.
-import { defineEndpoint, type EndpointContext } from '../../http/endpoint.js';
+import { defineEndpoint } from '../../endpoint-services.js';
+import type { EndpointContext } from '../../http/endpoint.js';
 import { idParams } from '../../http/filters.js';
 import { IDEMPOTENCY_HEADER, idempotencyKeyOf, type StoredAnswer } from './idempotency.js';
 import { memberResponse } from './members.schemas.js';
@@ -22,7 +23,7 @@ function answerOf(status: number, written: WrittenMember): StoredAnswer {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-function send(ctx: EndpointContext<any, any, any>, answer: StoredAnswer) {
+function send(ctx: EndpointContext<unknown, any, any, any>, answer: StoredAnswer) {
   for (const [name, value] of Object.entries(answer.headers)) ctx.setHeader(name, value);
   return answer.body as { success: boolean; data: WrittenMember['member'] };
 }

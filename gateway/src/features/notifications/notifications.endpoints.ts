@@ -3,7 +3,7 @@ import {
   NOTIFICATION_TYPES,
   notificationResource,
 } from '../../../../api/resources/notifications.js';
-import { defineEndpoint } from '../../http/endpoint.js';
+import { defineEndpoint } from '../../endpoint-services.js';
 import { booleanFilter, optionalId } from '../../http/filters.js';
 import { listPage, listResponse, paginationQuery } from '../../http/pagination.js';
 

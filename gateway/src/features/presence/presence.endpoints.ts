@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { presenceResource } from '../../../../api/resources/presence.js';
-import { defineEndpoint } from '../../http/endpoint.js';
+import { defineEndpoint } from '../../endpoint-services.js';
 import { checkDateRange, dayFilter, instantRange, optionalId } from '../../http/filters.js';
 import { listPage, listResponse, paginationQuery } from '../../http/pagination.js';
 

@@ -1,7 +1,7 @@
 import { itemResponse } from '../../../../api/resource.js';
 import { staffResource } from '../../../../api/resources/staff.js';
 import type { ReadModelPrisma } from '../../../../common/databases.js';
-import { defineEndpoint } from '../../http/endpoint.js';
+import { defineEndpoint } from '../../endpoint-services.js';
 import { notFound } from '../../http/errors.js';
 import {
   booleanFilter,

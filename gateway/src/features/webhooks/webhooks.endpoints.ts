@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { TYPE_NAMES } from '../../../../api/changes/change-types.js';
 import { MAX_URL_LENGTH, targetProblem } from '../../../../api/webhooks/targets.js';
-import { defineEndpoint } from '../../http/endpoint.js';
+import { defineEndpoint } from '../../endpoint-services.js';
 import { notFound, validationError } from '../../http/errors.js';
 import { idParams } from '../../http/filters.js';
 import { listPage, listResponse, paginationQuery } from '../../http/pagination.js';

@@ -1,0 +1,21 @@
+// What the API's endpoint handlers may use beside the read model, assembled by app.ts. Declared
+// here, beside the features, so the declaration machinery (http/endpoint.ts) knows no feature:
+// every endpoint is declared with this file's defineEndpoint.
+import type { CursorCodec } from '../../api/changes/cursor.js';
+import type { TargetRules } from '../../api/webhooks/targets.js';
+import type { AuthThrottle } from './features/auth/auth-throttle.js';
+import type { TokenService } from './features/auth/tokens.service.js';
+import type { MemberWrites } from './features/members/members.write.js';
+import type { WebhookService } from './features/webhooks/webhooks.service.js';
+import { endpointDefinition } from './http/endpoint.js';
+
+export interface EndpointServices {
+  tokens: TokenService;
+  throttle: AuthThrottle;
+  memberWrites: MemberWrites;
+  /** How long the change feed keeps deletes (CHANGES_RETENTION_DAYS); its signed cursors. */
+  changes: { retentionMs: number; cursors: CursorCodec };
+  webhooks: { service: WebhookService; targets: TargetRules };
+}
+
+export const defineEndpoint = endpointDefinition<EndpointServices>();
