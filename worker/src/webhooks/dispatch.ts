@@ -7,7 +7,7 @@
 import type pg from 'pg';
 import { readChangePage, type Change } from '../../../api/changes/change-page.js';
 import type { ChangeKey } from '../../../api/changes/change-statement.js';
-import { CHANGE_TYPES } from '../../../api/changes/change-types.js';
+import { typesRead } from '../../../api/changes/change-types.js';
 import type { CursorCodec } from '../../../api/changes/cursor.js';
 import { dataScopeOf } from '../../../api/data-scope.js';
 import { createScopedSql } from '../../../api/scoped-sql.js';
@@ -68,10 +68,7 @@ export function startDispatch(deps: DispatchDeps) {
       );
       const subscription = rows[0];
       // The scopes as they are now: a scope taken from the client stops its events.
-      const types = (subscription?.types ?? []).filter((type) => {
-        const known = CHANGE_TYPES[type];
-        return known !== undefined && subscription!.scopes.includes(known.scope);
-      });
+      const types = subscription ? typesRead(subscription.scopes, subscription.types ?? []) : [];
       if (!subscription || types.length === 0) {
         await client.query('ROLLBACK');
         return { events: [], more: false };
