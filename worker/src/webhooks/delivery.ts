@@ -11,6 +11,7 @@ import type { throttledLog } from '../../../common/log-throttle.js';
 import { closeWithin } from '../close-within.js';
 import pLimit from 'p-limit';
 import { OVERDUE_AFTER_MS } from '../../../api/webhooks/overdue.js';
+import type { DisabledReason, EventStatus } from '../../../api/webhooks/vocabulary.js';
 import {
   DELIVER_BATCH,
   DELIVER_JOB,
@@ -151,7 +152,7 @@ export function startDelivery(deps: DeliveryDeps) {
   /** What one try's answer means for its event and its subscription. */
   function judge(event: EventToSend, result: TryResult, finished: number) {
     const attempts = event.attempts + 1;
-    const disable =
+    const disable: DisabledReason | null =
       result.outcome === 'gone'
         ? 'gone'
         : result.outcome !== 'delivered' &&
@@ -159,7 +160,7 @@ export function startDelivery(deps: DeliveryDeps) {
             event.failing_since.getTime() <= finished - FAILING_DISABLE_MS
           ? 'failing'
           : null;
-    let status = 'pending';
+    let status: EventStatus = 'pending';
     let delayMs: number | null = null;
     if (result.outcome === 'delivered') status = 'delivered';
     else if (!disable) {

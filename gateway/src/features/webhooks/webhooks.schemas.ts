@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { TYPE_NAMES } from '../../../../api/changes/change-types.js';
 import { MAX_URL_LENGTH } from '../../../../api/webhooks/targets.js';
+import { DELIVERY_OUTCOMES, DISABLED_REASONS } from '../../../../api/webhooks/vocabulary.js';
 import { listResponse } from '../../http/pagination.js';
 
 const EXAMPLE = {
@@ -23,7 +24,7 @@ export const webhookSchema = z
     types: z.array(z.string()),
     description: z.string().nullable(),
     enabled: z.boolean(),
-    disabled_reason: z.enum(['gone', 'failing', 'operator', 'client']).nullable().meta({
+    disabled_reason: z.enum(DISABLED_REASONS).nullable().meta({
       description:
         'gone: the target answered 410; failing: 5 days of failed tries; operator: disabled by the API operator, who alone can enable it again (enable answers 403)',
     }),
@@ -75,15 +76,7 @@ export const attemptSchema = z
     webhook_id: z.string(),
     event_type: z.string(),
     attempted_at: z.iso.datetime(),
-    outcome: z.enum([
-      'delivered',
-      'http_error',
-      'redirect',
-      'gone',
-      'timeout',
-      'network_error',
-      'refused_target',
-    ]),
+    outcome: z.enum(DELIVERY_OUTCOMES),
     status_code: z.int().nullable(),
     duration_ms: z.int(),
     response: z.string().nullable().meta({ description: 'first 1,024 characters of the answer' }),
