@@ -21,6 +21,10 @@ export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
 export const DISABLED_REASONS = ['gone', 'failing', 'operator'] as const;
 export type DisabledReason = (typeof DISABLED_REASONS)[number];
 
-/** Where an event stands (webhook_events.status); GET /webhooks/{id} counts each. */
-export const EVENT_STATUSES = ['pending', 'delivered', 'failed'] as const;
+/**
+ * Where an event stands (webhook_events.status); GET /webhooks/{id} counts each. `cancelled`: its
+ * client could no longer receive it when its turn came (api/webhooks/rights.ts), so it was not
+ * sent, and is not sent again.
+ */
+export const EVENT_STATUSES = ['pending', 'delivered', 'failed', 'cancelled'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];

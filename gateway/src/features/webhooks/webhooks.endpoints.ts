@@ -104,7 +104,7 @@ export const webhookEndpoints = [
     path: '/webhooks/{id}',
     summary: 'Webhook aboneliği ve teslim durumu',
     description:
-      'Delivery figures: events published = delivered + failed + pending; tries by outcome; the last success and failure.',
+      "Delivery figures: events published = delivered + failed + pending + cancelled; tries by outcome; the last success and failure. Events follow the client's rights as they are when each is sent: one the client may no longer receive (disabled, without `webhooks:manage` or the read scope of its type, or bound to a branch its row is not in) is cancelled, neither sent nor replayed.",
     access: 'webhooks:manage',
     params: idParams,
     response: webhookResponse,
@@ -178,7 +178,7 @@ export const webhookEndpoints = [
     path: '/webhooks/{id}/replay',
     summary: 'Olayları yeniden gönder',
     description:
-      'Events recorded since `since` are sent again with their own `webhook-id`: the failed ones (`failed_only`), or every delivered and failed one. At most 10,000 events per request (the operator may set another limit): a request that would cover more is 400 `VALIDATION_ERROR` naming the limit, and nothing is replayed; choose a later `since`.',
+      'Events recorded since `since` are sent again with their own `webhook-id`: the failed ones (`failed_only`), or every delivered and failed one. An event the client may no longer receive (see `cancelled` in GET /webhooks/{id}) is cancelled instead of sent; a cancelled event is never replayed. At most 10,000 events per request (the operator may set another limit): a request that would cover more is 400 `VALIDATION_ERROR` naming the limit, and nothing is replayed; choose a later `since`.',
     access: 'webhooks:manage',
     params: idParams,
     body: replayBody,

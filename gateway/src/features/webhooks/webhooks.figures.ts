@@ -1,5 +1,6 @@
 // A subscription's delivery ledger, as GET /webhooks/{id} and npm run webhooks show it:
-// events published = delivered + failed + pending, tries by outcome, the last success and failure.
+// events published = delivered + failed + pending + cancelled, tries by outcome, the last success
+// and failure.
 import type { ReadModelClient } from '../../../../common/databases.js';
 import type { EventStatus } from '../../../../api/webhooks/vocabulary.js';
 
@@ -48,6 +49,7 @@ export async function deliveryFigures(db: ReadModelClient, id: number): Promise<
       delivered: count('delivered'),
       failed: count('failed'),
       pending: count('pending'),
+      cancelled: count('cancelled'),
     },
     attempts: Object.fromEntries(attempts.map((group) => [group.outcome, group._count._all])),
     last_success_at: iso(lastSuccess?.attempted_at),

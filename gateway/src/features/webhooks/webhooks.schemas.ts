@@ -46,8 +46,8 @@ const withSecret = webhookSchema
   });
 
 const FIGURES_EXAMPLE = {
-  events: { published: 120, delivered: 117, failed: 1, pending: 2 },
-  attempts: { delivered: 117, http_error: 6, timeout: 1 },
+  events: { published: 120, delivered: 116, failed: 1, pending: 2, cancelled: 1 },
+  attempts: { delivered: 116, http_error: 6, timeout: 1 },
   last_success_at: '2026-11-25T09:31:02.000Z',
   last_failure_at: '2026-11-25T09:12:40.000Z',
   last_failure_reason: 'http_error 503',
@@ -56,12 +56,18 @@ const FIGURES_EXAMPLE = {
 
 const figuresSchema = z
   .object({
-    events: z.object({
-      published: z.int(),
-      delivered: z.int(),
-      failed: z.int(),
-      pending: z.int(),
-    }),
+    events: z
+      .object({
+        published: z.int(),
+        delivered: z.int(),
+        failed: z.int(),
+        pending: z.int(),
+        cancelled: z.int().meta({
+          description:
+            "not sent, nor replayed: when its turn came, the client was disabled, lacked `webhooks:manage` or the read scope of the event's type, or was bound to a branch the event's row is not in",
+        }),
+      })
+      .meta({ description: 'published = delivered + failed + pending + cancelled' }),
     attempts: z.record(z.string(), z.int()).meta({ description: 'tries by outcome' }),
     last_success_at: z.iso.datetime().nullable(),
     last_failure_at: z.iso.datetime().nullable(),
