@@ -183,6 +183,8 @@ describe('refusals', () => {
     expect((await changes(membersOnly, 'types=staff')).body.error).toBe('INSUFFICIENT_SCOPE');
     expect((await changes(membersOnly, 'types=members')).status).toBe(200);
     expect((await changes(membersOnly, 'types=uyeler')).body.error).toBe('VALIDATION_ERROR');
+    // A name every object has is no type either.
+    expect((await changes(membersOnly, 'types=constructor')).body.error).toBe('VALIDATION_ERROR');
     for (const cursor of [
       'nope',
       'eyJ4IjoiMSJ9',

@@ -73,6 +73,24 @@ describe('the generated OpenAPI document', () => {
     }
   });
 
+  it('when it describes webhooks, then it lists the disabled reasons set, counts cancelled events and says who may enable', () => {
+    const subscription = components.WebhookSubscription!;
+    expect(subscription.properties.disabled_reason.anyOf[0].enum).toEqual([
+      'gone',
+      'failing',
+      'operator',
+    ]);
+    const events = components.WebhookDeliveryFigures!.properties.events;
+    expect(events.required).toEqual(['published', 'delivered', 'failed', 'pending', 'cancelled']);
+    expect(events.description).toBe('published = delivered + failed + pending + cancelled');
+    expect(events.properties.cancelled.description).toMatch(/webhooks:manage.*scope.*branch/);
+    expect(operationOf('GET', '/webhooks/{id}').description).toMatch(/cancelled/);
+    expect(operationOf('POST', '/webhooks/{id}/replay').description).toMatch(/cancelled/);
+    const enable = operationOf('POST', '/webhooks/{id}/enable');
+    expect(enable.description).toMatch(/`operator`\) cannot: 403 `INSUFFICIENT_SCOPE`/);
+    expect(Object.keys(enable.responses as object)).toContain('403');
+  });
+
   it('when the document gives examples, then each matches its own schema', () => {
     for (const [name, schema] of Object.entries(components)) {
       for (const example of schema.examples ?? []) {

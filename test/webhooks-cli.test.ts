@@ -1,6 +1,7 @@
 // `npm run webhooks -- list | disable | enable | deliveries`, driven from outside as an operator
 // would, against subscriptions and delivery tries written straight into the read model.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventStatus } from '../api/webhooks/vocabulary.js';
 import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
@@ -21,7 +22,7 @@ const webhooks = (...args: string[]) => operatorCli(env, 'webhooks', ...args);
 /** One event with its tries, oldest first, as the worker would have recorded them. */
 async function recordEvent(
   subscriptionId: number,
-  status: 'pending' | 'delivered' | 'failed',
+  status: EventStatus,
   tries: { outcome: string; status_code: number | null; response: string | null }[],
   at: Date,
 ) {
@@ -83,6 +84,7 @@ beforeAll(async () => {
     new Date(start.getTime() + 60_000),
   );
   await recordEvent(busy, 'pending', [], new Date(start.getTime() + 120_000));
+  await recordEvent(busy, 'cancelled', [], new Date(start.getTime() + 180_000));
 });
 
 afterAll(async () => {
@@ -106,15 +108,15 @@ describe('npm run webhooks', () => {
   it('when listing, then a table shows id, client, url, types, state and the ledger figures', async () => {
     const lines = (await webhooks('list')).trimEnd().split('\n');
     expect(lines[0]).toMatch(
-      /^ID\s+CLIENT\s+URL\s+TYPES\s+STATE\s+PUBLISHED\s+DELIVERED\s+FAILED\s+PENDING$/,
+      /^ID\s+CLIENT\s+URL\s+TYPES\s+STATE\s+PUBLISHED\s+DELIVERED\s+FAILED\s+PENDING\s+CANCELLED$/,
     );
     const row = (id: number) => lines.find((line) => line.startsWith(`${id} `)) ?? '';
     expect(row(busy)).toMatch(
       new RegExp(
-        `^${busy}\\s+${partner.client_key}\\s+https://partner\\.example\\.com/hook\\s+members,member_packages\\s+enabled\\s+3\\s+1\\s+1\\s+1$`,
+        `^${busy}\\s+${partner.client_key}\\s+https://partner\\.example\\.com/hook\\s+members,member_packages\\s+enabled\\s+4\\s+1\\s+1\\s+1\\s+1$`,
       ),
     );
-    expect(row(quiet)).toMatch(/quiet\s+members\s+enabled\s+0\s+0\s+0\s+0$/);
+    expect(row(quiet)).toMatch(/quiet\s+members\s+enabled\s+0\s+0\s+0\s+0\s+0$/);
     expect(row(elsewhere)).toContain(other.client_key);
   });
 
@@ -129,7 +131,7 @@ describe('npm run webhooks', () => {
       enabled: true,
       disabled_reason: null,
       deliveries: {
-        events: { published: 3, delivered: 1, failed: 1, pending: 1 },
+        events: { published: 4, delivered: 1, failed: 1, pending: 1, cancelled: 1 },
         attempts: { delivered: 1, timeout: 1, http_error: 1 },
       },
     });

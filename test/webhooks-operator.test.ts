@@ -73,7 +73,7 @@ describe("the operator's kill switch", () => {
     expect(await stateOf(id)).toEqual({ enabled: true, reason: null });
   });
 
-  it.each(['gone', 'failing'])(
+  it.each(['gone', 'failing'] as const)(
     'when the worker disabled a subscription (%s), then the partner may enable it',
     async (reason) => {
       const id = await subscribe();

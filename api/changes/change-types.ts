@@ -45,3 +45,22 @@ export const CHANGE_TYPES: Record<string, ChangeType> = {
   market_categories: changeType('market_categories', 'market:read', marketCategoryResource),
 };
 export const TYPE_NAMES = Object.keys(CHANGE_TYPES);
+
+/** The feed type `name` names; undefined for any other text ("constructor" included). */
+export function changeTypeNamed(name: string): ChangeType | undefined {
+  return Object.hasOwn(CHANGE_TYPES, name) ? CHANGE_TYPES[name] : undefined;
+}
+
+/** Whether `scopes` read the feed type `name`: it is one, and its read scope is among them. */
+export function scopesRead(scopes: readonly string[], name: string): boolean {
+  const type = changeTypeNamed(name);
+  return type !== undefined && scopes.includes(type.scope);
+}
+
+/**
+ * The types among `names` (by default every feed type) that `scopes` read: what GET /changes
+ * shows by default, what a subscription takes by default, and what dispatch follows.
+ */
+export function typesRead(scopes: readonly string[], names: readonly string[] = TYPE_NAMES) {
+  return names.filter((name) => scopesRead(scopes, name));
+}

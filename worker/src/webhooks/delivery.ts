@@ -11,6 +11,8 @@ import type { throttledLog } from '../../../common/log-throttle.js';
 import { closeWithin } from '../close-within.js';
 import pLimit from 'p-limit';
 import { OVERDUE_AFTER_MS } from '../../../api/webhooks/overdue.js';
+import { mayReceive } from '../../../api/webhooks/rights.js';
+import type { DisabledReason, EventStatus } from '../../../api/webhooks/vocabulary.js';
 import {
   DELIVER_BATCH,
   DELIVER_JOB,
@@ -42,6 +44,8 @@ export interface DeliveryDeps {
 interface EventToSend {
   id: string;
   message_id: string;
+  event_type: string;
+  row_branch_id: number | null;
   body: string;
   status: string;
   attempts: number;
@@ -53,14 +57,24 @@ interface EventToSend {
   previous_secret: string | null;
   previous_secret_until: Date | null;
   failing_since: Date | null;
+  client: { is_active: boolean; scopes: string[]; branch_id: number | null };
 }
 
 const EVENTS_TO_SEND = `
-  SELECT e.id::text, e.message_id, e.body, e.status, e.attempts, e.changed_at,
-         s.id AS subscription_id, s.url, s.enabled, s.failing_since,
-         s.secret, s.previous_secret, s.previous_secret_until
+  SELECT e.id::text, e.message_id, e.event_type, e.row_branch_id, e.body, e.status, e.attempts,
+         e.changed_at, s.id AS subscription_id, s.url, s.enabled, s.failing_since,
+         s.secret, s.previous_secret, s.previous_secret_until,
+         json_build_object('is_active', c.is_active, 'scopes', c.scopes, 'branch_id', c.branch_id)
+           AS client
     FROM webhook_events e JOIN webhook_subscriptions s ON s.id = e.subscription_id
+    JOIN api_clients c ON c.id = s.client_id
    WHERE e.id = ANY($1::bigint[])`;
+
+// Events their client may no longer receive: never sent, nor replayed (replay takes delivered and
+// failed events only).
+const CANCEL = `
+  UPDATE webhook_events SET status = 'cancelled'
+   WHERE id = ANY($1::bigint[]) AND status = 'pending'`;
 
 /** The secrets that sign now: the current one, and the previous one within its 24 hours. */
 function secretsOf(event: EventToSend, now: number): string[] {
@@ -151,7 +165,7 @@ export function startDelivery(deps: DeliveryDeps) {
   /** What one try's answer means for its event and its subscription. */
   function judge(event: EventToSend, result: TryResult, finished: number) {
     const attempts = event.attempts + 1;
-    const disable =
+    const disable: DisabledReason | null =
       result.outcome === 'gone'
         ? 'gone'
         : result.outcome !== 'delivered' &&
@@ -159,7 +173,7 @@ export function startDelivery(deps: DeliveryDeps) {
             event.failing_since.getTime() <= finished - FAILING_DISABLE_MS
           ? 'failing'
           : null;
-    let status = 'pending';
+    let status: EventStatus = 'pending';
     let delayMs: number | null = null;
     if (result.outcome === 'delivered') status = 'delivered';
     else if (!disable) {
@@ -176,7 +190,13 @@ export function startDelivery(deps: DeliveryDeps) {
   async function deliver(eventIds: readonly string[]) {
     const { rows } = await deps.pool.query<EventToSend>(EVENTS_TO_SEND, [eventIds]);
     // Delivered, failed, or their subscription disabled or deleted since they were queued.
-    const due = rows.filter((event) => event.status === 'pending' && event.enabled);
+    const pending = rows.filter((event) => event.status === 'pending' && event.enabled);
+    // The client's rights as they are now, not as they were when the event was recorded.
+    const due = pending.filter((event) => mayReceive(event.client, event));
+    if (due.length < pending.length) {
+      const refused = pending.filter((event) => !due.includes(event)).map((event) => event.id);
+      await deps.pool.query(CANCEL, [refused]);
+    }
     if (due.length === 0) return;
     const tried = await Promise.all(
       due.map((event) =>

@@ -7,10 +7,11 @@
 import type pg from 'pg';
 import { readChangePage, type Change } from '../../../api/changes/change-page.js';
 import type { ChangeKey } from '../../../api/changes/change-statement.js';
-import { CHANGE_TYPES } from '../../../api/changes/change-types.js';
+import { typesRead } from '../../../api/changes/change-types.js';
 import type { CursorCodec } from '../../../api/changes/cursor.js';
 import { dataScopeOf } from '../../../api/data-scope.js';
 import { createScopedSql } from '../../../api/scoped-sql.js';
+import { receivesWebhooks } from '../../../api/webhooks/rights.js';
 import type { throttledLog } from '../../../common/log-throttle.js';
 import type { Delivery } from './delivery.js';
 
@@ -33,6 +34,7 @@ interface Subscription {
   feed_kind: number;
   feed_type: string;
   feed_id: number;
+  is_active: boolean;
   scopes: string[];
   branch_id: number | null;
 }
@@ -60,18 +62,19 @@ export function startDispatch(deps: DispatchDeps) {
       await client.query('BEGIN');
       const { rows } = await client.query<Subscription>(
         `SELECT s.id, s.types, s.feed_xid::text, s.feed_kind, s.feed_type, s.feed_id,
-                c.scopes, c.branch_id
+                c.is_active, c.scopes, c.branch_id
            FROM webhook_subscriptions s JOIN api_clients c ON c.id = s.client_id
-          WHERE s.id = $1 AND s.enabled AND c.is_active
+          WHERE s.id = $1 AND s.enabled
             FOR UPDATE OF s SKIP LOCKED`,
         [id],
       );
       const subscription = rows[0];
-      // The scopes as they are now: a scope taken from the client stops its events.
-      const types = (subscription?.types ?? []).filter((type) => {
-        const known = CHANGE_TYPES[type];
-        return known !== undefined && subscription!.scopes.includes(known.scope);
-      });
+      // The rights as they are now: a scope taken from the client stops its events; a client
+      // disabled or without webhooks:manage keeps its position until it receives them again.
+      const types =
+        subscription && receivesWebhooks(subscription)
+          ? typesRead(subscription.scopes, subscription.types ?? [])
+          : [];
       if (!subscription || types.length === 0) {
         await client.query('ROLLBACK');
         return { events: [], more: false };
@@ -87,14 +90,16 @@ export function startDispatch(deps: DispatchDeps) {
       const page = await readChangePage(sql, { types, after, limit: PAGE });
       const now = new Date();
       const inserted = await client.query<{ id: string }>(
-        `INSERT INTO webhook_events (subscription_id, event_type, body, changed_at)
-         SELECT $1, t, b, c FROM unnest($2::text[], $3::text[], $4::timestamptz[]) AS e(t, b, c)
+        `INSERT INTO webhook_events (subscription_id, event_type, body, changed_at, row_branch_id)
+         SELECT $1, t, b, c, r
+           FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::int[]) AS e(t, b, c, r)
          RETURNING id::text`,
         [
           subscription.id,
           page.changes.map(({ change }) => `${change.type}.${change.op}`),
           page.changes.map(({ change, key }) => eventBody(change, deps.cursors.encode(key), now)),
           page.changes.map(({ change }) => change.changed_at),
+          page.changes.map(({ change }) => change.branch_id),
         ],
       );
       await client.query(

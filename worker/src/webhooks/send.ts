@@ -4,12 +4,10 @@
 import http from 'node:http';
 import https from 'node:https';
 import { deliveryProblem, guardedLookup, type TargetRules } from '../../../api/webhooks/targets.js';
-
-export type Outcome =
-  'delivered' | 'http_error' | 'redirect' | 'gone' | 'timeout' | 'network_error' | 'refused_target';
+import type { DeliveryOutcome } from '../../../api/webhooks/vocabulary.js';
 
 export interface TryResult {
-  outcome: Outcome;
+  outcome: DeliveryOutcome;
   statusCode: number | null;
   durationMs: number;
   /** The first 1,024 characters of the answer, or the error's message. */
@@ -26,7 +24,7 @@ export interface Sender {
   close(): void;
 }
 
-function outcomeOf(status: number): Outcome {
+function outcomeOf(status: number): DeliveryOutcome {
   if (status >= 200 && status < 300) return 'delivered';
   if (status === 410) return 'gone';
   if (status >= 300 && status < 400) return 'redirect';

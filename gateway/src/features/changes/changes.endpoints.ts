@@ -4,7 +4,12 @@
 // skips a change (api/changes/change-statement.ts) and never leaves the caller's branch.
 import { z } from 'zod';
 import { readChangePage } from '../../../../api/changes/change-page.js';
-import { CHANGE_TYPES, TYPE_NAMES } from '../../../../api/changes/change-types.js';
+import {
+  CHANGE_TYPES,
+  changeTypeNamed,
+  TYPE_NAMES,
+  typesRead,
+} from '../../../../api/changes/change-types.js';
 import {
   floorOf,
   isPurgedPast,
@@ -96,11 +101,9 @@ export function typesAsked(
   types: readonly string[] | undefined,
   scopes: readonly string[],
 ): string[] {
-  if (types === undefined) {
-    return TYPE_NAMES.filter((type) => scopes.includes(CHANGE_TYPES[type]!.scope));
-  }
+  if (types === undefined) return typesRead(scopes);
   const named = [...new Set(types)];
-  const unknown = named.filter((type) => !CHANGE_TYPES[type]);
+  const unknown = named.filter((type) => !changeTypeNamed(type));
   if (unknown.length > 0) {
     throw validationError([
       {
@@ -109,7 +112,7 @@ export function typesAsked(
       },
     ]);
   }
-  if (named.some((type) => !scopes.includes(CHANGE_TYPES[type]!.scope))) throw insufficientScope();
+  if (typesRead(scopes, named).length < named.length) throw insufficientScope();
   return named;
 }
 

@@ -48,7 +48,18 @@ interface ListedSubscription extends Subscription {
 
 function listTable(rows: ListedSubscription[]): string {
   return formatTable(
-    ['ID', 'CLIENT', 'URL', 'TYPES', 'STATE', 'PUBLISHED', 'DELIVERED', 'FAILED', 'PENDING'],
+    [
+      'ID',
+      'CLIENT',
+      'URL',
+      'TYPES',
+      'STATE',
+      'PUBLISHED',
+      'DELIVERED',
+      'FAILED',
+      'PENDING',
+      'CANCELLED',
+    ],
     rows.map((s) => [
       String(s.id),
       s.client_key,
@@ -59,6 +70,7 @@ function listTable(rows: ListedSubscription[]): string {
       String(s.deliveries.events.delivered),
       String(s.deliveries.events.failed),
       String(s.deliveries.events.pending),
+      String(s.deliveries.events.cancelled),
     ]),
   );
 }

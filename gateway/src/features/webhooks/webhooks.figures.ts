@@ -1,9 +1,12 @@
 // A subscription's delivery ledger, as GET /webhooks/{id} and npm run webhooks show it:
-// events published = delivered + failed + pending, tries by outcome, the last success and failure.
+// events published = delivered + failed + pending + cancelled, tries by outcome, the last success
+// and failure.
 import type { ReadModelClient } from '../../../../common/databases.js';
+import type { EventStatus } from '../../../../api/webhooks/vocabulary.js';
 
 export interface DeliveryFigures {
-  events: { published: number; delivered: number; failed: number; pending: number };
+  /** Every status counted: published is their sum. */
+  events: { published: number } & Record<EventStatus, number>;
   attempts: Record<string, number>;
   last_success_at: string | null;
   last_failure_at: string | null;
@@ -37,7 +40,7 @@ export async function deliveryFigures(db: ReadModelClient, id: number): Promise<
       select: { attempted_at: true, outcome: true, status_code: true, response: true },
     }),
   ]);
-  const count = (status: string) =>
+  const count = (status: EventStatus) =>
     events.find((group) => group.status === status)?._count._all ?? 0;
   const pending = events.find((group) => group.status === 'pending');
   return {
@@ -46,6 +49,7 @@ export async function deliveryFigures(db: ReadModelClient, id: number): Promise<
       delivered: count('delivered'),
       failed: count('failed'),
       pending: count('pending'),
+      cancelled: count('cancelled'),
     },
     attempts: Object.fromEntries(attempts.map((group) => [group.outcome, group._count._all])),
     last_success_at: iso(lastSuccess?.attempted_at),

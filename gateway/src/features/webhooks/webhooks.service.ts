@@ -6,6 +6,7 @@ import type { ReadModelClient } from '../../../../common/databases.js';
 import { presentOf } from '../../../../api/changes/cursor.js';
 import { dueAtOnce } from '../../../../api/webhooks/overdue.js';
 import { newWebhookSecret, PREVIOUS_SECRET_MS } from '../../../../api/webhooks/secrets.js';
+import type { DisabledReason } from '../../../../api/webhooks/vocabulary.js';
 import { insufficientScope, validationError } from '../../http/errors.js';
 import { deliveryFigures } from './webhooks.figures.js';
 
@@ -14,7 +15,7 @@ export type { DeliveryFigures } from './webhooks.figures.js';
 export type Owner = number | null;
 
 /** The reason an operator's disable records; only an operator lifts it. */
-export const OPERATOR = 'operator';
+export const OPERATOR: DisabledReason = 'operator';
 
 export interface SubscriptionInput {
   url: string;

@@ -4,7 +4,8 @@ export const USAGE = `usage: npm run webhooks -- <command> [options]
 
 commands:
   list [--client KEY]     every subscription (or one client's): id, client, url, types, state,
-                          and its events published, delivered, failed and pending
+                          and its events published, delivered, failed, pending and cancelled
+                          (not sent: the client may no longer receive them)
   disable ID              stop deliveries (reason "operator"); events keep being recorded;
                           the partner cannot enable it again, only this CLI can
   enable ID               deliver again; pending events are tried at once, on a fresh schedule
