@@ -90,6 +90,7 @@ const webhooks = webhooksPool
       registry: metrics.registry,
       log,
       cursors: createCursorCodec(config.secrets.keys),
+      secretsKeys: config.secrets.keys,
     })
   : undefined;
 

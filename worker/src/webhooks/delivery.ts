@@ -11,6 +11,7 @@ import type { throttledLog } from '../../../common/log-throttle.js';
 import { closeWithin } from '../close-within.js';
 import pLimit from 'p-limit';
 import { OVERDUE_AFTER_MS } from '../../../api/webhooks/overdue.js';
+import type { WebhookSecrets } from '../../../api/webhooks/secrets.js';
 import {
   DELIVER_BATCH,
   DELIVER_JOB,
@@ -37,6 +38,8 @@ export interface DeliveryDeps {
   concurrency: number;
   metrics: WebhookMetrics;
   log: ReturnType<typeof throttledLog>;
+  /** Opens the stored secrets (SECRETS_KEY). */
+  secrets: WebhookSecrets;
 }
 
 interface EventToSend {
@@ -62,7 +65,7 @@ const EVENTS_TO_SEND = `
     FROM webhook_events e JOIN webhook_subscriptions s ON s.id = e.subscription_id
    WHERE e.id = ANY($1::bigint[])`;
 
-/** The secrets that sign now: the current one, and the previous one within its 24 hours. */
+/** The stored secrets that sign now: the current one, and the previous one within its 24 hours. */
 function secretsOf(event: EventToSend, now: number): string[] {
   const previousValid =
     event.previous_secret !== null &&
@@ -177,12 +180,26 @@ export function startDelivery(deps: DeliveryDeps) {
     const { rows } = await deps.pool.query<EventToSend>(EVENTS_TO_SEND, [eventIds]);
     // Delivered, failed, or their subscription disabled or deleted since they were queued.
     const due = rows.filter((event) => event.status === 'pending' && event.enabled);
-    if (due.length === 0) return;
+    // A secret no key of SECRETS_KEY opens: the event is not tried and stays pending, so the
+    // sweep brings it back until the operator sets the key that opens it.
+    const signable = due.flatMap((event) => {
+      try {
+        return [{ event, secrets: secretsOf(event, Date.now()).map(deps.secrets.open) }];
+      } catch (error) {
+        deps.log(
+          'error',
+          'webhook-secret',
+          { subscription: event.subscription_id, reason: (error as Error).message },
+          'a webhook signing secret cannot be decrypted with SECRETS_KEY; its events wait',
+        );
+        return [];
+      }
+    });
+    if (signable.length === 0) return;
     const tried = await Promise.all(
-      due.map((event) =>
+      signable.map(({ event, secrets }) =>
         sending(async () => {
           const now = Date.now();
-          const secrets = secretsOf(event, now);
           const headers = signedHeaders({ ...event, secrets }, new Date(now));
           const result = await deps.sender.send(event.url, event.body, headers);
           // The schedule counts from the end of this try.

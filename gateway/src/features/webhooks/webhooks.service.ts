@@ -5,7 +5,11 @@ import type { Config } from '../../../../common/config.js';
 import type { ReadModelClient } from '../../../../common/databases.js';
 import { presentOf } from '../../../../api/changes/cursor.js';
 import { dueAtOnce } from '../../../../api/webhooks/overdue.js';
-import { newWebhookSecret, PREVIOUS_SECRET_MS } from '../../../../api/webhooks/secrets.js';
+import {
+  newWebhookSecret,
+  PREVIOUS_SECRET_MS,
+  webhookSecrets,
+} from '../../../../api/webhooks/secrets.js';
 import { insufficientScope, validationError } from '../../http/errors.js';
 import { deliveryFigures } from './webhooks.figures.js';
 
@@ -42,7 +46,23 @@ interface ReplayCount {
   replayed: number;
 }
 
-export function createWebhookService(db: ReadModelClient, limits: WebhookLimits) {
+/** What reencryptSecrets did: subscriptions whose secrets it sealed again, or could not open. */
+export interface Reencrypted {
+  reencrypted: number;
+  unchanged: number;
+  unreadable: { id: number; reason: string }[];
+}
+
+/**
+ * Secrets are sealed under SECRETS_KEY as they are stored (api/webhooks/secrets.ts); the gateway
+ * never opens one: only the worker does, to sign.
+ */
+export function createWebhookService(
+  db: ReadModelClient,
+  config: { webhooks: WebhookLimits; secrets: Pick<Config['secrets'], 'keys'> },
+) {
+  const limits = config.webhooks;
+  const secrets = webhookSecrets(config.secrets.keys);
   const owned = (owner: Owner, id: number) => ({
     id,
     ...(owner === null ? {} : { client_id: owner }),
@@ -83,7 +103,7 @@ export function createWebhookService(db: ReadModelClient, limits: WebhookLimits)
             url: input.url,
             types: input.types,
             description: input.description,
-            secret,
+            secret: secrets.seal(secret),
             feed_xid: start.xid,
             feed_kind: start.kind,
             feed_type: start.type,
@@ -122,7 +142,8 @@ export function createWebhookService(db: ReadModelClient, limits: WebhookLimits)
       const updated = await db.webhookSubscription.update({
         where: { id },
         data: {
-          secret,
+          secret: secrets.seal(secret),
+          // Moved as it is stored: the gateway never needs to open a secret.
           previous_secret: current.secret,
           previous_secret_until: new Date(Date.now() + PREVIOUS_SECRET_MS),
         },
@@ -199,6 +220,50 @@ export function createWebhookService(db: ReadModelClient, limits: WebhookLimits)
         );
       }
       return count!.replayed;
+    },
+
+    /**
+     * Every stored secret (current and previous) sealed under SECRETS_KEY's first key, those
+     * stored in plain text included. A row rotated meanwhile is read again, never overwritten.
+     */
+    async reencryptSecrets(): Promise<Reencrypted> {
+      const done: Reencrypted = { reencrypted: 0, unchanged: 0, unreadable: [] };
+      const ids = await db.webhookSubscription.findMany({
+        select: { id: true },
+        orderBy: { id: 'asc' },
+      });
+      for (const { id } of ids) {
+        for (;;) {
+          const row = await db.webhookSubscription.findUnique({
+            where: { id },
+            select: { secret: true, previous_secret: true },
+          });
+          if (!row) break;
+          let sealed: { secret: string; previous_secret: string | null };
+          try {
+            sealed = {
+              secret: secrets.resealed(row.secret),
+              previous_secret: row.previous_secret && secrets.resealed(row.previous_secret),
+            };
+          } catch (error) {
+            done.unreadable.push({ id, reason: (error as Error).message });
+            break;
+          }
+          if (sealed.secret === row.secret && sealed.previous_secret === row.previous_secret) {
+            done.unchanged += 1;
+            break;
+          }
+          const { count } = await db.webhookSubscription.updateMany({
+            where: { id, ...row },
+            data: sealed,
+          });
+          if (count > 0) {
+            done.reencrypted += 1;
+            break;
+          }
+        }
+      }
+      return done;
     },
 
     /** Tries of one subscription, newest first; the caller has found it for its owner. */
