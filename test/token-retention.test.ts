@@ -74,7 +74,10 @@ describe('token retention', () => {
     const logger = runLogger(inject('services').runId, 'retention-test');
     const retention = startRetention({
       pool: readModelPool(gateway.db),
-      retention: { tokensMs: config.tokens.retentionMs },
+      retention: {
+        tokensMs: config.tokens.retentionMs,
+        webhookEventsMs: config.webhooks.retentionMs,
+      },
       log: throttledLog(logger),
     });
     try {

@@ -96,7 +96,10 @@ const webhooks = webhooksPool
 
 const retention = startRetention({
   pool: readModelPool(readModel),
-  retention: { tokensMs: config.tokens.retentionMs },
+  retention: {
+    tokensMs: config.tokens.retentionMs,
+    webhookEventsMs: config.webhooks.retentionMs,
+  },
   log,
 });
 

@@ -35,13 +35,42 @@ const tokens = (retentionMs: number): Purge => ({
       LIMIT $2)`,
 });
 
+/**
+ * Every final state of a webhook event: one that will not be tried again unless replayed.
+ * `cancelled` is not written by this version's delivery; listed so that no final state is ever
+ * kept past its retention.
+ */
+const FINAL_EVENT_STATES = `'delivered', 'failed', 'cancelled'`;
+
+/**
+ * Webhook events no longer pending, past WEBHOOK_RETENTION_DAYS, and with them their tries (the
+ * foreign key cascades). A finished event's next_attempt_at is when it finished: its last try
+ * records it (worker/src/webhooks/delivery.ts); replay and enable set it anew with the status.
+ * The state is checked again on the row deleted, so an event replayed meanwhile stays. Pending
+ * events stay whatever their age: they are still owed to the partner.
+ */
+const webhookEvents = (retentionMs: number): Purge => ({
+  name: 'webhook_events',
+  retentionMs,
+  statement: `DELETE FROM webhook_events WHERE status IN (${FINAL_EVENT_STATES}) AND id IN (
+      SELECT id FROM webhook_events
+       WHERE status IN (${FINAL_EVENT_STATES})
+         AND next_attempt_at < now() - make_interval(secs => $1::float8 / 1000)
+       LIMIT $2)`,
+});
+
+export interface Retention {
+  tokensMs: number;
+  webhookEventsMs: number;
+}
+
 /** Deletes whatever has passed its retention; returns the rows deleted per kind. */
 export async function purgeExpired(
   pool: pg.Pool,
-  retention: { tokensMs: number },
+  retention: Retention,
 ): Promise<Record<string, number>> {
   const deleted: Record<string, number> = {};
-  for (const purge of [tokens(retention.tokensMs)]) {
+  for (const purge of [tokens(retention.tokensMs), webhookEvents(retention.webhookEventsMs)]) {
     let total = 0;
     for (;;) {
       const { rowCount } = await pool.query(purge.statement, [purge.retentionMs, BATCH]);
@@ -53,12 +82,11 @@ export async function purgeExpired(
   return deleted;
 }
 
-export function startRetention(deps: {
-  pool: pg.Pool;
-  retention: { tokensMs: number };
-  log: ThrottledLog;
-}): { stop(): void } {
-  const intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(1000, deps.retention.tokensMs / 10));
+export function startRetention(deps: { pool: pg.Pool; retention: Retention; log: ThrottledLog }): {
+  stop(): void;
+} {
+  const shortest = Math.min(deps.retention.tokensMs, deps.retention.webhookEventsMs);
+  const intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(1000, shortest / 10));
   let running = false;
   const run = async () => {
     if (running) return;
