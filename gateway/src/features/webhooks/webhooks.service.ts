@@ -270,7 +270,8 @@ export function createWebhookService(
     attempts: (id: number, window: { skip: number; take: number }) =>
       db.webhookAttempt.findMany({
         where: { subscription_id: id },
-        orderBy: { id: 'desc' },
+        // The index's order (subscription, attempted_at): a page reads its own rows only.
+        orderBy: [{ attempted_at: 'desc' }, { id: 'desc' }],
         skip: window.skip,
         take: window.take,
         include: { event: { select: { message_id: true, event_type: true } } },
