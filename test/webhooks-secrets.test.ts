@@ -155,7 +155,7 @@ describe('signing secrets at rest', () => {
     );
 
     await everyoneVerifies('Anahtar Bir');
-  });
+  }, 60_000);
 
   it('when a new key is put first and reencrypt-secrets runs, then every secret is under the new key, the plain one too, and each still verifies', async () => {
     await useKeys({ gateway: [NEW_KEY, OLD_KEY], worker: [NEW_KEY, OLD_KEY] });
@@ -176,12 +176,12 @@ describe('signing secrets at rest', () => {
     });
 
     await everyoneVerifies('Anahtar İki Sonra');
-  });
+  }, 120_000);
 
   it('when the old key is dropped, then each subscription still verifies', async () => {
     await useKeys({ gateway: [NEW_KEY], worker: [NEW_KEY] });
     await everyoneVerifies('Anahtar Üç');
-  });
+  }, 60_000);
 
   it('when the worker holds a wrong key, then it logs an error naming SECRETS_KEY, the events wait, and partners are answered as ever', async () => {
     const logs = await useKeys({ gateway: [NEW_KEY], worker: [WRONG_KEY] });
@@ -202,6 +202,19 @@ describe('signing secrets at rest', () => {
     }
     await rotate('/sealed');
 
+    // In production the command refuses to start without the key, naming it.
+    const unset = await operatorCliWith(
+      env,
+      { NODE_ENV: 'production', SECRETS_KEY: '' },
+      'webhooks',
+      'reencrypt-secrets',
+    ).then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(unset?.code).toBe(1);
+    expect(unset?.stderr).toMatch(/SECRETS_KEY: required in production/);
+
     const refused = await reencrypt([WRONG_KEY]).then(
       () => null,
       (error: { code: number; stderr: string }) => error,
@@ -216,5 +229,5 @@ describe('signing secrets at rest', () => {
       for (const path of PATHS) expect(got.filter((r) => r.path === path)).toHaveLength(1);
       expect(got.every((r) => r.verified)).toBe(true);
     }, 30_000);
-  });
+  }, 120_000);
 });

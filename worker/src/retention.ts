@@ -37,8 +37,8 @@ const tokens = (retentionMs: number): Purge => ({
 
 /**
  * Every final state of a webhook event: one that will not be tried again unless replayed.
- * `cancelled` is not written by this version's delivery; listed so that no final state is ever
- * kept past its retention.
+ * `cancelled` is listed though delivery does not write it yet, so that no final state is ever kept
+ * past its retention.
  */
 const FINAL_EVENT_STATES = `'delivered', 'failed', 'cancelled'`;
 
