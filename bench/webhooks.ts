@@ -17,7 +17,7 @@ import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
 import { benchEnvironment, releaseInTurn } from './cleanup.js';
-import { startWorker, type Started } from './gateway/processes.js';
+import { BENCH_SECRETS_KEY, startWorker, type Started } from './gateway/processes.js';
 import { measureVisibility, percentile, type LagOptions } from './lag-writes.js';
 
 const MARKER = /lag-\d+/;
@@ -78,6 +78,8 @@ export async function benchWebhooks(options: LagOptions & { scale: number; event
       REDIS_URL: env.redisUrl,
       REDIS_PREFIX: env.redisPrefix,
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      // The worker opens the secrets this process seals.
+      SECRETS_KEY: BENCH_SECRETS_KEY,
     };
     worker = await startWorker(variables, {});
     const pool = readModelPool(readModel);
@@ -90,7 +92,7 @@ export async function benchWebhooks(options: LagOptions & { scale: number; event
       await sleep(500);
     }
     await sleep(5000);
-    const service = createWebhookService(readModel, loadConfig(variables).webhooks);
+    const service = createWebhookService(readModel, loadConfig(variables));
     const subscription = await service.create(client.id, {
       url: partner.url,
       types: ['members', 'financial_transactions', 'presence', 'notifications'],

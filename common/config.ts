@@ -164,6 +164,8 @@ const envSchema = z.object({
   // What one client may ask of delivery: subscriptions held, events set back by one replay.
   WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT: positiveInt.default(10),
   WEBHOOK_REPLAY_MAX: positiveInt.default(10000),
+  // Days a delivered, failed or cancelled event and its tries are kept; fractions allowed.
+  WEBHOOK_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -251,6 +253,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       concurrency: env.WEBHOOK_CONCURRENCY,
       maxSubscriptionsPerClient: env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT,
       replayMax: env.WEBHOOK_REPLAY_MAX,
+      /** How long an event that is no longer pending is kept, with its tries. */
+      retentionMs: Math.round(env.WEBHOOK_RETENTION_DAYS * 86_400_000),
     },
     logLevel: env.LOG_LEVEL,
     /**

@@ -125,3 +125,17 @@ describe('SECRETS_KEY', () => {
     expect(set.secrets.keys).toEqual([key(3)]);
   });
 });
+
+describe('WEBHOOK_RETENTION_DAYS', () => {
+  it('when it is unset, then finished webhook events are kept 30 days; a fraction of a day is taken', () => {
+    expect(loadConfig({}).webhooks.retentionMs).toBe(30 * 86_400_000);
+    expect(loadConfig({ WEBHOOK_RETENTION_DAYS: '0.001' }).webhooks.retentionMs).toBe(86_400);
+  });
+
+  it.each(['0', '-1', 'forever'])(
+    'when it is %s, then the configuration is refused naming it',
+    (value) => {
+      expect(() => loadConfig({ WEBHOOK_RETENTION_DAYS: value })).toThrow(/WEBHOOK_RETENTION_DAYS/);
+    },
+  );
+});

@@ -44,6 +44,7 @@ describe('audit retention', () => {
     const deleted = await purgeExpired(readModelPool(gateway.db), {
       tokensMs: config.tokens.retentionMs,
       auditMs: config.audit.retentionMs,
+      webhookEventsMs: config.webhooks.retentionMs,
     });
 
     expect(deleted.audit).toBe(3);

@@ -157,7 +157,7 @@ async function tokenHolding(scopes: Scope[]) {
 async function successIdFor(endpoint: ProtectedEndpoint, client: TestClient): Promise<number> {
   if (!endpoint.path.includes(':id')) return 1;
   if (inputOf(endpoint).ownSubscription) {
-    const service = createWebhookService(gateway.db, env.config().webhooks);
+    const service = createWebhookService(gateway.db, env.config());
     const created = await service.create(client.id, {
       url: TARGET,
       types: ['members'],

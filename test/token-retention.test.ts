@@ -74,7 +74,11 @@ describe('token retention', () => {
     const logger = runLogger(inject('services').runId, 'retention-test');
     const retention = startRetention({
       pool: readModelPool(gateway.db),
-      retention: { tokensMs: config.tokens.retentionMs, auditMs: config.audit.retentionMs },
+      retention: {
+        tokensMs: config.tokens.retentionMs,
+        auditMs: config.audit.retentionMs,
+        webhookEventsMs: config.webhooks.retentionMs,
+      },
       log: throttledLog(logger),
     });
     try {

@@ -53,7 +53,7 @@ async function recordEvent(
 beforeAll(async () => {
   env = await createTestEnvironment();
   db = createReadModelClient(env.databaseUrl, { poolSize: 2 });
-  const service = createWebhookService(db, env.config().webhooks);
+  const service = createWebhookService(db, env.config());
   partner = await createTestClient(db, { name: 'partner' });
   other = await createTestClient(db, { name: 'other' });
   const subscribe = async (client: TestClient, path: string, types: string[]) =>
@@ -161,12 +161,7 @@ describe('npm run webhooks', () => {
   });
 
   it('when a subscription the worker disabled is disabled by the operator, then the reason becomes operator', async () => {
-    await createWebhookService(db, env.config().webhooks).setEnabled(
-      null,
-      elsewhere,
-      false,
-      'gone',
-    );
+    await createWebhookService(db, env.config()).setEnabled(null, elsewhere, false, 'gone');
     expect(JSON.parse(await webhooks('disable', String(elsewhere), '--json'))).toMatchObject({
       id: elsewhere,
       enabled: false,

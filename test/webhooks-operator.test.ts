@@ -77,12 +77,7 @@ describe("the operator's kill switch", () => {
     'when the worker disabled a subscription (%s), then the partner may enable it',
     async (reason) => {
       const id = await subscribe();
-      await createWebhookService(gateway.db, env.config().webhooks).setEnabled(
-        null,
-        id,
-        false,
-        reason,
-      );
+      await createWebhookService(gateway.db, env.config()).setEnabled(null, id, false, reason);
       const answer = await partnerEnables(id);
       expect(answer.status).toBe(200);
       expect(answer.body.data).toMatchObject({ enabled: true, disabled_reason: null });
@@ -91,12 +86,7 @@ describe("the operator's kill switch", () => {
 
   it('when the operator disables a subscription the worker had disabled, then the operator holds it', async () => {
     const id = await subscribe();
-    await createWebhookService(gateway.db, env.config().webhooks).setEnabled(
-      null,
-      id,
-      false,
-      'gone',
-    );
+    await createWebhookService(gateway.db, env.config()).setEnabled(null, id, false, 'gone');
     expect(JSON.parse(await webhooks('disable', String(id), '--json'))).toMatchObject({
       enabled: false,
       disabled_reason: 'operator',

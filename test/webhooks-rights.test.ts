@@ -138,7 +138,7 @@ async function run(c: Case) {
   }, 60_000);
 
   // The operator holds the subscription while the partner asks for a replay of everything.
-  const operator = createWebhookService(gateway.db, env.config().webhooks);
+  const operator = createWebhookService(gateway.db, env.config());
   await operator.setEnabled(null, id, false);
   const replay = await postJson(
     `${gateway.url}/api/v1/webhooks/${id}/replay`,

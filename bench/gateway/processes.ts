@@ -111,7 +111,7 @@ export interface ProductionOptions {
 }
 
 /** Production's processes refuse to start without SECRETS_KEY; the benchmarks' is public. */
-const BENCH_SECRETS_KEY = Buffer.from('benchmark key, public, 32 bytes!').toString('base64');
+export const BENCH_SECRETS_KEY = Buffer.from('benchmark key, public, 32 bytes!').toString('base64');
 
 /** `node scripts/build.mjs --if-stale`, as every production script runs it first. */
 export function buildIfStale(): void {

@@ -122,7 +122,7 @@ export function createApp(deps: AppDeps): express.Express {
           cursors: createCursorCodec(deps.config.secrets.keys),
         },
         webhooks: {
-          service: createWebhookService(deps.db, deps.config.webhooks),
+          service: createWebhookService(deps.db, deps.config),
           targets: {
             allowPrivate: deps.config.webhooks.allowPrivateTargets,
             allowHttp: deps.config.webhooks.allowHttp,

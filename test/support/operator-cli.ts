@@ -3,13 +3,23 @@
 // changes to the gateways' caches). A failing command rejects with its exit code and stderr.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { TestEnvironment } from './environment.js';
+import { TEST_SECRETS_KEY, type TestEnvironment } from './environment.js';
 
 const run = promisify(execFile);
 
 /** Runs `npm run <tool> -- ...args` and returns its standard output. */
-export async function operatorCli(
+export function operatorCli(
   env: TestEnvironment,
+  tool: 'clients' | 'webhooks',
+  ...args: string[]
+): Promise<string> {
+  return operatorCliWith(env, {}, tool, ...args);
+}
+
+/** The same, with operator variables of its own (SECRETS_KEY...). */
+export async function operatorCliWith(
+  env: TestEnvironment,
+  variables: Record<string, string>,
   tool: 'clients' | 'webhooks',
   ...args: string[]
 ): Promise<string> {
@@ -20,6 +30,8 @@ export async function operatorCli(
       LEGACY_DATABASE_URL: env.legacyUrl,
       REDIS_URL: env.redisUrl,
       REDIS_PREFIX: env.redisPrefix,
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      ...variables,
     },
   });
   return stdout;

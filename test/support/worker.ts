@@ -7,6 +7,7 @@ import {
   readModelPool,
 } from '../../common/databases.js';
 import { throttledLog } from '../../common/log-throttle.js';
+import type { Logger } from '../../common/logger.js';
 import { inject } from 'vitest';
 import { runLogger } from './run-logs.js';
 import { createRedis } from '../../common/redis.js';
@@ -72,12 +73,12 @@ export async function eventually<T>(
 export function startWebhookWorker(
   env: TestEnvironment,
   overrides: Record<string, string>,
-  options: { dnsServers?: string[] } = {},
+  options: { dnsServers?: string[]; logger?: Logger } = {},
 ) {
   const config = env.config(overrides);
   const readModel = createReadModelClient(config.db.url, { poolSize: 6 });
   const connection = createRedis(config.redis.url, { forWorker: true });
-  const logger = runLogger(inject('services').runId, 'webhooks-test');
+  const logger = options.logger ?? runLogger(inject('services').runId, 'webhooks-test');
   const webhooks = startWebhooks({
     pool: readModelPool(readModel),
     connection,
@@ -86,6 +87,7 @@ export function startWebhookWorker(
     registry: new Registry(),
     log: throttledLog(logger),
     cursors: createCursorCodec(config.secrets.keys),
+    secretsKeys: config.secrets.keys,
     ...(options.dnsServers ? { dnsServers: options.dnsServers } : {}),
   });
   return {

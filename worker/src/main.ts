@@ -62,12 +62,17 @@ const webhooks = webhooksPool
       registry: metrics.registry,
       log,
       cursors: createCursorCodec(config.secrets.keys),
+      secretsKeys: config.secrets.keys,
     })
   : undefined;
 
 const retention = startRetention({
   pool: readModelPool(readModel),
-  retention: { tokensMs: config.tokens.retentionMs, auditMs: config.audit.retentionMs },
+  retention: {
+    tokensMs: config.tokens.retentionMs,
+    auditMs: config.audit.retentionMs,
+    webhookEventsMs: config.webhooks.retentionMs,
+  },
   log,
 });
 

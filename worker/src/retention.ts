@@ -3,6 +3,7 @@
 // Every worker runs it, whatever its roles: the deletes are idempotent, several workers at once
 // only share the work, and each statement deletes a bounded batch so none holds locks for long.
 import type pg from 'pg';
+import { EVENT_STATUSES } from '../../api/webhooks/vocabulary.js';
 import type { ThrottledLog } from '../../common/log-throttle.js';
 
 /** Rows one statement deletes at most. */
@@ -48,10 +49,33 @@ const audit = (retentionMs: number): Purge => ({
        ORDER BY at LIMIT $2)`,
 });
 
+/** Every final state of a webhook event: one that will not be tried again unless replayed. */
+const FINAL_EVENT_STATES = EVENT_STATUSES.filter((status) => status !== 'pending')
+  .map((status) => `'${status}'`)
+  .join(', ');
+
+/**
+ * Webhook events no longer pending, past WEBHOOK_RETENTION_DAYS, and with them their tries (the
+ * foreign key cascades). A finished event's next_attempt_at is when it finished: its last try
+ * records it (worker/src/webhooks/delivery.ts); replay and enable set it anew with the status.
+ * The state is checked again on the row deleted, so an event replayed meanwhile stays. Pending
+ * events stay whatever their age: they are still owed to the partner.
+ */
+const webhookEvents = (retentionMs: number): Purge => ({
+  name: 'webhook_events',
+  retentionMs,
+  statement: `DELETE FROM webhook_events WHERE status IN (${FINAL_EVENT_STATES}) AND id IN (
+      SELECT id FROM webhook_events
+       WHERE status IN (${FINAL_EVENT_STATES})
+         AND next_attempt_at < now() - make_interval(secs => $1::float8 / 1000)
+       LIMIT $2)`,
+});
+
 /** How long each kind of row is kept. */
 export interface Retention {
   tokensMs: number;
   auditMs: number;
+  webhookEventsMs: number;
 }
 
 /** Deletes whatever has passed its retention; returns the rows deleted per kind. */
@@ -60,7 +84,12 @@ export async function purgeExpired(
   retention: Retention,
 ): Promise<Record<string, number>> {
   const deleted: Record<string, number> = {};
-  for (const purge of [tokens(retention.tokensMs), audit(retention.auditMs)]) {
+  const purges = [
+    tokens(retention.tokensMs),
+    audit(retention.auditMs),
+    webhookEvents(retention.webhookEventsMs),
+  ];
+  for (const purge of purges) {
     let total = 0;
     for (;;) {
       const { rowCount } = await pool.query(purge.statement, [purge.retentionMs, BATCH]);
@@ -75,7 +104,8 @@ export async function purgeExpired(
 export function startRetention(deps: { pool: pg.Pool; retention: Retention; log: ThrottledLog }): {
   stop(): void;
 } {
-  const shortest = Math.min(deps.retention.tokensMs, deps.retention.auditMs);
+  const { tokensMs, auditMs, webhookEventsMs } = deps.retention;
+  const shortest = Math.min(tokensMs, auditMs, webhookEventsMs);
   const intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(1000, shortest / 10));
   let running = false;
   const run = async () => {

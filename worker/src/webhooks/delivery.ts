@@ -13,6 +13,7 @@ import pLimit from 'p-limit';
 import { OVERDUE_AFTER_MS } from '../../../api/webhooks/overdue.js';
 import { mayReceive } from '../../../api/webhooks/rights.js';
 import type { DisabledReason, EventStatus } from '../../../api/webhooks/vocabulary.js';
+import type { WebhookSecrets } from '../../../api/webhooks/secrets.js';
 import {
   DELIVER_BATCH,
   DELIVER_JOB,
@@ -39,6 +40,8 @@ export interface DeliveryDeps {
   concurrency: number;
   metrics: WebhookMetrics;
   log: ReturnType<typeof throttledLog>;
+  /** Opens the stored secrets (SECRETS_KEY). */
+  secrets: WebhookSecrets;
 }
 
 interface EventToSend {
@@ -76,7 +79,7 @@ const CANCEL = `
   UPDATE webhook_events SET status = 'cancelled'
    WHERE id = ANY($1::bigint[]) AND status = 'pending'`;
 
-/** The secrets that sign now: the current one, and the previous one within its 24 hours. */
+/** The stored secrets that sign now: the current one, and the previous one within its 24 hours. */
 function secretsOf(event: EventToSend, now: number): string[] {
   const previousValid =
     event.previous_secret !== null &&
@@ -197,12 +200,26 @@ export function startDelivery(deps: DeliveryDeps) {
       const refused = pending.filter((event) => !due.includes(event)).map((event) => event.id);
       await deps.pool.query(CANCEL, [refused]);
     }
-    if (due.length === 0) return;
+    // A secret no key of SECRETS_KEY opens: the event is not tried and stays pending, so the
+    // sweep brings it back until the operator sets the key that opens it.
+    const signable = due.flatMap((event) => {
+      try {
+        return [{ event, secrets: secretsOf(event, Date.now()).map(deps.secrets.open) }];
+      } catch (error) {
+        deps.log(
+          'error',
+          'webhook-secret',
+          { subscription: event.subscription_id, reason: (error as Error).message },
+          'a webhook signing secret cannot be decrypted with SECRETS_KEY; its events wait',
+        );
+        return [];
+      }
+    });
+    if (signable.length === 0) return;
     const tried = await Promise.all(
-      due.map((event) =>
+      signable.map(({ event, secrets }) =>
         sending(async () => {
           const now = Date.now();
-          const secrets = secretsOf(event, now);
           const headers = signedHeaders({ ...event, secrets }, new Date(now));
           const result = await deps.sender.send(event.url, event.body, headers);
           // The schedule counts from the end of this try.

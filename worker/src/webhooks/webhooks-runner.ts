@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { Registry } from 'prom-client';
 import type { Config } from '../../../common/config.js';
 import type { throttledLog } from '../../../common/log-throttle.js';
+import { webhookSecrets } from '../../../api/webhooks/secrets.js';
 import { startDelivery } from './delivery.js';
 import { startDispatch } from './dispatch.js';
 import { createSender } from './send.js';
@@ -22,6 +23,8 @@ export interface WebhooksDeps {
   log: ReturnType<typeof throttledLog>;
   /** Signs the events' cursors (SECRETS_KEY). */
   cursors: CursorCodec;
+  /** SECRETS_KEY's keys: they open the stored signing secrets. */
+  secretsKeys: readonly string[];
   /** Name servers for targets' names instead of the system's (tests). */
   dnsServers?: readonly string[];
 }
@@ -44,6 +47,7 @@ export function startWebhooks(deps: WebhooksDeps) {
     concurrency: deps.config.concurrency,
     metrics: createWebhookMetrics(deps.registry, deps.pool),
     log: deps.log,
+    secrets: webhookSecrets(deps.secretsKeys),
   });
   const dispatch = startDispatch({
     pool: deps.pool,

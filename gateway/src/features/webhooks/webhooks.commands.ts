@@ -173,6 +173,24 @@ async function run(service: WebhookService, args: CliArgs): Promise<void> {
       );
       return;
     }
+    case 'reencrypt-secrets': {
+      if (args.id !== undefined) throw new CliError('reencrypt-secrets takes no id');
+      const done = await service.reencryptSecrets();
+      print(
+        done,
+        [
+          `${done.reencrypted} subscription(s) re-encrypted under SECRETS_KEY's first key, ${done.unchanged} already were`,
+          ...done.unreadable.map((u) => `subscription ${u.id}: ${u.reason}`),
+        ].join('\n'),
+      );
+      if (done.unreadable.length > 0) {
+        throw new CliError(
+          `${done.unreadable.length} subscription(s) have a secret no key of SECRETS_KEY decrypts: add the key they were encrypted with and run again`,
+          1,
+        );
+      }
+      return;
+    }
     default:
       throw new CliError(
         command ? `unknown command "${command}" (see npm run webhooks -- --help)` : USAGE,
@@ -181,10 +199,11 @@ async function run(service: WebhookService, args: CliArgs): Promise<void> {
 }
 
 export async function runCommand(args: CliArgs): Promise<void> {
-  const config = loadConfigOrExit();
+  // Only re-encrypting needs the key; the other commands never touch a secret.
+  const config = loadConfigOrExit({ needsSecretsKey: args.command === 'reencrypt-secrets' });
   const db = createReadModelClient(config.db.url, { poolSize: 2 });
   try {
-    await run(createWebhookService(db, config.webhooks), args);
+    await run(createWebhookService(db, config), args);
   } finally {
     await db.$disconnect();
   }

@@ -203,7 +203,8 @@ export const webhookEndpoints = [
     method: 'GET',
     path: '/webhooks/{id}/deliveries',
     summary: 'Teslim denemeleri',
-    description: 'Every try, newest first: outcome, status, duration and the start of the answer.',
+    description:
+      'Every try kept, newest first: outcome, status, duration and the start of the answer. An event no longer pending goes with its tries 30 days after it finished (the operator may set another period); the figures of `GET /webhooks/{id}` count what is kept.',
     access: 'webhooks:manage',
     params: idParams,
     query: paginationQuery,

@@ -5,7 +5,11 @@ import type { Config } from '../../../../common/config.js';
 import type { ReadModelClient } from '../../../../common/databases.js';
 import { presentOf } from '../../../../api/changes/cursor.js';
 import { dueAtOnce } from '../../../../api/webhooks/overdue.js';
-import { newWebhookSecret, PREVIOUS_SECRET_MS } from '../../../../api/webhooks/secrets.js';
+import {
+  newWebhookSecret,
+  PREVIOUS_SECRET_MS,
+  webhookSecrets,
+} from '../../../../api/webhooks/secrets.js';
 import type { DisabledReason } from '../../../../api/webhooks/vocabulary.js';
 import { insufficientScope, validationError } from '../../http/errors.js';
 import { deliveryFigures } from './webhooks.figures.js';
@@ -43,7 +47,23 @@ interface ReplayCount {
   replayed: number;
 }
 
-export function createWebhookService(db: ReadModelClient, limits: WebhookLimits) {
+/** What reencryptSecrets did: subscriptions whose secrets it sealed again, or could not open. */
+export interface Reencrypted {
+  reencrypted: number;
+  unchanged: number;
+  unreadable: { id: number; reason: string }[];
+}
+
+/**
+ * Secrets are sealed under SECRETS_KEY as they are stored (api/webhooks/secrets.ts); the gateway
+ * never opens one: only the worker does, to sign.
+ */
+export function createWebhookService(
+  db: ReadModelClient,
+  config: { webhooks: WebhookLimits; secrets: Pick<Config['secrets'], 'keys'> },
+) {
+  const limits = config.webhooks;
+  const secrets = webhookSecrets(config.secrets.keys);
   const owned = (owner: Owner, id: number) => ({
     id,
     ...(owner === null ? {} : { client_id: owner }),
@@ -84,7 +104,7 @@ export function createWebhookService(db: ReadModelClient, limits: WebhookLimits)
             url: input.url,
             types: input.types,
             description: input.description,
-            secret,
+            secret: secrets.seal(secret),
             feed_xid: start.xid,
             feed_kind: start.kind,
             feed_type: start.type,
@@ -123,7 +143,8 @@ export function createWebhookService(db: ReadModelClient, limits: WebhookLimits)
       const updated = await db.webhookSubscription.update({
         where: { id },
         data: {
-          secret,
+          secret: secrets.seal(secret),
+          // Moved as it is stored: the gateway never needs to open a secret.
           previous_secret: current.secret,
           previous_secret_until: new Date(Date.now() + PREVIOUS_SECRET_MS),
         },
@@ -202,11 +223,56 @@ export function createWebhookService(db: ReadModelClient, limits: WebhookLimits)
       return count!.replayed;
     },
 
+    /**
+     * Every stored secret (current and previous) sealed under SECRETS_KEY's first key, those
+     * stored in plain text included. A row rotated meanwhile is read again, never overwritten.
+     */
+    async reencryptSecrets(): Promise<Reencrypted> {
+      const done: Reencrypted = { reencrypted: 0, unchanged: 0, unreadable: [] };
+      const ids = await db.webhookSubscription.findMany({
+        select: { id: true },
+        orderBy: { id: 'asc' },
+      });
+      for (const { id } of ids) {
+        for (;;) {
+          const row = await db.webhookSubscription.findUnique({
+            where: { id },
+            select: { secret: true, previous_secret: true },
+          });
+          if (!row) break;
+          let sealed: { secret: string; previous_secret: string | null };
+          try {
+            sealed = {
+              secret: secrets.resealed(row.secret),
+              previous_secret: row.previous_secret && secrets.resealed(row.previous_secret),
+            };
+          } catch (error) {
+            done.unreadable.push({ id, reason: (error as Error).message });
+            break;
+          }
+          if (sealed.secret === row.secret && sealed.previous_secret === row.previous_secret) {
+            done.unchanged += 1;
+            break;
+          }
+          const { count } = await db.webhookSubscription.updateMany({
+            where: { id, ...row },
+            data: sealed,
+          });
+          if (count > 0) {
+            done.reencrypted += 1;
+            break;
+          }
+        }
+      }
+      return done;
+    },
+
     /** Tries of one subscription, newest first; the caller has found it for its owner. */
     attempts: (id: number, window: { skip: number; take: number }) =>
       db.webhookAttempt.findMany({
         where: { subscription_id: id },
-        orderBy: { id: 'desc' },
+        // The index's order (subscription, attempted_at): a page reads its own rows only.
+        orderBy: [{ attempted_at: 'desc' }, { id: 'desc' }],
         skip: window.skip,
         take: window.take,
         include: { event: { select: { message_id: true, event_type: true } } },

@@ -11,12 +11,15 @@ commands:
   enable ID               deliver again; pending events are tried at once, on a fresh schedule
   deliveries ID [--limit N]
                           the latest tries, newest first (default 50, at most 1000)
+  reencrypt-secrets       every signing secret encrypted again under SECRETS_KEY's first key
+                          (after adding a key, or for secrets stored before encryption)
 
 options:
   --json                  machine-readable output (errors too, on stderr)
   -h, --help              this text
 
-Exit codes: 0 done, 1 refused (database error), 2 usage error or unknown id.`;
+Exit codes: 0 done, 1 refused (database error, a secret no key decrypts), 2 usage error or
+unknown id.`;
 
 export const DEFAULT_DELIVERIES = 50;
 export const MAX_DELIVERIES = 1000;
