@@ -38,7 +38,7 @@ export interface DeliveryDeps {
   sender: Sender;
   retryScheduleMs: readonly number[];
   concurrency: number;
-  /** Tries of one subscription in flight at once (its share of `concurrency`). */
+  /** Tries of one subscription in flight at once until its endpoint answers (shares.ts). */
   subscriptionConcurrency: number;
   /** The bound on one try (WEBHOOK_TIMEOUT_MS): a subscription's probe is answered by then. */
   timeoutMs: number;
@@ -139,6 +139,7 @@ export function startDelivery(deps: DeliveryDeps) {
   const sending = pLimit(deps.concurrency);
   const shares = createShares({
     perSubscription: deps.subscriptionConcurrency,
+    most: deps.concurrency,
     timeoutMs: deps.timeoutMs,
   });
   // Events whose try this process is making or has in a line: a sweep's copy of one (queued while

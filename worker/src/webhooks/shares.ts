@@ -1,8 +1,10 @@
 // Fair delivery (decision 0012): each subscription has its own share of a process's tries, so one
 // partner's slow or silent endpoint cannot hold the slots every other partner's tries need.
-//  - A share: at most `perSubscription` tries of one subscription in flight in this process; its
-//    further tries wait in the subscription's own line (a p-limit of its own), not in the shared
-//    one, so a healthy partner's burst still goes out as fast as it is answered.
+//  - A share: a subscription's tries wait in a line of its own (a p-limit) before the process's.
+//    The line lets `perSubscription` tries through at once, and one more after each answer within
+//    a second, up to all of the process's: an endpoint that answers is soon sent as much as the
+//    process can, one that does not holds its share and no more. A line left empty is dropped, so
+//    each burst starts from the share again.
 //  - Back-off: a try that times out shows a silent endpoint. Its subscription then sends nothing
 //    until the back-off ends (60 s, doubled after each probe that times out, up to 10 min); the
 //    tries waiting in its line give up their places at once and are deferred to that end. After
@@ -14,6 +16,8 @@ import { SLOW_DOWN_FLOOR_MS } from './retry.js';
 
 export const BACK_OFF_FIRST_MS = SLOW_DOWN_FLOOR_MS;
 export const BACK_OFF_MAX_MS = 600_000;
+/** An answer within this shows an endpoint that may be sent more at once. */
+export const FAST_ANSWER_MS = 1000;
 
 export type Turn<T> =
   | { sent: T; backOffUntil: number | null }
@@ -29,6 +33,8 @@ interface BackOff {
 
 export function createShares(options: {
   perSubscription: number;
+  /** The process's tries at once: a line grows no further. */
+  most: number;
   /** The bound on one try: a probe's answer is known by then. */
   timeoutMs: number;
   now?: () => number;
@@ -59,12 +65,21 @@ export function createShares(options: {
   }
 
   /** A try's end: a time-out starts or lengthens the back-off; an answer ends it. */
-  function settle(subscriptionId: number, probe: boolean, timedOut: boolean): number | null {
+  function settle(
+    subscriptionId: number,
+    probe: boolean,
+    answer: { timedOut: boolean; durationMs: number },
+  ): number | null {
+    const line = lines.get(subscriptionId)!.limit;
     const backOff = backOffs.get(subscriptionId);
-    if (!timedOut) {
+    if (!answer.timedOut) {
+      if (answer.durationMs < FAST_ANSWER_MS && line.concurrency < options.most) {
+        line.concurrency += 1;
+      }
       backOffs.delete(subscriptionId);
       return null;
     }
+    line.concurrency = options.perSubscription;
     if (!backOff) {
       const started = { until: now() + BACK_OFF_FIRST_MS, stepMs: BACK_OFF_FIRST_MS };
       backOffs.set(subscriptionId, { ...started, probeEndsAt: null });
@@ -100,8 +115,10 @@ export function createShares(options: {
       return await line.limit(async () => {
         const admitted = admit(subscriptionId, true);
         if ('deferUntil' in admitted) return admitted;
+        const started = now();
         const sent = await send();
-        return { sent, backOffUntil: settle(subscriptionId, admitted.probe, timedOut(sent)) };
+        const answer = { timedOut: timedOut(sent), durationMs: now() - started };
+        return { sent, backOffUntil: settle(subscriptionId, admitted.probe, answer) };
       });
     } finally {
       // An idle subscription keeps no line; its back-off, if any, stays until an answer.

@@ -21,9 +21,14 @@ function pendingTry() {
 const timedOut = (result: boolean) => result;
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-function sharesAt(perSubscription: number) {
+function sharesAt(perSubscription: number, most = 100) {
   const clock = { now: 1_000_000 };
-  const shares = createShares({ perSubscription, timeoutMs: TIMEOUT_MS, now: () => clock.now });
+  const shares = createShares({
+    perSubscription,
+    most,
+    timeoutMs: TIMEOUT_MS,
+    now: () => clock.now,
+  });
   return { shares, clock };
 }
 
@@ -47,6 +52,47 @@ describe('a subscription’s share', () => {
       { sent: false, backOffUntil: null },
     ]);
     expect(await otherTurn).toEqual({ sent: false, backOffUntil: null });
+  });
+});
+
+describe('a line that grows while its endpoint answers', () => {
+  /** How many of `count` tries of one subscription are in flight at once. */
+  async function startedOf(shares: ReturnType<typeof sharesAt>['shares'], count: number) {
+    const tries = Array.from({ length: count }, () => pendingTry());
+    const turns = tries.map((t) => shares.take(1, t.send, timedOut));
+    await tick();
+    return { started: tries.filter((t) => t.started()).length, tries, turns };
+  }
+
+  it('lets one more through after each answer within a second, up to the most; a slow answer or a time-out does not', async () => {
+    const { shares, clock } = sharesAt(1, 3);
+    const burst = await startedOf(shares, 6);
+    expect(burst.started).toBe(1);
+    burst.tries[0]!.end(false);
+    await tick();
+    await tick();
+    // A fast answer: the line lets two through now.
+    expect(burst.tries.filter((t) => t.started()).length).toBe(3);
+    burst.tries[1]!.end(false);
+    burst.tries[2]!.end(false);
+    await tick();
+    await tick();
+    // Three at once, the most, however many answers come.
+    expect(burst.tries.filter((t) => t.started()).length).toBe(6);
+    clock.now += 2000;
+    for (const t of burst.tries.slice(3)) t.end(false);
+    await Promise.all(burst.turns);
+
+    // A new burst starts from the share again; a slow answer lets no more through.
+    const slow = await startedOf(shares, 3);
+    expect(slow.started).toBe(1);
+    clock.now += 2000;
+    slow.tries[0]!.end(false);
+    await tick();
+    await tick();
+    expect(slow.tries.filter((t) => t.started()).length).toBe(2);
+    for (const t of slow.tries) t.end(false);
+    await Promise.all(slow.turns);
   });
 });
 
