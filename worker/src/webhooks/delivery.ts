@@ -307,8 +307,11 @@ export function startDelivery(deps: DeliveryDeps) {
         ORDER BY e.next_attempt_at LIMIT $2`,
       [SWEEP_GRACE_SECONDS, SWEEP_BATCH],
     );
-    await enqueue(rows.map((row) => ({ id: row.id, attempt: row.attempts + 1 })));
-    return rows.length;
+    // An event waiting in one of this process's lines is not lost, only behind its partner's
+    // earlier tries: a copy would cost a job and a read for nothing.
+    const lost = rows.filter((row) => !taken.has(row.id));
+    await enqueue(lost.map((row) => ({ id: row.id, attempt: row.attempts + 1 })));
+    return lost.length;
   }
 
   return {
