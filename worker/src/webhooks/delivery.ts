@@ -216,6 +216,11 @@ export function startDelivery(deps: DeliveryDeps) {
     }
   }
 
+  /**
+   * Each event's try: first a place in its subscription's line (shares.ts), then one of the
+   * process's; the try itself and its judgement are as they ever were. A try its subscription's
+   * back-off put off is not a try: only its event's next try moves (DEFER_EVENTS).
+   */
   async function tryAndRecord(due: readonly EventToSend[]) {
     const turns = await Promise.all(
       due.map(async (event) => ({
