@@ -4,7 +4,9 @@
 //     commit → webhook received, p50 and p99, beside commit → visible in the read model of the
 //     same run;
 //  2. rate: a worker running delivery alone (WORKER_ROLES=webhooks) sends `events` events as
-//     fast as it can to the same partner; deliveries per second and the worker's CPU per delivery.
+//     fast as it can to the same partner; deliveries per second and the worker's CPU per delivery;
+//  3. fairness: that partner's change → received p99 over 50 changes, alone, then while another
+//     client's endpoint accepts connections and never answers 300 events of its own.
 //   npm run bench -- --only webhooks [--lag-rate 50] [--lag-seconds 60] [--lag-scale 35]
 import { once } from 'node:events';
 import { createServer } from 'node:http';
@@ -20,7 +22,11 @@ import { benchEnvironment, releaseInTurn } from './cleanup.js';
 import { BENCH_SECRETS_KEY, startWorker, type Started } from './gateway/processes.js';
 import { measureVisibility, percentile, type LagOptions } from './lag-writes.js';
 
-const MARKER = /lag-\d+/;
+const MARKER = /(?:lag|fair)-\d+/;
+/** The fairness figure: changes of the answering partner, and the silent one's events. */
+const FAIR_CHANGES = 50;
+const FAIR_PACE_MS = 400;
+const SILENT_EVENTS = 300;
 
 /** The partner: answers 204 at once and notes when each lag marker first arrived. */
 async function startPartner() {
@@ -50,11 +56,49 @@ async function startPartner() {
   };
 }
 
+/** An endpoint that accepts every connection and never answers. */
+async function startSilentPartner() {
+  const server = createServer(() => undefined);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/silent`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 const fmt = (n: number, digits = 0) => n.toFixed(digits);
+
+/** `count` notification changes, one every FAIR_PACE_MS: each one's commit → received, sorted. */
+async function timeChanges(
+  pool: ReturnType<typeof readModelPool>,
+  partner: Awaited<ReturnType<typeof startPartner>>,
+  ids: number[],
+): Promise<number[]> {
+  const committed = new Map<string, number>();
+  for (const id of ids) {
+    await pool.query(`UPDATE notifications SET title = $1 WHERE id = $2`, [`fair-${id}`, id]);
+    committed.set(`fair-${id}`, Date.now());
+    await sleep(FAIR_PACE_MS);
+  }
+  const started = Date.now();
+  while (Date.now() - started < 120_000) {
+    if ([...committed.keys()].every((marker) => partner.firstSeen.has(marker))) break;
+    await sleep(100);
+  }
+  return [...committed]
+    .map(([marker, at]) => (partner.firstSeen.get(marker) ?? Infinity) - at)
+    .sort((a, b) => a - b);
+}
 
 export async function benchWebhooks(options: LagOptions & { scale: number; events: number }) {
   const env = await benchEnvironment('benchhooks');
   const partner = await startPartner();
+  const silent = await startSilentPartner();
   const readModel = createReadModelClient(env.databaseUrl, { poolSize: 2 });
   let worker: Started | undefined;
   try {
@@ -143,10 +187,43 @@ export async function benchWebhooks(options: LagOptions & { scale: number; event
         `${fmt(delivered / seconds)} deliveries/s (target ≥ 1000), worker CPU ${fmt(cpuMs / delivered, 2)} ms per delivery, ` +
         `dispatch from the feed included`,
     );
+
+    // Fairness, on the same worker: the partner's changes alone, then beside a client whose
+    // endpoint holds every connection open without an answer.
+    const { rows: notifications } = await pool.query<{ id: number }>(
+      `SELECT id FROM notifications ORDER BY id LIMIT $1`,
+      [2 * FAIR_CHANGES],
+    );
+    const ids = notifications.map((row) => row.id);
+    const alone = await timeChanges(pool, partner, ids.slice(0, FAIR_CHANGES));
+    const silentClient = await createClient(readModel, {
+      name: 'bench silent partner',
+      scopes: ['members:read', 'webhooks:manage'],
+      branchId: null,
+    });
+    await service.create(silentClient.id, {
+      url: silent.url,
+      types: ['members'],
+      description: 'silent',
+    });
+    await pool.query(
+      `UPDATE members SET address = 'silent-' || id
+        WHERE id IN (SELECT id FROM members ORDER BY id LIMIT $1)`,
+      [SILENT_EVENTS],
+    );
+    await sleep(1000);
+    const beside = await timeChanges(pool, partner, ids.slice(FAIR_CHANGES));
+    console.log(
+      `fairness: a partner's change → webhook received over ${FAIR_CHANGES} changes: alone p50 ` +
+        `${percentile(alone, 50)} ms, p99 ${percentile(alone, 99)} ms; while another client's ` +
+        `endpoint is silent with ${SILENT_EVENTS} events: p50 ${percentile(beside, 50)} ms, ` +
+        `p99 ${percentile(beside, 99)} ms`,
+    );
   } finally {
     await releaseInTurn(
       () => worker?.stop(),
       () => partner.close(),
+      () => silent.close(),
       () => readModel.$disconnect(),
       () => env.destroy(),
     );

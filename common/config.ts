@@ -161,6 +161,8 @@ const envSchema = z.object({
   // How often the worker turns new changes into events, and how many deliveries run at once.
   WEBHOOK_DISPATCH_INTERVAL_MS: positiveInt.default(200),
   WEBHOOK_CONCURRENCY: positiveInt.default(100),
+  // Of those, how many one subscription may hold: its share (decision 0012, fair delivery).
+  WEBHOOK_SUBSCRIPTION_CONCURRENCY: positiveInt.default(10),
   // What one client may ask of delivery: subscriptions held, events set back by one replay.
   WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT: positiveInt.default(10),
   WEBHOOK_REPLAY_MAX: positiveInt.default(10000),
@@ -251,6 +253,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
       allowHttp: env.WEBHOOK_ALLOW_HTTP === 'true',
       dispatchIntervalMs: env.WEBHOOK_DISPATCH_INTERVAL_MS,
       concurrency: env.WEBHOOK_CONCURRENCY,
+      subscriptionConcurrency: env.WEBHOOK_SUBSCRIPTION_CONCURRENCY,
       maxSubscriptionsPerClient: env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT,
       replayMax: env.WEBHOOK_REPLAY_MAX,
       /** How long an event that is no longer pending is kept, with its tries. */

@@ -97,3 +97,32 @@ export async function startReceiver(options: { secrets: Map<string, string> }) {
     },
   };
 }
+
+/**
+ * A partner's endpoint that accepts every connection, reads the request and never answers:
+ * each try ends only by the worker's time-out. Counts the requests and the most open at once.
+ */
+export async function startSilentEndpoint() {
+  let requests = 0;
+  let open = 0;
+  let mostOpen = 0;
+  const server = createServer((req: IncomingMessage) => {
+    requests += 1;
+    open += 1;
+    mostOpen = Math.max(mostOpen, open);
+    req.resume();
+    req.socket.once('close', () => (open -= 1));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/silent`,
+    requests: () => requests,
+    mostOpen: () => mostOpen,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

@@ -3,6 +3,8 @@
 // its own whose id comes from the event and the try's number.
 // A sweep re-queues every pending event whose try is overdue, so a Redis that lost its data, or
 // a process killed mid-try, loses no event; a try cut short may be made again (at least once).
+// Each try goes through its subscription's share (shares.ts): one partner's silent endpoint holds
+// a few of a process's slots, for one time-out, then waits out its back-off without any.
 import { Queue, Worker, type Job } from 'bullmq';
 import type { RedisClient } from '../../../common/redis.js';
 import type pg from 'pg';
@@ -23,6 +25,7 @@ import {
 } from '../queues.js';
 import { nextDelayMs, retryAfterMs } from './retry.js';
 import type { Sender, TryResult } from './send.js';
+import { createShares } from './shares.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 
 /** A subscription failing every try for this long is disabled. */
@@ -38,6 +41,10 @@ export interface DeliveryDeps {
   sender: Sender;
   retryScheduleMs: readonly number[];
   concurrency: number;
+  /** Tries of one subscription in flight at once until its endpoint answers (shares.ts). */
+  subscriptionConcurrency: number;
+  /** The bound on one try (WEBHOOK_TIMEOUT_MS): a subscription's probe is answered by then. */
+  timeoutMs: number;
   metrics: WebhookMetrics;
   log: ReturnType<typeof throttledLog>;
   /** Opens the stored secrets (SECRETS_KEY). */
@@ -101,6 +108,18 @@ const RECORD_TRIES = `
     FROM unnest($1::bigint[], $7::text[], $8::timestamptz[]) AS u(id, status, next_at)
    WHERE e.id = u.id AND e.status = 'pending'`;
 
+// Tries put off by their subscription's back-off: not made, so not recorded; each event's next
+// try is moved to the end of the back-off, where the sweep takes it (never earlier than planned).
+const DEFER_EVENTS = `
+  UPDATE webhook_events e SET next_attempt_at = u.at
+    FROM unnest($1::bigint[], $2::timestamptz[]) AS u(id, at)
+   WHERE e.id = u.id AND e.status = 'pending' AND e.next_attempt_at < u.at`;
+// When a back-off starts or grows: every pending event of the subscription waits for its end, so
+// that neither the sweep nor another worker queues them meanwhile.
+const DEFER_SUBSCRIPTION = `
+  UPDATE webhook_events SET next_attempt_at = $2
+   WHERE subscription_id = $1 AND status = 'pending' AND next_attempt_at < $2`;
+
 // Only when its state changes: every try of a subscription updating its row would queue them all
 // on its lock, and behind the dispatcher's. A subscription already disabled keeps its reason: a
 // 410 met by a try in flight must not turn an operator's disable into one its partner may lift.
@@ -133,7 +152,16 @@ export function startDelivery(deps: DeliveryDeps) {
   });
   queue.on('error', (error) => deps.log('warn', 'webhook-queue', { err: error }, 'queue error'));
 
+  // The process's tries in flight, whoever they are for; each subscription's share comes first.
   const sending = pLimit(deps.concurrency);
+  const shares = createShares({
+    perSubscription: deps.subscriptionConcurrency,
+    most: deps.concurrency,
+    timeoutMs: deps.timeoutMs,
+  });
+  // Events whose try this process is making or has in a line: a sweep's copy of one (queued while
+  // it waits its turn) is dropped here rather than sent twice.
+  const taken = new Set<string>();
 
   /** Queues tries: `batch`, first tries of one page; otherwise one job per event's try. */
   async function enqueue(
@@ -193,7 +221,9 @@ export function startDelivery(deps: DeliveryDeps) {
   async function deliver(eventIds: readonly string[]) {
     const { rows } = await deps.pool.query<EventToSend>(EVENTS_TO_SEND, [eventIds]);
     // Delivered, failed, or their subscription disabled or deleted since they were queued.
-    const pending = rows.filter((event) => event.status === 'pending' && event.enabled);
+    const pending = rows.filter(
+      (event) => event.status === 'pending' && event.enabled && !taken.has(event.id),
+    );
     // The client's rights as they are now, not as they were when the event was recorded.
     const due = pending.filter((event) => mayReceive(event.client, event));
     if (due.length < pending.length) {
@@ -216,17 +246,45 @@ export function startDelivery(deps: DeliveryDeps) {
       }
     });
     if (signable.length === 0) return;
-    const tried = await Promise.all(
-      signable.map(({ event, secrets }) =>
-        sending(async () => {
-          const now = Date.now();
-          const headers = signedHeaders({ ...event, secrets }, new Date(now));
-          const result = await deps.sender.send(event.url, event.body, headers);
-          // The schedule counts from the end of this try.
-          return { event, result, ...judge(event, result, Date.now()) };
-        }),
-      ),
+    for (const { event } of signable) taken.add(event.id);
+    try {
+      await tryAndRecord(signable);
+    } finally {
+      for (const { event } of signable) taken.delete(event.id);
+    }
+  }
+
+  /**
+   * Each event's try: first a place in its subscription's line (shares.ts), then one of the
+   * process's; the try itself and its judgement are as they ever were. A try its subscription's
+   * back-off put off is not a try: only its event's next try moves (DEFER_EVENTS).
+   */
+  async function tryAndRecord(due: readonly { event: EventToSend; secrets: string[] }[]) {
+    const turns = await Promise.all(
+      due.map(async ({ event, secrets }) => ({
+        event,
+        turn: await shares.take(
+          event.subscription_id,
+          () =>
+            sending(async () => {
+              const now = Date.now();
+              const headers = signedHeaders({ ...event, secrets }, new Date(now));
+              const result = await deps.sender.send(event.url, event.body, headers);
+              // The schedule counts from the end of this try.
+              return { event, result, ...judge(event, result, Date.now()) };
+            }),
+          (t) => t.result.outcome === 'timeout',
+        ),
+      })),
     );
+    const tried = turns.flatMap(({ turn }) => ('sent' in turn ? [turn.sent] : []));
+    const deferred = turns.flatMap(({ event, turn }) =>
+      'deferUntil' in turn ? [{ id: event.id, at: new Date(turn.deferUntil) }] : [],
+    );
+    if (deferred.length > 0) {
+      await deps.pool.query(DEFER_EVENTS, [deferred.map((d) => d.id), deferred.map((d) => d.at)]);
+    }
+    if (tried.length === 0) return;
     const now = Date.now();
     await deps.pool.query(RECORD_TRIES, [
       tried.map((t) => t.event.id),
@@ -244,6 +302,14 @@ export function startDelivery(deps: DeliveryDeps) {
       const delivered = t.result.outcome === 'delivered';
       if (t.disable === null && delivered === (t.event.failing_since === null)) continue;
       await deps.pool.query(SUBSCRIPTION_STATE, [id, delivered, t.disable]);
+    }
+    for (const { event, turn } of turns) {
+      if ('sent' in turn && turn.backOffUntil !== null) {
+        await deps.pool.query(DEFER_SUBSCRIPTION, [
+          event.subscription_id,
+          new Date(turn.backOffUntil),
+        ]);
+      }
     }
     for (const t of tried) {
       deps.metrics.tried(t.result, t.status === 'delivered' ? t.event.changed_at : null);
@@ -283,8 +349,11 @@ export function startDelivery(deps: DeliveryDeps) {
         ORDER BY e.next_attempt_at LIMIT $2`,
       [SWEEP_GRACE_SECONDS, SWEEP_BATCH],
     );
-    await enqueue(rows.map((row) => ({ id: row.id, attempt: row.attempts + 1 })));
-    return rows.length;
+    // An event waiting in one of this process's lines is not lost, only behind its partner's
+    // earlier tries: a copy would cost a job and a read for nothing.
+    const lost = rows.filter((row) => !taken.has(row.id));
+    await enqueue(lost.map((row) => ({ id: row.id, attempt: row.attempts + 1 })));
+    return lost.length;
   }
 
   return {

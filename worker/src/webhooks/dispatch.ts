@@ -5,6 +5,7 @@
 // whatever happens to Redis or to this process. Many workers may dispatch: a subscription is
 // taken with SKIP LOCKED, by one of them at a time.
 import type pg from 'pg';
+import pLimit from 'p-limit';
 import { readChangePage, type Change } from '../../../api/changes/change-page.js';
 import type { ChangeKey } from '../../../api/changes/change-statement.js';
 import { typesRead } from '../../../api/changes/change-types.js';
@@ -17,6 +18,12 @@ import type { Delivery } from './delivery.js';
 
 /** Feed keys read per subscription and transaction. */
 const PAGE = 500;
+/**
+ * Subscriptions dispatched at once, each on a connection of its own: a pass takes the time of
+ * the slowest few rather than the sum of all, so one partner's many subscriptions do not hold
+ * back another's events. Well under the worker's webhook pool, which delivery shares.
+ */
+export const DISPATCH_CONCURRENCY = 4;
 
 export interface DispatchDeps {
   pool: pg.Pool;
@@ -117,26 +124,35 @@ export function startDispatch(deps: DispatchDeps) {
     }
   }
 
+  const dispatching = pLimit(DISPATCH_CONCURRENCY);
+
+  /** One subscription's page, its events queued; whether more are waiting. */
+  async function dispatchAndQueue(id: number): Promise<boolean> {
+    const dispatched = await dispatchOne(id);
+    // Queued after the commit; if Redis is down now, the delivery's sweep queues them later.
+    await deps.delivery
+      .enqueue(
+        dispatched.events.map((eventId) => ({ id: eventId, attempt: 1 })),
+        { batch: true },
+      )
+      .catch((error: unknown) =>
+        deps.log('warn', 'webhook-enqueue', { err: error }, 'events not queued; the sweep will'),
+      );
+    return dispatched.more;
+  }
+
   /** Every enabled subscription once; whether one has more waiting. */
   async function dispatchAll(): Promise<boolean> {
     const { rows } = await deps.pool.query<{ id: number }>(
       'SELECT id FROM webhook_subscriptions WHERE enabled ORDER BY id',
     );
-    let more = false;
-    for (const { id } of rows) {
-      const dispatched = await dispatchOne(id);
-      more ||= dispatched.more;
-      // Queued after the commit; if Redis is down now, the delivery's sweep queues them later.
-      await deps.delivery
-        .enqueue(
-          dispatched.events.map((eventId) => ({ id: eventId, attempt: 1 })),
-          { batch: true },
-        )
-        .catch((error: unknown) =>
-          deps.log('warn', 'webhook-enqueue', { err: error }, 'events not queued; the sweep will'),
-        );
-    }
-    return more;
+    // Every page ends before the pass does, failed or not: the next pass never overlaps this one.
+    const pages = await Promise.allSettled(
+      rows.map(({ id }) => dispatching(() => dispatchAndQueue(id))),
+    );
+    const failed = pages.find((page) => page.status === 'rejected');
+    if (failed) throw failed.reason;
+    return pages.some((page) => page.status === 'fulfilled' && page.value);
   }
 
   let timer: NodeJS.Timeout | undefined;

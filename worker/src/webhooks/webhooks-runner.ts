@@ -45,6 +45,8 @@ export function startWebhooks(deps: WebhooksDeps) {
     sender,
     retryScheduleMs: deps.config.retryScheduleMs,
     concurrency: deps.config.concurrency,
+    subscriptionConcurrency: deps.config.subscriptionConcurrency,
+    timeoutMs: deps.config.timeoutMs,
     metrics: createWebhookMetrics(deps.registry, deps.pool),
     log: deps.log,
     secrets: webhookSecrets(deps.secretsKeys),
