@@ -29,7 +29,9 @@ export const ID_BLOCK = 4096;
 
 export const isKeptTable = (table: string): table is KeptTable => table in KEPT_COUNTS;
 
-/** The day sums each table feeds: kind, Istanbul day and amount (SQL over a row), and which rows. */
+/**
+ * The day sums each table feeds: kind, Istanbul day and amount (SQL over a row), and which rows.
+ */
 const KEPT_DAY_SUMS: Partial<
   Record<KeptTable, { kind: string; day: string; amount: string; condition: string }>
 > = {
