@@ -1,4 +1,5 @@
-// Scope names, one per operation group (see the OpenAPI document). Endpoints name the scope they need.
+// Scope names, one per operation group (see the OpenAPI document). Endpoints name the scope they
+// need.
 export const SCOPES = [
   'members:list',
   'members:read',

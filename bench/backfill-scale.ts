@@ -44,7 +44,9 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.le
 const spread = (xs: number[]) => ({ mean: mean(xs), min: Math.min(...xs), max: Math.max(...xs) });
 const rate = (n: number) => Math.round(n).toLocaleString('en-US');
 
-/** One backfill of `source`'s legacy dashboard by `count` worker processes into a fresh read model. */
+/**
+ * One backfill of `source`'s legacy dashboard by `count` worker processes into a fresh read model.
+ */
 async function backfillWith(
   count: Count,
   source: ThrowawayEnvironment,

@@ -2,8 +2,9 @@
 // million rows across tables) in a throwaway database, then starts the compiled worker as
 // production runs it, in its own process with its default settings, and times it from start until
 // every table is caught up and the indexes its first load deferred are built again. Reports rows
-// per second, overall and per table (time to its first catch-up), and the worker's resident memory, sampled from /proc while it runs (and its peak,
-// VmHWM). Then measures one full reconciliation pass over the synced dashboard (bench/reconcile.ts).
+// per second, overall and per table (time to its first catch-up), and the worker's resident memory,
+// sampled from /proc while it runs (and its peak, VmHWM). Then measures one full reconciliation
+// pass over the synced dashboard (bench/reconcile.ts).
 //   npm run bench -- --only backfill [--scale 350] [--profile]
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,13 +1,16 @@
-// npm run bench [-- --only gateway|backfill|lag|webhooks|member-writes|scale] [--seconds S] [--rounds R] [--members N]
-//   [--soak S] [--profile] [--endpoint NAME] [--scale S] [--lag-rate R --lag-seconds S --lag-scale S]
+// npm run bench [-- --only gateway|backfill|lag|webhooks|member-writes|scale] [--seconds S]
+//   [--rounds R] [--members N] [--soak S] [--profile] [--endpoint NAME] [--scale S]
+//   [--lag-rate R --lag-seconds S --lag-scale S]
 // A thin dispatcher: every benchmark brings its own throwaway databases and Redis prefix on the
 // configured servers and reports against a baseline measured in the same run.
 //   gateway:  the compiled gateway against a bare node:http + pg server (bench/gateway/).
 //   backfill: read-model backfill rate over a generated dashboard (scale 350 ≈ 1,000,000 rows),
 //             then the cost of one full reconciliation pass over it.
 //   lag:      commit-to-visible p50/p99 under legacy write load, and the worker's legacy load.
-//   webhooks: legacy commit → webhook received p50/p99 under load, deliveries/s (bench/webhooks.ts).
-//   member-writes: POST /members latency (p50, p95) beside GET /members/{id} (bench/member-writes.ts).
+//   webhooks: legacy commit → webhook received p50/p99 under load, deliveries/s
+//             (bench/webhooks.ts).
+//   member-writes: POST /members latency (p50, p95) beside GET /members/{id}
+//             (bench/member-writes.ts).
 //   scale:    req/s with 1 and 2 gateway processes behind one port (node:cluster), backfill rows/s
 //             with 1 and 2 worker processes, each with the ratio 2/1, and the cores in use by the
 //             load generator, the processes and the servers (bench/scale.ts).

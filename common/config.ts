@@ -97,7 +97,8 @@ const envSchema = z.object({
     .default([]),
   READ_REPLICA_MAX_LAG_MS: positiveInt.default(5000),
   LEGACY_DATABASE_URL: url(['mysql', 'mariadb']).default('mysql://root@127.0.0.1:3306/dashboard'),
-  // One server (redis://, rediss://) or the seed nodes of a Redis Cluster (redis+cluster://a:p,b:p).
+  // One server (redis://, rediss://) or the seed nodes of a Redis Cluster
+  // (redis+cluster://a:p,b:p).
   REDIS_URL: z
     .string()
     .refine(isRedisUrl, {
@@ -142,7 +143,8 @@ const envSchema = z.object({
   SYNC_STALE_AFTER_INTERVALS: positiveInt.default(30),
   // Days; fractions allowed (a test keeps deletes for seconds).
   CHANGES_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(30),
-  // What a worker process runs: the sync, webhook delivery, or both (several processes may run each).
+  // What a worker process runs: the sync, webhook delivery, or both (several processes may run
+  // each).
   WORKER_ROLES: z
     .string()
     .transform(list)
@@ -214,7 +216,9 @@ function toConfig(env: z.infer<typeof envSchema>) {
     tokens: {
       accessTtlSeconds: env.ACCESS_TOKEN_TTL_SECONDS,
       refreshTtlSeconds: env.REFRESH_TOKEN_TTL_SECONDS,
-      /** Failed /auth/token, /auth/refresh and /oauth/token calls per IP, and per client_key and IP. */
+      /**
+       * Failed /auth/token, /auth/refresh and /oauth/token calls per IP, and per client_key and IP.
+       */
       failedAttemptsPerMinute: env.AUTH_FAILED_ATTEMPTS_PER_MINUTE,
       /** Token pairs a client may obtain (token and refresh together) in a minute. */
       issuePerMinute: env.TOKEN_ISSUE_PER_MINUTE,

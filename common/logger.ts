@@ -14,9 +14,9 @@ export function createLogger(options: {
   /** Where lines go; stdout when absent. Tests pass a sink to read what would be logged. */
   destination?: DestinationStream;
   /**
-   * Stdout written in batches (the gateway: a line per request). One write per line was about
-   * 5 % of a member read's throughput; batched, a line waits at most a second, and the lines
-   * still held are written when the process exits (docs/decisions/0005-fast-hot-path.md).
+   * Stdout written in batches (the gateway: a line per request), since one write per line slows
+   * reads (figures: docs/decisions/0005); a line waits at most a second, and the lines still
+   * held are written when the process exits.
    */
   batched?: boolean;
 }): Logger {

@@ -3,7 +3,9 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis';
 /** One Redis server or a Redis Cluster: every caller works with either (docs/decisions/0013). */
 export type RedisClient = Redis | Cluster;
 
-/** The scheme that names a cluster: `redis+cluster://host:port[,host:port...]` (rediss+ for TLS). */
+/**
+ * The scheme that names a cluster: `redis+cluster://host:port[,host:port...]` (rediss+ for TLS).
+ */
 const CLUSTER_URL = /^(rediss?)\+cluster:\/\/(.+)$/;
 
 export interface ClusterSeeds {

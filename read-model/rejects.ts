@@ -22,7 +22,10 @@ export interface MappedRow {
   gone: boolean;
 }
 
-/** Whether a mapping error rejects its row (a value the read model cannot represent): any other is a bug. */
+/**
+ * Whether a mapping error rejects its row (a value the read model cannot represent): any other is a
+ * bug.
+ */
 export function rejectsRow(error: unknown): error is Error {
   return error instanceof UnmappableValue || error instanceof TypeError;
 }

@@ -87,7 +87,9 @@ export interface SyncTable {
   columns: Record<string, ColumnType>;
   /** A legacy row -> its read-model row (API-ready values). */
   map(row: LegacyRow): ReadModelRow;
-  /** Whether a legacy row no longer exists for readers (a soft delete); it leaves the read model. */
+  /**
+   * Whether a legacy row no longer exists for readers (a soft delete); it leaves the read model.
+   */
   isGone?(row: LegacyRow): boolean;
   /** isGone as SQL over the source's columns aliased `s`, for checksums computed in MySQL. */
   goneSql?: string;

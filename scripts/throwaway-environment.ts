@@ -1,7 +1,7 @@
 // A throwaway environment on existing servers: its own PostgreSQL database (migrated), its own
 // legacy MySQL database (loaded from the project's copy of the dashboard dump) with a SELECT-only
-// user and the gateway's least-privilege user, and its own Redis prefix, all dropped by destroy(). Used by every test file and benchmark
-// so runs never collide.
+// user and the gateway's least-privilege user, and its own Redis prefix, all dropped by destroy().
+// Used by every test file and benchmark so runs never collide.
 import { randomBytes } from 'node:crypto';
 import { Cluster, Redis } from 'ioredis';
 import pg from 'pg';

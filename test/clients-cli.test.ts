@@ -1,5 +1,5 @@
-// `npm run clients -- create | list | disable | enable | rotate-secret | set-scopes | set-limits`, driven from
-// outside as an operator would, and what each does to a running gateway at once.
+// `npm run clients -- create | list | disable | enable | rotate-secret | set-scopes | set-limits`,
+// driven from outside as an operator would, and what each does to a running gateway at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setClientLimits } from '../gateway/src/features/clients/clients.repository.js';
 import { createClientEpochs } from '../gateway/src/features/auth/client-epochs.js';

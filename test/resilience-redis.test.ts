@@ -1,7 +1,7 @@
 // Redis frozen (SIGSTOP: the connection stays open, nothing answers) under requests, on a private
 // server: each Redis command gives up after REDIS_COMMAND_TIMEOUT_MS, so a failing-open gateway
-// serves every request quickly and a failing-closed one refuses it with 503 and Retry-After,
-// never a hang (about 1.3 s and 0.9 s on a quiet machine; the bound leaves room for a busy one). (Redis restarted empty is in resilience-worker.test.ts.)
+// serves every request quickly and a failing-closed one refuses it with 503 and Retry-After, never
+// a hang (figures: docs/decisions/0006). Redis restarted empty is in resilience-worker.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {

@@ -56,7 +56,9 @@ interface ListQuery {
   page?: number;
 }
 
-/** A list endpoint over one read-model table, a page of 50 (the first unless said) with its count. */
+/**
+ * A list endpoint over one read-model table, a page of 50 (the first unless said) with its count.
+ */
 const list = (
   name: string,
   table: string,

@@ -1,11 +1,13 @@
 // npm run bench -- --only gateway [--seconds S] [--rounds R] [--members N] [--profile] [--soak S]
 // The gateway as production runs it against a bare node:http + pg server over the same database,
-// endpoint by endpoint (endpoints.ts), in alternating rounds so that other load on the machine
-// hits both alike; the load generator runs in its own process (load.ts). Prints requests/s,
-// p50, p99 and the ratio gateway / baseline, with the spread of the rounds, and the gateway's RSS;
-// then the list and statistics targets over those rounds (targets.ts); then the change feed against paging through every member (feed.ts); then a flood of made-up
-// bearer tokens beside a valid client (token-flood.ts); then the members search alone for `soak` seconds, the gateway's RSS sampled every 30 s (the RSS
-// target is for five minutes of that load, and a leak shows as a line that keeps rising).
+// endpoint by endpoint (endpoints.ts), in alternating rounds so that other load on the machine hits
+// both alike; the load generator runs in its own process (load.ts). Prints requests/s, p50, p99 and
+// the ratio gateway / baseline, with the spread of the rounds, and the gateway's RSS; then the list
+// and statistics targets over those rounds (targets.ts); then the change feed against paging
+// through every member (feed.ts); then a flood of made-up bearer tokens beside a valid client
+// (token-flood.ts); then the members search alone for `soak` seconds, the gateway's RSS sampled
+// every 30 s (the RSS target is for five minutes of that load, and a leak shows as a line that
+// keeps rising).
 import { createReadModelClient } from '../../common/databases.js';
 import { benchEnvironment, makeTempDir, releaseInTurn, removeTempDir } from '../cleanup.js';
 import { ENDPOINTS, type BenchEndpoint } from './endpoints.js';

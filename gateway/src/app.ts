@@ -59,8 +59,7 @@ export function createApp(deps: AppDeps): express.Express {
   useTurkishValidationMessages();
   const app = express();
   app.disable('x-powered-by');
-  // No hash of every body: no client asks for a list or feed page again with If-None-Match, and
-  // hashing a 700 kB feed page of 1,000 rows costs a millisecond or two. A member carries its own
+  // No hash of every body (why, with figures: docs/decisions/0007). A member carries its own
   // ETag, the version If-Match checks (features/members/member-version.ts).
   app.set('etag', false);
   // Behind a load balancer req.ip must be the client's address, or every partner shares one

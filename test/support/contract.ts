@@ -91,7 +91,9 @@ function check(condition: boolean, seen: ObservedResponse, problem: string): ass
   );
 }
 
-/** What is wrong with `value` against a schema of the document (its $refs resolved); [] if nothing. */
+/**
+ * What is wrong with `value` against a schema of the document (its $refs resolved); [] if nothing.
+ */
 export function schemaErrors(schema: Record<string, unknown>, value: unknown): string[] {
   const validate = compiledContract().validatorOf(schema);
   if (validate(value)) return [];

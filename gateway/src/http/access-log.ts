@@ -11,8 +11,7 @@ import type { GatewayMetrics } from './metrics.js';
  * The route template a request matched ("/api/v1/members/:id", never the raw URL with its ids),
  * or "unmatched". Every route is registered with its full path and no router is mounted under a
  * path (app.ts), so the matched route's own path is the template. Nothing is stored on the
- * request for it: a property added to every request object cost a member read about 4 % of its
- * throughput (docs/decisions/0005-fast-hot-path.md).
+ * request for it: a property on every request object slows reads (figures: docs/decisions/0005).
  */
 export function routeTemplateOf(req: Request): string {
   const route = req.route as { path?: unknown } | undefined;

@@ -26,9 +26,7 @@ const scratch = new Uint8Array(SCRATCH_CHARS * 3);
 
 /**
  * `text` as UTF-8. A string written to the socket is encoded by node's slower path, and its
- * length is measured by another pass first: on a page of 50 members (23 kB) the two came to a
- * tenth of the gateway's time, encodeInto and one copy to a third of that
- * (docs/decisions/0005-fast-hot-path.md).
+ * length is measured by another pass first (figures: docs/decisions/0005-fast-hot-path.md).
  */
 function utf8(text: string): Buffer {
   if (text.length > SCRATCH_CHARS) return Buffer.from(text, 'utf8');

@@ -27,7 +27,9 @@ const PROBE_MS = 250;
 /** A replica not probed successfully for this long is skipped (its probe hangs or fails). */
 const PROBE_STALE_MS = 2000;
 
-/** A WAL position ("16/B374D848") as 16 hex digits, so that text order is WAL order (Lua, Redis). */
+/**
+ * A WAL position ("16/B374D848") as 16 hex digits, so that text order is WAL order (Lua, Redis).
+ */
 export function lsnKey(lsn: string): string {
   const [high = '0', low = '0'] = lsn.split('/');
   return high.padStart(8, '0').toUpperCase() + low.padStart(8, '0').toUpperCase();
@@ -176,7 +178,8 @@ export function createReadRouting(deps: {
     deps.redis.defineCommand('gatewayKeepMax', { numberOfKeys: 1, lua: SCRIPT_KEEP_MAX });
   }
   const keepMax = deps.redis as unknown as WithKeepMax;
-  // Past this, any replica still in use has replayed the write anyway (it is at most maxLag behind).
+  // Past this, any replica still in use has replayed the write anyway (it is at most maxLag
+  // behind).
   const keptMs = deps.maxLagMs + 10_000;
 
   let next = 0;

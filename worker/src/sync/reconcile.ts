@@ -69,8 +69,8 @@ export async function reconcileTable(
   const state = await db.readModel.syncState.findUnique({ where: { table_name: table.name } });
   // Until the table's first catch-up the backfill is still reading every row: a pass would only
   // find the rows it has not reached yet and copy them a second time, slowing it down. While
-  // another table's first load goes on, a pass would take the two databases' time from it (a
-  // backfill's checksums cost about a quarter of the legacy server's time): passes wait for it,
+  // another table's first load goes on, a pass would take the two databases' time from it
+  // (figures: docs/decisions/0002): passes wait for it,
   // unless it has committed nothing for LOAD_STALLED_AFTER (a load that fails on and on).
   if (!state?.synced_at || (await firstLoadGoingOn(db))) return { ...result, passFinished: true };
   const passStartedAt = state?.reconcile_cursor != null ? state.reconcile_started_at : null;

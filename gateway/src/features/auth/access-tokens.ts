@@ -71,7 +71,10 @@ export class TokenCache {
     private readonly maxEntries = 10_000,
   ) {}
 
-  /** The entry, expired or not (`cachedUntil` tells): the caller decides what an expired one is good for. */
+  /**
+   * The entry, expired or not (`cachedUntil` tells): the caller decides what an expired one is good
+   * for.
+   */
   get(hash: string): CachedToken | undefined {
     return this.entries.get(hash);
   }

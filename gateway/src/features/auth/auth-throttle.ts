@@ -40,7 +40,9 @@ export function createAuthThrottle(deps: {
   redis: RedisClient;
   prefix: string;
   failedAttemptsPerMinute: number;
-  /** The operator's choice for an unreachable Redis (RATE_LIMIT_REDIS_FAILURE), as for the limits. */
+  /**
+   * The operator's choice for an unreachable Redis (RATE_LIMIT_REDIS_FAILURE), as for the limits.
+   */
   onRedisFailure: 'open' | 'closed';
   /** The library's store failures go here, as JSON once per 10 s, never raw on the console. */
   logger: Logger;

@@ -44,7 +44,10 @@ function toOAuthClient(record: ApiClientRecord): OAuthClient {
   return { id: String(record.id), grants: GRANTS, record };
 }
 
-/** A disabled client, or one holding no scope, may not obtain tokens (docs/decisions/0003-tokens.md). */
+/**
+ * A disabled client, or one holding no scope, may not obtain tokens
+ * (docs/decisions/0003-tokens.md).
+ */
 function assertMayObtainTokens(record: ApiClientRecord): void {
   if (!record.is_active) throw insufficientScope('API istemcisi devre dışı.');
   if (currentScopes(record).length === 0)

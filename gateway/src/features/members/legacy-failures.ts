@@ -16,7 +16,10 @@ const MYSQL_DUPLICATE_KEY = 1062;
 const MYSQL_LOCK_WAIT_TIMEOUT = 1205;
 const MYSQL_DEADLOCK = 1213;
 
-/** The index a duplicate-key error names: `... for key 'uq_members_tc_no'` (MySQL 8 prefixes the table). */
+/**
+ * The index a duplicate-key error names: `... for key 'uq_members_tc_no'` (MySQL 8 prefixes the
+ * table).
+ */
 function duplicateIndex(sqlMessage: unknown): string | undefined {
   if (typeof sqlMessage !== 'string') return undefined;
   return /for key '(?:[^']*\.)?([^'.]+)'$/.exec(sqlMessage)?.[1];
