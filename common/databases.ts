@@ -113,6 +113,13 @@ export function createLegacyClient(url: string, options: PoolOptions = {}): Lega
   const client = new LegacyClient({
     adapter: new PrismaMariaDb(pool, { disposeExternalPool: true }),
   });
+  // The adapter ends the pool only once the ORM has connected, and the worker's reads may never
+  // use the ORM (worker/src/sync/legacy-reader.ts): a pool left open keeps the process alive.
+  const disconnect = client.$disconnect.bind(client);
+  client.$disconnect = async () => {
+    await disconnect();
+    if (!pool.closed) await pool.end();
+  };
   legacyPools.set(client, pool);
   return client;
 }
