@@ -1,6 +1,7 @@
 // Webhook events survive the queue's faults: Redis restarted empty while tries wait for their
 // retry, and the delivering worker killed (SIGKILL) while tries are in flight. The events are in
 // PostgreSQL, so every one still arrives (each webhook-id at least once) and the ledger holds.
+import type { EventStatus } from '../api/webhooks/vocabulary.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
@@ -70,7 +71,7 @@ async function subscribe(path: string): Promise<number> {
 async function ledger(id: number) {
   const answer = await getJson(`${gateway.url}/api/v1/webhooks/${id}`, bearer(token));
   return answer.body.data.deliveries as {
-    events: { published: number; delivered: number; failed: number; pending: number };
+    events: Record<'published' | EventStatus, number>;
   };
 }
 
@@ -95,6 +96,7 @@ async function expectAllDelivered(
         delivered: count,
         failed: 0,
         pending: 0,
+        cancelled: 0,
       }),
     60_000,
     500,

@@ -3,6 +3,7 @@
 // variable) with the 60-second floor after a 429, and the ledger holds. Replay since a time
 // resends exactly the failed (or all) events of the window; a rotated secret signs beside the
 // new one, and after 24 hours (the clock moved) only the new one signs.
+import type { EventStatus } from '../api/webhooks/vocabulary.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
@@ -81,7 +82,7 @@ const api = (path: string) => getJson(`${gateway.url}/api/v1${path}`, bearer(tok
 async function ledger(id: number) {
   const answer = await api(`/webhooks/${id}`);
   return answer.body.data.deliveries as {
-    events: { published: number; delivered: number; failed: number; pending: number };
+    events: Record<'published' | EventStatus, number>;
     attempts: Record<string, number>;
   };
 }
@@ -237,7 +238,13 @@ describe('a partner through an outage, and replay since a time, side by side', (
       expect(new Set(received.map((r) => r.id))).toEqual(new Set(byEvent.keys()));
       expect(received.every((r) => r.verified)).toBe(true);
       const final = await ledger(id);
-      expect(final.events).toEqual({ published: 4, delivered: 4, failed: 0, pending: 0 });
+      expect(final.events).toEqual({
+        published: 4,
+        delivered: 4,
+        failed: 0,
+        pending: 0,
+        cancelled: 0,
+      });
       expect(final.attempts.delivered).toBe(4);
       await partner.close();
     },
