@@ -75,6 +75,7 @@ if (wanted('webhooks')) {
     seconds: Number(values['lag-seconds']),
     scale: Number(values['lag-scale']),
     events: Number(values['webhook-events']),
+    profile: values.profile,
   });
 }
 if (wanted('member-writes'))

@@ -8,7 +8,7 @@
 //     worker's CPU per delivery;
 //  3. fairness: that partner's change → received p99 over 50 changes, alone, then while another
 //     client's endpoint accepts connections and never answers 300 events of its own.
-//   npm run bench -- --only webhooks [--lag-rate 50] [--lag-seconds 60] [--lag-scale 35]
+//   npm run bench -- --only webhooks [--lag-rate 50] [--lag-seconds 60] [--lag-scale 35] [--profile]
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,8 +19,9 @@ import { createClient } from '../gateway/src/features/clients/clients.repository
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
-import { benchEnvironment, releaseInTurn } from './cleanup.js';
+import { benchEnvironment, makeTempDir, releaseInTurn, removeTempDir } from './cleanup.js';
 import { BENCH_SECRETS_KEY, startWorker, type Started } from './gateway/processes.js';
+import { printProfileSplit } from './gateway/profile.js';
 import { measureVisibility, percentile, type LagOptions } from './lag-writes.js';
 
 const MARKER = /(?:lag|fair)-\d+/;
@@ -98,7 +99,11 @@ async function timeChanges(
     .sort((a, b) => a - b);
 }
 
-export async function benchWebhooks(options: LagOptions & { scale: number; events: number }) {
+export async function benchWebhooks(
+  options: LagOptions & { scale: number; events: number; profile: boolean },
+) {
+  // --profile: the CPU profile of the worker that delivers alone (the rate and fairness parts).
+  const profileDir = options.profile ? makeTempDir('webhooks-profile-') : undefined;
   const env = await benchEnvironment('benchhooks');
   const partner = await startPartner();
   const silent = await startSilentPartner();
@@ -162,7 +167,7 @@ export async function benchWebhooks(options: LagOptions & { scale: number; event
 
     // The rate: the subscription's feed gets `events` member changes at once, and a worker
     // running delivery alone turns them into events and delivers them.
-    worker = await startWorker({ ...variables, WORKER_ROLES: 'webhooks' }, {});
+    worker = await startWorker({ ...variables, WORKER_ROLES: 'webhooks' }, { profileDir });
     await sleep(2000);
     // Rounds of `events` changes each: one round lasts a few seconds, so one alone is at the mercy
     // of whatever else the machine does; the median of the rounds is the figure.
@@ -247,6 +252,8 @@ export async function benchWebhooks(options: LagOptions & { scale: number; event
   } finally {
     await releaseInTurn(
       () => worker?.stop(),
+      () => profileDir && printProfileSplit(profileDir, 'delivering worker'),
+      () => profileDir && removeTempDir(profileDir),
       () => partner.close(),
       () => silent.close(),
       () => readModel.$disconnect(),
