@@ -128,6 +128,9 @@ const envSchema = z.object({
   TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
   SYNC_INTERVAL_MS: positiveInt.default(1000),
   RECONCILE_INTERVAL_MS: positiveInt.default(60000),
+  // Where the worker learns of legacy changes: polling by change time, or the binary log with
+  // polling kept as a slow safety net (docs/decisions/0016).
+  SYNC_SOURCE: z.enum(['poll', 'binlog']).default('poll'),
   CORS_ORIGINS: corsOrigins.default([]),
   TRUST_PROXY: trustProxy.default(false),
   // Unset: 9464 for the gateway, 9465 for the worker, so both run side by side on one host.
@@ -238,6 +241,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
     sync: {
       intervalMs: env.SYNC_INTERVAL_MS,
       reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
+      /** poll, or binlog: the binary log followed, polling every 30 s as a safety net. */
+      source: env.SYNC_SOURCE,
       /** The worker's bound on one query, on either database (its batches are larger). */
       queryTimeoutMs: env.SYNC_QUERY_TIMEOUT_MS,
       /** A table not brought up to date for this many sync intervals makes the worker unhealthy. */
