@@ -44,6 +44,8 @@ const starting = config.workerRoles.has('sync')
       changesRetentionMs: config.changes.retentionMs,
       reconcileIntervalMs: config.sync.reconcileIntervalMs,
       staleAfterIntervals: config.sync.staleAfterIntervals,
+      source: config.sync.source,
+      legacyUrl: config.legacy.url,
       logger,
       metrics,
     })
@@ -109,6 +111,10 @@ started.listener = await startMetricsListener({
   exitOnUnavailablePort(logger, 'METRICS_PORT', config.metrics.workerPort, error),
 );
 logger.info(
-  { intervalMs: config.sync.intervalMs, metricsPort: started.listener.port },
+  {
+    intervalMs: config.sync.intervalMs,
+    source: config.sync.source,
+    metricsPort: started.listener.port,
+  },
   'sync worker started',
 );

@@ -19,11 +19,14 @@ import {
   type SyncDatabases,
   type SyncOptions,
 } from './sync-engine.js';
+import { startBinlogFollower } from './binlog/binlog-follower.js';
 import { assertSchedules, startUpkeep, type TableQueue, type UpkeepDeps } from './sync-upkeep.js';
 import type { SyncTable } from '../../../read-model/table-definition.js';
 import { SYNC_TABLES } from '../../../read-model/tables/index.js';
 
 const KEPT_COUNTS_FOLD_MS = 5000;
+/** While the binary log is followed, each table is still polled this often, as a safety net. */
+const SAFETY_NET_POLL_MS = 30_000;
 
 /** This process among the workers sharing the queues. */
 const WORKER_NAME = `${hostname()}:${process.pid}`;
@@ -43,6 +46,9 @@ export interface SyncRunnerDeps extends SyncDatabases {
   upkeepIntervalMs?: number;
   /** How long deletes stay in the change feed (default 30 days). */
   changesRetentionMs?: number;
+  /** Where changes are learnt of (SYNC_SOURCE); binlog needs legacyUrl, the worker's own. */
+  source?: 'poll' | 'binlog';
+  legacyUrl?: string;
 }
 
 export async function startSyncRunner(deps: SyncRunnerDeps) {
@@ -60,10 +66,14 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
   };
   // During an outage every poll fails the same way: one line per kind and 10 s, not hundreds.
   const log = throttledLog(deps.logger);
+  const following = deps.source === 'binlog';
+  if (following && !deps.legacyUrl) throw new Error('SYNC_SOURCE=binlog needs the legacy URL');
+  const intervalMs = following ? Math.max(deps.intervalMs, SAFETY_NET_POLL_MS) : deps.intervalMs;
   const upkeepDeps: UpkeepDeps = {
     ...deps,
+    intervalMs,
     log,
-    staleAfterMs: (deps.staleAfterIntervals ?? 30) * deps.intervalMs,
+    staleAfterMs: (deps.staleAfterIntervals ?? 30) * intervalMs,
     upkeepIntervalMs: deps.upkeepIntervalMs ?? 5000,
   };
   const entries: TableQueue[] = [];
@@ -77,6 +87,10 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
     },
   };
   const workers: Worker<TableJobData>[] = [];
+  // Started before the tables' workers: it stores the log's position before any first load.
+  const follower = following
+    ? await startBinlogFollower({ ...db, legacyUrl: deps.legacyUrl!, tables, log })
+    : null;
 
   for (const table of tables) {
     const queue = new Queue<TableJobData>(syncQueueName(table.name), {
@@ -111,6 +125,7 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
       // A connection Redis dropped (a restart) can fail a close; the others must still close,
       // and a run's rows and position are committed together whatever happens here.
       const closed = [
+        ...(await Promise.allSettled([follower?.close()])),
         ...(await Promise.allSettled(workers.map((w) => closeWithin(w, log)))),
         ...(await Promise.allSettled(entries.map((e) => closeWithin(e.queue, log)))),
       ];
