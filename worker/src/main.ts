@@ -102,9 +102,11 @@ started.listener = await startMetricsListener({
   routes: {
     '/healthz': () => {
       const stale = runner?.upkeep.staleTables() ?? [];
+      // The source in use: poll while a log that cannot be followed is being made up for.
+      const source = runner?.source();
       return stale.length === 0
-        ? { status: 200, body: { status: 'ok' } }
-        : { status: 503, body: { status: 'stale', stale_tables: stale } };
+        ? { status: 200, body: { status: 'ok', source } }
+        : { status: 503, body: { status: 'stale', stale_tables: stale, source } };
     },
   },
 }).catch((error: unknown) =>

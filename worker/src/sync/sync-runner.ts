@@ -88,8 +88,50 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
   };
   const workers: Worker<TableJobData>[] = [];
   // Started before the tables' workers: it stores the log's position before any first load.
+  let source: 'poll' | 'binlog' = following ? 'binlog' : 'poll';
+  deps.metrics?.setSource(source);
+  /** Polls at the normal rate while the log cannot be followed, at the safety net's otherwise. */
+  const useSource = async (next: 'poll' | 'binlog') => {
+    source = next;
+    upkeepDeps.intervalMs = next === 'binlog' ? intervalMs : deps.intervalMs;
+    upkeepDeps.staleAfterMs = (deps.staleAfterIntervals ?? 30) * upkeepDeps.intervalMs;
+    for (const entry of entries) await assertSchedules(entry, upkeepDeps);
+    deps.metrics?.setSource(next);
+    deps.logger.info({ source: next }, 'sync source changed');
+  };
+  /** Queues a reconciliation pass of every table and waits until each has finished one. */
+  const reconcileAll = async (since: Date, stopped: () => boolean) => {
+    const names = tables.map((t) => t.name);
+    for (let round = 0; !stopped(); round += 1) {
+      const done = await deps.readModel.syncState.findMany({
+        where: { table_name: { in: names }, reconciled_at: { gte: since } },
+        select: { table_name: true },
+      });
+      const finished = new Set(done.map((d) => d.table_name));
+      if (finished.size === names.length) return;
+      // A pass already under way when the fallback began ends before `since`: another is queued.
+      if (round % 5 === 0) {
+        for (const { table, queue } of entries.filter((e) => !finished.has(e.table.name))) {
+          const jobId = `fallback-${since.getTime()}-${table.name}-${round}`;
+          await queue.add(
+            JOBS.reconcile.name,
+            { table: table.name },
+            { ...TABLE_JOB_OPTIONS, jobId },
+          );
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  };
   const follower = following
-    ? await startBinlogFollower({ ...db, legacyUrl: deps.legacyUrl!, tables, log })
+    ? await startBinlogFollower({
+        ...db,
+        legacyUrl: deps.legacyUrl!,
+        tables,
+        log,
+        useSource,
+        reconcileAll,
+      })
     : null;
 
   for (const table of tables) {
@@ -117,6 +159,8 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
   return {
     queues: entries.map((e) => e.queue),
     upkeep,
+    /** The source in use: binlog, or poll (configured, or while the log cannot be followed). */
+    source: () => source,
     /** Stops taking jobs and waits for the ones running to finish. */
     async close() {
       stopping = true;

@@ -14,12 +14,18 @@ import type { ThrottledLog } from '../../../../common/log-throttle.js';
 import type { Logger } from '../../../../common/logger.js';
 import type { RedisClient } from '../../../../common/redis.js';
 import type { SyncTable } from '../../../../read-model/table-definition.js';
-import { columnName } from '../../../../read-model/transaction.js';
+import { columnName, readModelTransaction } from '../../../../read-model/transaction.js';
 import { closeWithin } from '../../close-within.js';
 import { BINLOG_JOB, BINLOG_QUEUE, TABLE_JOB_OPTIONS } from '../../queues.js';
 import type { SyncDatabases } from '../sync-engine.js';
 import { applyChangedKeys, type ChangedKeys } from './apply-changes.js';
-import { readBinlogPosition, storeStartPosition, type BinlogPosition } from './binlog-position.js';
+import {
+  currentBinlogPosition,
+  readBinlogPosition,
+  storeStartPosition,
+  writeBinlogPosition,
+  type BinlogPosition,
+} from './binlog-position.js';
 
 /** A batch is applied this long after its first commit arrived, or at BATCH_KEYS keys. */
 const BATCH_MS = 50;
@@ -40,7 +46,22 @@ export interface BinlogFollowerDeps extends SyncDatabases {
   tables: readonly SyncTable[];
   logger: Logger;
   log: ThrottledLog;
+  /** Sets the tables' polling rate and the source metrics and health name (sync-runner.ts). */
+  useSource(source: 'poll' | 'binlog'): Promise<void>;
+  /** A reconciliation pass of every table begun after `since`, awaited. */
+  reconcileAll(since: Date, stopped: () => boolean): Promise<void>;
 }
+
+/**
+ * The server no longer holds the stored position (its files purged: error 1236), or holds the
+ * log of another server: nothing after the position can be read, so the read model is repaired
+ * from the tables themselves.
+ */
+function positionLost(error: unknown): boolean {
+  return (error as { errno?: number } | null)?.errno === 1236 || error instanceof ServerReplaced;
+}
+
+class ServerReplaced extends Error {}
 
 export async function startBinlogFollower(deps: BinlogFollowerDeps) {
   // Before any table's first load can start (the caller starts the tables' workers after this):
@@ -64,12 +85,17 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
       if (stopping) return;
       await firstLoadsDone(deps, () => stopping);
       if (stopping) return;
-      await new Promise<void>((resolve, reject) => {
-        const following = follow(deps, reject);
-        const stop = () => void following.stop().then(resolve, reject);
-        stopListeners.add(stop);
-        following.done.then(resolve, reject).finally(() => stopListeners.delete(stop));
-      });
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const following = follow(deps, reject);
+          const stop = () => void following.stop().then(resolve, reject);
+          stopListeners.add(stop);
+          following.done.then(resolve, reject).finally(() => stopListeners.delete(stop));
+        });
+      } catch (error) {
+        if (!positionLost(error)) throw error;
+        await fallBack(deps, error, () => stopping);
+      }
     },
     {
       connection: deps.connection,
@@ -94,6 +120,29 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
       await Promise.allSettled([closeWithin(worker, deps.log), closeWithin(queue, deps.log)]);
     },
   };
+}
+
+/**
+ * Decision 0016's fallback: poll at the normal rate, store the log's end as the new position, run
+ * a reconciliation pass of every table, then follow the log again from that position (the job
+ * ends here; the scheduler starts the next one). Changes made before the position are the pass's,
+ * those after it the log's.
+ */
+async function fallBack(deps: BinlogFollowerDeps, error: unknown, stopping: () => boolean) {
+  deps.logger.warn(
+    { err: error },
+    'binary log position lost; polling and a reconciliation pass, then the log again',
+  );
+  await deps.useSource('poll');
+  const start = await currentBinlogPosition(deps);
+  await readModelTransaction(deps.readModel, (tx) => writeBinlogPosition(tx, start));
+  await deps.reconcileAll(new Date(), stopping);
+  if (stopping()) return;
+  await deps.useSource('binlog');
+  deps.logger.info(
+    { file: start.file, position: Number(start.position) },
+    'reconciled; back to the binary log',
+  );
 }
 
 /** Waits until every table has caught up once: the log is followed after the first loads. */
@@ -216,6 +265,12 @@ function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
   void (async () => {
     const from = await readBinlogPosition(deps.readModel);
     if (!from) throw new Error('no binary log position stored');
+    const now = await currentBinlogPosition(deps);
+    if (now.serverId !== from.serverId) {
+      throw new ServerReplaced(
+        `the legacy server is now server_id ${now.serverId}, not ${from.serverId}`,
+      );
+    }
     serverId = from.serverId;
     file = from.file;
     gtid = from.gtid;
