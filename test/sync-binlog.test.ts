@@ -124,3 +124,54 @@ describe('change capture from the binary log', () => {
     expect((await verifyEnvironment(env)).total).toBe(0);
   });
 });
+
+describe('a stored position the server no longer holds', () => {
+  it('when its log file is purged, then the worker polls, reconciles and follows the log again', async () => {
+    const sold = await dashboard.insertMemberPackage({
+      member_id: memberId,
+      package_id: packageId,
+      branch_id: branchId,
+    });
+    await eventually(async () => expect(await held('member_packages', sold)).toBeDefined());
+    await worker.close();
+    // Deleted while no worker follows, then the log holding the delete purged: error 1236.
+    await dashboard.query('DELETE FROM member_packages WHERE id = ?', [sold]);
+    await dashboard.query('FLUSH BINARY LOGS');
+    const [end] = await dashboard.query<{ File: string }>('SHOW MASTER STATUS');
+    // The server keeps a file a replication connection still reads: retried until it is gone.
+    await eventually(async () => {
+      await dashboard.query(`PURGE BINARY LOGS TO '${end!.File}'`);
+      const logs = await dashboard.query<{ Log_name: string }>('SHOW BINARY LOGS');
+      expect(logs.map((l) => l.Log_name)).toEqual([end!.File]);
+    }, 10_000);
+
+    worker = await startWorker(env, { settings: BINLOG });
+    const sources = new Set<string>();
+    const watching = setInterval(() => sources.add(worker.runner.source()), 10);
+    try {
+      await eventually(() => expect(sources).toContain('poll'), 30_000, 20);
+      await eventually(async () => expect(await held('member_packages', sold)).toBeUndefined());
+      await eventually(() => expect(worker.runner.source()).toBe('binlog'), 30_000);
+    } finally {
+      clearInterval(watching);
+    }
+    const position = await worker.readModel.binlogPosition.findUniqueOrThrow({ where: { id: 1 } });
+    expect(position.file).toBe(end!.File);
+
+    // And the log is followed again: a delete within seconds.
+    const again = await dashboard.insertMemberPackage({
+      member_id: memberId,
+      package_id: packageId,
+      branch_id: branchId,
+    });
+    await eventually(
+      async () => expect(await held('member_packages', again)).toBeDefined(),
+      10_000,
+    );
+    await dashboard.query('DELETE FROM member_packages WHERE id = ?', [again]);
+    await eventually(
+      async () => expect(await held('member_packages', again)).toBeUndefined(),
+      3000,
+    );
+  }, 90_000);
+});
