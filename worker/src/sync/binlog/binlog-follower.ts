@@ -30,6 +30,12 @@ import {
 /** A batch is applied this long after its first commit arrived, or at BATCH_KEYS keys. */
 const BATCH_MS = 50;
 const BATCH_KEYS = 5000;
+/**
+ * Commits that touch no synced table (other tables, other databases) still move the stored
+ * position, at most this often: a restart then re-reads seconds of log, not all of it since the
+ * last change of a synced table, and a position is not left in a file the server may purge.
+ */
+const POSITION_ONLY_MS = 1000;
 /** The server sends a heartbeat this often while idle; three missed mean the link is dead. */
 const HEARTBEAT_MS = 1000;
 const SILENCE_MS = 3 * HEARTBEAT_MS;
@@ -185,6 +191,7 @@ function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
   let timer: NodeJS.Timeout | null = null;
   let applying: Promise<void> = Promise.resolve();
   let failed = false;
+  let positionWrittenAt = Date.now();
   let lastHeard = Date.now();
   let settle: (() => void) | null = null;
   const done = new Promise<void>((resolve) => (settle = resolve));
@@ -200,7 +207,9 @@ function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
   const flush = () => {
     if (timer) clearTimeout(timer);
     timer = null;
-    if (!through || batchKeys === 0) return;
+    if (!through) return;
+    if (batchKeys === 0 && Date.now() - positionWrittenAt < POSITION_ONLY_MS) return;
+    positionWrittenAt = Date.now();
     const changed = batch;
     const position = through;
     batch = new Map();
@@ -238,7 +247,7 @@ function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
     }
     open = new Map();
     if (batchKeys >= BATCH_KEYS) flush();
-    else if (batchKeys > 0 && !timer) timer = setTimeout(flush, BATCH_MS);
+    else if (!timer) timer = setTimeout(flush, BATCH_MS);
   };
 
   client.on('binlog', (event: AnyBinlogEvent) => {
