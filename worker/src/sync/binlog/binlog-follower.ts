@@ -91,16 +91,20 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
       if (stopping) return;
       await firstLoadsDone(deps, () => stopping);
       if (stopping) return;
+      let stop: (() => void) | undefined;
       try {
         await new Promise<void>((resolve, reject) => {
           const following = follow(deps, reject);
-          const stop = () => void following.stop().then(resolve, reject);
+          stop = () => void following.stop().then(resolve, reject);
           stopListeners.add(stop);
-          following.done.then(resolve, reject).finally(() => stopListeners.delete(stop));
+          following.done.then(resolve, reject);
         });
       } catch (error) {
         if (!positionLost(error)) throw error;
         await fallBack(deps, error, () => stopping);
+      } finally {
+        // A failed follower is restarted every 2 s during an outage: none is kept.
+        if (stop) stopListeners.delete(stop);
       }
     },
     {
