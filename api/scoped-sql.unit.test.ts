@@ -25,7 +25,6 @@ describe('scoped SQL selections', () => {
     const query = {
       table: 'members' as const,
       where: [],
-      params: [],
       resource: resourceWith(key),
     };
     await expect(sql.rows(query)).rejects.toThrow(`not a column name: ${key}`);
