@@ -92,19 +92,19 @@ export class Partner {
   }
 
   /**
-   * With the bearer token; a 401 (the pair expired while the gateway was slow, or a restart
-   * lost it) brings a new pair, at most one in RENEW_AFTER_401_MS so refusals do not turn into
-   * a flood of token requests.
+   * With the bearer token. A 401 to the pair still held (it expired while the gateway was slow,
+   * or a restart lost it) brings a new pair, at most one in RENEW_AFTER_401_MS so refusals do not
+   * turn into a flood of token requests; a 401 to a pair already replaced is the refresh's
+   * revocation of the old pair meeting a request in flight, and needs nothing.
    */
   private async authorized(group: string, path: string, init: RequestInit): Promise<Answer> {
+    const access = this.access;
     const answer = await call(group, `${this.base}/api/v1${path}`, {
       ...init,
-      headers: {
-        ...(init.headers as Record<string, string>),
-        authorization: `Bearer ${this.access}`,
-      },
+      headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${access}` },
     });
-    if (answer.status === 401 && Date.now() - this.renewedAt > RENEW_AFTER_401_MS)
+    const stillHeld = access === this.access;
+    if (answer.status === 401 && stillHeld && Date.now() - this.renewedAt > RENEW_AFTER_401_MS)
       await this.renew();
     return answer;
   }
