@@ -43,14 +43,23 @@ export class Partner {
   private refresh = '';
   private requests = 0;
   private renewedAt = 0;
+  private renewing: Promise<void> | undefined;
 
   constructor(
     readonly who: Credentials,
     readonly base: string,
   ) {}
 
-  /** A new pair: by client credentials, or every other time by refresh when one is held. */
-  async renew(): Promise<void> {
+  /**
+   * A new pair: by client credentials, or every other time by refresh when one is held. One at a
+   * time: two refreshes with the same refresh token would be a reuse, which revokes the chain.
+   */
+  renew(): Promise<void> {
+    this.renewing ??= this.renewOnce().finally(() => (this.renewing = undefined));
+    return this.renewing;
+  }
+
+  private async renewOnce(): Promise<void> {
     this.renewedAt = Date.now();
     const byRefresh = this.refresh !== '' && this.requests++ % 2 === 1;
     const [path, body] = byRefresh
