@@ -29,6 +29,7 @@ import { createGatewayMetrics, type GatewayMetrics } from './http/metrics.js';
 import { requestId } from './http/request-id.js';
 import { securityHeaders } from './http/security-headers.js';
 import { createReadRouting, type ReadRouting } from './http/read-routing.js';
+import { NO_USAGE_COUNTER, type UsageCounter } from './http/usage-counter.js';
 import { useTurkishValidationMessages } from './http/validation.js';
 
 export interface AppDeps {
@@ -46,6 +47,11 @@ export interface AppDeps {
   isStopping?: () => boolean;
   /** The registry served on METRICS_PORT (gateway/src/main.ts); a fresh one when absent. */
   metrics?: GatewayMetrics;
+  /**
+   * Counts requests for the usage reports and flushes them to Redis (main.ts closes it after the
+   * last answer); nothing is counted when absent.
+   */
+  usage?: UsageCounter;
   /** Where reads go (DATABASE_READ_URLS); the primary alone when absent. */
   reads?: ReadRouting;
   /** Name servers for webhook targets' names instead of the system's (tests). */
@@ -98,7 +104,7 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   app.use(requestId);
-  app.use(accessLog(deps.logger, metrics));
+  app.use(accessLog(deps.logger, metrics, deps.usage ?? NO_USAGE_COUNTER));
   const crossOrigin = corsFor(deps.config.http.corsOrigins);
   if (crossOrigin) app.use(crossOrigin);
   app.use(securityHeaders());
