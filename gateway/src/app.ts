@@ -4,7 +4,7 @@ import express from 'express';
 import { createCursorCodec } from '../../api/changes/cursor.js';
 import type { RedisClient } from '../../common/redis.js';
 import type { Config } from '../../common/config.js';
-import type { ReadModelClient } from '../../common/databases.js';
+import { readModelPool, type ReadModelClient } from '../../common/databases.js';
 import type { GatewayLegacy } from './features/members/legacy-connection.js';
 import type { Logger } from '../../common/logger.js';
 import { throttledLog } from '../../common/log-throttle.js';
@@ -26,6 +26,7 @@ import { errorHandler, unknownRoute } from './http/error-handler.js';
 import { accessLog } from './http/access-log.js';
 import { corsFor } from './http/cors.js';
 import { createGatewayMetrics, type GatewayMetrics } from './http/metrics.js';
+import { createClientLimiter } from './http/rate-limit/client-limiter.js';
 import { requestId } from './http/request-id.js';
 import { securityHeaders } from './http/security-headers.js';
 import { createReadRouting, type ReadRouting } from './http/read-routing.js';
@@ -133,6 +134,11 @@ export function createApp(deps: AppDeps): express.Express {
             allowHttp: deps.config.webhooks.allowHttp,
             dnsServers: deps.webhookDnsServers,
           },
+        },
+        usage: {
+          pool: readModelPool(deps.db),
+          limiter: createClientLimiter(deps.redis, deps.config.redis.prefix),
+          rateLimits: deps.config.rateLimit,
         },
       },
       dataAges: createDataAges(deps.db),

@@ -31,6 +31,7 @@ export const ENDPOINT_GROUPS = [
   'presence',
   'changes',
   'webhooks',
+  'usage',
 ] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
 
