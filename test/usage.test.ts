@@ -1,6 +1,7 @@
 // Usage reports (docs/decisions/0015-usage-reports.md): requests of three clients, some refused
 // by their limits and some not found, sent through two gateways on one Redis, are counted
-// exactly once the worker has merged them, and reported by GET /usage to their own client only.
+// exactly once the worker has merged them, and reported by GET /usage to their own client only
+// and by `npm run usage` to operators.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { cellFields, LATENCY_BUCKETS, usageKeys } from '../api/usage/usage-cells.js';
@@ -18,6 +19,7 @@ import {
   type RunningGateway,
   type TestClient,
 } from './support/gateway.js';
+import { operatorCli } from './support/operator-cli.js';
 import { runLogger } from './support/run-logs.js';
 import { eventually } from './support/worker.js';
 
@@ -218,6 +220,63 @@ describe('bad parameters', () => {
     expect(answer.status).toBe(400);
     expect(answer.body.error).toBe('VALIDATION_ERROR');
     expect((answer.body.details as { field: string }[]).map((d) => d.field)).toContain(field);
+  });
+});
+
+describe('npm run usage', () => {
+  const cli = (...args: string[]) => operatorCli(env, 'usage', ...args);
+
+  it('when asked by client as JSON, then each client and the requests of none are exact', async () => {
+    // The last requests may have reached the report after the ones GET /usage waited for.
+    const report = await eventually(async () => {
+      const read = JSON.parse(await cli('--json')) as { rows: Row[] };
+      expect(read.rows.find((row) => row.client_key === '(none)')?.requests).toBe(5);
+      return read;
+    }, 60_000);
+    const of = (key: string) => report.rows.find((row) => row.client_key === key);
+    // three: its token, 5 admitted and 7 refused reads.
+    expect(of(three.client_key)).toMatchObject({
+      client_id: three.id,
+      requests: 13,
+      rate_limited: 7,
+      client_errors: 7,
+    });
+    expect(of('(none)')).toMatchObject({ client_id: null, requests: 5, client_errors: 5 });
+    expect(of(two.client_key)?.requests).toBeGreaterThanOrEqual(10);
+  });
+
+  it('when asked for one client by status, then its statuses are exact', async () => {
+    const report = JSON.parse(
+      await cli('--client', three.client_key, '--by', 'status', '--json'),
+    ) as { rows: Row[] };
+    expect(report.rows.map((row) => [row.status as number, row.requests as number])).toEqual([
+      [200, 6],
+      [429, 7],
+    ]);
+  });
+
+  it('when asked as a table or CSV, then each names its columns and rows', async () => {
+    const table = await cli('--client', three.client_key, '--by', 'operation');
+    expect(table).toMatch(/^OPERATION\s+REQUESTS\s+4XX\s+5XX\s+429\s+BYTES OUT\s+P50 MS/);
+    expect(table).toMatch(/GET \/api\/v1\/members\s+12\s+7\s+0\s+7\s/);
+    const csv = (await cli('--client', three.client_key, '--by', 'client', '--csv')).trim();
+    const [header, row, ...rest] = csv.split('\n');
+    expect(header).toBe(
+      'client_id,client_key,requests,client_errors,server_errors,rate_limited,bytes_out,p50_ms,p95_ms,p99_ms',
+    );
+    expect(row).toMatch(new RegExp(`^${three.id},${three.client_key},13,7,0,7,\\d+,`));
+    expect(rest).toEqual([]);
+  });
+
+  it('when the client or the grouping is unknown, then it exits 2 saying so', async () => {
+    await expect(cli('--client', 'ck_nobody')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('no client with key'),
+    });
+    await expect(cli('--by', 'branch')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--by must be one of'),
+    });
   });
 });
 
