@@ -73,6 +73,7 @@ const retention = startRetention({
     tokensMs: config.tokens.retentionMs,
     auditMs: config.audit.retentionMs,
     webhookEventsMs: config.webhooks.retentionMs,
+    usageMs: config.usage.retentionMs,
   },
   log,
 });
