@@ -97,7 +97,10 @@ export async function mergeUsage(deps: UsageMergeDeps): Promise<number> {
   return added;
 }
 
-/** Merges every `intervalMs`, one merge at a time; stop() waits for the one running. */
+/** How long a stopping worker waits for the merge under way. */
+const STOP_GRACE_MS = 2000;
+
+/** Merges every `intervalMs`, one merge at a time; stop() waits briefly for the one running. */
 export function startUsageMerge(deps: UsageMergeDeps & { intervalMs: number; log: ThrottledLog }): {
   stop(): Promise<void>;
 } {
@@ -121,7 +124,12 @@ export function startUsageMerge(deps: UsageMergeDeps & { intervalMs: number; log
   return {
     async stop() {
       clearInterval(timer);
-      await running;
+      // A merge cut short is safe (its batch stays in Redis until a merge commits it), so a stop
+      // waits for it only briefly, never on a Redis or PostgreSQL that does not answer.
+      await Promise.race([
+        running,
+        new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref()),
+      ]);
     },
   };
 }
