@@ -6,13 +6,23 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, privateDir, SpareServer } from './spare-processes.js';
 
+export interface SpareMariaDbOptions {
+  /**
+   * A row-based binary log with full row images, as change capture needs it; the log of a
+   * server started with it off can be turned on by setting this and starting it again.
+   */
+  binaryLog?: boolean;
+}
+
 export class SpareMariaDb extends SpareServer {
   protected readonly readyLine = /ready for connections/;
   /** A clean shutdown: connections are closed by the server. */
   protected readonly stopSignal = 'SIGTERM';
+  binaryLog = false;
 
-  static async start(): Promise<SpareMariaDb> {
+  static async start(options: SpareMariaDbOptions = {}): Promise<SpareMariaDb> {
     const server = new SpareMariaDb(await freePort(), privateDir('spare-mariadb-', null));
+    server.binaryLog = options.binaryLog ?? false;
     try {
       await promisify(execFile)('mariadb-install-db', [
         '--no-defaults',
@@ -49,7 +59,14 @@ export class SpareMariaDb extends SpareServer {
         '--bind-address=127.0.0.1',
         `--socket=${join(this.dir, 'mariadb.sock')}`,
         `--pid-file=${join(this.dir, 'mariadb.pid')}`,
-        '--skip-log-bin',
+        ...(this.binaryLog
+          ? [
+              `--log-bin=${join(this.dir, 'binlog')}`,
+              '--binlog-format=ROW',
+              '--binlog-row-image=FULL',
+              '--server-id=1',
+            ]
+          : ['--skip-log-bin']),
         '--innodb-buffer-pool-size=32M',
         '--innodb-flush-log-at-trx-commit=0',
         '--character-set-server=utf8mb4',
