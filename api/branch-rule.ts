@@ -4,7 +4,7 @@
 // Prisma reads (gateway/src/http/scoped-read.ts), the SQL reads and kept counts
 // (api/scoped-sql.ts), the change feed (api/changes/change-statement.ts), the branch a request
 // asks for, and the rights of a webhook event at delivery.
-import pg from 'pg';
+import { ident, sql, type Sql } from '../read-model/sql.js';
 import { syncTableNamed } from '../read-model/tables/index.js';
 import type { BranchRule } from '../read-model/table-definition.js';
 import type { DataScope } from './data-scope.js';
@@ -22,15 +22,17 @@ export function admitsRow(scope: DataScope, table: string, rowBranch: number | n
 }
 
 /**
- * The SQL condition keeping `table`'s rows within the branch given as the parameter `param`
- * (e.g. `$3`), over `column` (by default the table's own branch column: a tombstone's or a
- * departure's copy of it is named otherwise); null for a table whose rows belong to no branch.
+ * The SQL condition keeping `table`'s rows within `branchId`, over `column` (by default the
+ * table's own branch column: a tombstone's or a departure's copy of it is named otherwise); null
+ * for a table whose rows belong to no branch.
  */
-export function branchCondition(table: string, param: string, column?: string): string | null {
+export function branchCondition(table: string, branchId: number, column?: Sql): Sql | null {
   const rule = branchRuleOf(table);
   if (!rule) return null;
-  const name = column ?? pg.escapeIdentifier(rule.column);
-  return rule.nullIsEveryBranch ? `(${name} = ${param} OR ${name} IS NULL)` : `${name} = ${param}`;
+  const name = column ?? ident(rule.column);
+  return rule.nullIsEveryBranch
+    ? sql`(${name} = ${branchId} OR ${name} IS NULL)`
+    : sql`${name} = ${branchId}`;
 }
 
 /**

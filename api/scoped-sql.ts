@@ -2,9 +2,10 @@
 // pool instead of through Prisma (the hottest ones; docs/decisions/0005-fast-hot-path.md). Like
 // ScopedRead, a handler never writes the branch condition: every statement built here carries the
 // caller's (api/branch-rule.ts), and only the synced tables can be named.
-import pg from 'pg';
+import type pg from 'pg';
 import { branchCondition, keptBranchKeys } from './branch-rule.js';
 import { ID_BLOCK, type DaySumTable, type KeptTable } from '../read-model/kept-counts.js';
+import { empty, ident, join, raw, sql, type PgQueryable, type Sql } from '../read-model/sql.js';
 import {
   changesStatement,
   SNAPSHOT_XMIN,
@@ -12,15 +13,32 @@ import {
   type ChangesQuery,
 } from './changes/change-statement.js';
 import type { DataScope } from './data-scope.js';
-import { daySumsStatement, keptTotal, positionedPage, type KeptFilter } from './kept-sql.js';
+import {
+  BLOCK_START,
+  daySumsStatement,
+  keptTotal,
+  positionedPage,
+  type KeptFilter,
+} from './kept-sql.js';
 import type { SqlTable } from './sql-table.js';
 import { selectionOf, types, type SelectedResource } from './sql-values.js';
 
 export interface SqlQuery {
   table: SqlTable;
-  /** Conditions, each a SQL fragment over `$1..$n` of `params`; joined with AND. */
-  where: string[];
-  params: unknown[];
+  /** Conditions (read-model/sql.ts fragments, their values as parameters), joined with AND. */
+  where: Sql[];
+}
+
+/**
+ * `column = value` for each column given a value (undefined: no condition), for a query's
+ * `where`. The columns are the code's own names, never input.
+ */
+export function equalities(values: Record<string, unknown>): Sql[] {
+  const where: Sql[] = [];
+  for (const [column, value] of Object.entries(values)) {
+    if (value !== undefined) where.push(sql`${raw(column)} = ${value}`);
+  }
+  return where;
 }
 
 export interface SqlSelect<Item> extends SqlQuery {
@@ -28,6 +46,7 @@ export interface SqlSelect<Item> extends SqlQuery {
 }
 
 export interface SqlPage<Item> extends SqlSelect<Item> {
+  /** The ORDER BY list, the code's own SQL. */
   orderBy: string;
   window: { skip: number; take: number };
   /**
@@ -68,14 +87,11 @@ export interface ScopedSql {
 /** Distinct statement texts prepared on each connection at most. */
 const MAX_PREPARED = 200;
 
-/** A pool, or one of its connections (a transaction's reads). */
-export type Queryable = Pick<pg.Pool, 'query'>;
-
 /**
- * `on`: the connection to read on, by default the pool; statement names are this instance's,
- * the same on every connection.
+ * `on`: the connection to read on, by default the pool (or one of its connections: a
+ * transaction's reads); statement names are this instance's, the same on every connection.
  */
-export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryable) => ScopedSql {
+export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: PgQueryable) => ScopedSql {
   // One prepared statement per distinct text: the texts come from code, so they are few. The
   // feed's vary with the types asked for and the cursor's place; past the first few hundred
   // texts a statement runs unnamed, so no connection holds statements without bound.
@@ -85,28 +101,28 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
     if (!name && names.size < MAX_PREPARED) names.set(text, (name = `gateway_${names.size + 1}`));
     return name;
   };
-  return (scope: DataScope, on: Queryable = pool): ScopedSql => {
-    const run = async (text: string, values: unknown[]) =>
-      (await on.query({ name: nameOf(text), text, values, types })).rows as Record<
+  return (scope: DataScope, on: PgQueryable = pool): ScopedSql => {
+    const run = async (statement: Sql) => {
+      const text = statement.text;
+      const { values } = statement;
+      return (await on.query({ name: nameOf(text), text, values, types })).rows as Record<
         string,
         unknown
       >[];
+    };
     /** Rows as arrays of values, in the select list's order (no object per row from pg). */
-    const runValues = async (text: string, values: unknown[]) =>
-      (await on.query({ name: nameOf(text), text, values, types, rowMode: 'array' }))
+    const runValues = async (statement: Sql) => {
+      const text = statement.text;
+      const { values } = statement;
+      return (await on.query({ name: nameOf(text), text, values, types, rowMode: 'array' }))
         .rows as unknown[][];
-    const filtered = (query: SqlQuery) => {
-      const where = [...query.where];
-      const params = [...query.params];
-      if (scope.kind === 'branch') {
-        const condition = branchCondition(query.table, `$${params.length + 1}`);
-        if (condition) {
-          params.push(scope.branchId);
-          where.push(condition);
-        }
-      }
-      const clause = where.length ? ` WHERE ${where.map((w) => `(${w})`).join(' AND ')}` : '';
-      return { from: `FROM ${pg.escapeIdentifier(query.table)}${clause}`, params };
+    };
+    /** The query's FROM and WHERE, the caller's branch condition last. */
+    const filtered = (query: SqlQuery): Sql => {
+      const branch = scope.kind === 'branch' ? branchCondition(query.table, scope.branchId) : null;
+      const where = branch ? [...query.where, branch] : query.where;
+      const clause = where.length ? join(where, ') AND (', ' WHERE (', ')') : empty;
+      return sql`FROM ${ident(query.table)}${clause}`;
     };
     /** The kept branch keys of `kept`, as the rows the caller reads are keyed. */
     const keysOf = (kept: KeptFilter) => keptBranchKeys(scope, kept.table, kept.branchId);
@@ -116,40 +132,35 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
       const { list } = selectionOf(query.resource);
       if (kept && query.orderBy === 'id' && window.skip >= ID_BLOCK) {
         const page = { table: query.table, list, ...window };
-        const { text, params } = positionedPage(page, kept, keysOf(kept), (firstId) =>
-          filtered({ ...query, where: [...query.where, `id >= ${firstId}`] }),
-        );
-        return runValues(text, params);
+        const from = filtered({ ...query, where: [...query.where, sql`id >= ${BLOCK_START}`] });
+        return runValues(positionedPage(page, kept, keysOf(kept), from));
       }
-      const { from, params } = filtered(query);
-      const total = kept ? keptTotal(kept, keysOf(kept), params) : `SELECT count(*) ${from}`;
-      const order = ` ORDER BY ${query.orderBy}`;
-      const limit = ` LIMIT $${params.push(window.take)} OFFSET $${params.push(window.skip)}`;
+      const from = filtered(query);
+      const total = kept ? keptTotal(kept, keysOf(kept)) : sql`SELECT count(*) ${from}`;
+      const order = raw(` ORDER BY ${query.orderBy}`);
+      const limit = sql` LIMIT ${window.take} OFFSET ${window.skip}`;
       // Past the first page the rows skipped are walked as index entries only, and only the
       // page's rows are read whole: page 2,000 of 50 skips 99,950 entries, not 99,950 rows.
       const rows =
         window.skip > 0
-          ? `FROM ${pg.escapeIdentifier(query.table)} WHERE id IN (SELECT id ${from}${order}${limit})${order}`
-          : `${from}${order}${limit}`;
-      return runValues(`SELECT ${list}, (${total}) AS total ${rows}`, params);
+          ? sql`FROM ${ident(query.table)} WHERE id IN (SELECT id ${from}${order}${limit})${order}`
+          : sql`${from}${order}${limit}`;
+      return runValues(sql`SELECT ${list}, (${total}) AS total ${rows}`);
     };
     const keptCount = async (kept: KeptFilter) => {
       const keys = keysOf(kept);
       if (keys?.length === 0) return 0;
-      const params: unknown[] = [];
-      const [row] = await run(keptTotal(kept, keys, params), params);
+      const [row] = await run(keptTotal(kept, keys));
       return Number(row?.n ?? 0);
     };
     const count = async (query: SqlQuery) => {
-      const { from, params } = filtered(query);
-      const [row] = await run(`SELECT count(*) AS n ${from}`, params);
+      const [row] = await run(sql`SELECT count(*) AS n ${filtered(query)}`);
       return Number(row?.n ?? 0);
     };
     return {
       async rows<Item>(query: SqlSelect<Item>) {
-        const { from, params } = filtered(query);
         const { list, objectOf } = selectionOf(query.resource);
-        const values = await runValues(`SELECT ${list} ${from}`, params);
+        const values = await runValues(sql`SELECT ${list} ${filtered(query)}`);
         return values.map(objectOf) as Item[];
       },
       async page<Item>(query: SqlPage<Item>) {
@@ -167,8 +178,7 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
       async daySums(table, filter) {
         const keys = keptBranchKeys(scope, table, filter.branchId);
         if (keys?.length === 0) return [];
-        const { text, params } = daySumsStatement(table, keys, filter);
-        const rows = await run(text, params);
+        const rows = await run(daySumsStatement(table, keys, filter));
         return rows.map((r) => ({
           kind: r.kind as string,
           n: Number(r.n),
@@ -176,8 +186,7 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
         }));
       },
       async changes(query) {
-        const { text, values } = changesStatement(scope, query);
-        const rows = await run(text, values);
+        const rows = await run(changesStatement(scope, query));
         return {
           xmin: BigInt(rows[0]!.snapshot_xmin as string),
           horizon: BigInt(rows[0]!.horizon as string),
@@ -194,7 +203,7 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: Queryabl
         };
       },
       async snapshotXmin() {
-        const [row] = await run(SNAPSHOT_XMIN, []);
+        const [row] = await run(SNAPSHOT_XMIN);
         return BigInt(row!.xmin as string);
       },
     };

@@ -3,6 +3,7 @@
 // once per resource.
 import pg from 'pg';
 import type { z } from 'zod';
+import { raw, type Sql } from '../read-model/sql.js';
 
 /**
  * A resource as a statement selects it (api/resource.ts): its fields, in order, are the read
@@ -51,7 +52,7 @@ export const types: pg.CustomTypesConfig = {
 
 interface Selection {
   /** The select list, quoted once, not on every request. */
-  list: string;
+  list: Sql;
   count: number;
   /** The API object of a row's values, in the select list's order. */
   objectOf: (values: unknown[]) => unknown;
@@ -77,7 +78,7 @@ function compileSelection(resource: SelectedResource<unknown>): Selection {
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- see above: fixed names only
   const objectOf = new Function('values', `return { ${literal} };`) as Selection['objectOf'];
   const list = columns.map((column) => pg.escapeIdentifier(column)).join(', ');
-  return { list, count: columns.length, objectOf };
+  return { list: raw(list), count: columns.length, objectOf };
 }
 
 const selections = new WeakMap<SelectedResource<unknown>, Selection>();

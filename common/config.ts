@@ -173,6 +173,11 @@ const envSchema = z.object({
   WEBHOOK_REPLAY_MAX: positiveInt.default(10000),
   // Days a delivered, failed or cancelled event and its tries are kept; fractions allowed.
   WEBHOOK_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(30),
+  // Usage reports: how often each gateway adds its counts to Redis, and each worker merges them
+  // into PostgreSQL (a count is visible after at most both); days the hourly counts are kept.
+  USAGE_FLUSH_INTERVAL_MS: positiveInt.default(1000),
+  USAGE_MERGE_INTERVAL_MS: positiveInt.default(30000),
+  USAGE_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(400),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -267,6 +272,13 @@ function toConfig(env: z.infer<typeof envSchema>) {
       replayMax: env.WEBHOOK_REPLAY_MAX,
       /** How long an event that is no longer pending is kept, with its tries. */
       retentionMs: Math.round(env.WEBHOOK_RETENTION_DAYS * 86_400_000),
+    },
+    usage: {
+      /** A gateway killed at once loses what it counted since its last flush. */
+      flushIntervalMs: env.USAGE_FLUSH_INTERVAL_MS,
+      mergeIntervalMs: env.USAGE_MERGE_INTERVAL_MS,
+      /** How long an hour's counts are kept before the worker deletes them. */
+      retentionMs: Math.round(env.USAGE_RETENTION_DAYS * 86_400_000),
     },
     logLevel: env.LOG_LEVEL,
     /**

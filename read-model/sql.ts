@@ -3,7 +3,8 @@
 // `raw` (names and SQL of the project's own declarations, never values) and `empty`. The hot
 // paths need composition: the sync's upsert and dependent refreshes are built from parts made
 // once per table (read-model/writes), the gateway nests its audit statement in the one that
-// applies a member, the keyset batch query wraps a table's source. A fragment numbers its
+// applies a member, the keyset batch query wraps a table's source, the gateway's SQL reads
+// (api/scoped-sql.ts) add the caller's branch condition to a feature's. A fragment numbers its
 // parameters wherever it lands, so no caller counts `$n` by hand, and one fragment runs on either
 // driver: `.text` (`$1`) on pg, `.sql` (`?`) on mariadb.
 import pg from 'pg';

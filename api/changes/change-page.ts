@@ -1,6 +1,7 @@
 // One page of the change feed as a caller may see it: its changes, each with the key right
 // after it, and where the next page starts. Read by GET /changes and by the webhook dispatcher
 // (worker/src/webhooks/dispatch.ts), so a partner gets the same changes by either way.
+import { sql } from '../../read-model/sql.js';
 import type { ScopedSql } from '../scoped-sql.js';
 import { compareKeys, type ChangeKey, type ChangeRow } from './change-statement.js';
 import { CHANGE_TYPES } from './change-types.js';
@@ -32,7 +33,7 @@ export interface ChangePage {
  * The objects of the upserts, read through the caller's scoped SQL (a page holds up to a
  * thousand rows: the ORM's cost per row was most of a page's time); absent ones are gone.
  */
-async function objectsOf(sql: ScopedSql, rows: ChangeRow[]) {
+async function objectsOf(scoped: ScopedSql, rows: ChangeRow[]) {
   const objects = new Map<string, Record<string, unknown>>();
   const idsByType = new Map<string, number[]>();
   for (const row of rows) {
@@ -44,10 +45,9 @@ async function objectsOf(sql: ScopedSql, rows: ChangeRow[]) {
   await Promise.all(
     [...idsByType].map(async ([type, ids]) => {
       const { table, resource } = CHANGE_TYPES[type]!;
-      const found = await sql.rows({
+      const found = await scoped.rows({
         table,
-        where: ['id = ANY($1::int[])'],
-        params: [ids],
+        where: [sql`id = ANY(${ids}::int[])`],
         resource,
       });
       for (const object of found) objects.set(`${type}:${String(object.id)}`, object);
@@ -58,16 +58,16 @@ async function objectsOf(sql: ScopedSql, rows: ChangeRow[]) {
 
 /** The changes of `types` after `after` (null: from the beginning), at most `limit` keys. */
 export async function readChangePage(
-  sql: ScopedSql,
+  scoped: ScopedSql,
   query: { types: readonly string[]; after: ChangeKey | null; limit: number },
 ): Promise<ChangePage> {
-  const { xmin, horizon, rows } = await sql.changes({
+  const { xmin, horizon, rows } = await scoped.changes({
     types: query.types.map((type) => ({ type, table: CHANGE_TYPES[type]!.table })),
     after: query.after,
     limit: query.limit,
   });
   const present = presentOf(xmin);
-  const objects = await objectsOf(sql, rows);
+  const objects = await objectsOf(scoped, rows);
   const changes: ChangePage['changes'] = [];
   for (const row of rows) {
     const object = row.kind === 1 ? objects.get(`${row.type}:${row.id}`) : null;

@@ -9,6 +9,7 @@
 // ended, so no change can later appear behind the cursor, whatever order transactions commit in
 // (docs/decisions/0011-change-feed.md).
 import pg from 'pg';
+import { ident, join, raw, sql, type Sql } from '../../read-model/sql.js';
 import { branchCondition, branchRuleOf } from '../branch-rule.js';
 import type { DataScope } from '../data-scope.js';
 import type { SqlTable } from '../sql-table.js';
@@ -53,74 +54,99 @@ export function compareKeys(a: Omit<ChangeKey, 'id'>, b: Omit<ChangeKey, 'id'>):
   return a.type === b.type ? 0 : a.type < b.type ? -1 : 1;
 }
 
+const TRUE = raw('true');
+const ROW_ID = raw('row_id');
+const TABLE_ID = raw('t.id');
+/** The branch of a tombstone, and of a departure (0: none). */
+const TOMBSTONE_BRANCH = raw('branch_id');
+const DEPARTED_BRANCH = raw('NULLIF(branch_key, 0)');
+
+/**
+ * The names of one feed type in its statement, quoted once per type, not on every page (a
+ * type's table is fixed: api/changes/change-types.ts).
+ */
+interface TypeNames {
+  type: Sql;
+  table: Sql;
+  /** The table's name as a literal, as the feed's bookkeeping tables hold it. */
+  tableLiteral: string;
+  tableText: Sql;
+  /** The row's branch column, or a typed NULL where its rows belong to no branch. */
+  branch: Sql;
+}
+const typeNames = new Map<string, TypeNames>();
+function namesOf(type: string, table: string): TypeNames {
+  let names = typeNames.get(type);
+  if (!names) {
+    const rule = branchRuleOf(table);
+    const tableLiteral = pg.escapeLiteral(table);
+    names = {
+      type: raw(`${pg.escapeLiteral(type)}::text`),
+      table: ident(table),
+      tableLiteral,
+      tableText: raw(tableLiteral),
+      branch: rule ? sql`t.${ident(rule.column)}` : raw('NULL::integer'),
+    };
+    typeNames.set(type, names);
+  }
+  return names;
+}
+
 /**
  * The statement of one scope: the keys after the cursor and below the statement's own snapshot
  * xmin, which it returns on every row (on one row of null keys when there are none).
  */
-export function changesStatement(scope: DataScope, query: ChangesQuery) {
-  const values: unknown[] = [query.limit];
-  const param = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
-  // The bound branch's parameter, pushed when a condition first uses it: a parameter no
-  // statement part mentions has no type, and PostgreSQL refuses the statement.
-  let boundParam: string | undefined;
-  const bound = (branchId: number) => (boundParam ??= param(branchId));
+export function changesStatement(scope: DataScope, query: ChangesQuery): Sql {
+  const { limit } = query;
+  const xid = query.after ? sql`${query.after.xid.toString()}::bigint` : TRUE;
   // The keys after the cursor within one (kind, type): index order (change_xid, id).
-  const after = (kind: 0 | 1, type: string, id: string) => {
-    if (!query.after) return 'true';
-    const xid = `${param(query.after.xid.toString())}::bigint`;
+  const after = (kind: 0 | 1, type: string, id: Sql) => {
+    if (!query.after) return TRUE;
     const order = compareKeys({ xid: 0n, kind, type }, { ...query.after, xid: 0n });
-    if (order > 0) return `change_xid >= ${xid}`;
-    if (order < 0) return `change_xid > ${xid}`;
-    return `(change_xid, ${id}) > (${xid}, ${param(query.after.id)})`;
+    if (order > 0) return sql`change_xid >= ${xid}`;
+    if (order < 0) return sql`change_xid > ${xid}`;
+    return sql`(change_xid, ${id}) > (${xid}, ${query.after.id})`;
   };
-  const parts: string[] = [];
+  const parts: Sql[] = [];
   for (const { type, table } of query.types) {
-    const typeText = `${pg.escapeLiteral(type)}::text`;
-    const tableText = pg.escapeLiteral(table);
+    const { type: typeText, table: tableName, tableText, branch } = namesOf(type, table);
     const rule = branchRuleOf(table);
-    const inBranch = (column?: string) =>
-      scope.kind === 'branch' && rule
-        ? branchCondition(table, bound(scope.branchId), column)!
-        : 'true';
-    const branch = rule ? `t.${pg.escapeIdentifier(rule.column)}` : 'NULL::integer';
+    const inBranch = (column?: Sql) =>
+      scope.kind === 'branch' && rule ? branchCondition(table, scope.branchId, column)! : TRUE;
     // Ordered by the table's own columns (t.id, not the output's): the index's order, no sort.
-    parts.push(`(SELECT ${typeText} AS type, t.id AS id, 1 AS kind, t.change_xid,
-        ${branch} AS branch_id, t.changed_at FROM ${pg.escapeIdentifier(table)} t
-      WHERE t.change_xid < s.xmin AND ${after(1, type, 't.id')} AND ${inBranch()}
-      ORDER BY t.change_xid, t.id LIMIT $1)`);
+    parts.push(sql`(SELECT ${typeText} AS type, t.id AS id, 1 AS kind, t.change_xid,
+        ${branch} AS branch_id, t.changed_at FROM ${tableName} t
+      WHERE t.change_xid < s.xmin AND ${after(1, type, TABLE_ID)} AND ${inBranch()}
+      ORDER BY t.change_xid, t.id LIMIT ${limit})`);
     // A tombstone keeps its row's branch, and follows the row's rule.
-    parts.push(`(SELECT ${typeText}, row_id, 0, change_xid, branch_id, deleted_at
+    parts.push(sql`(SELECT ${typeText}, row_id, 0, change_xid, branch_id, deleted_at
       FROM sync_tombstones WHERE table_name = ${tableText} AND shown
-        AND change_xid < s.xmin AND ${after(0, type, 'row_id')} AND ${inBranch('branch_id')}
-      ORDER BY change_xid, row_id LIMIT $1)`);
+        AND change_xid < s.xmin AND ${after(0, type, ROW_ID)} AND ${inBranch(TOMBSTONE_BRANCH)}
+      ORDER BY change_xid, row_id LIMIT ${limit})`);
     // A row that left the caller's branch is a delete for it; an unbound client sees it move.
     // Its departure keeps the branch it left (0: none).
     if (scope.kind === 'branch' && rule?.column === 'branch_id') {
-      parts.push(`(SELECT ${typeText}, row_id, 0, change_xid, NULLIF(branch_key, 0), changed_at
+      parts.push(sql`(SELECT ${typeText}, row_id, 0, change_xid, NULLIF(branch_key, 0), changed_at
         FROM change_departures WHERE table_name = ${tableText}
-          AND ${inBranch('NULLIF(branch_key, 0)')}
-          AND change_xid < s.xmin AND ${after(0, type, 'row_id')}
-        ORDER BY change_xid, row_id LIMIT $1)`);
+          AND ${inBranch(DEPARTED_BRANCH)}
+          AND change_xid < s.xmin AND ${after(0, type, ROW_ID)}
+        ORDER BY change_xid, row_id LIMIT ${limit})`);
     }
   }
   // The xmin is read by this statement, so the keys come from the snapshot it describes; so is
   // the purge horizon (read-model/read-order.ts purgeDeletes), so a purge is either seen there
   // or not yet made: never deletes missing from the page without the horizon saying so.
-  const tables = query.types.map(({ table }) => pg.escapeLiteral(table));
-  const horizon = `(SELECT coalesce(max(purged_xid), 0) FROM change_feed_horizon
-      WHERE table_name IN (${tables.join(', ')}))`;
-  const text = `WITH snapshot AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin,
+  const tables = query.types.map(({ type, table }) => namesOf(type, table).tableLiteral);
+  const horizon = raw(`(SELECT coalesce(max(purged_xid), 0) FROM change_feed_horizon
+      WHERE table_name IN (${tables.join(', ')}))`);
+  return sql`WITH snapshot AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin,
         ${horizon} AS horizon)
     SELECT s.xmin::text AS snapshot_xmin, s.horizon::text AS horizon, c.type, c.id, c.kind,
         c.change_xid::text AS xid, c.branch_id, c.changed_at
-      FROM snapshot s LEFT JOIN LATERAL (SELECT * FROM (${parts.join(' UNION ALL ')}) AS changes
-        ORDER BY change_xid, kind, type COLLATE "C", id LIMIT $1) c ON true
+      FROM snapshot s LEFT JOIN LATERAL (SELECT * FROM (${join(parts, ' UNION ALL ')}) AS changes
+        ORDER BY change_xid, kind, type COLLATE "C", id LIMIT ${limit}) c ON true
       ORDER BY c.change_xid, c.kind, c.type COLLATE "C", c.id`;
-  return { text, values };
 }
 
 /** The snapshot xmin of a new statement: every transaction below it has ended. */
-export const SNAPSHOT_XMIN = 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin';
+export const SNAPSHOT_XMIN = sql`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`;

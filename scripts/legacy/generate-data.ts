@@ -113,19 +113,23 @@ function wallClock(now: Date, secondsAgo: number): string {
 }
 const dayOf = (wall: string) => wall.slice(0, 10);
 
-async function insertRows(
-  conn: Connection,
-  table: string,
-  columns: string[],
-  rows: unknown[][],
-): Promise<void> {
+/** A row to insert, by column: its keys are the table's columns, in the order written. */
+type Row = Record<string, unknown>;
+
+/**
+ * Inserts `rows` in multi-row INSERTs. The columns are the first row's keys; every row of one
+ * call is built by one object literal, so its type gives each row all of them.
+ */
+async function insertRows<R extends Row>(conn: Connection, table: string, rows: R[]) {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]!) as (keyof R & string)[];
   const perStatement = Math.max(1, Math.floor(20000 / columns.length));
+  const tuple = `(${columns.map(() => '?').join(',')})`;
   for (let i = 0; i < rows.length; i += perStatement) {
     const chunk = rows.slice(i, i + perStatement);
-    const tuple = `(${columns.map(() => '?').join(',')})`;
     await conn.query(
       `INSERT INTO ${table} (${columns.join(',')}) VALUES ${chunk.map(() => tuple).join(',')}`,
-      chunk.flat(),
+      chunk.flatMap((row) => columns.map((column) => row[column])),
     );
   }
 }
@@ -142,91 +146,65 @@ export async function generateLegacyData(
   const YEAR = 365 * 86400;
 
   const branchCount = Math.min(BRANCHES.length, 3 + Math.ceil(scale));
-  const branches = BRANCHES.slice(0, branchCount).map((name, i) => [
-    i + 1,
-    `${name} Şubesi`,
-    `${name}, İstanbul`,
-    i === branchCount - 1 && branchCount > 3 ? 'Pasif' : 'Aktif',
-    `${rnd.pick(GIVEN)} ${rnd.pick(FAMILY)}`,
-    `0212${pad(rnd.int(0, 9999999), 7)}`,
-    `${i + 1}@club.example`,
-    '2015-03-01',
-  ]);
-  await insertRows(
-    conn,
-    'branches',
-    ['id', 'name', 'address', 'status', 'manager_name', 'phone', 'email', 'founded_at'],
-    branches,
-  );
+  const branches = BRANCHES.slice(0, branchCount).map((name, i) => ({
+    id: i + 1,
+    name: `${name} Şubesi`,
+    address: `${name}, İstanbul`,
+    status: i === branchCount - 1 && branchCount > 3 ? 'Pasif' : 'Aktif',
+    manager_name: `${rnd.pick(GIVEN)} ${rnd.pick(FAMILY)}`,
+    phone: `0212${pad(rnd.int(0, 9999999), 7)}`,
+    email: `${i + 1}@club.example`,
+    founded_at: '2015-03-01',
+  }));
+  await insertRows(conn, 'branches', branches);
   counts.branches = branches.length;
 
   await insertRows(
     conn,
     'roles',
-    ['id', 'name'],
-    ROLES.map((name, i) => [i + 1, name]),
+    ROLES.map((name, i) => ({ id: i + 1, name })),
   );
   counts.roles = ROLES.length;
 
   await insertRows(
     conn,
     'packages',
-    ['id', 'name', 'price', 'duration_days', 'duration_months', 'is_active', 'sort_order'],
-    PACKAGES.map(([name, price, days, months], i) => [
-      i + 1,
+    PACKAGES.map(([name, price, days, months], i) => ({
+      id: i + 1,
       name,
       price,
-      days,
-      months,
-      i === 5 ? 0 : 1,
-      i,
-    ]),
+      duration_days: days,
+      duration_months: months,
+      is_active: i === 5 ? 0 : 1,
+      sort_order: i,
+    })),
   );
   counts.packages = PACKAGES.length;
 
   const staff = Array.from({ length: branchCount * 4 }, (_, i) => {
     const wall = wallClock(now, rnd.int(30 * 86400, 3 * YEAR));
-    return [
-      i + 1,
-      `${rnd.pick(GIVEN)} ${rnd.pick(FAMILY)}`,
-      `staff${i + 1}`,
-      `staff${i + 1}@club.example`,
-      `053${pad(rnd.int(0, 99999999), 8)}`,
-      '$2y$10$notarealhashnotarealhashnotarealhashnotarealhash',
-      null,
-      (i % branchCount) + 1,
-      (i % ROLES.length) + 1,
-      rnd.chance(0.9) ? 1 : 0,
-      rnd.chance(0.8) ? wallClock(now, rnd.int(0, 30 * 86400)) : null,
-      wall,
-      wall,
-    ];
+    return {
+      id: i + 1,
+      full_name: `${rnd.pick(GIVEN)} ${rnd.pick(FAMILY)}`,
+      username: `staff${i + 1}`,
+      email: `staff${i + 1}@club.example`,
+      phone: `053${pad(rnd.int(0, 99999999), 8)}`,
+      password_hash: '$2y$10$notarealhashnotarealhashnotarealhashnotarealhash',
+      remember_token: null,
+      branch_id: (i % branchCount) + 1,
+      role_id: (i % ROLES.length) + 1,
+      is_active: rnd.chance(0.9) ? 1 : 0,
+      last_login: rnd.chance(0.8) ? wallClock(now, rnd.int(0, 30 * 86400)) : null,
+      created_at: wall,
+      updated_at: wall,
+    };
   });
-  await insertRows(
-    conn,
-    'staff',
-    [
-      'id',
-      'full_name',
-      'username',
-      'email',
-      'phone',
-      'password_hash',
-      'remember_token',
-      'branch_id',
-      'role_id',
-      'is_active',
-      'last_login',
-      'created_at',
-      'updated_at',
-    ],
-    staff,
-  );
+  await insertRows(conn, 'staff', staff);
   counts.staff = staff.length;
 
   const memberCount = Math.round(300 * scale);
   const perBranch = new Map<number, number>();
-  const members: unknown[][] = [];
+  const members: Row[] = [];
   const memberBranch: number[] = [];
   for (let id = 1; id <= memberCount; id++) {
     const branchId = rnd.int(1, branchCount);
@@ -235,63 +213,38 @@ export async function generateLegacyData(
     memberBranch[id] = branchId;
     const registered = wallClock(now, rnd.int(0, 3 * YEAR));
     const given = rnd.pick(GIVEN);
-    members.push([
+    members.push({
       id,
-      given,
-      rnd.chance(0.95) ? rnd.pick(FAMILY) : null,
-      `05${pad(30 + (id % 70), 2)}${pad(id, 7)}`,
-      rnd.chance(0.7) ? `uye${id}@example.com` : null,
-      rnd.chance(0.8) ? validTcNo(`${rnd.int(1, 9)}${pad(id, 8)}`) : null,
-      `${pad(branchId, 3)}${pad(no, 6)}`,
-      rnd.chance(0.5) ? 'Kadın' : 'Erkek',
-      `${rnd.int(1960, 2008)}-${pad(rnd.int(1, 12))}-${pad(rnd.int(1, 28))}`,
-      branchId,
-      rnd.chance(0.05) ? 1 : 0,
-      (rnd.int(0, 50000) / 100).toFixed(2),
-      rnd.chance(0.03) ? 1 : 0,
-      rnd.chance(0.85) ? 'Aktif' : 'Pasif',
-      registered,
-      `${rnd.pick(BRANCHES)} Mah. No ${rnd.int(1, 200)}`,
-      `QR${pad(id, 20)}`.slice(0, 22),
-      `R${pad(id, 7)}`,
-      rnd.chance(0.01) ? 1 : 0,
-      registered,
-      registered,
-    ]);
+      full_name: given,
+      surname: rnd.chance(0.95) ? rnd.pick(FAMILY) : null,
+      phone: `05${pad(30 + (id % 70), 2)}${pad(id, 7)}`,
+      email: rnd.chance(0.7) ? `uye${id}@example.com` : null,
+      tc_no: rnd.chance(0.8) ? validTcNo(`${rnd.int(1, 9)}${pad(id, 8)}`) : null,
+      member_no: `${pad(branchId, 3)}${pad(no, 6)}`,
+      gender: rnd.chance(0.5) ? 'Kadın' : 'Erkek',
+      birth_date: `${rnd.int(1960, 2008)}-${pad(rnd.int(1, 12))}-${pad(rnd.int(1, 28))}`,
+      branch_id: branchId,
+      entry_status: rnd.chance(0.05) ? 1 : 0,
+      balance: (rnd.int(0, 50000) / 100).toFixed(2),
+      freeze_status: rnd.chance(0.03) ? 1 : 0,
+      status: rnd.chance(0.85) ? 'Aktif' : 'Pasif',
+      registered_at: registered,
+      address: `${rnd.pick(BRANCHES)} Mah. No ${rnd.int(1, 200)}`,
+      qr_code: `QR${pad(id, 20)}`.slice(0, 22),
+      referral_code: `R${pad(id, 7)}`,
+      is_deleted: rnd.chance(0.01) ? 1 : 0,
+      created_at: registered,
+      updated_at: registered,
+    });
   }
-  await insertRows(
-    conn,
-    'members',
-    [
-      'id',
-      'full_name',
-      'surname',
-      'phone',
-      'email',
-      'tc_no',
-      'member_no',
-      'gender',
-      'birth_date',
-      'branch_id',
-      'entry_status',
-      'balance',
-      'freeze_status',
-      'status',
-      'registered_at',
-      'address',
-      'qr_code',
-      'referral_code',
-      'is_deleted',
-      'created_at',
-      'updated_at',
-    ],
-    members,
-  );
+  await insertRows(conn, 'members', members);
   await insertRows(
     conn,
     'member_counters',
-    ['branch_id', 'last_no'],
-    [...perBranch.entries()].map(([b, n]) => [b, n]),
+    [...perBranch.entries()].map(([branchId, lastNo]) => ({
+      branch_id: branchId,
+      last_no: lastNo,
+    })),
   );
   counts.members = memberCount;
 
@@ -303,36 +256,20 @@ export async function generateLegacyData(
       -rnd.int(30, 365) * 86400,
     );
     const [, price] = PACKAGES[i % 4]!;
-    return [
-      i + 1,
-      memberId,
-      (i % 4) + 1,
-      memberBranch[memberId],
-      dayOf(start),
-      dayOf(end),
-      rnd.pick(['Aktif', 'Aktif', 'Aktif', 'Pasif', 'Donduruldu', 'Süresi Doldu', 'İptal']),
-      price,
-      start,
-      start,
-    ];
+    return {
+      id: i + 1,
+      member_id: memberId,
+      package_id: (i % 4) + 1,
+      branch_id: memberBranch[memberId],
+      start_date: dayOf(start),
+      end_date: dayOf(end),
+      status: rnd.pick(['Aktif', 'Aktif', 'Aktif', 'Pasif', 'Donduruldu', 'Süresi Doldu', 'İptal']),
+      price_paid: price,
+      created_at: start,
+      updated_at: start,
+    };
   });
-  await insertRows(
-    conn,
-    'member_packages',
-    [
-      'id',
-      'member_id',
-      'package_id',
-      'branch_id',
-      'start_date',
-      'end_date',
-      'status',
-      'price_paid',
-      'created_at',
-      'updated_at',
-    ],
-    memberPackages,
-  );
+  await insertRows(conn, 'member_packages', memberPackages);
   counts.member_packages = memberPackages.length;
 
   const codes = ['PAKET_SATIS', 'MARKET_SATIS', 'TAKSIT_TAHSILAT', 'OZEL_DERS', 'IADE', 'GIDER'];
@@ -342,179 +279,117 @@ export async function generateLegacyData(
     const memberId = code === 'GIDER' ? null : rnd.int(1, memberCount);
     const at = wallClock(now, rnd.int(0, YEAR));
     const cancelled = rnd.chance(0.03);
-    return [
-      i + 1,
-      memberId,
-      expense ? 'Gider' : 'Gelir',
-      code,
-      null,
-      null,
-      (rnd.int(1000, 500000) / 100).toFixed(2),
-      '0.00',
-      '0.00',
-      rnd.pick(['Nakit', 'Kredi Kartı', 'Havale/EFT', 'Bakiye']),
-      `${code} işlemi`,
-      rnd.chance(0.9) ? rnd.int(1, staff.length) : null,
-      memberId ? memberBranch[memberId] : rnd.int(1, branchCount),
-      at,
-      1,
-      cancelled ? 1 : 0,
-      cancelled ? at : null,
-      cancelled ? 'Hatalı giriş' : null,
-      cancelled ? 1 : null,
-      at,
-      at,
-    ];
+    return {
+      id: i + 1,
+      member_id: memberId,
+      transaction_type: expense ? 'Gider' : 'Gelir',
+      transaction_code: code,
+      reference_id: null,
+      reference_table: null,
+      amount: (rnd.int(1000, 500000) / 100).toFixed(2),
+      balance_before: '0.00',
+      balance_after: '0.00',
+      payment_method: rnd.pick(['Nakit', 'Kredi Kartı', 'Havale/EFT', 'Bakiye']),
+      description: `${code} işlemi`,
+      staff_id: rnd.chance(0.9) ? rnd.int(1, staff.length) : null,
+      branch_id: memberId ? memberBranch[memberId] : rnd.int(1, branchCount),
+      transaction_date: at,
+      is_active: 1,
+      is_cancelled: cancelled ? 1 : 0,
+      cancelled_at: cancelled ? at : null,
+      cancel_reason: cancelled ? 'Hatalı giriş' : null,
+      cancelled_by: cancelled ? 1 : null,
+      created_at: at,
+      updated_at: at,
+    };
   });
-  await insertRows(
-    conn,
-    'financial_transactions',
-    [
-      'id',
-      'member_id',
-      'transaction_type',
-      'transaction_code',
-      'reference_id',
-      'reference_table',
-      'amount',
-      'balance_before',
-      'balance_after',
-      'payment_method',
-      'description',
-      'staff_id',
-      'branch_id',
-      'transaction_date',
-      'is_active',
-      'is_cancelled',
-      'cancelled_at',
-      'cancel_reason',
-      'cancelled_by',
-      'created_at',
-      'updated_at',
-    ],
-    transactions,
-  );
+  await insertRows(conn, 'financial_transactions', transactions);
   counts.financial_transactions = transactions.length;
 
   const planCount = Math.round(memberCount / 6);
-  const plans: unknown[][] = [];
-  const installments: unknown[][] = [];
+  const plans: Row[] = [];
+  const installments: Row[] = [];
   for (let id = 1; id <= planCount; id++) {
     const memberId = rnd.int(1, memberCount);
     const created = wallClock(now, rnd.int(0, YEAR));
     const parts = rnd.int(2, 6);
     const amount = rnd.int(5, 40) * 100;
-    plans.push([
+    plans.push({
       id,
-      memberId,
-      memberBranch[memberId],
-      rnd.pick(['Aktif', 'Aktif', 'Tamamlandı', 'İptal']),
-      (amount * parts).toFixed(2),
-      created,
-      created,
-    ]);
+      member_id: memberId,
+      branch_id: memberBranch[memberId],
+      status: rnd.pick(['Aktif', 'Aktif', 'Tamamlandı', 'İptal']),
+      total_amount: (amount * parts).toFixed(2),
+      created_at: created,
+      updated_at: created,
+    });
     for (let k = 0; k < parts; k++) {
       const paid = rnd.chance(0.5);
       const due = dayOf(wallClock(now, rnd.int(-YEAR / 2, YEAR / 2)));
-      installments.push([
-        installments.length + 1,
-        id,
-        due,
-        amount.toFixed(2),
-        paid ? 1 : 0,
-        paid ? created : null,
-        created,
-        created,
-      ]);
+      installments.push({
+        id: installments.length + 1,
+        plan_id: id,
+        due_date: due,
+        amount: amount.toFixed(2),
+        is_paid: paid ? 1 : 0,
+        paid_at: paid ? created : null,
+        created_at: created,
+        updated_at: created,
+      });
     }
   }
-  await insertRows(
-    conn,
-    'installment_plans',
-    ['id', 'member_id', 'branch_id', 'status', 'total_amount', 'created_at', 'updated_at'],
-    plans,
-  );
-  await insertRows(
-    conn,
-    'installments',
-    ['id', 'plan_id', 'due_date', 'amount', 'is_paid', 'paid_at', 'created_at', 'updated_at'],
-    installments,
-  );
+  await insertRows(conn, 'installment_plans', plans);
+  await insertRows(conn, 'installments', installments);
   counts.installment_plans = plans.length;
   counts.installments = installments.length;
 
   await insertRows(
     conn,
     'market_categories',
-    ['id', 'name', 'is_active'],
-    CATEGORIES.map((name, i) => [i + 1, name, 1]),
+    CATEGORIES.map((name, i) => ({ id: i + 1, name, is_active: 1 })),
   );
-  const products = PRODUCTS.map((name, i) => [
-    i + 1,
+  const products = PRODUCTS.map((name, i) => ({
+    id: i + 1,
     name,
-    (i % CATEGORIES.length) + 1,
-    (rnd.int(2000, 90000) / 100).toFixed(2),
-    rnd.int(0, 200),
-    i === 7 ? 0 : 1,
-  ]);
-  await insertRows(
-    conn,
-    'market_products',
-    ['id', 'name', 'category_id', 'price', 'stock', 'is_active'],
-    products,
-  );
+    category_id: (i % CATEGORIES.length) + 1,
+    price: (rnd.int(2000, 90000) / 100).toFixed(2),
+    stock: rnd.int(0, 200),
+    is_active: i === 7 ? 0 : 1,
+  }));
+  await insertRows(conn, 'market_products', products);
   counts.market_categories = CATEGORIES.length;
   counts.market_products = products.length;
 
   const notifications = Array.from({ length: Math.round(30 * scale) }, (_, i) => {
     const at = wallClock(now, rnd.int(0, 80 * 86400));
-    return [
-      i + 1,
-      rnd.chance(0.3) ? null : rnd.int(1, branchCount),
-      `Duyuru ${i + 1}`,
-      'Kulüp duyurusu',
-      rnd.pick(['Bilgi', 'Uyarı', 'Ödeme', 'Sistem']),
-      rnd.chance(0.5) ? 1 : 0,
-      at,
-    ];
+    return {
+      id: i + 1,
+      branch_id: rnd.chance(0.3) ? null : rnd.int(1, branchCount),
+      title: `Duyuru ${i + 1}`,
+      message: 'Kulüp duyurusu',
+      type: rnd.pick(['Bilgi', 'Uyarı', 'Ödeme', 'Sistem']),
+      is_read: rnd.chance(0.5) ? 1 : 0,
+      created_at: at,
+    };
   });
-  await insertRows(
-    conn,
-    'notifications',
-    ['id', 'branch_id', 'title', 'message', 'type', 'is_read', 'created_at'],
-    notifications,
-  );
+  await insertRows(conn, 'notifications', notifications);
   counts.notifications = notifications.length;
 
   const lessons = Array.from({ length: Math.round(memberCount / 10) }, (_, i) => {
     const total = rnd.pick([5, 10, 20]);
     const at = wallClock(now, rnd.int(0, YEAR));
-    return [
-      i + 1,
-      rnd.int(1, memberCount),
-      5,
-      rnd.int(1, staff.length),
-      total,
-      rnd.int(0, total),
-      at,
-      at,
-    ];
+    return {
+      id: i + 1,
+      member_id: rnd.int(1, memberCount),
+      package_id: 5,
+      trainer_id: rnd.int(1, staff.length),
+      total_lessons: total,
+      remaining_lessons: rnd.int(0, total),
+      created_at: at,
+      updated_at: at,
+    };
   });
-  await insertRows(
-    conn,
-    'private_lessons',
-    [
-      'id',
-      'member_id',
-      'package_id',
-      'trainer_id',
-      'total_lessons',
-      'remaining_lessons',
-      'created_at',
-      'updated_at',
-    ],
-    lessons,
-  );
+  await insertRows(conn, 'private_lessons', lessons);
   counts.private_lessons = lessons.length;
 
   const presence = Array.from({ length: Math.round(memberCount * 4) }, (_, i) => {
@@ -523,34 +398,19 @@ export async function generateLegacyData(
     const entry = wallClock(now, secondsAgo);
     const left = secondsAgo > 4 * 3600 || rnd.chance(0.5);
     const exit = left ? wallClock(now, secondsAgo - rnd.int(1800, 3 * 3600)) : null;
-    return [
-      i + 1,
-      memberId,
-      memberBranch[memberId],
-      entry,
-      exit,
-      left ? 'Çıkış' : 'Giriş',
-      rnd.pick(['QR', 'Kart', 'Parmak İzi', 'Manuel']),
-      entry,
-      exit ?? entry,
-    ];
+    return {
+      id: i + 1,
+      member_id: memberId,
+      branch_id: memberBranch[memberId],
+      entry_time: entry,
+      exit_time: exit,
+      direction: left ? 'Çıkış' : 'Giriş',
+      access_method: rnd.pick(['QR', 'Kart', 'Parmak İzi', 'Manuel']),
+      created_at: entry,
+      updated_at: exit ?? entry,
+    };
   });
-  await insertRows(
-    conn,
-    'presence_logs',
-    [
-      'id',
-      'member_id',
-      'branch_id',
-      'entry_time',
-      'exit_time',
-      'direction',
-      'access_method',
-      'created_at',
-      'updated_at',
-    ],
-    presence,
-  );
+  await insertRows(conn, 'presence_logs', presence);
   counts.presence_logs = presence.length;
 
   return counts;

@@ -13,6 +13,7 @@ import { exitOnUnavailablePort, onStopSignals } from '../../common/shutdown.js';
 import { startRetention } from './retention.js';
 import { createSyncMetrics } from './sync/sync-metrics.js';
 import { startSyncRunner } from './sync/sync-runner.js';
+import { startUsageMerge } from './usage/usage-merge.js';
 import { startWebhooks } from './webhooks/webhooks-runner.js';
 
 const WEBHOOK_POOL_SIZE = 20;
@@ -74,7 +75,16 @@ const retention = startRetention({
     tokensMs: config.tokens.retentionMs,
     auditMs: config.audit.retentionMs,
     webhookEventsMs: config.webhooks.retentionMs,
+    usageMs: config.usage.retentionMs,
   },
+  log,
+});
+// Every worker merges usage counts, whatever its roles: a merge is exactly once however many run.
+const usageMerge = startUsageMerge({
+  readModel,
+  redis: connection,
+  prefix: config.redis.prefix,
+  intervalMs: config.usage.mergeIntervalMs,
   log,
 });
 
@@ -85,7 +95,11 @@ onStopSignals({
   // and the stalled-job check hands the job to another worker once its lock expires.
   async drain() {
     retention.stop();
-    await Promise.all([starting?.then((runner) => runner.close()), webhooks?.close()]);
+    await Promise.all([
+      starting?.then((runner) => runner.close()),
+      webhooks?.close(),
+      usageMerge.stop(),
+    ]);
     await started.listener?.close();
     await Promise.allSettled([legacy.$disconnect(), readModel.$disconnect(), webhooksPool?.end()]);
     await connection.quit().catch(() => connection.disconnect());

@@ -1,4 +1,6 @@
 import { branchResource } from '../../../../api/resources/branches.js';
+import { equalities } from '../../../../api/scoped-sql.js';
+import { sql } from '../../../../read-model/sql.js';
 import { defineEndpoint } from '../../endpoint-services.js';
 import { notFound } from '../../http/errors.js';
 import { escapeLike, idParams } from '../../http/filters.js';
@@ -33,16 +35,13 @@ export const listBranchesEndpoint = defineEndpoint({
   tables: ['branches'],
   handle: async ({ read, query }) => {
     // A prepared statement through ScopedRead.sql: a partner's app lists branches on every start.
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (query.status) where.push(`status = $${params.push(query.status)}`);
+    const where = equalities({ status: query.status });
     if (query.search) {
-      where.push(`search_text LIKE $${params.push(`%${escapeLike(foldTurkish(query.search))}%`)}`);
+      where.push(sql`search_text LIKE ${`%${escapeLike(foldTurkish(query.search))}%`}`);
     }
     const found = await read().sql.page({
       table: 'branches',
       where,
-      params,
       resource: branchResource,
       orderBy: 'id',
       window: pageWindow(query),

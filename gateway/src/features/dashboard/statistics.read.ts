@@ -3,6 +3,7 @@
 // per branch and Istanbul day, written in the same transactions as the rows. A statistic is a sum
 // over a few rows, whatever the size of the club. The ScopedRead already limits a bound client to
 // its branch; `branchId` narrows further.
+import { equalities } from '../../../../api/scoped-sql.js';
 import { istanbulDay } from '../../../../common/legacy-time.js';
 import type { ScopedRead } from '../../http/scoped-read.js';
 
@@ -71,10 +72,8 @@ export async function activePackages(
 
 /** Branches with status Aktif: a count over the few branch rows, as a prepared statement. */
 export function activeBranches(read: ScopedRead, branchId: number | undefined) {
-  const params: unknown[] = ['Aktif'];
-  const where = ['status = $1'];
-  if (branchId !== undefined) where.push(`id = $${params.push(branchId)}`);
-  return read.sql.count({ table: 'branches', where, params });
+  const where = equalities({ status: 'Aktif', id: branchId });
+  return read.sql.count({ table: 'branches', where });
 }
 
 export const monthRange = (c: ReturnType<typeof istanbulCalendar>): DayRange => ({

@@ -4,7 +4,9 @@ import {
   installmentPlanResource,
   transactionResource,
 } from '../../../../api/resources/financial.js';
+import { equalities } from '../../../../api/scoped-sql.js';
 import type { ReadModelPrisma } from '../../../../common/databases.js';
+import { sql } from '../../../../read-model/sql.js';
 import { instantRange } from '../../http/filters.js';
 import { listAnswer, listPage, narrowsOnlyBy, pageWindow } from '../../http/pagination.js';
 import type { ScopedRead } from '../../http/scoped-read.js';
@@ -15,23 +17,19 @@ import type { installmentsQuery, transactionsQuery } from './financial.schemas.j
  * without the ORM's per-query cost (docs/decisions/0005-fast-hot-path.md), newest first.
  */
 export async function listTransactions(read: ScopedRead, query: z.infer<typeof transactionsQuery>) {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const equals = (column: string, value: unknown) => {
-    if (value !== undefined) where.push(`${column} = $${params.push(value)}`);
-  };
-  equals('branch_id', query.branch_id);
-  equals('member_id', query.member_id);
-  equals('transaction_type', query.transaction_type);
-  equals('payment_method', query.payment_method);
-  equals('is_cancelled', query.is_cancelled);
+  const where = equalities({
+    branch_id: query.branch_id,
+    member_id: query.member_id,
+    transaction_type: query.transaction_type,
+    payment_method: query.payment_method,
+    is_cancelled: query.is_cancelled,
+  });
   const dates = instantRange(query.start_date, query.end_date);
-  if (dates?.gte) where.push(`transaction_date >= $${params.push(dates.gte)}`);
-  if (dates?.lt) where.push(`transaction_date < $${params.push(dates.lt)}`);
+  if (dates?.gte) where.push(sql`transaction_date >= ${dates.gte}`);
+  if (dates?.lt) where.push(sql`transaction_date < ${dates.lt}`);
   const found = await read.sql.page({
     table: 'financial_transactions',
     where,
-    params,
     resource: transactionResource,
     orderBy: 'transaction_date DESC, id DESC',
     window: pageWindow(query),

@@ -1,5 +1,7 @@
 // Member reads, from the read model as the caller may see it.
 import { memberPackageResource, memberResource } from '../../../../api/resources/members.js';
+import { equalities } from '../../../../api/scoped-sql.js';
+import { sql } from '../../../../read-model/sql.js';
 import { foldTurkish, phoneSearchDigits } from '../../../../common/turkish.js';
 import { escapeLike } from '../../http/filters.js';
 import { listAnswer, listPage, narrowsOnlyBy, pageWindow } from '../../http/pagination.js';
@@ -20,17 +22,16 @@ const STATUS_VALUES = { active: 'Aktif', passive: 'Pasif' } as const;
  * phoneDigitsSearch express for Prisma.
  */
 export async function listMembers(read: ScopedRead, query: ListMembersQuery) {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const param = (value: unknown) => `$${params.push(value)}`;
-  if (query.branch_id !== undefined) where.push(`branch_id = ${param(query.branch_id)}`);
-  if (query.status) where.push(`status = ${param(STATUS_VALUES[query.status])}`);
+  const where = equalities({
+    branch_id: query.branch_id,
+    status: query.status ? STATUS_VALUES[query.status] : undefined,
+  });
   // Without a search, the exact total is kept (read-model/kept-counts.ts), not counted.
   const kept = narrowsOnlyBy(query, ['branch_id', 'status']);
   if (query.search) {
-    const text = `search_text LIKE ${param(`%${escapeLike(foldTurkish(query.search))}%`)}`;
+    const text = sql`search_text LIKE ${`%${escapeLike(foldTurkish(query.search))}%`}`;
     const digits = phoneSearchDigits(query.search);
-    where.push(digits ? `${text} OR phone_digits LIKE ${param(`%${digits}%`)}` : text);
+    where.push(digits ? sql`${text} OR phone_digits LIKE ${`%${digits}%`}` : text);
   }
   const keptFilter = {
     table: 'members' as const,
@@ -40,7 +41,6 @@ export async function listMembers(read: ScopedRead, query: ListMembersQuery) {
   const found = await read.sql.page({
     table: 'members',
     where,
-    params,
     resource: memberResource,
     orderBy: 'id',
     window: pageWindow(query),
@@ -52,8 +52,7 @@ export async function listMembers(read: ScopedRead, query: ListMembersQuery) {
 export async function findMember(read: ScopedRead, id: number) {
   const [member] = await read.sql.rows({
     table: 'members',
-    where: ['id = $1'],
-    params: [id],
+    where: [sql`id = ${id}`],
     resource: memberResource,
   });
   return member ?? null;

@@ -1,5 +1,6 @@
 import { itemResponse } from '../../../../api/resource.js';
 import { packageResource } from '../../../../api/resources/packages.js';
+import { equalities } from '../../../../api/scoped-sql.js';
 import { defineEndpoint } from '../../endpoint-services.js';
 import { notFound } from '../../http/errors.js';
 import { booleanFilter, idParams } from '../../http/filters.js';
@@ -19,13 +20,9 @@ export const listPackagesEndpoint = defineEndpoint({
   tables: ['packages'],
   handle: async ({ read, query }) => {
     // A prepared statement through ScopedRead.sql: a shop lists the packages on every visit.
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (query.is_active !== undefined) where.push(`is_active = $${params.push(query.is_active)}`);
     const found = await read().sql.page({
       table: 'packages',
-      where,
-      params,
+      where: equalities({ is_active: query.is_active }),
       resource: packageResource,
       orderBy: 'id',
       window: pageWindow(query),
