@@ -4,11 +4,11 @@
 // both alike; the load generator runs in its own process (load.ts). Prints requests/s, p50, p99 and
 // the ratio gateway / baseline, with the spread of the rounds, and the gateway's RSS; the members
 // detail and list also on a second gateway that counts no usage (USAGE_COUNTING=off), in the same
-// rounds; then the list, statistics and counting targets over those rounds (targets.ts); then the change feed against paging
-// through every member (feed.ts); then a flood of made-up bearer tokens beside a valid client
-// (token-flood.ts); then the members search alone for `soak` seconds, the gateway's RSS sampled
-// every 30 s (the RSS target is for five minutes of that load, and a leak shows as a line that
-// keeps rising).
+// rounds; then the list, statistics and counting targets over those rounds (targets.ts); then
+// the change feed against paging through every member (feed.ts); then a flood of made-up bearer
+// tokens beside a valid client (token-flood.ts); then the members search alone for `soak` seconds,
+// the gateway's RSS sampled every 30 s (the RSS target is for five minutes of that load, and a
+// leak shows as a line that keeps rising).
 import { createReadModelClient } from '../../common/databases.js';
 import { benchEnvironment, makeTempDir, releaseInTurn, removeTempDir } from '../cleanup.js';
 import { ENDPOINTS, type BenchEndpoint } from './endpoints.js';
