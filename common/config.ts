@@ -176,6 +176,8 @@ const envSchema = z.object({
   // Usage reports: how often each gateway adds its counts to Redis, and each worker merges them
   // into PostgreSQL (a count is visible after at most both); days the hourly counts are kept.
   USAGE_FLUSH_INTERVAL_MS: positiveInt.default(1000),
+  // `off`: no request is counted, no flush timer runs (the benchmark's reference for the cost).
+  USAGE_COUNTING: z.enum(['on', 'off']).default('on'),
   USAGE_MERGE_INTERVAL_MS: positiveInt.default(30000),
   USAGE_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(400),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -274,6 +276,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       retentionMs: Math.round(env.WEBHOOK_RETENTION_DAYS * 86_400_000),
     },
     usage: {
+      /** False: the gateway counts nothing, GET /usage and `npm run usage` report no new requests. */
+      counting: env.USAGE_COUNTING === 'on',
       /** A gateway killed at once loses what it counted since its last flush. */
       flushIntervalMs: env.USAGE_FLUSH_INTERVAL_MS,
       mergeIntervalMs: env.USAGE_MERGE_INTERVAL_MS,

@@ -1,5 +1,5 @@
-// Usage reports (docs/decisions/0015-usage-reports.md): requests of three clients, some refused
-// by their limits and some not found, sent through two gateways on one Redis, are counted
+// Usage reports (docs/decisions/0015-usage-reports.md): 1,000 requests of three clients, some
+// refused by their limits and some not found, sent through two gateways on one Redis, are counted
 // exactly once the worker has merged them, and reported by GET /usage to their own client only
 // and by `npm run usage` to operators.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,10 +39,34 @@ let oneListBytes = 0;
 type Row = Record<string, any>;
 
 const SETTINGS = { USAGE_FLUSH_INTERVAL_MS: '250' };
+/** Requests in flight at once while the counted requests are sent. */
+const CONCURRENCY = 16;
+/** two's reads and three's, with three's per-minute limit: 1,000 requests in all (see below). */
+const TWO_READS = 644;
+const THREE_READS = 300;
+const THREE_PER_MINUTE = 200;
+const UNKNOWN_PATHS = 20;
 const log = () => throttledLog(runLogger(inject('services').runId, 'usage-test'));
 
 /** Alternates between the two gateways. */
 const via = (i: number) => (i % 2 === 0 ? a : b);
+
+/** `count` calls of `send`, CONCURRENCY at a time; their statuses in the order of `i`. */
+async function sendAll(count: number, send: (i: number) => Promise<number>): Promise<number[]> {
+  const statuses = new Array<number>(count);
+  let next = 0;
+  const caller = async () => {
+    while (next < count) {
+      const i = next++;
+      statuses[i] = await send(i);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, caller));
+  return statuses;
+}
+
+const readMembers = async (i: number, token: string) =>
+  (await getJson(`${via(i).url}/api/v1/members?limit=1`, bearer(token))).status;
 
 beforeAll(async () => {
   env = await createTestEnvironment();
@@ -50,8 +74,15 @@ beforeAll(async () => {
   workerRedis = createRedis(env.redisUrl, { forWorker: true });
   [one, two, three] = await Promise.all([
     createTestClient(a.db, { name: 'one' }),
-    createTestClient(a.db, { name: 'two' }),
-    createTestClient(a.db, { name: 'three', limits: { minute: 5, hour: 1000, day: 10000 } }),
+    // one keeps the default limits, which GET /usage reports; two's are out of the way.
+    createTestClient(a.db, {
+      name: 'two',
+      limits: { minute: 1_000_000, hour: 1_000_000, day: 1_000_000 },
+    }),
+    createTestClient(a.db, {
+      name: 'three',
+      limits: { minute: THREE_PER_MINUTE, hour: 1000, day: 10000 },
+    }),
   ]);
   oneToken = await issueToken(a, one);
   twoToken = await issueToken(b, two);
@@ -65,23 +96,18 @@ beforeAll(async () => {
     const answer = await getJson(`${via(i).url}/api/v1/members/2147483000`, bearer(oneToken));
     expect(answer.status).toBe(404);
   }
-  for (let i = 0; i < 8; i++) {
-    const answer = await getJson(`${via(i).url}/api/v1/members?limit=1`, bearer(twoToken));
-    expect(answer.status).toBe(200);
-  }
-  const statuses = [];
-  for (let i = 0; i < 12; i++) {
-    statuses.push(
-      (await getJson(`${via(i).url}/api/v1/members?limit=1`, bearer(threeToken))).status,
-    );
-  }
-  expect(statuses.filter((s) => s === 429)).toHaveLength(7);
+  // 1,000 in all: one 31 (its token, 20 reads, 10 not found), two 646 (its token, 644 reads, a
+  // standard token call), three 301 (its token, 200 reads admitted, 100 refused), none 22.
+  const twoStatuses = await sendAll(TWO_READS, (i) => readMembers(i, twoToken));
+  expect(twoStatuses.filter((s) => s === 200)).toHaveLength(TWO_READS);
+  const threeStatuses = await sendAll(THREE_READS, (i) => readMembers(i, threeToken));
+  expect(threeStatuses.filter((s) => s === 429)).toHaveLength(THREE_READS - THREE_PER_MINUTE);
   // No client: a path no operation has (even with a token), and failed credentials.
-  for (let i = 0; i < 3; i++) {
-    expect((await getJson(`${via(i).url}/api/v1/no-such-thing`, bearer(oneToken))).status).toBe(
-      404,
-    );
-  }
+  const unknown = await sendAll(
+    UNKNOWN_PATHS,
+    async (i) => (await getJson(`${via(i).url}/api/v1/no-such-thing`, bearer(oneToken))).status,
+  );
+  expect(unknown.filter((s) => s === 404)).toHaveLength(UNKNOWN_PATHS);
   for (let i = 0; i < 2; i++) {
     const refused = await postJson(`${via(i).url}/api/v1/auth/token`, {
       client_key: one.client_key,
@@ -168,7 +194,7 @@ describe('counting across two gateways', () => {
       expect(found['POST /oauth/token']?.requests).toBe(1);
       return found;
     }, 60_000);
-    expect(sums['GET /api/v1/members']?.requests).toBe(8);
+    expect(sums['GET /api/v1/members']?.requests).toBe(TWO_READS);
     expect(sums['GET /api/v1/members/{id}']).toBeUndefined();
     expect(sums['POST /api/v1/auth/token']?.requests).toBe(1);
   });
@@ -230,19 +256,23 @@ describe('npm run usage', () => {
     // The last requests may have reached the report after the ones GET /usage waited for.
     const report = await eventually(async () => {
       const read = JSON.parse(await cli('--json')) as { rows: Row[] };
-      expect(read.rows.find((row) => row.client_key === '(none)')?.requests).toBe(5);
+      expect(read.rows.find((row) => row.client_key === '(none)')?.requests).toBe(
+        UNKNOWN_PATHS + 2,
+      );
       return read;
     }, 60_000);
     const of = (key: string) => report.rows.find((row) => row.client_key === key);
-    // three: its token, 5 admitted and 7 refused reads.
+    // three: its token, 200 admitted and 100 refused reads.
     expect(of(three.client_key)).toMatchObject({
       client_id: three.id,
-      requests: 13,
-      rate_limited: 7,
-      client_errors: 7,
+      requests: 301,
+      rate_limited: 100,
+      client_errors: 100,
     });
-    expect(of('(none)')).toMatchObject({ client_id: null, requests: 5, client_errors: 5 });
-    expect(of(two.client_key)?.requests).toBeGreaterThanOrEqual(10);
+    expect(of('(none)')).toMatchObject({ client_id: null, requests: 22, client_errors: 22 });
+    // two's calls of GET /usage come on top of its 646.
+    expect(of(two.client_key)?.requests).toBeGreaterThanOrEqual(646);
+    expect(of(one.client_key)?.requests).toBeGreaterThanOrEqual(31);
   });
 
   it('when asked for one client by status, then its statuses are exact', async () => {
@@ -250,21 +280,21 @@ describe('npm run usage', () => {
       await cli('--client', three.client_key, '--by', 'status', '--json'),
     ) as { rows: Row[] };
     expect(report.rows.map((row) => [row.status as number, row.requests as number])).toEqual([
-      [200, 6],
-      [429, 7],
+      [200, 201],
+      [429, 100],
     ]);
   });
 
   it('when asked as a table or CSV, then each names its columns and rows', async () => {
     const table = await cli('--client', three.client_key, '--by', 'operation');
     expect(table).toMatch(/^OPERATION\s+REQUESTS\s+4XX\s+5XX\s+429\s+BYTES OUT\s+P50 MS/);
-    expect(table).toMatch(/GET \/api\/v1\/members\s+12\s+7\s+0\s+7\s/);
+    expect(table).toMatch(/GET \/api\/v1\/members\s+300\s+100\s+0\s+100\s/);
     const csv = (await cli('--client', three.client_key, '--by', 'client', '--csv')).trim();
     const [header, row, ...rest] = csv.split('\n');
     expect(header).toBe(
       'client_id,client_key,requests,client_errors,server_errors,rate_limited,bytes_out,p50_ms,p95_ms,p99_ms',
     );
-    expect(row).toMatch(new RegExp(`^${three.id},${three.client_key},13,7,0,7,\\d+,`));
+    expect(row).toMatch(new RegExp(`^${three.id},${three.client_key},301,100,0,100,\\d+,`));
     expect(rest).toEqual([]);
   });
 

@@ -18,6 +18,11 @@ export interface BenchEndpoint {
   /** A JSON body (token issuance); `{{client_key}}`/`{{client_secret}}` are filled in. */
   body?: string;
   baseline?: (pool: pg.Pool) => Promise<unknown>;
+  /**
+   * Also measured on a second gateway started with USAGE_COUNTING=off, in the same rounds: what
+   * counting each request costs (targets.ts).
+   */
+  uncounted?: boolean;
 }
 
 export const SEARCH_TERM = 'yilmaz';
@@ -83,6 +88,7 @@ export const ENDPOINTS: BenchEndpoint[] = [
     path: `/api/v1/members/${MEMBER_ID}`,
     connections: 50,
     bearer: true,
+    uncounted: true,
     baseline: async (pool) => {
       const { rows } = await pool.query('SELECT * FROM members WHERE id = $1', [MEMBER_ID]);
       return { success: true, data: memberJson(rows[0] as Record<string, unknown>) };
@@ -97,7 +103,7 @@ export const ENDPOINTS: BenchEndpoint[] = [
     baseline: (pool) => page(pool, 'members', 'WHERE search_text LIKE $1', [`%${SEARCH_TERM}%`]),
   },
   // Every list answers an exact total: these take the kept counts' path (branch, status, both).
-  list('members list', 'members', '/api/v1/members'),
+  { ...list('members list', 'members', '/api/v1/members'), uncounted: true },
   list('members list branch 1', 'members', '/api/v1/members', {
     query: 'branch_id=1&',
     where: 'WHERE branch_id = $1',

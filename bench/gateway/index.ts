@@ -2,12 +2,13 @@
 // The gateway as production runs it against a bare node:http + pg server over the same database,
 // endpoint by endpoint (endpoints.ts), in alternating rounds so that other load on the machine hits
 // both alike; the load generator runs in its own process (load.ts). Prints requests/s, p50, p99 and
-// the ratio gateway / baseline, with the spread of the rounds, and the gateway's RSS; then the list
-// and statistics targets over those rounds (targets.ts); then the change feed against paging
-// through every member (feed.ts); then a flood of made-up bearer tokens beside a valid client
-// (token-flood.ts); then the members search alone for `soak` seconds, the gateway's RSS sampled
-// every 30 s (the RSS target is for five minutes of that load, and a leak shows as a line that
-// keeps rising).
+// the ratio gateway / baseline, with the spread of the rounds, and the gateway's RSS; the members
+// detail and list also on a second gateway that counts no usage (USAGE_COUNTING=off), in the same
+// rounds; then the list, statistics and counting targets over those rounds (targets.ts); then
+// the change feed against paging through every member (feed.ts); then a flood of made-up bearer
+// tokens beside a valid client (token-flood.ts); then the members search alone for `soak` seconds,
+// the gateway's RSS sampled every 30 s (the RSS target is for five minutes of that load, and a
+// leak shows as a line that keeps rising).
 import { createReadModelClient } from '../../common/databases.js';
 import { benchEnvironment, makeTempDir, releaseInTurn, removeTempDir } from '../cleanup.js';
 import { ENDPOINTS, type BenchEndpoint } from './endpoints.js';
@@ -52,7 +53,8 @@ gateway RSS under ${seconds} s of ${search.path} (${search.connections} connecti
   );
 }
 
-export type Target = 'gateway' | 'baseline';
+/** `uncounted`: the second gateway, USAGE_COUNTING=off; `gateway` counts as production does. */
+export type Target = 'gateway' | 'baseline' | 'uncounted';
 /** Every round's result of each endpoint measured, per target. */
 export type Measured = Map<BenchEndpoint, Record<Target, LoadResult[]>>;
 export type Credentials = {
@@ -118,38 +120,55 @@ function summary(name: string, results: Record<Target, LoadResult[]>) {
   const ratio = results.baseline.length
     ? `ratio ${fmt(mean(rps('gateway')) / mean(rps('baseline')), 2)} (rounds ${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`
     : 'ratio n/a (no baseline)';
-  const failures = [...results.gateway, ...results.baseline].reduce((n, r) => n + r.failures, 0);
-  console.log(`\n${name}\n  ${line('gateway')}\n  ${line('baseline')}\n  ${ratio}`);
+  const offRatios = results.uncounted.map((u, i) =>
+    results.gateway[i] ? results.gateway[i].requestsPerSecond / u.requestsPerSecond : NaN,
+  );
+  const counting = results.uncounted.length
+    ? `\n  ${line('uncounted')}\n  counting on / off ${fmt(mean(rps('gateway')) / mean(rps('uncounted')), 3)} ` +
+      `(rounds ${fmt(Math.min(...offRatios), 3)}–${fmt(Math.max(...offRatios), 3)})`
+    : '';
+  const failures = [...results.gateway, ...results.baseline, ...results.uncounted].reduce(
+    (n, r) => n + r.failures,
+    0,
+  );
+  console.log(`\n${name}\n  ${line('gateway')}\n  ${line('baseline')}\n  ${ratio}${counting}`);
   if (failures > 0) console.log(`  !! ${failures} failed requests (non-2xx, errors, timeouts)`);
 }
 
 async function measure(
   options: GatewayBenchOptions,
-  servers: Record<Target, Started>,
+  servers: Record<'gateway' | 'baseline', Started> & { uncounted?: Started },
   who: Credentials,
 ) {
   const endpoints = ENDPOINTS.filter((e) => e.name.includes(options.endpoint ?? ''));
-  const results: Measured = new Map(endpoints.map((e) => [e, { gateway: [], baseline: [] }]));
-  const targetsOf = (e: BenchEndpoint): Target[] =>
-    e.baseline ? ['baseline', 'gateway'] : ['gateway'];
+  const results: Measured = new Map(
+    endpoints.map((e) => [e, { gateway: [], baseline: [], uncounted: [] }]),
+  );
+  const targetsOf = (e: BenchEndpoint): Target[] => [
+    ...(e.baseline ? (['baseline'] as const) : []),
+    'gateway',
+    ...(e.uncounted && servers.uncounted ? (['uncounted'] as const) : []),
+  ];
   // A warm-up as long as a round: shorter ones left the first round still paying for JIT
   // compilation and heap growth (its CPU per request came out up to twice the later rounds').
   for (const endpoint of endpoints) {
     for (const target of targetsOf(endpoint))
-      await applyLoad(requestOf(endpoint, servers[target], who, options.seconds));
+      await applyLoad(requestOf(endpoint, servers[target]!, who, options.seconds));
   }
   const rssAfterWarmUp = servers.gateway.rssMb();
   for (let round = 0; round < options.rounds; round++) {
     for (const endpoint of endpoints) {
       const order = round % 2 === 0 ? targetsOf(endpoint) : targetsOf(endpoint).reverse();
       for (const target of order) {
-        const cpuBefore = servers[target].cpuMs();
-        const result = await applyLoad(requestOf(endpoint, servers[target], who, options.seconds));
+        // targetsOf names `uncounted` only when that gateway was started.
+        const server = servers[target]!;
+        const cpuBefore = server.cpuMs();
+        const result = await applyLoad(requestOf(endpoint, server, who, options.seconds));
         result.cpuMsPerRequest =
-          (servers[target].cpuMs() - cpuBefore) / (result.requestsPerSecond * options.seconds);
+          (server.cpuMs() - cpuBefore) / (result.requestsPerSecond * options.seconds);
         results.get(endpoint)![target].push(result);
         console.log(
-          `round ${round + 1} ${endpoint.name.padEnd(28)} ${target.padEnd(8)} ${fmt(result.requestsPerSecond).padStart(6)} req/s  p50 ${fmt(result.p50Ms, 2)} ms  p99 ${fmt(result.p99Ms, 2)} ms  cpu ${fmt(result.cpuMsPerRequest, 3)} ms/req${result.failures ? `  ${result.failures} failed` : ''}`,
+          `round ${round + 1} ${endpoint.name.padEnd(28)} ${target.padEnd(9)} ${fmt(result.requestsPerSecond).padStart(6)} req/s  p50 ${fmt(result.p50Ms, 2)} ms  p99 ${fmt(result.p99Ms, 2)} ms  cpu ${fmt(result.cpuMsPerRequest, 3)} ms/req${result.failures ? `  ${result.failures} failed` : ''}`,
         );
       }
     }
@@ -178,22 +197,31 @@ export async function benchGateway(options: GatewayBenchOptions): Promise<void> 
     await seedMembers(env.databaseUrl, options.members);
     const client = await createBenchClient(db);
     const bound = await createBenchClient(db, 1);
-    servers.gateway = await startGateway(
-      {
-        DATABASE_URL: env.databaseUrl,
-        REDIS_URL: env.redisUrl,
-        REDIS_PREFIX: env.redisPrefix,
-        // The token endpoint's round measures a token request's cost, hundreds a minute for one
-        // client: past the per-client issuance limit it would measure 429s.
-        TOKEN_ISSUE_PER_MINUTE: '1000000',
-      },
-      { profileDir },
-    );
+    const gatewayEnv = {
+      DATABASE_URL: env.databaseUrl,
+      REDIS_URL: env.redisUrl,
+      REDIS_PREFIX: env.redisPrefix,
+      // The token endpoint's round measures a token request's cost, hundreds a minute for one
+      // client: past the per-client issuance limit it would measure 429s.
+      TOKEN_ISSUE_PER_MINUTE: '1000000',
+    };
+    servers.gateway = await startGateway(gatewayEnv, { profileDir });
     servers.baseline = await startBaseline(env.databaseUrl);
+    const compared = ENDPOINTS.some((e) => e.uncounted && e.name.includes(options.endpoint ?? ''));
+    if (compared) {
+      servers.uncounted = await startGateway(
+        { ...gatewayEnv, USAGE_COUNTING: 'off' },
+        { built: true },
+      );
+    }
     const token = await issueToken(servers.gateway, client.client_key, client.client_secret);
     const boundToken = await issueToken(servers.gateway, bound.client_key, bound.client_secret);
     const who = { ...client, token, boundToken };
-    const results = await measure(options, servers as Record<Target, Started>, who);
+    const results = await measure(
+      options,
+      { ...servers, gateway: servers.gateway, baseline: servers.baseline },
+      who,
+    );
     await printTargets(results, servers.gateway, token, options.members);
     const detail = [...results].find(([endpoint]) => endpoint.name === 'members detail')?.[1];
     if (detail) {

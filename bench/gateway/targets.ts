@@ -1,8 +1,9 @@
 // The list and statistics targets, one block after the per-endpoint table, from the same rounds:
 // each figure per round, its mean and the rounds' min–max, its ratio to what it is judged against
 // in the same run (GET /members/{id} through the gateway, page 1's p50, or the bare baseline of
-// the same request), the target, and whether the ratio of the means meets it. A ratio's spread
-// pairs round i with round i, both having run in that round under the same load on the machine.
+// the same request, or the same request through a gateway that counts no usage), the target, and
+// whether the ratio of the means meets it. A ratio's spread pairs round i with round i, both
+// having run in that round under the same load on the machine.
 import { DEEP_PAGE, type BenchEndpoint } from './endpoints.js';
 import type { Measured, Target } from './index.js';
 import type { LoadResult } from './load.js';
@@ -15,8 +16,9 @@ interface Goal {
   endpoint: string;
   figure: Figure;
   /**
-   * `'baseline'`: the baseline's same figure for the same request; otherwise the name of another
-   * endpoint, its figure through the gateway.
+   * `'baseline'`: the baseline's same figure for the same request; `'uncounted'`: the same request
+   * through the gateway that counts no usage; otherwise the name of another endpoint, its figure
+   * through the gateway.
    */
   against: string;
   /** Bound of the ratio of the means: at least for throughput, at most for latency. */
@@ -54,6 +56,14 @@ const GOALS: Goal[] = [
   againstBaseline('packages list'),
 ];
 
+/** Counting usage costs the detail and the first list page at most 3 % of their throughput. */
+const COUNTING_GOALS: Goal[] = [DETAIL, 'members list'].map((endpoint) => ({
+  endpoint,
+  figure: 'req/s',
+  against: 'uncounted',
+  target: ['≥', 0.97],
+}));
+
 const VALUE_OF: Record<Figure, (r: LoadResult) => number> = {
   'req/s': (r) => r.requestsPerSecond,
   'p50 ms': (r) => r.p50Ms,
@@ -68,12 +78,18 @@ const labelOf = (e: BenchEndpoint) =>
   `${e.method} ${e.path.replace('/api/v1', '')}` +
   (e.bearer === 'bound' ? ' (client bound to branch 1)' : '');
 
+const NAME_OF: Record<Exclude<Target, 'gateway'>, string> = {
+  baseline: 'baseline',
+  uncounted: 'counting off',
+};
+
 type ByName = ReadonlyMap<string, readonly [BenchEndpoint, Record<Target, LoadResult[]>]>;
 
 function goalLine(goal: Goal, byName: ByName) {
   const measured = byName.get(goal.endpoint);
-  const reference = goal.against === 'baseline' ? measured : byName.get(goal.against);
-  const side: Target = goal.against === 'baseline' ? 'baseline' : 'gateway';
+  const side: Target =
+    goal.against === 'baseline' || goal.against === 'uncounted' ? goal.against : 'gateway';
+  const reference = side === 'gateway' ? byName.get(goal.against) : measured;
   if (!measured?.[1].gateway.length || !reference?.[1][side].length) {
     return `${goal.endpoint} ${goal.figure} against ${goal.against}: not measured in this run`;
   }
@@ -91,9 +107,10 @@ function goalLine(goal: Goal, byName: ByName) {
   return (
     `${labelOf(measured[0])} ${goal.figure}: rounds ${values.map((v) => fmt(v, digits)).join(', ')}; ` +
     `mean ${fmt(mean(values), digits)} (${range(values, digits)}) / ` +
-    `${side === 'baseline' ? 'baseline' : `gateway ${labelOf(reference[0])}`} ` +
+    `${side === 'gateway' ? `gateway ${labelOf(reference[0])}` : NAME_OF[side]} ` +
     `${fmt(mean(references), digits)} (${range(references, digits)}) = ` +
-    `${fmt(ratio, 2)} (rounds ${range(ratios, 2)}); target ${sign} ${bound}: ${met ? 'met' : 'not met'}` +
+    `${fmt(ratio, 2)} (rounds ${range(ratios, 2)}); ` +
+    `${side === 'uncounted' ? 'counting on / off' : 'target'} ${sign} ${bound}: ${met ? 'met' : 'not met'}` +
     (failures ? `; !! ${failures} failed requests` : '')
   );
 }
@@ -135,4 +152,9 @@ export async function printTargets(
           : ''),
     );
   }
+  console.log(
+    `\n== usage counting's cost (the same requests through a second gateway with ` +
+      `USAGE_COUNTING=off, in the same rounds)`,
+  );
+  for (const goal of COUNTING_GOALS) console.log(goalLine(goal, byName));
 }

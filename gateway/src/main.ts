@@ -53,6 +53,7 @@ const metricsListener = startMetricsListener({
 );
 
 const usage = createUsageCounter({
+  counting: config.usage.counting,
   redis,
   prefix: config.redis.prefix,
   flushIntervalMs: config.usage.flushIntervalMs,

@@ -70,6 +70,7 @@ export async function startGateway(
   });
   if (config.db.readUrls.length > 0) watchReadReplicas(metrics, reads);
   const usage = createUsageCounter({
+    counting: config.usage.counting,
     redis,
     prefix: config.redis.prefix,
     flushIntervalMs: config.usage.flushIntervalMs,

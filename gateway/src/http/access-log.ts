@@ -7,7 +7,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { NO_CLIENT } from '../../../api/usage/usage-cells.js';
 import type { Logger } from '../../../common/logger.js';
 import type { GatewayMetrics } from './metrics.js';
-import type { UsageCounter } from './usage-counter.js';
+import { NO_USAGE_COUNTER, type UsageCounter } from './usage-counter.js';
 
 /**
  * The route template a request matched ("/api/v1/members/:id", never the raw URL with its ids),
@@ -56,6 +56,8 @@ export function accessLog(
   // The ordinary line holds only the fields chosen below, none of them a credential, so it skips
   // the redaction walk that every other line pays; a failure's line carries an error and keeps it.
   const plain = logger.child({}, { redact: [] });
+  // USAGE_COUNTING=off: not even the path check and the header read per request.
+  const counting = usage !== NO_USAGE_COUNTER;
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.once('close', () => {
@@ -66,7 +68,7 @@ export function accessLog(
       const status = res.writableFinished ? res.statusCode : 499;
       metrics.requestDuration.observe({ method: req.method, route, status }, seconds);
       const client = res.locals.client as RequestClient | undefined;
-      if (isCounted(req.url)) {
+      if (counting && isCounted(req.url)) {
         // Bytes of the body as declared: every answer of the API states its length.
         const bytesOut = Number(res.getHeader('content-length') ?? 0) || 0;
         const clientId = client?.clientId ?? NO_CLIENT;

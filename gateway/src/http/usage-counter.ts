@@ -68,11 +68,14 @@ export const operationOf = (method: string, route: string | null) =>
   `${method} ${route === null ? UNMATCHED : route.replace(/:(\w+)/g, '{$1}')}`;
 
 export function createUsageCounter(options: {
+  /** USAGE_COUNTING: false gives the counter that counts nothing, with no timer. */
+  counting: boolean;
   redis: RedisClient;
   prefix: string;
   flushIntervalMs: number;
   log: ThrottledLog;
 }): UsageCounter {
+  if (!options.counting) return NO_USAGE_COUNTER;
   const { redis, log } = options;
   const keys = usageKeys(options.prefix);
   if (!('gatewayUsageFlush' in redis)) {
@@ -185,7 +188,10 @@ export function createUsageCounter(options: {
   };
 }
 
-/** Counts nothing: an app assembled without a counter (a test of something else). */
+/**
+ * Counts nothing: USAGE_COUNTING=off, or an app assembled without a counter (a test of something
+ * else).
+ */
 export const NO_USAGE_COUNTER: UsageCounter = {
   count() {},
   flush: () => Promise.resolve(),
