@@ -232,9 +232,16 @@ export function startDelivery(deps: DeliveryDeps) {
     }
     // A secret no key of SECRETS_KEY opens: the event is not tried and stays pending, so the
     // sweep brings it back until the operator sets the key that opens it.
+    // A job's events mostly share a subscription: each stored secret is opened once per job.
+    const opened = new Map<string, string>();
+    const open = (stored: string) => {
+      let secret = opened.get(stored);
+      if (secret === undefined) opened.set(stored, (secret = deps.secrets.open(stored)));
+      return secret;
+    };
     const signable = due.flatMap((event) => {
       try {
-        return [{ event, secrets: secretsOf(event, Date.now()).map(deps.secrets.open) }];
+        return [{ event, secrets: secretsOf(event, Date.now()).map(open) }];
       } catch (error) {
         deps.log(
           'error',
