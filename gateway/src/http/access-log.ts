@@ -4,6 +4,7 @@
 // res.locals), so a request id appears in exactly one line.
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../../../common/logger.js';
+import { tracing } from '../../../common/traces.js';
 import type { AuthContext } from './authenticate.js';
 import type { GatewayMetrics } from './metrics.js';
 
@@ -27,8 +28,12 @@ export function accessLog(logger: Logger, metrics: GatewayMetrics): RequestHandl
   // The ordinary line holds only the fields chosen below, none of them a credential, so it skips
   // the redaction walk that every other line pays; a failure's line carries an error and keeps it.
   const plain = logger.child({}, { redact: [] });
+  // Decided once: with tracing off, a request pays no call for a trace id it would not have.
+  const traces = tracing();
   return (req, res, next) => {
     const started = process.hrtime.bigint();
+    // Read here, inside the request's server span; the close event below runs outside it.
+    const traceId = traces?.traceId();
     res.once('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = routeTemplateOf(req);
@@ -39,6 +44,7 @@ export function accessLog(logger: Logger, metrics: GatewayMetrics): RequestHandl
       const error = res.locals.error as unknown;
       const line = {
         request_id: res.locals.requestId as string,
+        ...(traceId === undefined ? {} : { trace_id: traceId }),
         client_id: auth?.clientId,
         client_key: auth?.clientKey,
         method: req.method,
