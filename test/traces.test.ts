@@ -1,0 +1,216 @@
+// OTEL_EXPORTER_OTLP_ENDPOINT: with it set, the gateway (its compiled entry point, as production
+// starts it) sends each request's trace to that OTLP receiver, the server span with its route and
+// the spans of the queries and Redis commands the request made, and its log line names the trace;
+// with it unset, no OpenTelemetry module is loaded at all (docs/operations.md, "Traces").
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { productionCommand } from '../bench/gateway/processes.js';
+import { createReadModelClient } from '../common/databases.js';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { bearer, createTestClient, getJson, postJson } from './support/gateway.js';
+import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { environmentVariables, startProcess, type RunningProcess } from './support/processes.js';
+import { syncOnce } from './support/sync-once.js';
+
+/** A span as the OTLP/HTTP JSON exporter sends it, with its process's service.name. */
+interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  attributes: Record<string, unknown>;
+}
+
+interface OtlpValue {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  doubleValue?: number;
+}
+interface OtlpAttribute {
+  key: string;
+  value: OtlpValue;
+}
+interface OtlpTraces {
+  resourceSpans?: {
+    resource?: { attributes?: OtlpAttribute[] };
+    scopeSpans?: {
+      spans?: (Omit<ReceivedSpan, 'service' | 'attributes'> & {
+        attributes?: OtlpAttribute[];
+      })[];
+    }[];
+  }[];
+}
+
+const attributesOf = (list: OtlpAttribute[] = []) =>
+  Object.fromEntries(list.map(({ key, value }) => [key, Object.values(value)[0]]));
+
+/** A plain OTLP/HTTP receiver: what the exporter POSTs, by path, and the spans it carried. */
+async function startReceiver() {
+  const paths: string[] = [];
+  const spans: ReceivedSpan[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      paths.push(`${req.method} ${req.url}`);
+      if (req.url === '/v1/traces') {
+        const traces = JSON.parse(body) as OtlpTraces;
+        for (const resource of traces.resourceSpans ?? []) {
+          const service = String(attributesOf(resource.resource?.attributes)['service.name']);
+          for (const scope of resource.scopeSpans ?? []) {
+            for (const span of scope.spans ?? []) {
+              spans.push({ ...span, service, attributes: attributesOf(span.attributes) });
+            }
+          }
+        }
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    paths,
+    spans,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+let env: TestEnvironment;
+let memberId: number;
+let clientCredentials: { client_key: string; client_secret: string };
+const probeDir = mkdtempSync(join(tmpdir(), 'traces-'));
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  const dashboard = await LegacyDashboard.connect(env.legacyUrl);
+  const branch = await dashboard.insertBranch({ name: 'Kadıköy' });
+  memberId = await dashboard.insertMember({ branch_id: branch, full_name: 'İz', surname: 'Sürer' });
+  await dashboard.close();
+  await syncOnce(env);
+  const db = createReadModelClient(env.databaseUrl);
+  clientCredentials = await createTestClient(db);
+  await db.$disconnect();
+});
+
+afterAll(async () => {
+  await env?.destroy();
+});
+
+/**
+ * The compiled gateway, started as production starts it, with a probe that records every module
+ * it imports into `modulesFile`.
+ */
+async function startCompiledGateway(variables: Record<string, string>, modulesFile: string) {
+  const probe = join(process.cwd(), 'test/support/resolved-modules.mjs');
+  const gateway = startProcess(
+    'gateway',
+    {
+      ...environmentVariables(env),
+      ...variables,
+      NODE_OPTIONS: `--import=${probe}`,
+      RESOLVED_MODULES_FILE: modulesFile,
+    },
+    { args: productionCommand('gateway'), cwd: process.cwd() },
+  );
+  const line = await gateway.waitForLine((l) => l.msg === 'gateway listening');
+  return { gateway, url: `http://127.0.0.1:${line.port as number}` };
+}
+
+/** Issues a token, reads the member once, and stops the gateway as an orchestrator does. */
+async function readMemberAndStop(gateway: RunningProcess, url: string) {
+  const { body: token } = await postJson(`${url}/api/v1/auth/token`, clientCredentials);
+  const accessToken = (token.data as { access_token: string }).access_token;
+  const read = await getJson(`${url}/api/v1/members/${memberId}`, bearer(accessToken));
+  expect(read.status).toBe(200);
+  const requestId = read.headers.get('x-request-id');
+  gateway.child.kill('SIGTERM');
+  expect(await gateway.exited).toBe(0);
+  return gateway.lines.find((l) => l.msg === 'request' && l.request_id === requestId);
+}
+
+const importedOpenTelemetry = (modulesFile: string) =>
+  readFileSync(modulesFile, 'utf8')
+    .split('\n')
+    .filter((url) => url.includes('/node_modules/@opentelemetry/'));
+
+describe('traces', () => {
+  it(
+    'when OTEL_EXPORTER_OTLP_ENDPOINT is set, then a member read is one trace: the route, its queries and Redis, flushed on SIGTERM',
+    { timeout: 60_000 },
+    async () => {
+      const receiver = await startReceiver();
+      try {
+        const modulesFile = join(probeDir, 'set.txt');
+        const { gateway, url } = await startCompiledGateway(
+          { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+          modulesFile,
+        );
+        const line = await readMemberAndStop(gateway, url);
+        expect(gateway.stderr()).toBe('');
+
+        const server = receiver.spans.find(
+          (s) => s.attributes['http.route'] === '/api/v1/members/:id' && !s.parentSpanId,
+        );
+        expect(server, JSON.stringify(receiver.spans.map((s) => s.name))).toBeDefined();
+        expect(server!.service).toBe('gateway');
+        const inTrace = receiver.spans.filter((s) => s.traceId === server!.traceId);
+        const names = inTrace.map((s) => s.name);
+        // The member's row, read on the pg driver (directly or under Prisma).
+        expect(
+          inTrace.some(
+            (s) =>
+              s.attributes['db.system.name'] === 'postgresql' ||
+              s.attributes['db.system'] === 'postgresql',
+          ),
+          names.join(', '),
+        ).toBe(true);
+        // The rate limit's and the token's Redis commands.
+        expect(
+          inTrace.some(
+            (s) =>
+              s.attributes['db.system'] === 'redis' || s.attributes['db.system.name'] === 'redis',
+          ),
+          names.join(', '),
+        ).toBe(true);
+        // The request's log line carries the trace beside the request id.
+        expect(line?.trace_id).toBe(server!.traceId);
+        // Traces only: metrics and logs have their own ways out.
+        expect(new Set(receiver.paths)).toEqual(new Set(['POST /v1/traces']));
+        // The probe does see OpenTelemetry when it is loaded (so the test below can fail).
+        expect(importedOpenTelemetry(modulesFile)).not.toEqual([]);
+      } finally {
+        await receiver.close();
+      }
+    },
+  );
+
+  it(
+    'when OTEL_EXPORTER_OTLP_ENDPOINT is unset, then no OpenTelemetry module is loaded and nothing is sent',
+    { timeout: 60_000 },
+    async () => {
+      const receiver = await startReceiver();
+      try {
+        const modulesFile = join(probeDir, 'unset.txt');
+        // The receiver is named in the variables an operator might leave set beside it.
+        const { gateway, url } = await startCompiledGateway(
+          { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces` },
+          modulesFile,
+        );
+        const line = await readMemberAndStop(gateway, url);
+        expect(line).toBeDefined();
+        expect(line).not.toHaveProperty('trace_id');
+        expect(importedOpenTelemetry(modulesFile)).toEqual([]);
+        expect(receiver.paths).toEqual([]);
+      } finally {
+        await receiver.close();
+      }
+    },
+  );
+});
