@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { productionCommand } from '../bench/gateway/processes.js';
 import { createReadModelClient } from '../common/databases.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
-import { bearer, createTestClient, getJson, postJson } from './support/gateway.js';
+import { createTestClient, postJson } from './support/gateway.js';
+import { memberApi, randomPhone } from './support/member-writes.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { environmentVariables, startProcess, type RunningProcess } from './support/processes.js';
 import { syncOnce } from './support/sync-once.js';
@@ -84,18 +85,25 @@ async function startReceiver() {
 
 let env: TestEnvironment;
 let memberId: number;
+let branchId: number;
 let clientCredentials: { client_key: string; client_secret: string };
 const probeDir = mkdtempSync(join(tmpdir(), 'traces-'));
 
 beforeAll(async () => {
   env = await createTestEnvironment();
   const dashboard = await LegacyDashboard.connect(env.legacyUrl);
-  const branch = await dashboard.insertBranch({ name: 'Kadıköy' });
-  memberId = await dashboard.insertMember({ branch_id: branch, full_name: 'İz', surname: 'Sürer' });
+  branchId = await dashboard.insertBranch({ name: 'Kadıköy' });
+  memberId = await dashboard.insertMember({
+    branch_id: branchId,
+    full_name: 'İz',
+    surname: 'Sürer',
+  });
   await dashboard.close();
   await syncOnce(env);
   const db = createReadModelClient(env.databaseUrl);
-  clientCredentials = await createTestClient(db);
+  clientCredentials = await createTestClient(db, {
+    scopes: ['members:read', 'members:write'],
+  });
   await db.$disconnect();
 });
 
@@ -113,6 +121,8 @@ async function startCompiledGateway(variables: Record<string, string>, modulesFi
     'gateway',
     {
       ...environmentVariables(env),
+      // Member writes: the gateway's own MySQL user.
+      LEGACY_DATABASE_URL: env.legacyGatewayUrl,
       ...variables,
       NODE_OPTIONS: `--import=${probe}`,
       RESOLVED_MODULES_FILE: modulesFile,
@@ -123,16 +133,29 @@ async function startCompiledGateway(variables: Record<string, string>, modulesFi
   return { gateway, url: `http://127.0.0.1:${line.port as number}` };
 }
 
-/** Issues a token, reads the member once, and stops the gateway as an orchestrator does. */
-async function readMemberAndStop(gateway: RunningProcess, url: string) {
+/**
+ * Issues a token, reads the member, creates one, and stops the gateway as an orchestrator does;
+ * resolves with each request's log line.
+ */
+async function callAndStop(gateway: RunningProcess, url: string) {
   const { body: token } = await postJson(`${url}/api/v1/auth/token`, clientCredentials);
-  const accessToken = (token.data as { access_token: string }).access_token;
-  const read = await getJson(`${url}/api/v1/members/${memberId}`, bearer(accessToken));
+  const api = memberApi(url, (token.data as { access_token: string }).access_token);
+  const read = await api.get(memberId);
   expect(read.status).toBe(200);
-  const requestId = read.headers.get('x-request-id');
+  const created = await api.create({
+    full_name: 'Yeni',
+    surname: 'Üye',
+    phone: randomPhone(),
+    branch_id: branchId,
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
   gateway.child.kill('SIGTERM');
   expect(await gateway.exited).toBe(0);
-  return gateway.lines.find((l) => l.msg === 'request' && l.request_id === requestId);
+  const lineOf = (answer: { headers: Headers }) =>
+    gateway.lines.find(
+      (l) => l.msg === 'request' && l.request_id === answer.headers.get('x-request-id'),
+    );
+  return { read: lineOf(read), create: lineOf(created) };
 }
 
 const importedOpenTelemetry = (modulesFile: string) =>
@@ -142,7 +165,7 @@ const importedOpenTelemetry = (modulesFile: string) =>
 
 describe('traces', () => {
   it(
-    'when OTEL_EXPORTER_OTLP_ENDPOINT is set, then a member read is one trace: the route, its queries and Redis, flushed on SIGTERM',
+    "when OTEL_EXPORTER_OTLP_ENDPOINT is set, then a member read is one trace (route, queries, Redis), a write's trace holds its MySQL statements, and SIGTERM flushes them",
     { timeout: 60_000 },
     async () => {
       const receiver = await startReceiver();
@@ -152,7 +175,7 @@ describe('traces', () => {
           { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
           modulesFile,
         );
-        const line = await readMemberAndStop(gateway, url);
+        const lines = await callAndStop(gateway, url);
         expect(gateway.stderr()).toBe('');
 
         const server = receiver.spans.find(
@@ -180,7 +203,20 @@ describe('traces', () => {
           names.join(', '),
         ).toBe(true);
         // The request's log line carries the trace beside the request id.
-        expect(line?.trace_id).toBe(server!.traceId);
+        expect(lines.read?.trace_id).toBe(server!.traceId);
+
+        // A member write: its statements on the mariadb driver, in the write's trace.
+        const write = receiver.spans.find(
+          (s) => s.attributes['http.route'] === '/api/v1/members' && !s.parentSpanId,
+        );
+        expect(write).toBeDefined();
+        expect(lines.create?.trace_id).toBe(write!.traceId);
+        const legacy = receiver.spans.filter(
+          (s) => s.traceId === write!.traceId && s.attributes['db.system.name'] === 'mysql',
+        );
+        expect(legacy.map((s) => s.name)).toContain('mysql START');
+        // Statements as written: the member's values are never in a span.
+        expect(JSON.stringify(legacy)).not.toContain('Yeni');
         // Traces only: metrics and logs have their own ways out.
         expect(new Set(receiver.paths)).toEqual(new Set(['POST /v1/traces']));
         // The probe does see OpenTelemetry when it is loaded (so the test below can fail).
@@ -203,9 +239,9 @@ describe('traces', () => {
           { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces` },
           modulesFile,
         );
-        const line = await readMemberAndStop(gateway, url);
-        expect(line).toBeDefined();
-        expect(line).not.toHaveProperty('trace_id');
+        const lines = await callAndStop(gateway, url);
+        expect(lines.read).toBeDefined();
+        expect(lines.read).not.toHaveProperty('trace_id');
         expect(importedOpenTelemetry(modulesFile)).toEqual([]);
         expect(receiver.paths).toEqual([]);
       } finally {
