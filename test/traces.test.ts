@@ -228,6 +228,37 @@ describe('traces', () => {
   );
 
   it(
+    'when OTEL_EXPORTER_OTLP_ENDPOINT is set, then the worker sends the spans of its legacy reads, flushed on SIGTERM',
+    { timeout: 60_000 },
+    async () => {
+      const receiver = await startReceiver();
+      try {
+        const worker = startProcess(
+          'worker',
+          {
+            ...environmentVariables(env),
+            SYNC_INTERVAL_MS: '200',
+            OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+          },
+          { args: productionCommand('worker'), cwd: process.cwd() },
+        );
+        await worker.waitForLine((l) => l.msg === 'sync worker started');
+        // A few sync runs; their spans wait in the exporter's batch until the stop flushes them.
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        worker.child.kill('SIGTERM');
+        expect(await worker.exited).toBe(0);
+        expect(worker.stderr()).toBe('');
+        const reads = receiver.spans.filter(
+          (s) => s.service === 'worker' && s.attributes['db.system.name'] === 'mysql',
+        );
+        expect(reads.map((s) => s.name)).toContain('mysql SELECT');
+      } finally {
+        await receiver.close();
+      }
+    },
+  );
+
+  it(
     'when OTEL_EXPORTER_OTLP_ENDPOINT is unset, then no OpenTelemetry module is loaded and nothing is sent',
     { timeout: 60_000 },
     async () => {
