@@ -87,6 +87,16 @@ let env: TestEnvironment;
 let memberId: number;
 let branchId: number;
 let clientCredentials: { client_key: string; client_secret: string };
+/**
+ * The exporter's batch is sent only when the process stops: whatever the receiver holds then was
+ * flushed by the drain (docs/operations.md), not sent on the way by a timer or a full batch.
+ */
+const ONLY_ON_STOP = {
+  OTEL_BSP_SCHEDULE_DELAY: '600000',
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '100000',
+  OTEL_BSP_MAX_QUEUE_SIZE: '100000',
+};
+
 const probeDir = mkdtempSync(join(tmpdir(), 'traces-'));
 
 beforeAll(async () => {
@@ -172,7 +182,7 @@ describe('traces', () => {
       try {
         const modulesFile = join(probeDir, 'set.txt');
         const { gateway, url } = await startCompiledGateway(
-          { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+          { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...ONLY_ON_STOP },
           modulesFile,
         );
         const lines = await callAndStop(gateway, url);
@@ -239,6 +249,7 @@ describe('traces', () => {
             ...environmentVariables(env),
             SYNC_INTERVAL_MS: '200',
             OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+            ...ONLY_ON_STOP,
           },
           { args: productionCommand('worker'), cwd: process.cwd() },
         );
