@@ -2,6 +2,7 @@
 // decides): with it unset, no module of this file's imports is ever evaluated, and the gateway's
 // hot path pays nothing. The exporter, sampler and resource read the standard OTEL_* variables
 // themselves (docs/operations.md, "Traces").
+import { IncomingMessage } from 'node:http';
 import { register } from 'node:module';
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -35,12 +36,19 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv): Traci
     instrumentations: [
       // Health probes and metrics scrapes would be most of the traces and tell nothing.
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz)\b/.test(req.url ?? ''),
+        ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz|metrics)\b/.test(req.url ?? ''),
+        // A query string can hold a member's name or phone (`search`): a span keeps the names of
+        // its parameters, never their values, as the log line keeps only the route.
+        requestHook: (span, request) => {
+          const query = request instanceof IncomingMessage ? request.url?.split('?')[1] : undefined;
+          if (query) span.setAttribute('url.query', parameterNamesOf(query));
+        },
       }),
       // One span per route handler, not one per middleware layer (a dozen a request).
       new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
       new PgInstrumentation(),
-      new IORedisInstrumentation(),
+      // The command alone: its keys and arguments carry client keys, addresses and cached values.
+      new IORedisInstrumentation({ dbStatementSerializer: (command) => command }),
       new PrismaInstrumentation(),
     ],
   });
@@ -62,4 +70,9 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv): Traci
     // Sends the spans still buffered: the exporter batches them every few seconds.
     shutdown: () => sdk.shutdown(),
   };
+}
+
+/** `search=Ay%C5%9Fe&limit=5` as `search=&limit=`. */
+function parameterNamesOf(query: string): string {
+  return [...new URLSearchParams(query).keys()].map((name) => `${name}=`).join('&');
 }

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { productionCommand } from '../bench/gateway/processes.js';
 import { createReadModelClient } from '../common/databases.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
-import { createTestClient, postJson } from './support/gateway.js';
+import { bearer, createTestClient, getJson, postJson } from './support/gateway.js';
 import { memberApi, randomPhone } from './support/member-writes.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { environmentVariables, startProcess, type RunningProcess } from './support/processes.js';
@@ -112,7 +112,7 @@ beforeAll(async () => {
   await syncOnce(env);
   const db = createReadModelClient(env.databaseUrl);
   clientCredentials = await createTestClient(db, {
-    scopes: ['members:read', 'members:write'],
+    scopes: ['members:list', 'members:read', 'members:write'],
   });
   await db.$disconnect();
 });
@@ -149,9 +149,12 @@ async function startCompiledGateway(variables: Record<string, string>, modulesFi
  */
 async function callAndStop(gateway: RunningProcess, url: string) {
   const { body: token } = await postJson(`${url}/api/v1/auth/token`, clientCredentials);
-  const api = memberApi(url, (token.data as { access_token: string }).access_token);
+  const accessToken = (token.data as { access_token: string }).access_token;
+  const api = memberApi(url, accessToken);
   const read = await api.get(memberId);
   expect(read.status).toBe(200);
+  const search = await getJson(`${url}/api/v1/members?search=S%C3%BCrer`, bearer(accessToken));
+  expect(search.body.data).toHaveLength(1);
   const created = await api.create({
     full_name: 'Yeni',
     surname: 'Üye',
@@ -217,7 +220,10 @@ describe('traces', () => {
 
         // A member write: its statements on the mariadb driver, in the write's trace.
         const write = receiver.spans.find(
-          (s) => s.attributes['http.route'] === '/api/v1/members' && !s.parentSpanId,
+          (s) =>
+            s.attributes['http.route'] === '/api/v1/members' &&
+            s.attributes['http.request.method'] === 'POST' &&
+            !s.parentSpanId,
         );
         expect(write).toBeDefined();
         expect(lines.create?.trace_id).toBe(write!.traceId);
@@ -227,6 +233,15 @@ describe('traces', () => {
         expect(legacy.map((s) => s.name)).toContain('mysql START');
         // Statements as written: the member's values are never in a span.
         expect(JSON.stringify(legacy)).not.toContain('Yeni');
+        // No member's data, no credential in any span: a query string keeps its parameters'
+        // names, a Redis command its name.
+        const searched = receiver.spans.find((s) => s.attributes['url.path'] === '/api/v1/members');
+        expect(searched?.attributes['url.query']).toBe('search=');
+        const everything = JSON.stringify(receiver.spans);
+        for (const secret of ['Sürer', 'S%C3%BCrer', clientCredentials.client_key]) {
+          expect(everything).not.toContain(secret);
+        }
+
         // Traces only: metrics and logs have their own ways out.
         expect(new Set(receiver.paths)).toEqual(new Set(['POST /v1/traces']));
         // The probe does see OpenTelemetry when it is loaded (so the test below can fail).
