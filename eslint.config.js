@@ -78,8 +78,9 @@ export default tseslint.config(
       'gateway/src/features/auth/**',
       'gateway/src/features/clients/**',
       'gateway/src/features/health/**',
-      // The operator CLI's commands hold a client, as the clients CLI does.
+      // The operator CLIs' commands hold a client, as the clients CLI does.
       'gateway/src/features/webhooks/webhooks.commands.ts',
+      'gateway/src/features/usage/usage.commands.ts',
       // Member writes: the dashboard's database, through the gateway's own MySQL user.
       'gateway/src/features/members/legacy-connection.ts',
       // The audit trail of member writes: its own table, written, never read by an endpoint.

@@ -11,6 +11,7 @@ import { loadConfig } from '../common/config.js';
 import {
   createThrowawayEnvironment,
   serverUrlsOf,
+  type ServerUrls,
   type ThrowawayEnvironment,
 } from '../scripts/throwaway-environment.js';
 
@@ -41,12 +42,15 @@ export function onInterrupt(task: () => Promise<unknown>): () => void {
 }
 
 /**
- * A throwaway environment on the configured servers, whose destroy() runs once: from the
- * benchmark's `finally`, or from an interrupt, which also catches an environment still being
- * created (its destroy waits for it).
+ * A throwaway environment on the configured servers (or on `servers`, a benchmark's own), whose
+ * destroy() runs once: from the benchmark's `finally`, or from an interrupt, which also catches
+ * an environment still being created (its destroy waits for it).
  */
-export async function benchEnvironment(namePrefix: string): Promise<ThrowawayEnvironment> {
-  const creating = createThrowawayEnvironment(serverUrlsOf(loadConfig()), namePrefix);
+export async function benchEnvironment(
+  namePrefix: string,
+  servers: ServerUrls = serverUrlsOf(loadConfig()),
+): Promise<ThrowawayEnvironment> {
+  const creating = createThrowawayEnvironment(servers, namePrefix);
   let destroying: Promise<void> | undefined;
   const destroy = (): Promise<void> =>
     (destroying ??= creating

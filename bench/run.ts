@@ -1,6 +1,6 @@
-// npm run bench [-- --only gateway|backfill|lag|webhooks|member-writes|scale] [--seconds S]
+// npm run bench [-- --only gateway|backfill|lag|webhooks|member-writes|scale|soak] [--seconds S]
 //   [--rounds R] [--members N] [--soak S] [--profile] [--endpoint NAME] [--scale S]
-//   [--lag-rate R --lag-seconds S --lag-scale S]
+//   [--lag-rate R --lag-seconds S --lag-scale S] [--minutes N --faults --report-every-seconds S]
 // A thin dispatcher: every benchmark brings its own throwaway databases and Redis prefix on the
 // configured servers and reports against a baseline measured in the same run.
 //   gateway:  the compiled gateway against a bare node:http + pg server (bench/gateway/).
@@ -21,6 +21,7 @@ import { benchGateway } from './gateway/index.js';
 import { benchLag } from './lag.js';
 import { benchMemberWrites } from './member-writes.js';
 import { benchScale } from './scale.js';
+import { benchSoak } from './soak.js';
 import { benchWebhooks } from './webhooks.js';
 
 const { values } = parseArgs({
@@ -38,6 +39,9 @@ const { values } = parseArgs({
     'lag-seconds': { type: 'string', default: '60' },
     'lag-scale': { type: 'string', default: '35' },
     'webhook-events': { type: 'string', default: '20000' },
+    minutes: { type: 'string', default: '30' },
+    faults: { type: 'boolean', default: false },
+    'report-every-seconds': { type: 'string', default: '300' },
   },
 });
 const wanted = (name: string) => values.only === undefined || values.only === name;
@@ -91,5 +95,13 @@ if (wanted('scale')) {
     rounds: Number(values.rounds),
     members: Number(values.members),
     scale: Number(values.scale),
+  });
+}
+if (values.only === 'soak') {
+  console.log(`\n== soak: steady mixed load${values.faults ? ' with faults' : ''}`);
+  await benchSoak({
+    minutes: Number(values.minutes),
+    faults: values.faults,
+    reportEverySeconds: Number(values['report-every-seconds']),
   });
 }

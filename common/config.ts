@@ -128,6 +128,9 @@ const envSchema = z.object({
   TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
   SYNC_INTERVAL_MS: positiveInt.default(1000),
   RECONCILE_INTERVAL_MS: positiveInt.default(60000),
+  // Where the worker learns of legacy changes: polling by change time, or the binary log with
+  // polling kept as a slow safety net (docs/decisions/0016).
+  SYNC_SOURCE: z.enum(['poll', 'binlog']).default('poll'),
   CORS_ORIGINS: corsOrigins.default([]),
   TRUST_PROXY: trustProxy.default(false),
   // Unset: 9464 for the gateway, 9465 for the worker, so both run side by side on one host.
@@ -170,6 +173,11 @@ const envSchema = z.object({
   WEBHOOK_REPLAY_MAX: positiveInt.default(10000),
   // Days a delivered, failed or cancelled event and its tries are kept; fractions allowed.
   WEBHOOK_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(30),
+  // Usage reports: how often each gateway adds its counts to Redis, and each worker merges them
+  // into PostgreSQL (a count is visible after at most both); days the hourly counts are kept.
+  USAGE_FLUSH_INTERVAL_MS: positiveInt.default(1000),
+  USAGE_MERGE_INTERVAL_MS: positiveInt.default(30000),
+  USAGE_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(400),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -238,6 +246,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
     sync: {
       intervalMs: env.SYNC_INTERVAL_MS,
       reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
+      /** poll, or binlog: the binary log followed, polling every 30 s as a safety net. */
+      source: env.SYNC_SOURCE,
       /** The worker's bound on one query, on either database (its batches are larger). */
       queryTimeoutMs: env.SYNC_QUERY_TIMEOUT_MS,
       /** A table not brought up to date for this many sync intervals makes the worker unhealthy. */
@@ -262,6 +272,13 @@ function toConfig(env: z.infer<typeof envSchema>) {
       replayMax: env.WEBHOOK_REPLAY_MAX,
       /** How long an event that is no longer pending is kept, with its tries. */
       retentionMs: Math.round(env.WEBHOOK_RETENTION_DAYS * 86_400_000),
+    },
+    usage: {
+      /** A gateway killed at once loses what it counted since its last flush. */
+      flushIntervalMs: env.USAGE_FLUSH_INTERVAL_MS,
+      mergeIntervalMs: env.USAGE_MERGE_INTERVAL_MS,
+      /** How long an hour's counts are kept before the worker deletes them. */
+      retentionMs: Math.round(env.USAGE_RETENTION_DAYS * 86_400_000),
     },
     logLevel: env.LOG_LEVEL,
     /**

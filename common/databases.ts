@@ -2,7 +2,8 @@
 // to the dashboard's MySQL exactly as the dashboard does (session time zone +03:00).
 import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { PrismaPg } from '@prisma/adapter-pg';
-import mariadb from 'mariadb';
+import type { EventEmitter } from 'node:events';
+import * as mariadb from 'mariadb';
 import pg from 'pg';
 import { PrismaClient as LegacyClient } from '../prisma/generated/legacy/client.js';
 import { PrismaClient as ReadModelClient } from '../prisma/generated/read-model/client.js';
@@ -90,6 +91,18 @@ export function legacyConnectionOf(url: string): mariadb.ConnectionConfig {
   };
 }
 
+/**
+ * A mariadb pool that cannot open a connection in the background (MySQL away, slow or refusing)
+ * emits 'error', and an 'error' event nobody listens to ends the process. The failure still
+ * reaches whoever waits for a connection (acquireTimeout: a 503, a sync retry); the pool retries
+ * with its own back-off.
+ */
+export function keepRunningOnPoolErrors(pool: mariadb.Pool): mariadb.Pool {
+  // The driver's pool is an EventEmitter that forwards 'error'; its types leave that event out.
+  (pool as unknown as EventEmitter).on('error', () => undefined);
+  return pool;
+}
+
 const legacyPools = new WeakMap<LegacyClient, mariadb.Pool>();
 
 /** The worker's and the tools' legacy client (the gateway's member writes have their own pool). */
@@ -108,6 +121,7 @@ export function createLegacyClient(url: string, options: PoolOptions = {}): Lega
     prepareCacheLength: 0,
     initSql: [`SET time_zone = '${LEGACY_SESSION_TIME_ZONE}'`],
   });
+  keepRunningOnPoolErrors(pool);
   // The pool is ours so the worker's legacy reads can share it (legacyPool); $disconnect still
   // ends it.
   const client = new LegacyClient({

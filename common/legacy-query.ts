@@ -2,7 +2,7 @@
 // worker's legacy reader and the gateway's member writes. No OpenTelemetry instrumentation covers
 // this driver, so with tracing on each query is a client span of its own, in the trace of the
 // request or job that sent it; with tracing off it is the driver's query and nothing more.
-import type mariadb from 'mariadb';
+import type * as mariadb from 'mariadb';
 import { tracing } from './traces.js';
 
 /** A pool or one of its connections. */

@@ -45,6 +45,7 @@ describe('audit retention', () => {
       tokensMs: config.tokens.retentionMs,
       auditMs: config.audit.retentionMs,
       webhookEventsMs: config.webhooks.retentionMs,
+      usageMs: config.usage.retentionMs,
     });
 
     expect(deleted.audit).toBe(3);

@@ -246,7 +246,8 @@ describe('the branch-binding table', () => {
       ]),
     );
     const unguarded = PROTECTED_ENDPOINTS.filter((e) => e.method === 'GET' && !e.branchData);
-    // Packages and the market belong to no branch; webhook subscriptions belong to their client.
+    // Packages and the market belong to no branch; webhook subscriptions and usage belong to
+    // their client.
     expect(unguarded.map((e) => e.operationId).sort()).toEqual(
       [
         'getPackage',
@@ -256,6 +257,7 @@ describe('the branch-binding table', () => {
         'getWebhook',
         'listWebhookDeliveries',
         'listWebhooks',
+        'getUsage',
       ].sort(),
     );
   });

@@ -4,7 +4,7 @@
 // and on a server whose default sql_mode has NO_BACKSLASH_ESCAPES, where a backslash escape
 // would otherwise be read as a character and the quote after it as the string's end. That server
 // is a private MariaDB: the shared server's mode is never touched.
-import mariadb from 'mariadb';
+import * as mariadb from 'mariadb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { legacyConnectionOf } from '../common/databases.js';
 import { createThrowawayEnvironment } from '../scripts/throwaway-environment.js';

@@ -124,9 +124,10 @@ describe('GET /api/v1 (the info endpoint)', () => {
       'notifications',
       'private_lessons',
       'presence',
-      // Beyond the specification: the change feed and webhooks.
+      // Beyond the specification: the change feed, webhooks and usage reports.
       'changes',
       'webhooks',
+      'usage',
     ]);
     for (const endpoint of ENDPOINTS) {
       expect(groups[endpoint.group]?.[endpoint.operationId]).toBe(

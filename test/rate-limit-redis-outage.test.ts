@@ -10,6 +10,7 @@ import { createRedis } from '../common/redis.js';
 import { createApp } from '../gateway/src/app.js';
 import { sha256 } from '../gateway/src/features/clients/client-secrets.js';
 import { createGatewayMetrics } from '../gateway/src/http/metrics.js';
+import { NO_USAGE_COUNTER } from '../gateway/src/http/usage-counter.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,
@@ -148,6 +149,7 @@ describe('Redis unreachable', () => {
       redis: client,
       app,
       metrics: createGatewayMetrics(),
+      usage: NO_USAGE_COUNTER,
       close: () => Promise.resolve(),
     };
     try {

@@ -1,12 +1,14 @@
 // The product on a Redis Cluster (3 masters, one replica each, started by the test from the
-// Debian binaries): exact limits over two gateways, revocation seen by the other instance,
-// idempotent creates, the worker's sync; then a master SIGKILLed, its replica promoted, and
+// Debian binaries): exact limits and usage counts over two gateways, revocation seen by the other
+// instance, idempotent creates, the worker's sync; then a master SIGKILLed, its replica promoted, and
 // everything serving again within 15 s with no member write lost.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { createThrowawayEnvironment } from '../scripts/throwaway-environment.js';
 import { epochKey } from '../gateway/src/features/auth/client-epochs.js';
+import { createRedis } from '../common/redis.js';
+import { mergeUsage } from '../worker/src/usage/usage-merge.js';
 import type { TestEnvironment } from './support/environment.js';
 import {
   bearer,
@@ -61,6 +63,27 @@ describe('on a Redis Cluster', () => {
     ).map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(60);
     expect(statuses.filter((s) => s === 429)).toHaveLength(140);
+  });
+
+  it('when requests go through both gateways, then their usage is flushed and merged exactly once', async () => {
+    const client = await createTestClient(gateways[0]!.db);
+    const token = await issueToken(gateways[0]!, client);
+    for (let i = 0; i < 10; i++)
+      expect((await membersOf(gateways[i % 2]!, token)).status).toBe(200);
+    await Promise.all(gateways.map((gateway) => gateway.usage.flush()));
+    const redis = createRedis(env.redisUrl, { forWorker: true });
+    try {
+      const merge = () =>
+        mergeUsage({ readModel: gateways[0]!.db, redis, prefix: env.redisPrefix });
+      await Promise.all([merge(), merge()]);
+    } finally {
+      redis.disconnect();
+    }
+    const rows = await gateways[0]!.db.usageHour.findMany({ where: { client_id: client.id } });
+    const count = (operation: string) =>
+      rows.filter((r) => r.operation === operation).reduce((n, r) => n + Number(r.requests), 0);
+    expect(count('GET /api/v1/members')).toBe(10);
+    expect(count('POST /api/v1/auth/token')).toBe(1);
   });
 
   it('when a token is revoked through one gateway, then the other refuses it', async () => {

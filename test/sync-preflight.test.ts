@@ -3,7 +3,7 @@
 // the replication grants. Each fix it prints is applied verbatim, so a fix that is not exact fails.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import mariadb from 'mariadb';
+import * as mariadb from 'mariadb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { legacyConnectionOf } from '../common/databases.js';
 import { createLegacyDatabase } from '../scripts/legacy/legacy-database.js';

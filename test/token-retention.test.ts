@@ -78,6 +78,7 @@ describe('token retention', () => {
         tokensMs: config.tokens.retentionMs,
         auditMs: config.audit.retentionMs,
         webhookEventsMs: config.webhooks.retentionMs,
+        usageMs: config.usage.retentionMs,
       },
       log: throttledLog(logger),
     });

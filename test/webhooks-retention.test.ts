@@ -127,6 +127,7 @@ describe('webhook retention', () => {
         tokensMs: config.tokens.retentionMs,
         auditMs: config.audit.retentionMs,
         webhookEventsMs: RETENTION_MS,
+        usageMs: config.usage.retentionMs,
       },
       log: throttledLog(runLogger(inject('services').runId, 'webhook-retention-test')),
     });

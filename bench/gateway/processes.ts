@@ -108,6 +108,8 @@ export interface ProductionOptions {
   built?: boolean;
   /** The gateway only: that many gateway processes behind its one port (cluster-launcher.ts). */
   processes?: number;
+  /** Its port (a process started again where its clients expect it); else a free one. */
+  port?: number;
 }
 
 /** Production's processes refuse to start without SECRETS_KEY; the benchmarks' is public. */
@@ -153,7 +155,7 @@ async function startProduction(
   options: ProductionOptions,
 ): Promise<Started> {
   if (!options.built) buildIfStale();
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const ports =
     name === 'gateway'
       ? { PORT: String(port), METRICS_PORT: String(await freePort()) }

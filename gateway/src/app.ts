@@ -4,7 +4,7 @@ import express from 'express';
 import { createCursorCodec } from '../../api/changes/cursor.js';
 import type { RedisClient } from '../../common/redis.js';
 import type { Config } from '../../common/config.js';
-import type { ReadModelClient } from '../../common/databases.js';
+import { readModelPool, type ReadModelClient } from '../../common/databases.js';
 import type { GatewayLegacy } from './features/members/legacy-connection.js';
 import type { Logger } from '../../common/logger.js';
 import { throttledLog } from '../../common/log-throttle.js';
@@ -26,9 +26,11 @@ import { errorHandler, unknownRoute } from './http/error-handler.js';
 import { accessLog } from './http/access-log.js';
 import { corsFor } from './http/cors.js';
 import { createGatewayMetrics, type GatewayMetrics } from './http/metrics.js';
+import { createClientLimiter } from './http/rate-limit/client-limiter.js';
 import { requestId } from './http/request-id.js';
 import { securityHeaders } from './http/security-headers.js';
 import { createReadRouting, type ReadRouting } from './http/read-routing.js';
+import { NO_USAGE_COUNTER, type UsageCounter } from './http/usage-counter.js';
 import { useTurkishValidationMessages } from './http/validation.js';
 
 export interface AppDeps {
@@ -46,6 +48,11 @@ export interface AppDeps {
   isStopping?: () => boolean;
   /** The registry served on METRICS_PORT (gateway/src/main.ts); a fresh one when absent. */
   metrics?: GatewayMetrics;
+  /**
+   * Counts requests for the usage reports and flushes them to Redis (main.ts closes it after the
+   * last answer); nothing is counted when absent.
+   */
+  usage?: UsageCounter;
   /** Where reads go (DATABASE_READ_URLS); the primary alone when absent. */
   reads?: ReadRouting;
   /** Name servers for webhook targets' names instead of the system's (tests). */
@@ -98,7 +105,7 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   app.use(requestId);
-  app.use(accessLog(deps.logger, metrics));
+  app.use(accessLog(deps.logger, metrics, deps.usage ?? NO_USAGE_COUNTER));
   const crossOrigin = corsFor(deps.config.http.corsOrigins);
   if (crossOrigin) app.use(crossOrigin);
   app.use(securityHeaders());
@@ -127,6 +134,11 @@ export function createApp(deps: AppDeps): express.Express {
             allowHttp: deps.config.webhooks.allowHttp,
             dnsServers: deps.webhookDnsServers,
           },
+        },
+        usage: {
+          pool: readModelPool(deps.db),
+          limiter: createClientLimiter(deps.redis, deps.config.redis.prefix),
+          rateLimits: deps.config.rateLimit,
         },
       },
       dataAges: createDataAges(deps.db),

@@ -3,11 +3,14 @@
 // every endpoint is declared with this file's defineEndpoint.
 import type { CursorCodec } from '../../api/changes/cursor.js';
 import type { TargetRules } from '../../api/webhooks/targets.js';
+import type { Config } from '../../common/config.js';
+import type { PgQueryable } from '../../read-model/sql.js';
 import type { AuthThrottle } from './features/auth/auth-throttle.js';
 import type { TokenService } from './features/auth/tokens.service.js';
 import type { MemberWrites } from './features/members/members.write.js';
 import type { WebhookService } from './features/webhooks/webhooks.service.js';
 import { endpointDefinition } from './http/endpoint.js';
+import type { ClientLimiter } from './http/rate-limit/client-limiter.js';
 
 export interface EndpointServices {
   tokens: TokenService;
@@ -16,6 +19,8 @@ export interface EndpointServices {
   /** How long the change feed keeps deletes (CHANGES_RETENTION_DAYS); its signed cursors. */
   changes: { retentionMs: number; cursors: CursorCodec };
   webhooks: { service: WebhookService; targets: TargetRules };
+  /** GET /usage: the counts (the read model's pool), the limiter's windows, the default limits. */
+  usage: { pool: PgQueryable; limiter: ClientLimiter; rateLimits: Config['rateLimit'] };
 }
 
 export const defineEndpoint = endpointDefinition<EndpointServices>();

@@ -43,6 +43,7 @@ import { listPresenceEndpoint } from './features/presence/presence.endpoints.js'
 import { listPrivateLessonsEndpoint } from './features/private-lessons/private-lessons.endpoints.js';
 import { getStaffEndpoint, listStaffEndpoint } from './features/staff/staff.endpoints.js';
 import { listChangesEndpoint } from './features/changes/changes.endpoints.js';
+import { getUsageEndpoint } from './features/usage/usage.endpoints.js';
 import { webhookEndpoints } from './features/webhooks/webhooks.endpoints.js';
 import type { EndpointServices } from './endpoint-services.js';
 import type { Endpoint } from './http/endpoint.js';
@@ -76,4 +77,5 @@ export const ENDPOINTS: readonly Endpoint<EndpointServices>[] = [
   listPresenceEndpoint,
   listChangesEndpoint,
   ...webhookEndpoints,
+  getUsageEndpoint,
 ];

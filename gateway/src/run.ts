@@ -12,6 +12,7 @@ import { createGatewayLegacyPool } from './features/members/legacy-connection.js
 import { createGatewayMetrics, watchReadReplicas } from './http/metrics.js';
 import { createReadRouting } from './http/read-routing.js';
 import { createGatewayServer } from './http/server.js';
+import { createUsageCounter } from './http/usage-counter.js';
 
 const config = loadConfigOrExit({ needsSecretsKey: true });
 const logger = createLogger({ level: config.logLevel, name: 'gateway', batched: true });
@@ -52,6 +53,13 @@ const metricsListener = startMetricsListener({
   (error: unknown) => exitOnUnavailablePort(logger, 'METRICS_PORT', config.metrics.port, error),
 );
 
+const usage = createUsageCounter({
+  redis,
+  prefix: config.redis.prefix,
+  flushIntervalMs: config.usage.flushIntervalMs,
+  log,
+});
+
 let stopping = false;
 const app = createApp({
   config,
@@ -61,6 +69,7 @@ const app = createApp({
   metrics,
   legacy,
   reads,
+  usage,
   isStopping: () => stopping,
 });
 const server = createGatewayServer(app, config.http);
@@ -85,6 +94,8 @@ onStopSignals({
   async drain() {
     stopping = true;
     await closeServer();
+    // The last answers' counts, while Redis is still open.
+    await usage.close();
     // Only now: a request in flight still needs its pool and Redis until it has answered.
     await Promise.allSettled([db.$disconnect(), legacy.end(), redis.quit(), reads.close()]);
     // The spans of the last requests, still in the exporter's batch (docs/operations.md).

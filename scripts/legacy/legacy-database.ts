@@ -1,7 +1,7 @@
 // Creating a legacy database from the project's copy of the dashboard dump (prisma/legacy/
 // schema.sql), over a connection configured as the dashboard's own.
 import { readFileSync } from 'node:fs';
-import mariadb from 'mariadb';
+import * as mariadb from 'mariadb';
 import { legacyConnectionOf } from '../../common/databases.js';
 
 export const LEGACY_DUMP_PATH = new URL('../../prisma/legacy/schema.sql', import.meta.url);

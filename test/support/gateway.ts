@@ -17,6 +17,8 @@ import {
 } from '../../gateway/src/http/metrics.js';
 import { createReadRouting } from '../../gateway/src/http/read-routing.js';
 import { createGatewayServer } from '../../gateway/src/http/server.js';
+import { createUsageCounter, type UsageCounter } from '../../gateway/src/http/usage-counter.js';
+import { throttledLog } from '../../common/log-throttle.js';
 import type { Scope } from '../../api/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
 import { assertMatchesDocument } from './contract.js';
@@ -30,6 +32,8 @@ export interface RunningGateway {
   app: Express;
   /** What the gateway's metrics listener would serve. */
   metrics: GatewayMetrics;
+  /** Its usage counts; flush() sends them to Redis now. */
+  usage: UsageCounter;
   close(): Promise<void>;
 }
 
@@ -65,6 +69,12 @@ export async function startGateway(
     logger,
   });
   if (config.db.readUrls.length > 0) watchReadReplicas(metrics, reads);
+  const usage = createUsageCounter({
+    redis,
+    prefix: config.redis.prefix,
+    flushIntervalMs: config.usage.flushIntervalMs,
+    log: throttledLog(logger),
+  });
   const app = createApp({
     config,
     db,
@@ -73,6 +83,7 @@ export async function startGateway(
     metrics,
     legacy,
     reads,
+    usage,
     webhookDnsServers: options.webhookDnsServers,
   });
   const server: Server = await new Promise((resolve) => {
@@ -85,9 +96,11 @@ export async function startGateway(
     redis,
     app,
     metrics,
+    usage,
     async close() {
       await new Promise((resolve) => server.close(resolve));
       server.closeAllConnections();
+      await usage.close();
       await Promise.all([db.$disconnect(), legacy.end(), reads.close()]);
       redis.disconnect();
     },

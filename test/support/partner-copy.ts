@@ -1,36 +1,10 @@
 // A partner's copy of a club's data (the change feed, webhooks) against what the list endpoints
 // answer: the objects of each type, keyed `type:id`.
 import { expect } from 'vitest';
-import type { Scope } from '../../api/scopes.js';
 import { bearer, getJson, type RunningGateway } from './gateway.js';
+import { LISTS } from './partner-lists.js';
 
-export const READ_SCOPES: Scope[] = [
-  'members:list',
-  'members:read',
-  'branches:read',
-  'packages:read',
-  'financial:read',
-  'market:read',
-  'staff:read',
-  'notifications:read',
-  'private_lessons:read',
-  'presence:read',
-];
-
-/** Each feed type and the list path answering the same objects. */
-export const LISTS: Record<string, string> = {
-  members: '/members',
-  branches: '/branches',
-  packages: '/packages',
-  financial_transactions: '/financial/transactions',
-  installment_plans: '/financial/installments',
-  staff: '/staff',
-  notifications: '/notifications',
-  private_lessons: '/private-lessons',
-  presence: '/presence',
-  market_products: '/market/products',
-  market_categories: '/market/categories',
-};
+export { LISTS, READ_SCOPES } from './partner-lists.js';
 
 /** What the list endpoints answer, keyed as the copy is. */
 export async function listed(

@@ -148,6 +148,8 @@ export const BRANCH_DATA: Record<string, BranchData | null> = {
   enableWebhook: null,
   replayWebhook: null,
   listWebhookDeliveries: null,
+  // A client's usage is its own, whatever its branch (test/usage.test.ts).
+  getUsage: null,
 };
 
 export const PROTECTED_ENDPOINTS: ProtectedEndpoint[] = ENDPOINTS.filter(

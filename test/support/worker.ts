@@ -28,7 +28,8 @@ export async function startWorker(
   const config = env.config(options.settings);
   // The bounds main.ts gives the worker's pools.
   const bounds = { queryTimeoutMs: config.sync.queryTimeoutMs, connectTimeoutMs: 5000 };
-  const legacy = createLegacyClient(options.legacyUrl ?? env.legacyReadOnlyUrl, bounds);
+  const legacyUrl = options.legacyUrl ?? env.legacyReadOnlyUrl;
+  const legacy = createLegacyClient(legacyUrl, bounds);
   const readModel = createReadModelClient(config.db.url, { ...bounds, poolSize: 4 });
   const connection = createRedis(config.redis.url, { forWorker: true });
   const runner = await startSyncRunner({
@@ -39,6 +40,8 @@ export async function startWorker(
     intervalMs: options.intervalMs ?? config.sync.intervalMs,
     reconcileIntervalMs: options.reconcileIntervalMs ?? config.sync.reconcileIntervalMs,
     changesRetentionMs: config.changes.retentionMs,
+    source: config.sync.source,
+    legacyUrl,
     logger: runLogger(inject('services').runId, 'worker-test'),
   });
   return {

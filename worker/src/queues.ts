@@ -55,3 +55,10 @@ export const DELIVER_JOB_OPTIONS: JobsOptions = {
   removeOnComplete: true,
   removeOnFail: true,
 };
+
+/**
+ * The binary log follower (SYNC_SOURCE=binlog): one job at a time across all workers, restarted
+ * by its scheduler when it ends (worker/src/sync/binlog/binlog-follower.ts).
+ */
+export const BINLOG_QUEUE = '{sync-binlog}';
+export const BINLOG_JOB = { name: 'follow-binlog', schedulerId: 'follow-binlog' } as const;

@@ -71,11 +71,39 @@ const webhookEvents = (retentionMs: number): Purge => ({
        LIMIT $2)`,
 });
 
+/**
+ * Usage counts past USAGE_RETENTION_DAYS, an hour once it has ended that long ago, oldest first
+ * through the index on `hour`.
+ */
+const usageHours = (retentionMs: number): Purge => ({
+  name: 'usage_hours',
+  retentionMs,
+  statement: `DELETE FROM usage_hours WHERE ctid IN (
+      SELECT ctid FROM usage_hours
+       WHERE hour < now() - make_interval(secs => $1::float8 / 1000) - interval '1 hour'
+       ORDER BY hour LIMIT $2)`,
+});
+
+/**
+ * The usage merge's ledger (worker/src/usage/usage-merge.ts): a batch's name is needed only
+ * while the batch may still be in Redis, which is minutes; a week leaves room for any stall.
+ */
+const USAGE_LEDGER_MS = 7 * 86_400_000;
+const usageMerges: Purge = {
+  name: 'usage_merges',
+  retentionMs: USAGE_LEDGER_MS,
+  statement: `DELETE FROM usage_merges WHERE batch IN (
+      SELECT batch FROM usage_merges
+       WHERE merged_at < now() - make_interval(secs => $1::float8 / 1000)
+       LIMIT $2)`,
+};
+
 /** How long each kind of row is kept. */
 export interface Retention {
   tokensMs: number;
   auditMs: number;
   webhookEventsMs: number;
+  usageMs: number;
 }
 
 /** Deletes whatever has passed its retention; returns the rows deleted per kind. */
@@ -88,6 +116,8 @@ export async function purgeExpired(
     tokens(retention.tokensMs),
     audit(retention.auditMs),
     webhookEvents(retention.webhookEventsMs),
+    usageHours(retention.usageMs),
+    usageMerges,
   ];
   for (const purge of purges) {
     let total = 0;
@@ -104,8 +134,8 @@ export async function purgeExpired(
 export function startRetention(deps: { pool: pg.Pool; retention: Retention; log: ThrottledLog }): {
   stop(): void;
 } {
-  const { tokensMs, auditMs, webhookEventsMs } = deps.retention;
-  const shortest = Math.min(tokensMs, auditMs, webhookEventsMs);
+  const { tokensMs, auditMs, webhookEventsMs, usageMs } = deps.retention;
+  const shortest = Math.min(tokensMs, auditMs, webhookEventsMs, usageMs);
   const intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(1000, shortest / 10));
   let running = false;
   const run = async () => {

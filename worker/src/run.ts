@@ -14,6 +14,7 @@ import { stopTracing } from '../../common/traces.js';
 import { startRetention } from './retention.js';
 import { createSyncMetrics } from './sync/sync-metrics.js';
 import { startSyncRunner } from './sync/sync-runner.js';
+import { startUsageMerge } from './usage/usage-merge.js';
 import { startWebhooks } from './webhooks/webhooks-runner.js';
 
 const WEBHOOK_POOL_SIZE = 20;
@@ -45,6 +46,8 @@ const starting = config.workerRoles.has('sync')
       changesRetentionMs: config.changes.retentionMs,
       reconcileIntervalMs: config.sync.reconcileIntervalMs,
       staleAfterIntervals: config.sync.staleAfterIntervals,
+      source: config.sync.source,
+      legacyUrl: config.legacy.url,
       logger,
       metrics,
     })
@@ -73,7 +76,16 @@ const retention = startRetention({
     tokensMs: config.tokens.retentionMs,
     auditMs: config.audit.retentionMs,
     webhookEventsMs: config.webhooks.retentionMs,
+    usageMs: config.usage.retentionMs,
   },
+  log,
+});
+// Every worker merges usage counts, whatever its roles: a merge is exactly once however many run.
+const usageMerge = startUsageMerge({
+  readModel,
+  redis: connection,
+  prefix: config.redis.prefix,
+  intervalMs: config.usage.mergeIntervalMs,
   log,
 });
 
@@ -84,7 +96,11 @@ onStopSignals({
   // and the stalled-job check hands the job to another worker once its lock expires.
   async drain() {
     retention.stop();
-    await Promise.all([starting?.then((runner) => runner.close()), webhooks?.close()]);
+    await Promise.all([
+      starting?.then((runner) => runner.close()),
+      webhooks?.close(),
+      usageMerge.stop(),
+    ]);
     await started.listener?.close();
     await Promise.allSettled([legacy.$disconnect(), readModel.$disconnect(), webhooksPool?.end()]);
     await connection.quit().catch(() => connection.disconnect());
@@ -103,15 +119,21 @@ started.listener = await startMetricsListener({
   routes: {
     '/healthz': () => {
       const stale = runner?.upkeep.staleTables() ?? [];
+      // The source in use: poll while a log that cannot be followed is being made up for.
+      const source = runner?.source();
       return stale.length === 0
-        ? { status: 200, body: { status: 'ok' } }
-        : { status: 503, body: { status: 'stale', stale_tables: stale } };
+        ? { status: 200, body: { status: 'ok', source } }
+        : { status: 503, body: { status: 'stale', stale_tables: stale, source } };
     },
   },
 }).catch((error: unknown) =>
   exitOnUnavailablePort(logger, 'METRICS_PORT', config.metrics.workerPort, error),
 );
 logger.info(
-  { intervalMs: config.sync.intervalMs, metricsPort: started.listener.port },
+  {
+    intervalMs: config.sync.intervalMs,
+    source: config.sync.source,
+    metricsPort: started.listener.port,
+  },
   'sync worker started',
 );

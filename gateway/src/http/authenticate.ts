@@ -14,6 +14,7 @@ import {
 } from '../features/auth/access-tokens.js';
 import type { Scope } from '../../../api/scopes.js';
 import { isWellFormedToken, sha256 } from '../features/clients/client-secrets.js';
+import { identifyClient } from './access-log.js';
 import { insufficientScope, invalidToken } from './errors.js';
 import type { GatewayMetrics } from './metrics.js';
 import { createClientLimiter } from './rate-limit/client-limiter.js';
@@ -109,12 +110,15 @@ export function admission(deps: GuardDeps): Admission {
       // No epoch to check a cached token against: PostgreSQL decides, as without a cache.
       cache.delete(hash);
       const current = fresh ? token : await fromDatabase(hash);
+      identifyClient(res, current.auth);
       policy.onStoreFailure(outcome.error);
       // Nor the client's last write: its reads go to the primary.
       res.locals.readAfter = null;
       return current.auth;
     }
     if (outcome.kind === 'stale') throw new Error('a count without an epoch check was stale');
+    // Before the limits: a refused request is logged and counted under its client too.
+    identifyClient(res, token.auth);
     policy.apply(res, outcome);
     res.locals.readAfter = outcome.readAfter;
     return token.auth;

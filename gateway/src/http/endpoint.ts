@@ -5,6 +5,7 @@ import express, { type Request, type Router, type RequestHandler, type Response 
 import type { z } from 'zod';
 import type { Scope } from '../../../api/scopes.js';
 import type { SqlTable } from '../../../api/sql-table.js';
+import { identifyClient, type RequestClient } from './access-log.js';
 import { authOf, type AuthContext, type Guard } from './authenticate.js';
 import type { DataAges } from './data-age.js';
 import { branchFilter } from './data-scope.js';
@@ -30,6 +31,7 @@ export const ENDPOINT_GROUPS = [
   'presence',
   'changes',
   'webhooks',
+  'usage',
 ] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
 
@@ -57,6 +59,8 @@ export interface EndpointContext<S, P extends Shape, Q extends Shape, B extends 
   services: S;
   header: (name: string) => string | undefined;
   setHeader: (name: string, value: string) => void;
+  /** Names the client a public endpoint's request is logged and counted under (token calls). */
+  identify: (client: RequestClient) => void;
   requestId: string;
 }
 
@@ -156,6 +160,7 @@ function contextOf<S>(
     services,
     header: (name: string) => req.get(name),
     setHeader: (name: string, value: string) => void res.set(name, value),
+    identify: (client: RequestClient) => identifyClient(res, client),
     requestId: res.locals.requestId as string,
   };
 }

@@ -1,7 +1,7 @@
 // `npm run sync:preflight`: whether the legacy server and the worker's user (LEGACY_DATABASE_URL)
 // allow following the binary log, and for each thing missing the setting or GRANT to add.
 // Exit code 0 ready, 1 something missing, 2 the check itself failed.
-import mariadb from 'mariadb';
+import * as mariadb from 'mariadb';
 import { loadConfigOrExit } from '../../../common/config.js';
 import { legacyConnectionOf } from '../../../common/databases.js';
 import { binlogPreflight, readBinlogServerFacts } from './preflight.js';

@@ -40,6 +40,12 @@ export function createSyncMetrics(readModel: ReadModelClient) {
     }
   }
 
+  const source = new Gauge({
+    name: 'sync_source',
+    help: 'Where the worker learns of legacy changes: 1 for the source in use (poll or binlog)',
+    labelNames: ['source'],
+    registers: [registry],
+  });
   new Gauge({
     name: 'sync_last_success_timestamp_seconds',
     help: 'When the table was last brought fully up to date (Unix seconds)',
@@ -165,6 +171,10 @@ export function createSyncMetrics(readModel: ReadModelClient) {
     },
     recordFailure(table: string) {
       failures.inc({ table });
+    },
+    setSource(inUse: 'poll' | 'binlog') {
+      source.set({ source: 'poll' }, inUse === 'poll' ? 1 : 0);
+      source.set({ source: 'binlog' }, inUse === 'binlog' ? 1 : 0);
     },
   };
 }

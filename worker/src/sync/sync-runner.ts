@@ -19,11 +19,14 @@ import {
   type SyncDatabases,
   type SyncOptions,
 } from './sync-engine.js';
+import { startBinlogFollower } from './binlog/binlog-follower.js';
 import { assertSchedules, startUpkeep, type TableQueue, type UpkeepDeps } from './sync-upkeep.js';
 import type { SyncTable } from '../../../read-model/table-definition.js';
 import { SYNC_TABLES } from '../../../read-model/tables/index.js';
 
 const KEPT_COUNTS_FOLD_MS = 5000;
+/** While the binary log is followed, each table is still polled this often, as a safety net. */
+const SAFETY_NET_POLL_MS = 30_000;
 
 /** This process among the workers sharing the queues. */
 const WORKER_NAME = `${hostname()}:${process.pid}`;
@@ -43,6 +46,9 @@ export interface SyncRunnerDeps extends SyncDatabases {
   upkeepIntervalMs?: number;
   /** How long deletes stay in the change feed (default 30 days). */
   changesRetentionMs?: number;
+  /** Where changes are learnt of (SYNC_SOURCE); binlog needs legacyUrl, the worker's own. */
+  source?: 'poll' | 'binlog';
+  legacyUrl?: string;
 }
 
 export async function startSyncRunner(deps: SyncRunnerDeps) {
@@ -60,10 +66,14 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
   };
   // During an outage every poll fails the same way: one line per kind and 10 s, not hundreds.
   const log = throttledLog(deps.logger);
+  const following = deps.source === 'binlog';
+  if (following && !deps.legacyUrl) throw new Error('SYNC_SOURCE=binlog needs the legacy URL');
+  const intervalMs = following ? Math.max(deps.intervalMs, SAFETY_NET_POLL_MS) : deps.intervalMs;
   const upkeepDeps: UpkeepDeps = {
     ...deps,
+    intervalMs,
     log,
-    staleAfterMs: (deps.staleAfterIntervals ?? 30) * deps.intervalMs,
+    staleAfterMs: (deps.staleAfterIntervals ?? 30) * intervalMs,
     upkeepIntervalMs: deps.upkeepIntervalMs ?? 5000,
   };
   const entries: TableQueue[] = [];
@@ -77,6 +87,52 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
     },
   };
   const workers: Worker<TableJobData>[] = [];
+  // Started before the tables' workers: it stores the log's position before any first load.
+  let source: 'poll' | 'binlog' = following ? 'binlog' : 'poll';
+  deps.metrics?.setSource(source);
+  /** Polls at the normal rate while the log cannot be followed, at the safety net's otherwise. */
+  const useSource = async (next: 'poll' | 'binlog') => {
+    source = next;
+    upkeepDeps.intervalMs = next === 'binlog' ? intervalMs : deps.intervalMs;
+    upkeepDeps.staleAfterMs = (deps.staleAfterIntervals ?? 30) * upkeepDeps.intervalMs;
+    for (const entry of entries) await assertSchedules(entry, upkeepDeps);
+    deps.metrics?.setSource(next);
+    deps.logger.info({ source: next }, 'sync source changed');
+  };
+  /** Queues a reconciliation pass of every table and waits until each has finished one. */
+  const reconcileAll = async (since: Date, stopped: () => boolean) => {
+    const names = tables.map((t) => t.name);
+    for (let round = 0; !stopped(); round += 1) {
+      const done = await deps.readModel.syncState.findMany({
+        where: { table_name: { in: names }, reconciled_at: { gte: since } },
+        select: { table_name: true },
+      });
+      const finished = new Set(done.map((d) => d.table_name));
+      if (finished.size === names.length) return;
+      // A pass already under way when the fallback began ends before `since`: another is queued.
+      if (round % 5 === 0) {
+        for (const { table, queue } of entries.filter((e) => !finished.has(e.table.name))) {
+          const jobId = `fallback-${since.getTime()}-${table.name}-${round}`;
+          await queue.add(
+            JOBS.reconcile.name,
+            { table: table.name },
+            { ...TABLE_JOB_OPTIONS, jobId },
+          );
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  };
+  const follower = following
+    ? await startBinlogFollower({
+        ...db,
+        legacyUrl: deps.legacyUrl!,
+        tables,
+        log,
+        useSource,
+        reconcileAll,
+      })
+    : null;
 
   for (const table of tables) {
     const queue = new Queue<TableJobData>(syncQueueName(table.name), {
@@ -103,6 +159,8 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
   return {
     queues: entries.map((e) => e.queue),
     upkeep,
+    /** The source in use: binlog, or poll (configured, or while the log cannot be followed). */
+    source: () => source,
     /** Stops taking jobs and waits for the ones running to finish. */
     async close() {
       stopping = true;
@@ -111,6 +169,7 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
       // A connection Redis dropped (a restart) can fail a close; the others must still close,
       // and a run's rows and position are committed together whatever happens here.
       const closed = [
+        ...(await Promise.allSettled([follower?.close()])),
         ...(await Promise.allSettled(workers.map((w) => closeWithin(w, log)))),
         ...(await Promise.allSettled(entries.map((e) => closeWithin(e.queue, log)))),
       ];

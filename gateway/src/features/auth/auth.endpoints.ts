@@ -31,8 +31,12 @@ export const createTokenEndpoint = defineEndpoint({
   errors: [401, 403, 429],
   tables: [],
   before: ({ throttle }) => throttle((req) => bodyField(req, 'client_key')),
-  handle: async ({ body, services, setHeader }) => {
-    const data = await services.tokens.issueTokenPair(body.client_key, body.client_secret);
+  handle: async ({ body, services, setHeader, identify }) => {
+    const { data, client } = await services.tokens.issueTokenPair(
+      body.client_key,
+      body.client_secret,
+    );
+    identify(client);
     setHeader('Cache-Control', 'no-store');
     return { success: true, data };
   },
@@ -57,8 +61,9 @@ export const refreshTokenEndpoint = defineEndpoint({
       const refreshToken = bodyField(req, 'refresh_token');
       return refreshToken ? tokens.model.clientKeyOfRefreshToken(refreshToken) : null;
     }),
-  handle: async ({ body, services, setHeader }) => {
-    const data = await services.tokens.refreshTokenPair(body.refresh_token);
+  handle: async ({ body, services, setHeader, identify }) => {
+    const { data, client } = await services.tokens.refreshTokenPair(body.refresh_token);
+    identify(client);
     setHeader('Cache-Control', 'no-store');
     return { success: true, data };
   },

@@ -1,11 +1,12 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import express, { Router, type ErrorRequestHandler } from 'express';
+import { identifyClient } from '../../http/access-log.js';
 import { isDecompressionError } from '../../http/error-handler.js';
 import { AppError } from '../../http/errors.js';
 import { refuseNulBytes } from '../../http/hostile-input.js';
 import { oauthClientId, type AuthThrottle } from './auth-throttle.js';
 import { decodeBasicCredentials, refuseRepeatedParameters } from './oauth-request.js';
-import { unwrapOAuthError, type TokenService } from './tokens.service.js';
+import { clientOfToken, unwrapOAuthError, type TokenService } from './tokens.service.js';
 
 /**
  * POST /oauth/token: standard OAuth 2.0 (RFC 6749) for off-the-shelf clients. Form body, client
@@ -23,7 +24,8 @@ export function oauthRoutes(tokens: TokenService, throttle: AuthThrottle): Route
     async (req, res) => {
       const response = new OAuth2Server.Response();
       try {
-        await tokens.server.token(new OAuth2Server.Request(req), response);
+        const token = await tokens.server.token(new OAuth2Server.Request(req), response);
+        identifyClient(res, clientOfToken(token));
       } catch (error) {
         const inner = unwrapOAuthError(error);
         if (inner instanceof AppError && inner.status === 403) {

@@ -4,12 +4,19 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { Config } from '../../../../common/config.js';
 import type { ReadModelClient } from '../../../../common/databases.js';
+import type { RequestClient } from '../../http/access-log.js';
 import { AppError, insufficientScope, invalidToken } from '../../http/errors.js';
 import type { Logger } from '../../../../common/logger.js';
 import type { ClientEpochs } from './client-epochs.js';
 import type { IssueLimit } from './issue-limit.js';
 import { createOAuthModel, type OAuthClient } from './oauth-model.js';
 import { RefreshableClientCredentialsGrant } from './refreshable-client-credentials.grant.js';
+
+/** A token pair, and the client it was issued to (the request is logged and counted under it). */
+export interface IssuedTokens {
+  data: TokenData;
+  client: RequestClient;
+}
 
 export interface TokenData {
   access_token: string;
@@ -74,6 +81,12 @@ function toAppError(error: unknown): unknown {
   }
 }
 
+/** The client a token was issued to. */
+export function clientOfToken(token: OAuth2Server.Token): RequestClient {
+  const { record } = token.client as OAuthClient;
+  return { clientId: record.id, clientKey: record.client_key };
+}
+
 export function createTokenService(deps: {
   db: ReadModelClient;
   config: Config;
@@ -109,11 +122,16 @@ export function createTokenService(deps: {
     };
   }
 
+  const issued = (token: OAuth2Server.Token): IssuedTokens => ({
+    data: toTokenData(token),
+    client: clientOfToken(token),
+  });
+
   return {
     server,
     model,
 
-    async issueTokenPair(clientKey: string, clientSecret: string): Promise<TokenData> {
+    async issueTokenPair(clientKey: string, clientSecret: string): Promise<IssuedTokens> {
       const request = formRequest({
         grant_type: 'client_credentials',
         client_id: clientKey,
@@ -123,13 +141,13 @@ export function createTokenService(deps: {
         const token = await server.token(request, new OAuth2Server.Response(), {
           extendedGrantTypes: { client_credentials: RefreshableClientCredentialsGrant },
         });
-        return toTokenData(token);
+        return issued(token);
       } catch (error) {
         throw toAppError(error);
       }
     },
 
-    async refreshTokenPair(refreshToken: string): Promise<TokenData> {
+    async refreshTokenPair(refreshToken: string): Promise<IssuedTokens> {
       const clientKey = await model.clientKeyOfRefreshToken(refreshToken);
       if (!clientKey) throw invalidToken();
       const request = formRequest({
@@ -143,7 +161,7 @@ export function createTokenService(deps: {
           // itself, bound to its client and rotated on use, is the proof.
           requireClientAuthentication: { refresh_token: false },
         });
-        return toTokenData(token);
+        return issued(token);
       } catch (error) {
         throw toAppError(error);
       }

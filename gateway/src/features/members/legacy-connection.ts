@@ -7,8 +7,12 @@
 // time in the gateway (docs/decisions/0009-member-writes.md, "Cost of a write"). MySQL runs a
 // group's statements in order and stops at the first that fails: the ones after it, a COMMIT
 // included, never run, and the query rejects with that failure.
-import mariadb from 'mariadb';
-import { LEGACY_SESSION_TIME_ZONE, legacyConnectionOf } from '../../../../common/databases.js';
+import * as mariadb from 'mariadb';
+import {
+  keepRunningOnPoolErrors,
+  LEGACY_SESSION_TIME_ZONE,
+  legacyConnectionOf,
+} from '../../../../common/databases.js';
 import { legacyQuery } from '../../../../common/legacy-query.js';
 import { serviceUnavailable } from '../../http/errors.js';
 
@@ -54,7 +58,8 @@ export function createGatewayLegacyPool(url: string): GatewayLegacy {
   };
   let pool: mariadb.Pool | undefined;
   return {
-    getConnection: () => (pool ??= mariadb.createPool(config)).getConnection(),
+    getConnection: () =>
+      (pool ??= keepRunningOnPoolErrors(mariadb.createPool(config))).getConnection(),
     end: async () => pool?.end(),
   };
 }

@@ -14,7 +14,7 @@
 // one query (legacy-connection.ts): MySQL runs a group in order, so a check sent after a locking
 // read runs once the lock is held and sees what the previous holder committed, and a failing
 // statement stops its group, so a COMMIT at a group's end runs only when all before it succeeded.
-import type mariadb from 'mariadb';
+import type * as mariadb from 'mariadb';
 import { legacySource, type LegacyRow } from '../../../../read-model/table-definition.js';
 import { membersTable } from '../../../../read-model/tables/members.table.js';
 import type { DataScope } from '../../../../api/data-scope.js';

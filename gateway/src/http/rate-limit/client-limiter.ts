@@ -46,6 +46,16 @@ answer[#answer + 1] = redis.call('GET', KEYS[5]) or ''
 return answer
 `;
 
+// KEYS: minute, hour, day counters. Reads them without counting: {used, pttl} per window.
+const PEEK_SCRIPT = `
+local answer = {}
+for i = 1, 3 do
+  answer[#answer + 1] = tonumber(redis.call('GET', KEYS[i]) or '0')
+  answer[#answer + 1] = redis.call('PTTL', KEYS[i])
+end
+return answer
+`;
+
 export type Limits = Record<WindowName, number>;
 
 export type LimiterOutcome =
@@ -62,23 +72,46 @@ type Reply = [number, string, ...(number | string)[]];
 
 interface WithLimiterCommand {
   gatewayClientLimit(...args: (string | number)[]): Promise<Reply>;
+  gatewayClientLimitPeek(...keys: string[]): Promise<number[]>;
 }
 
 export interface ClientLimiter {
   consume(clientId: number, limits: Limits, epoch: string): Promise<LimiterOutcome>;
+  /** The client's windows as they stand, counting nothing (GET /usage's remaining counts). */
+  peek(clientId: number, limits: Limits): Promise<WindowState[]>;
 }
 
 export function createClientLimiter(redis: RedisClient, prefix: string): ClientLimiter {
   // defineCommand sends EVALSHA and falls back to EVAL once after NOSCRIPT (a restarted Redis).
   if (!('gatewayClientLimit' in redis)) {
     redis.defineCommand('gatewayClientLimit', { numberOfKeys: 5, lua: SCRIPT });
+    redis.defineCommand('gatewayClientLimitPeek', { numberOfKeys: 3, lua: PEEK_SCRIPT });
   }
   const command = redis as unknown as WithLimiterCommand;
+  const windowKeys = (clientId: number) => {
+    const base = clientKeyBase(prefix, clientId);
+    return WINDOW_NAMES.map((name) => `${base}:rl:${name}`);
+  };
   return {
+    async peek(clientId, limits) {
+      const reply = await command.gatewayClientLimitPeek(...windowKeys(clientId));
+      const now = Date.now();
+      return WINDOW_NAMES.map((name, i) => {
+        const ttl = Number(reply[1 + 2 * i]);
+        // A window with no key (never opened, or over) has nothing used.
+        const live = ttl > 0;
+        return {
+          name,
+          windowSeconds: WINDOW_MS[name] / 1000,
+          limit: limits[name],
+          used: live ? Number(reply[2 * i]) : 0,
+          resetTime: new Date(now + (live ? ttl : WINDOW_MS[name])),
+        };
+      });
+    },
     async consume(clientId, limits, epoch) {
-      const base = clientKeyBase(prefix, clientId);
       const reply = await command.gatewayClientLimit(
-        ...WINDOW_NAMES.map((name) => `${base}:rl:${name}`),
+        ...windowKeys(clientId),
         epochKey(prefix, clientId),
         readAfterKey(prefix, clientId),
         epoch,

@@ -17,7 +17,8 @@ export interface WindowState {
 
 const TITLE: Record<WindowName, string> = { minute: 'Minute', hour: 'Hour', day: 'Day' };
 
-const remainingOf = (state: WindowState) => Math.max(0, state.limit - state.used);
+/** Requests the window still admits. */
+export const remainingOf = (state: WindowState) => Math.max(0, state.limit - state.used);
 const secondsUntil = (time: Date, now: number) =>
   Math.max(0, Math.ceil((time.getTime() - now) / 1000));
 

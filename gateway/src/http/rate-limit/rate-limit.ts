@@ -29,6 +29,15 @@ export interface RateLimitPolicy {
   onStoreFailure(error: unknown): void;
 }
 
+/** A client's own numbers (read with its token, so set-limits applies), else the defaults. */
+export function limitsOf({ rateLimits }: AuthContext, defaults: Config['rateLimit']): Limits {
+  return {
+    minute: rateLimits.minute ?? defaults.perMinute,
+    hour: rateLimits.hour ?? defaults.perHour,
+    day: rateLimits.day ?? defaults.perDay,
+  };
+}
+
 export function createRateLimitPolicy(deps: {
   config: Config;
   logger: Logger;
@@ -43,11 +52,7 @@ export function createRateLimitPolicy(deps: {
     ),
   );
   return {
-    limitsOf: ({ rateLimits }) => ({
-      minute: rateLimits.minute ?? limits.perMinute,
-      hour: rateLimits.hour ?? limits.perHour,
-      day: rateLimits.day ?? limits.perDay,
-    }),
+    limitsOf: (auth) => limitsOf(auth, limits),
 
     apply(res, { refusedBy, states }) {
       // One clock for the headers and Retry-After, so the refusing window's t= and it agree.

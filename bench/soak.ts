@@ -1,0 +1,261 @@
+// npm run bench -- --only soak [--minutes N] [--faults] [--report-every-seconds S]
+// A year unattended, compressed: the compiled gateway and worker, each its own process, under a
+// steady mixed load for N minutes (30 by default) with every retention at five minutes. Load
+// from processes of their own: 20 partners reading every endpoint group (4 bound to a branch),
+// 5 member writes/s through the API, token pairs renewed every 30 s, two change-feed followers
+// keeping a copy (bench/soak/api-load.ts); 20 legacy changes/s from a dashboard-like writer
+// (bench/soak/legacy-writer.ts); three webhook subscribers, one answering 500 to a tenth of its
+// deliveries (bench/soak/receivers.ts). Every S seconds (300) one block: RSS per process,
+// PostgreSQL's size and largest tables, Redis memory, p50/p99 per group, 5xx, sync lag p99,
+// webhook events pending (bench/soak/measure.ts). At the end sync:verify, the webhook ledgers
+// (bench/soak/checks.ts), each feed copy against the lists, and a verdict per acceptance point
+// (bench/soak/verdict.ts). `--faults`: two gateways, private PostgreSQL and Redis, and at
+// 20/40/60/80 % of the run Redis restarted, PostgreSQL restarted, the worker and one gateway
+// SIGKILLed and started again (bench/soak/faults.ts); 5xx counted inside and outside each outage.
+import type { ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { typesRead } from '../api/changes/change-types.js';
+import { SCOPES } from '../api/scopes.js';
+import { loadConfig } from '../common/config.js';
+import { createReadModelClient } from '../common/databases.js';
+import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
+import type { ThrowawayEnvironment } from '../scripts/throwaway-environment.js';
+import { benchEnvironment, releaseInTurn } from './cleanup.js';
+import { buildIfStale } from './gateway/processes.js';
+import { verifySettled, webhookLedgers } from './soak/checks.js';
+import {
+  faultsOf,
+  inject,
+  startPrivateServers,
+  type Outage,
+  type PrivateServers,
+} from './soak/faults.js';
+import { openProbes, printSnapshot, type Snapshot } from './soak/measure.js';
+import type { CopyComparison, WriterMessage } from './soak/messages.js';
+import { startReceiver, type Receiver } from './soak/receivers.js';
+import { Recording } from './soak/recording.js';
+import type { Crash, Supervised } from './soak/supervised.js';
+import {
+  benchClients,
+  forkLoad,
+  generateDashboard,
+  messageOf,
+  processVariables,
+  RETENTION_MINUTES,
+  startLoadedWorker,
+  startSoakGateway,
+} from './soak/setup.js';
+import { printVerdict } from './soak/verdict.js';
+
+export interface SoakOptions {
+  minutes: number;
+  faults: boolean;
+  reportEverySeconds: number;
+}
+
+const READERS = 20;
+const BOUND_READERS = 4;
+/** Reads per second of each reader: 40 a second in all. */
+const READ_RATE = 2;
+const WRITE_RATE = 5;
+const LEGACY_RATE = 20;
+/**
+ * Twice within the access token's minute (bench/soak/setup.ts), so a slow token request still
+ * lands before the pair expires; a refresh well within its two.
+ */
+const TOKEN_EVERY_SECONDS = 30;
+/** Hard deletes and notifications reach the read model by reconciliation (once a minute). */
+const SETTLE_MS = 150_000;
+/** The load processes report once a second: an interval's last answers arrive after it. */
+const REPORT_DELAY_MS = 1500;
+
+/** What the run holds; everything in it is released at the end, whatever happened. */
+interface Run {
+  options: SoakOptions;
+  env: ThrowawayEnvironment;
+  servers?: PrivateServers;
+  probes: ReturnType<typeof openProbes>;
+  gateways: Supervised[];
+  worker?: Supervised;
+  /** Processes that exited on their own (and were started again). */
+  crashes: Crash[];
+  receivers: Receiver[];
+  /** The load processes. */
+  loads: ChildProcess[];
+  recording: Recording;
+}
+
+/** Processes' RSS now, by name. */
+function rssOf(run: Run): Record<string, number> {
+  const rss: Record<string, number> = {};
+  for (const g of run.gateways) rss[g.name] = g.rssMb();
+  if (run.worker) rss.worker = run.worker.rssMb();
+  return rss;
+}
+
+/** The load period: a block every report interval, the faults at their moments. */
+async function loadPeriod(run: Run, started: number) {
+  const durationMs = run.options.minutes * 60_000;
+  const outages: Outage[] = [];
+  const servers = run.servers;
+  const faulting = (async () => {
+    if (!servers || !run.worker) return;
+    for (const fault of faultsOf(servers, run.worker, run.gateways[1]!)) {
+      await sleep(started + fault.at * durationMs - Date.now());
+      console.log(`\n!! ${fault.what} at ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      outages.push(await inject(fault));
+    }
+  })();
+  const snapshots: Snapshot[] = [];
+  const minute = (at: number) => ((at - started) / 60_000).toFixed(1);
+  for (let from = started; from < started + durationMs;) {
+    const to = Math.min(from + run.options.reportEverySeconds * 1000, started + durationMs);
+    await sleep(to + REPORT_DELAY_MS - Date.now());
+    const snapshot = await run.recording.snapshot(from, to, rssOf(run), run.probes);
+    snapshots.push(snapshot);
+    printSnapshot(snapshot, `${minute(to)} min (since ${minute(from)} min)`, !run.servers);
+    from = to;
+  }
+  await faulting;
+  return { snapshots, outages };
+}
+
+async function soak(run: Run): Promise<void> {
+  const { env, options } = run;
+  const readModel = createReadModelClient(env.databaseUrl, { poolSize: 2 });
+  try {
+    const dashboard = await generateDashboard(env.legacyUrl);
+    const readers = await benchClients(readModel, READERS, BOUND_READERS);
+    const [writer] = await benchClients(readModel, 1);
+    const followers = await benchClients(readModel, 2, 1);
+    const owners = await benchClients(readModel, 3);
+    buildIfStale();
+    run.worker = await startLoadedWorker(env, run.crashes);
+    for (let i = 0; i < (options.faults ? 2 : 1); i++)
+      run.gateways.push(await startSoakGateway(env, `gateway ${i + 1}`, run.crashes));
+    run.receivers.push(await startReceiver(), await startReceiver(), await startReceiver(0.1));
+    const webhooks = createWebhookService(readModel, loadConfig(processVariables(env)));
+    const subscriptions = [];
+    for (const [i, owner] of owners.entries()) {
+      // Every type, as a subscription without `types` gets for a client allowed everything.
+      const types = typesRead(SCOPES);
+      const { id } = await webhooks.create(owner.id, {
+        url: run.receivers[i]!.url,
+        types,
+        description: 'soak',
+      });
+      subscriptions.push({ id, receiver: run.receivers[i]! });
+    }
+    console.log(
+      `${options.minutes} min, a report every ${options.reportEverySeconds} s; retention ${RETENTION_MINUTES} min; ` +
+        `${run.gateways.length} gateway(s), 1 worker; ${dashboard.memberIds.length} members; ` +
+        `${READERS * READ_RATE} reads/s, ${WRITE_RATE} member writes/s, ${LEGACY_RATE} legacy changes/s` +
+        (options.faults ? '; faults at 20/40/60/80 % on private PostgreSQL and Redis' : ''),
+    );
+    const writerProcess = forkLoad('bench/soak/legacy-writer.ts', {
+      legacyUrl: env.legacyUrl,
+      databaseUrl: env.databaseUrl,
+      rate: LEGACY_RATE,
+      memberIds: dashboard.memberIds,
+      branchIds: dashboard.branchIds,
+      transactionCount: dashboard.transactionCount,
+      generatedMemberMax: dashboard.generatedMemberMax,
+      settleMs: SETTLE_MS,
+    });
+    const apiProcess = forkLoad('bench/soak/api-load.ts', {
+      gateways: run.gateways.map((g) => g.current.url),
+      readers: readers.map((r) => r.credentials),
+      readRate: READ_RATE,
+      writer: writer!.credentials,
+      writeRate: WRITE_RATE,
+      followers: followers.map((f) => f.credentials),
+      memberIds: dashboard.memberIds,
+      boundMemberIds: dashboard.boundMemberIds,
+      staffIds: dashboard.staffIds,
+      branchIds: dashboard.branchIds,
+      tokenEverySeconds: TOKEN_EVERY_SECONDS,
+    });
+    run.loads.push(writerProcess, apiProcess);
+    run.recording.listen(writerProcess, apiProcess);
+    const started = Date.now();
+    const { snapshots, outages } = await loadPeriod(run, started);
+
+    console.log('\n-- the end: load stopped; the read model settles, then the checks');
+    apiProcess.send({ kind: 'stop-load' });
+    writerProcess.send({ kind: 'stop' });
+    const stopped = await messageOf<Extract<WriterMessage, { kind: 'stopped' }>>(
+      writerProcess,
+      'stopped',
+    );
+    console.log(
+      `legacy writer: ${stopped.changes} changes, ${stopped.failures} failed, ` +
+        `${stopped.unseen} markers never seen in the read model`,
+    );
+    const verifyDifferences = await verifySettled(
+      { DATABASE_URL: env.databaseUrl, LEGACY_DATABASE_URL: env.legacyReadOnlyUrl },
+      SETTLE_MS,
+    );
+    const ledgers = await webhookLedgers(readModel, webhooks.figures, subscriptions);
+    apiProcess.send({ kind: 'compare' });
+    const { comparisons } = await messageOf<{ kind: 'compared'; comparisons: CopyComparison[] }>(
+      apiProcess,
+      'compared',
+    );
+    const reference =
+      snapshots.find((s) => s.at - started >= RETENTION_MINUTES * 60_000) ?? snapshots[0]!;
+    printVerdict(
+      {
+        started,
+        snapshots,
+        reference,
+        samples: run.recording.samples,
+        outages,
+        verifyDifferences,
+        ledgers,
+        comparisons,
+        crashes: run.crashes,
+      },
+      options.faults,
+    );
+  } finally {
+    await readModel.$disconnect();
+  }
+}
+
+export async function benchSoak(options: SoakOptions): Promise<void> {
+  const servers = options.faults ? await startPrivateServers() : undefined;
+  let run: Run | undefined;
+  try {
+    const env = await benchEnvironment(
+      'benchsoak',
+      servers && {
+        postgresUrl: servers.postgres.url,
+        mysqlUrl: loadConfig().legacy.url,
+        redisUrl: servers.redis.url,
+      },
+    );
+    run = {
+      options,
+      env,
+      probes: openProbes(env.databaseUrl, env.redisUrl, env.redisPrefix),
+      gateways: [],
+      receivers: [],
+      loads: [],
+      crashes: [],
+      recording: new Recording(),
+      ...(servers ? { servers } : {}),
+    };
+    await soak(run);
+  } finally {
+    const held = run;
+    await releaseInTurn(
+      ...(held?.loads ?? []).map((child) => () => child.kill('SIGKILL')),
+      () => held && Promise.all(held.gateways.map((g) => g.stop())),
+      () => held?.worker?.stop(),
+      ...(held?.receivers ?? []).map((r) => () => r.close()),
+      () => held?.probes.close(),
+      () => held?.env.destroy(),
+      () => servers?.destroy(),
+    );
+  }
+}

@@ -1,0 +1,148 @@
+// What the soak reads every report: each process's RSS, PostgreSQL's size and its largest
+// tables, Redis's memory, webhook events pending, and the answers' and sync lag's percentiles over
+// the interval. A figure that cannot be read (its server restarting) is NaN, printed `n/a`.
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { percentile } from '../lag-writes.js';
+import type { Sample } from './messages.js';
+
+export interface Snapshot {
+  /** Epoch ms. */
+  at: number;
+  rssMb: Record<string, number>;
+  databaseBytes: number;
+  largest: [table: string, bytes: number][];
+  redisBytes: number;
+  redisKeys: number;
+  /** The bench prefix's keys by the name's next segment (`bull`, `rl`...), the commonest first. */
+  redisKinds: [kind: string, keys: number][];
+  webhooksPending: number;
+  /** Per group: answers, p50 and p99 (ms) over the interval. */
+  groups: Record<string, { count: number; p50: number; p99: number }>;
+  /** Answers 5xx, and requests without an answer, over the interval. */
+  serverErrors: number;
+  unanswered: number;
+  /** Answers other than 2xx by group and status, e.g. `members 503` → 12. */
+  refusals: Record<string, number>;
+  lagP99Ms: number;
+  reconciledLagP99Ms: number;
+  lagCount: number;
+  /** Since the start: changes made (legacy and API writes) and requests answered or not. */
+  changes: number;
+  requests: number;
+}
+
+export const mb = (bytes: number) =>
+  Number.isNaN(bytes) ? 'n/a' : `${(bytes / 1048576).toFixed(1)} MB`;
+const ms = (value: number) => (Number.isNaN(value) ? 'n/a' : `${value.toFixed(0)} ms`);
+
+/** The bench's connections to the servers it measures. */
+export function openProbes(databaseUrl: string, redisUrl: string, redisPrefix: string) {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  pool.on('error', () => undefined);
+  // Fails fast while Redis is away rather than queueing: the figure is then n/a.
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  redis.on('error', () => undefined);
+
+  async function storage() {
+    const { rows } = await pool.query<{ name: string; bytes: string }>(
+      `(SELECT '' AS name, pg_database_size(current_database())::text AS bytes)
+       UNION ALL
+       (SELECT c.relname, pg_total_relation_size(c.oid)::text FROM pg_class c
+         JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
+        ORDER BY pg_total_relation_size(c.oid) DESC LIMIT 5)`,
+    );
+    const { rows: pending } = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM webhook_events WHERE status = 'pending'`,
+    );
+    return {
+      databaseBytes: Number(rows[0]!.bytes),
+      largest: rows.slice(1).map((r): [string, number] => [r.name, Number(r.bytes)]),
+      webhooksPending: pending[0]!.n,
+    };
+  }
+
+  async function redisFigures() {
+    const info = await redis.info('memory');
+    const kinds = new Map<string, number>();
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scan(cursor, 'MATCH', `${redisPrefix}:*`, 'COUNT', 1000);
+      for (const key of found) {
+        const kind = key.split(':')[1] ?? '';
+        kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+      }
+      cursor = next;
+    } while (cursor !== '0');
+    return {
+      redisBytes: Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? NaN),
+      redisKeys: [...kinds.values()].reduce((sum, n) => sum + n, 0),
+      redisKinds: [...kinds].sort(([, a], [, b]) => b - a).slice(0, 4),
+    };
+  }
+
+  return {
+    storage: () =>
+      storage().catch(() => ({ databaseBytes: NaN, largest: [], webhooksPending: NaN })),
+    redis: () =>
+      redisFigures().catch(() => ({
+        redisBytes: NaN,
+        redisKeys: NaN,
+        redisKinds: [] as [string, number][],
+      })),
+    close: async () => {
+      redis.disconnect();
+      await pool.end();
+    },
+  };
+}
+
+/** Per group over the samples given: count, p50, p99. */
+export function latencyByGroup(samples: Sample[]): Snapshot['groups'] {
+  const byGroup = new Map<string, number[]>();
+  for (const [, group, latency, status] of samples) {
+    if (status === 0) continue;
+    byGroup.set(group, [...(byGroup.get(group) ?? []), latency]);
+  }
+  const groups: Snapshot['groups'] = {};
+  for (const [group, latencies] of [...byGroup].sort(([a], [b]) => a.localeCompare(b))) {
+    latencies.sort((a, b) => a - b);
+    groups[group] = {
+      count: latencies.length,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+    };
+  }
+  return groups;
+}
+
+export const isServerError = (status: number) => status >= 500;
+
+export function printSnapshot(s: Snapshot, title: string, redisShared: boolean): void {
+  const rss = Object.entries(s.rssMb)
+    .map(([name, value]) => `${name} ${value.toFixed(0)} MB`)
+    .join(', ');
+  const largest = s.largest.map(([name, bytes]) => `${name} ${mb(bytes)}`).join(', ');
+  const refusals = Object.entries(s.refusals)
+    .sort(([, a], [, b]) => b - a)
+    .map(([key, n]) => `${key} ×${n}`)
+    .join(', ');
+  const groups = Object.entries(s.groups)
+    .map(([group, g]) => `${group} ${g.p50.toFixed(1)}/${g.p99.toFixed(1)} (${g.count})`)
+    .join(', ');
+  console.log(
+    `\n-- ${title}\n` +
+      `  RSS: ${rss}\n` +
+      `  PostgreSQL: ${mb(s.databaseBytes)}; largest: ${largest || 'n/a'}\n` +
+      `  Redis: used_memory ${mb(s.redisBytes)}${redisShared ? ' (the whole shared server)' : ''}, ` +
+      `${Number.isNaN(s.redisKeys) ? 'n/a' : s.redisKeys} keys under the bench prefix` +
+      `${s.redisKinds.length ? ` (${s.redisKinds.map(([kind, n]) => `${kind} ${n}`).join(', ')})` : ''}\n` +
+      `  p50/p99 ms (answers): ${groups || 'none'}\n` +
+      `  5xx: ${s.serverErrors}; no answer: ${s.unanswered}; other than 2xx by group and status: ` +
+      `${refusals || 'none'}\n` +
+      `  sync lag p99 (commit → visible): ${ms(s.lagP99Ms)} polled tables (${s.lagCount} changes), ` +
+      `${ms(s.reconciledLagP99Ms)} notifications (no change column: by reconciliation)\n` +
+      `  webhook events pending: ${Number.isNaN(s.webhooksPending) ? 'n/a' : s.webhooksPending}`,
+  );
+}

@@ -1,0 +1,120 @@
+// A partner of the soak's load (bench/soak/api-load.ts): its credentials, the gateway it talks
+// to, its token pair renewed now and then; every answer it gets is recorded (time, group,
+// latency, status) for the parent.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Credentials, Sample } from './messages.js';
+
+const RENEW_AFTER_401_MS = 5000;
+
+/** Answers recorded since the last report to the parent. */
+export const samples: Sample[] = [];
+
+export interface Answer {
+  status: number;
+  body: Record<string, unknown> | null;
+}
+
+/** A JSON body, or null (none, or not JSON: a proxy's or a crashed server's answer). */
+function bodyOf(text: string): Answer['body'] {
+  try {
+    return text ? (JSON.parse(text) as Answer['body']) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** One request, timed and recorded under `group`; no answer at all is status 0. */
+async function call(group: string, url: string, init: RequestInit = {}): Promise<Answer> {
+  const started = performance.now();
+  let answer: Answer;
+  try {
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
+    answer = { status: response.status, body: bodyOf(await response.text()) };
+  } catch {
+    answer = { status: 0, body: null };
+  }
+  samples.push([Date.now(), group, performance.now() - started, answer.status]);
+  return answer;
+}
+
+/** A partner: its credentials, the gateway it talks to, its current token pair. */
+export class Partner {
+  private access = '';
+  private refresh = '';
+  private requests = 0;
+  private renewedAt = 0;
+  private renewing: Promise<void> | undefined;
+
+  constructor(
+    readonly who: Credentials,
+    readonly base: string,
+  ) {}
+
+  /**
+   * A new pair: by client credentials, or every other time by refresh when one is held. One at a
+   * time: two refreshes with the same refresh token would be a reuse, which revokes the chain.
+   */
+  renew(): Promise<void> {
+    this.renewing ??= this.renewOnce().finally(() => (this.renewing = undefined));
+    return this.renewing;
+  }
+
+  private async renewOnce(): Promise<void> {
+    this.renewedAt = Date.now();
+    const byRefresh = this.refresh !== '' && this.requests++ % 2 === 1;
+    const [path, body] = byRefresh
+      ? ['/auth/refresh', { refresh_token: this.refresh }]
+      : ['/auth/token', { client_key: this.who.key, client_secret: this.who.secret }];
+    const answer = await call('auth', `${this.base}/api/v1${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const data = answer.body?.data as { access_token?: string; refresh_token?: string } | undefined;
+    if (data?.access_token && data.refresh_token) {
+      this.access = data.access_token;
+      this.refresh = data.refresh_token;
+    } else if (byRefresh) {
+      this.refresh = '';
+    }
+  }
+
+  /** Renews every `seconds` while the run lasts. */
+  async keepRenewing(seconds: number, until: () => boolean): Promise<void> {
+    while (!until()) {
+      for (let waited = 0; waited < seconds && !until(); waited++) await sleep(1000);
+      if (!until()) await this.renew();
+    }
+  }
+
+  get(group: string, path: string): Promise<Answer> {
+    return this.authorized(group, path, {});
+  }
+
+  /** A JSON body by `method`, with the bearer token. */
+  send(method: 'POST' | 'PUT', path: string, body: unknown, group: string): Promise<Answer> {
+    return this.authorized(group, path, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  }
+
+  /**
+   * With the bearer token. A 401 to the pair still held (it expired while the gateway was slow,
+   * or a restart lost it) brings a new pair, at most one in RENEW_AFTER_401_MS so refusals do not
+   * turn into a flood of token requests; a 401 to a pair already replaced is the refresh's
+   * revocation of the old pair meeting a request in flight, and needs nothing.
+   */
+  private async authorized(group: string, path: string, init: RequestInit): Promise<Answer> {
+    const access = this.access;
+    const answer = await call(group, `${this.base}/api/v1${path}`, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${access}` },
+    });
+    const stillHeld = access === this.access;
+    if (answer.status === 401 && stillHeld && Date.now() - this.renewedAt > RENEW_AFTER_401_MS)
+      await this.renew();
+    return answer;
+  }
+}

@@ -1,0 +1,121 @@
+// The soak's verdict, one line per acceptance point: from the end of the first retention period
+// to the end, RSS, database size and Redis memory within ±10 % of their value then, p99 per group
+// at most 20 % above it, no 5xx (with faults: none outside the outages), sync:verify 0, every
+// webhook ledger balanced, each feed copy equal to the lists; then storage per million changes and
+// per million requests.
+import type { Ledger } from './checks.js';
+import type { Outage } from './faults.js';
+import type { Crash } from './supervised.js';
+import type { CopyComparison, Sample } from './messages.js';
+import { isServerError, mb, type Snapshot } from './measure.js';
+
+const STEADY_SHARE = 0.1;
+const P99_RISE = 0.2;
+/** After an outage ends, clients may still meet its effects (pools reconnecting) this long. */
+export const RECOVERY_MS = 10_000;
+
+export interface Ending {
+  /** When the load began (epoch ms). */
+  started: number;
+  snapshots: Snapshot[];
+  /** The snapshot taken at the end of the first retention period (or the first one). */
+  reference: Snapshot;
+  samples: Sample[];
+  outages: Outage[];
+  verifyDifferences: number;
+  ledgers: Ledger[];
+  comparisons: CopyComparison[];
+  crashes: Crash[];
+}
+
+const verdict = (ok: boolean, text: string) => console.log(`  ${ok ? 'PASS' : 'FAIL'} ${text}`);
+const percent = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`;
+
+/** The largest relative departure of `value` from the reference over the later snapshots. */
+function departure(e: Ending, value: (s: Snapshot) => number | undefined) {
+  const base = value(e.reference);
+  const later = e.snapshots.filter((s) => s.at >= e.reference.at);
+  const moves = later.map((s) => (value(s) ?? NaN) / (base ?? NaN) - 1).filter(Number.isFinite);
+  const worst = moves.reduce((w, m) => (Math.abs(m) > Math.abs(w) ? m : w), 0);
+  return { base, worst, rise: Math.max(0, ...moves), measured: moves.length };
+}
+
+function steady(e: Ending, name: string, value: (s: Snapshot) => number | undefined, unit = '') {
+  const d = departure(e, value);
+  verdict(
+    d.measured > 0 && Math.abs(d.worst) <= STEADY_SHARE,
+    `${name}: ${d.base?.toFixed(1) ?? 'n/a'}${unit} at the reference, at most ${percent(d.worst)} since (±10 %)`,
+  );
+}
+
+const inOutage = (outages: Outage[], at: number) =>
+  outages.some((o) => at >= o.start && at <= o.end + RECOVERY_MS);
+
+export function printVerdict(e: Ending, faults: boolean): void {
+  const minutes = ((e.reference.at - e.started) / 60_000).toFixed(1);
+  console.log(
+    `\nverdict (reference: the report at ${minutes} min, the first at or after the retention period, or the first of a shorter run)`,
+  );
+  for (const name of Object.keys(e.reference.rssMb))
+    steady(e, `${name} RSS`, (s) => s.rssMb[name], ' MB');
+  steady(e, 'PostgreSQL size', (s) => s.databaseBytes / 1048576, ' MB');
+  steady(e, 'Redis used_memory', (s) => s.redisBytes / 1048576, ' MB');
+  for (const group of Object.keys(e.reference.groups)) {
+    const d = departure(e, (s) => s.groups[group]?.p99);
+    verdict(
+      d.rise <= P99_RISE,
+      `p99 ${group}: ${d.base?.toFixed(1)} ms at the reference, rising at most ${percent(d.rise)} since (≤ +20 %)`,
+    );
+  }
+  const failed = e.samples.filter(([, , , status]) => isServerError(status) || status === 0);
+  if (faults) {
+    const outside = failed.filter(([at]) => !inOutage(e.outages, at));
+    verdict(
+      outside.length === 0,
+      `5xx or no answer outside the outages: ${outside.length}; inside them: ${failed.length - outside.length}`,
+    );
+    for (const o of e.outages) {
+      const inside = failed.filter(([at]) => at >= o.start && at <= o.end + RECOVERY_MS);
+      console.log(
+        `    ${o.what}: ${new Date(o.start).toISOString()} – ${new Date(o.end).toISOString()} ` +
+          `(${((o.end - o.start) / 1000).toFixed(1)} s, + ${RECOVERY_MS / 1000} s counted): ` +
+          `${inside.filter(([, , , s]) => s >= 500).length} 5xx, ${inside.filter(([, , , s]) => s === 0).length} without an answer`,
+      );
+    }
+  } else {
+    verdict(failed.length === 0, `5xx or no answer over the run: ${failed.length}`);
+  }
+  verdict(
+    e.crashes.length === 0,
+    `processes that exited on their own: ${e.crashes.length}` +
+      e.crashes
+        .map((c) => ` (${c.what}, ${c.how}, at ${((c.at - e.started) / 1000).toFixed(0)} s)`)
+        .join(''),
+  );
+  verdict(e.verifyDifferences === 0, `sync:verify: ${e.verifyDifferences} differences`);
+  for (const l of e.ledgers) {
+    verdict(
+      l.balanced && l.deliveredUnreceived === 0,
+      `webhook ledger of subscription ${l.subscription}: ${l.balanced ? 'balanced' : 'NOT balanced'}, ` +
+        `${l.deliveredUnreceived} counted delivered but never answered 2xx by the partner`,
+    );
+  }
+  for (const c of e.comparisons) {
+    verdict(
+      c.missing + c.extra + c.different === 0,
+      `feed copy (${c.follower}): ${c.copied} rows against ${c.listed} listed; ${c.missing} missing, ` +
+        `${c.extra} extra, ${c.different} different${c.examples.length ? ` (${c.examples.join(', ')})` : ''}; ` +
+        `${c.expired} cursors expired`,
+    );
+  }
+  const end = e.snapshots.at(-1)!;
+  const growth = end.databaseBytes - e.reference.databaseBytes;
+  const changes = end.changes - e.reference.changes;
+  const requests = end.requests - e.reference.requests;
+  console.log(
+    `\nstorage: PostgreSQL ${mb(e.reference.databaseBytes)} → ${mb(end.databaseBytes)} (${mb(growth)}) ` +
+      `over ${changes} changes and ${requests} requests since the reference: ` +
+      `${mb((growth / Math.max(1, changes)) * 1e6)} per million changes, ` +
+      `${mb((growth / Math.max(1, requests)) * 1e6)} per million requests`,
+  );
+}

@@ -1,0 +1,316 @@
+// Follows the legacy server's binary log (SYNC_SOURCE=binlog, docs/decisions/0016): row events
+// only name the keys they touched; the committed transactions of up to BATCH_MS or BATCH_KEYS
+// keys make a batch, applied by apply-changes.ts with the position of its last commit.
+//
+// One worker follows at a time: the follower is a BullMQ job on a queue of global concurrency
+// one, as each table's sync is; a killed worker's job is handed to another once its lock lapses,
+// and that one resumes from the stored position. The job ends when the worker stops, and fails
+// on any error of the log (the next scheduled job starts a new client from the stored position).
+import ZongJi from '@vlasky/zongji';
+import type { AnyBinlogEvent, RowsEvent } from '@vlasky/zongji';
+import { Queue, Worker } from 'bullmq';
+import { legacyConnectionOf } from '../../../../common/databases.js';
+import type { ThrottledLog } from '../../../../common/log-throttle.js';
+import type { Logger } from '../../../../common/logger.js';
+import type { RedisClient } from '../../../../common/redis.js';
+import type { SyncTable } from '../../../../read-model/table-definition.js';
+import { columnName, readModelTransaction } from '../../../../read-model/transaction.js';
+import { closeWithin } from '../../close-within.js';
+import { BINLOG_JOB, BINLOG_QUEUE, TABLE_JOB_OPTIONS } from '../../queues.js';
+import type { SyncDatabases } from '../sync-engine.js';
+import { applyChangedKeys, type ChangedKeys } from './apply-changes.js';
+import {
+  currentBinlogPosition,
+  readBinlogPosition,
+  storeStartPosition,
+  writeBinlogPosition,
+  type BinlogPosition,
+} from './binlog-position.js';
+
+/** A batch is applied this long after its first commit arrived, or at BATCH_KEYS keys. */
+const BATCH_MS = 50;
+const BATCH_KEYS = 5000;
+/**
+ * Commits that touch no synced table (other tables, other databases) still move the stored
+ * position, at most this often: a restart then re-reads seconds of log, not all of it since the
+ * last change of a synced table, and a position is not left in a file the server may purge.
+ */
+const POSITION_ONLY_MS = 1000;
+/** The server sends a heartbeat this often while idle; three missed mean the link is dead. */
+const HEARTBEAT_MS = 1000;
+const SILENCE_MS = 3 * HEARTBEAT_MS;
+/** How often a stopped or failed follower job is started again. */
+const RESTART_EVERY_MS = 2000;
+/** The binary log client's id among the server's replicas: any id no real replica uses. */
+const REPLICA_SERVER_ID = 0x5e_7c;
+
+export interface BinlogFollowerDeps extends SyncDatabases {
+  /** The worker's legacy URL: the log is read as the same user (REPLICATION grants). */
+  legacyUrl: string;
+  connection: RedisClient;
+  prefix: string;
+  tables: readonly SyncTable[];
+  logger: Logger;
+  log: ThrottledLog;
+  /** Sets the tables' polling rate and the source metrics and health name (sync-runner.ts). */
+  useSource(source: 'poll' | 'binlog'): Promise<void>;
+  /** A reconciliation pass of every table begun after `since`, awaited. */
+  reconcileAll(since: Date, stopped: () => boolean): Promise<void>;
+}
+
+/**
+ * The server no longer holds the stored position (its files purged: error 1236), or holds the
+ * log of another server: nothing after the position can be read, so the read model is repaired
+ * from the tables themselves.
+ */
+function positionLost(error: unknown): boolean {
+  return (error as { errno?: number } | null)?.errno === 1236 || error instanceof ServerReplaced;
+}
+
+class ServerReplaced extends Error {}
+
+export async function startBinlogFollower(deps: BinlogFollowerDeps) {
+  // Before any table's first load can start (the caller starts the tables' workers after this):
+  // every change committed during the loads lies after this position.
+  await storeStartPosition(deps);
+  let stopping = false;
+  const stopListeners = new Set<() => void>();
+  const queue = new Queue(BINLOG_QUEUE, { connection: deps.connection, prefix: deps.prefix });
+  queue.on('error', (error) =>
+    deps.log('error', 'queue:binlog', { err: error }, 'binlog queue error'),
+  );
+  await queue.setGlobalConcurrency(1);
+  await queue.upsertJobScheduler(
+    BINLOG_JOB.schedulerId,
+    { every: RESTART_EVERY_MS },
+    { name: BINLOG_JOB.name, data: {}, opts: { ...TABLE_JOB_OPTIONS, attempts: 1 } },
+  );
+  const worker = new Worker(
+    BINLOG_QUEUE,
+    async () => {
+      if (stopping) return;
+      await firstLoadsDone(deps, () => stopping);
+      if (stopping) return;
+      let stop: (() => void) | undefined;
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const following = follow(deps, reject);
+          stop = () => void following.stop().then(resolve, reject);
+          stopListeners.add(stop);
+          following.done.then(resolve, reject);
+        });
+      } catch (error) {
+        if (!positionLost(error)) throw error;
+        await fallBack(deps, error, () => stopping);
+      } finally {
+        // A failed follower is restarted every 2 s during an outage: none is kept.
+        if (stop) stopListeners.delete(stop);
+      }
+    },
+    {
+      connection: deps.connection,
+      prefix: deps.prefix,
+      concurrency: 1,
+      // As the tables' runs: a killed worker's follower is taken over within 6 + 3 s.
+      lockDuration: 6_000,
+      stalledInterval: 3_000,
+    },
+  );
+  worker.on('failed', (_job, error) =>
+    deps.log('warn', 'binlog-failed', { err: error }, 'binary log follower stopped; restarting'),
+  );
+  worker.on('error', (error) =>
+    deps.log('error', 'worker:binlog', { err: error }, 'binlog worker error'),
+  );
+  return {
+    queue,
+    async close() {
+      stopping = true;
+      for (const stop of stopListeners) stop();
+      await Promise.allSettled([closeWithin(worker, deps.log), closeWithin(queue, deps.log)]);
+    },
+  };
+}
+
+/**
+ * Decision 0016's fallback: poll at the normal rate, store the log's end as the new position, run
+ * a reconciliation pass of every table, then follow the log again from that position (the job
+ * ends here; the scheduler starts the next one). Changes made before the position are the pass's,
+ * those after it the log's.
+ */
+async function fallBack(deps: BinlogFollowerDeps, error: unknown, stopping: () => boolean) {
+  deps.logger.warn(
+    { err: error },
+    'binary log position lost; polling and a reconciliation pass, then the log again',
+  );
+  await deps.useSource('poll');
+  const start = await currentBinlogPosition(deps);
+  await readModelTransaction(deps.readModel, (tx) => writeBinlogPosition(tx, start));
+  await deps.reconcileAll(new Date(), stopping);
+  if (stopping()) return;
+  await deps.useSource('binlog');
+  deps.logger.info(
+    { file: start.file, position: Number(start.position) },
+    'reconciled; back to the binary log',
+  );
+}
+
+/** Waits until every table has caught up once: the log is followed after the first loads. */
+async function firstLoadsDone(deps: BinlogFollowerDeps, stopping: () => boolean) {
+  const names = deps.tables.map((t) => t.name);
+  while (!stopping()) {
+    const loaded = await deps.readModel.syncState.count({
+      where: { table_name: { in: names }, synced_at: { not: null } },
+    });
+    if (loaded === names.length) return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** One client of the log from the stored position, until stopped or an error. */
+function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
+  const byLegacyTable = new Map<string, SyncTable[]>();
+  for (const table of deps.tables) {
+    byLegacyTable.set(table.from.table, [...(byLegacyTable.get(table.from.table) ?? []), table]);
+  }
+  const { host, port, user, password, database } = legacyConnectionOf(deps.legacyUrl);
+  const client = new ZongJi({
+    host,
+    port,
+    user,
+    ...(password ? { password } : {}),
+    // Values are not read (only keys are); text dates spare the decoding.
+    dateStrings: true,
+    charset: 'utf8mb4_general_ci',
+  });
+  let file = '';
+  let through: BinlogPosition | null = null;
+  let serverId = 0n;
+  let gtid: string | null = null;
+  /** Keys of the transaction being read, not yet committed. */
+  let open: ChangedKeys = new Map();
+  /** Keys of committed transactions waiting to be applied. */
+  let batch: ChangedKeys = new Map();
+  let batchKeys = 0;
+  let timer: NodeJS.Timeout | null = null;
+  let applying: Promise<void> = Promise.resolve();
+  let failed = false;
+  let positionWrittenAt = Date.now();
+  let lastHeard = Date.now();
+  let settle: (() => void) | null = null;
+  const done = new Promise<void>((resolve) => (settle = resolve));
+
+  const stopWith = (error: unknown) => {
+    if (failed) return;
+    failed = true;
+    if (timer) clearTimeout(timer);
+    clearInterval(watchdog);
+    client.stop();
+    fail(error);
+  };
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (!through) return;
+    if (batchKeys === 0 && Date.now() - positionWrittenAt < POSITION_ONLY_MS) return;
+    positionWrittenAt = Date.now();
+    const changed = batch;
+    const position = through;
+    batch = new Map();
+    batchKeys = 0;
+    applying = applying
+      .then(() => applyChangedKeys(deps, changed, position))
+      .then(
+        () => undefined,
+        (error: unknown) => stopWith(error),
+      );
+  };
+  const onRows = (event: RowsEvent & { rows: unknown[] }) => {
+    const legacyTable = event.tableMap[event.tableId]?.tableName;
+    for (const table of byLegacyTable.get(legacyTable ?? '') ?? []) {
+      const key = columnName(table.key);
+      const ids = open.get(table) ?? new Set<number>();
+      open.set(table, ids);
+      for (const row of event.rows as Record<string, Record<string, unknown>>[]) {
+        // An update names the key before and after: both rows may have changed.
+        for (const image of 'after' in row ? [row.before, row.after] : [row]) {
+          const id = image?.[key];
+          if (id !== null && id !== undefined) ids.add(Number(id));
+        }
+      }
+    }
+  };
+  const onCommit = (nextPosition: number) => {
+    through = { serverId, file, position: BigInt(nextPosition), gtid };
+    for (const [table, ids] of open) {
+      const into = batch.get(table) ?? new Set<number>();
+      batch.set(table, into);
+      const before = into.size;
+      for (const id of ids) into.add(id);
+      batchKeys += into.size - before;
+    }
+    open = new Map();
+    if (batchKeys >= BATCH_KEYS) flush();
+    else if (!timer) timer = setTimeout(flush, BATCH_MS);
+  };
+
+  client.on('binlog', (event: AnyBinlogEvent) => {
+    lastHeard = Date.now();
+    const name = event.getEventName();
+    if (name === 'rotate') {
+      file = (event as AnyBinlogEvent & { binlogName: string }).binlogName;
+    } else if (name === 'writerows' || name === 'updaterows' || name === 'deleterows') {
+      onRows(event as RowsEvent & { rows: unknown[] });
+    } else if (name === 'xid') {
+      onCommit(event.nextPosition);
+    } else if (event.gtid) {
+      // MariaDB's GTID event opens each transaction: the position's GTID once it commits.
+      gtid = event.gtid;
+    }
+  });
+  client.on('error', stopWith);
+  const watchdog = setInterval(() => {
+    if (Date.now() - lastHeard > SILENCE_MS) {
+      stopWith(new Error(`no binary log event nor heartbeat for ${SILENCE_MS} ms`));
+    }
+  }, HEARTBEAT_MS);
+
+  void (async () => {
+    const from = await readBinlogPosition(deps.readModel);
+    if (!from) throw new Error('no binary log position stored');
+    const now = await currentBinlogPosition(deps);
+    if (now.serverId !== from.serverId) {
+      throw new ServerReplaced(
+        `the legacy server is now server_id ${now.serverId}, not ${from.serverId}`,
+      );
+    }
+    serverId = from.serverId;
+    file = from.file;
+    gtid = from.gtid;
+    lastHeard = Date.now();
+    client.start({
+      serverId: REPLICA_SERVER_ID,
+      filename: from.file,
+      position: Number(from.position),
+      ...(database ? { includeSchema: { [database]: [...byLegacyTable.keys()] } } : {}),
+    });
+    // Neither the library nor the server sends heartbeats unless the link asks for them.
+    client.connection?.query(`SET @master_heartbeat_period = ${HEARTBEAT_MS * 1_000_000}`);
+    deps.logger.info(
+      { file: from.file, position: Number(from.position) },
+      'following the binary log',
+    );
+  })().catch(stopWith);
+
+  return {
+    done,
+    /** Stops reading, applies what was committed and read, and resolves. */
+    async stop() {
+      clearInterval(watchdog);
+      client.stop();
+      flush();
+      await applying;
+      settle?.();
+    },
+  };
+}
