@@ -114,7 +114,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['eslint.config.js', 'scripts/*.mjs'],
+    files: ['eslint.config.js', 'scripts/*.mjs', 'test/support/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
 );

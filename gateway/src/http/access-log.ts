@@ -6,6 +6,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { NO_CLIENT } from '../../../api/usage/usage-cells.js';
 import type { Logger } from '../../../common/logger.js';
+import { tracing } from '../../../common/traces.js';
 import type { GatewayMetrics } from './metrics.js';
 import { NO_USAGE_COUNTER, type UsageCounter } from './usage-counter.js';
 
@@ -58,8 +59,12 @@ export function accessLog(
   const plain = logger.child({}, { redact: [] });
   // USAGE_COUNTING=off: not even the path check and the header read per request.
   const counting = usage !== NO_USAGE_COUNTER;
+  // Decided once: with tracing off, a request pays no call for a trace id it would not have.
+  const traces = tracing();
   return (req, res, next) => {
     const started = process.hrtime.bigint();
+    // Read here, inside the request's server span; the close event below runs outside it.
+    const traceId = traces?.traceId();
     res.once('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const matched = routeTemplateOf(req);
@@ -77,6 +82,8 @@ export function accessLog(
       const error = res.locals.error as unknown;
       const line = {
         request_id: res.locals.requestId as string,
+        // Undefined with tracing off: pino leaves the field out of the line.
+        trace_id: traceId,
         client_id: client?.clientId,
         client_key: client?.clientKey,
         method: req.method,

@@ -5,6 +5,7 @@
 // one form read-model/legacy-values.ts reads: DECIMAL as its exact text, INT as a number, BIGINT
 // as a bigint, every DATE and DATETIME as text (`dateStrings`; a zero date is text too).
 import { legacyPool, type LegacyClient } from '../../../common/databases.js';
+import { legacyQuery } from '../../../common/legacy-query.js';
 import type { LegacyBatch } from '../../../read-model/legacy-rows.js';
 import { legacyWallClock } from '../../../read-model/legacy-values.js';
 import { sql, type Sql } from '../../../read-model/sql.js';
@@ -12,7 +13,8 @@ import type { LegacyRow } from '../../../read-model/table-definition.js';
 
 /** The rows of a query, each as an object by column name. */
 export async function legacyRows<T = LegacyRow>(legacy: LegacyClient, query: Sql): Promise<T[]> {
-  const rows: T[] = await legacyPool(legacy).query(
+  const rows = await legacyQuery<T[]>(
+    legacyPool(legacy),
     { sql: query.sql, dateStrings: true },
     query.values.map(legacyParameter),
   );
@@ -25,7 +27,8 @@ export async function legacyRows<T = LegacyRow>(legacy: LegacyClient, query: Sql
  * (`rowsAsArray`), so the driver builds no object per row (read-model/legacy-rows.ts).
  */
 export async function legacyBatch(legacy: LegacyClient, query: Sql): Promise<LegacyBatch> {
-  const rows: unknown[][] & { meta: { name(): string }[] } = await legacyPool(legacy).query(
+  const rows = await legacyQuery<unknown[][] & { meta: { name(): string }[] }>(
+    legacyPool(legacy),
     { sql: query.sql, dateStrings: true, rowsAsArray: true },
     query.values.map(legacyParameter),
   );

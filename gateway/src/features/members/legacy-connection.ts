@@ -13,6 +13,7 @@ import {
   LEGACY_SESSION_TIME_ZONE,
   legacyConnectionOf,
 } from '../../../../common/databases.js';
+import { legacyQuery } from '../../../../common/legacy-query.js';
 import { serviceUnavailable } from '../../http/errors.js';
 
 /** The gateway's legacy connection: a pool of its least-privilege MySQL user, for writes only. */
@@ -91,7 +92,7 @@ export async function inOneTrip<T extends unknown[]>(
 ): Promise<T> {
   const sql = statements.map((s) => s.sql).join(';\n');
   const values = statements.flatMap((s) => s.values);
-  const results = await connection.query<unknown>(sql, values);
+  const results = await legacyQuery<unknown>(connection, sql, values);
   // One statement answers its result alone; several answer one result each.
   const each = statements.length === 1 ? [results] : (results as unknown[]);
   if (each.length !== statements.length) {

@@ -1,0 +1,78 @@
+// OpenTelemetry traces, loaded only when OTEL_EXPORTER_OTLP_ENDPOINT is set (common/traces.ts
+// decides): with it unset, no module of this file's imports is ever evaluated, and the gateway's
+// hot path pays nothing. The exporter, sampler and resource read the standard OTEL_* variables
+// themselves (docs/operations.md, "Traces").
+import { IncomingMessage } from 'node:http';
+import { register } from 'node:module';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { PrismaInstrumentation } from '@prisma/instrumentation';
+import type { Tracing } from './traces.js';
+
+/**
+ * The ESM loader hook that lets the instrumentations patch what an `import` loads; limited to the
+ * packages they patch, so no other module of the process is rewritten on load.
+ */
+const HOOKED_PACKAGES = ['express', 'pg', 'ioredis'];
+
+/** Starts the SDK; every module imported afterwards is instrumented. */
+export function startTracing(serviceName: string, env: NodeJS.ProcessEnv): Tracing {
+  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, {
+    data: { include: HOOKED_PACKAGES },
+  });
+  const sdk = new NodeSDK({
+    // OTEL_SERVICE_NAME, when set, names the process instead (the SDK reads it when none is given).
+    ...(env.OTEL_SERVICE_NAME ? {} : { serviceName }),
+    traceExporter: new OTLPTraceExporter(),
+    // Traces only: metrics are Prometheus' (METRICS_PORT), logs are the JSON lines on stdout;
+    // left to the SDK, both would be sent to the OTLP endpoint too.
+    metricReaders: [],
+    logRecordProcessors: [],
+    instrumentations: [
+      // Health probes and metrics scrapes would be most of the traces and tell nothing.
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz|metrics)\b/.test(req.url ?? ''),
+        // A query string can hold a member's name or phone (`search`): a span keeps the names of
+        // its parameters, never their values, as the log line keeps only the route.
+        requestHook: (span, request) => {
+          const query = request instanceof IncomingMessage ? request.url?.split('?')[1] : undefined;
+          if (query) span.setAttribute('url.query', parameterNamesOf(query));
+        },
+      }),
+      // One span per route handler, not one per middleware layer (a dozen a request).
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
+      new PgInstrumentation(),
+      // The command alone: its keys and arguments carry client keys, addresses and cached values.
+      new IORedisInstrumentation({ dbStatementSerializer: (command) => command }),
+      new PrismaInstrumentation(),
+    ],
+  });
+  sdk.start();
+  const tracer = trace.getTracer('dashboard-partner-api');
+  return {
+    traceId: () => trace.getActiveSpan()?.spanContext().traceId,
+    async inSpan(name, attributes, work) {
+      const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes });
+      try {
+        return await context.with(trace.setSpan(context.active(), span), work);
+      } catch (error) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+    // Sends the spans still buffered: the exporter batches them every few seconds.
+    shutdown: () => sdk.shutdown(),
+  };
+}
+
+/** `search=Ay%C5%9Fe&limit=5` as `search=&limit=`. */
+function parameterNamesOf(query: string): string {
+  return [...new URLSearchParams(query).keys()].map((name) => `${name}=`).join('&');
+}

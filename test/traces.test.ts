@@ -1,0 +1,309 @@
+// OTEL_EXPORTER_OTLP_ENDPOINT: with it set, the gateway (its compiled entry point, as production
+// starts it) sends each request's trace to that OTLP receiver, the server span with its route and
+// the spans of the queries and Redis commands the request made, and its log line names the trace;
+// with it unset, no OpenTelemetry module is loaded at all (docs/operations.md, "Traces").
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { productionCommand } from '../bench/gateway/processes.js';
+import { createReadModelClient } from '../common/databases.js';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { bearer, createTestClient, getJson, postJson } from './support/gateway.js';
+import { memberApi, randomPhone } from './support/member-writes.js';
+import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { environmentVariables, startProcess, type RunningProcess } from './support/processes.js';
+import { syncOnce } from './support/sync-once.js';
+
+/** A span as the OTLP/HTTP JSON exporter sends it, with its process's service.name. */
+interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  attributes: Record<string, unknown>;
+}
+
+interface OtlpValue {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  doubleValue?: number;
+}
+interface OtlpAttribute {
+  key: string;
+  value: OtlpValue;
+}
+interface OtlpTraces {
+  resourceSpans?: {
+    resource?: { attributes?: OtlpAttribute[] };
+    scopeSpans?: {
+      spans?: (Omit<ReceivedSpan, 'service' | 'attributes'> & {
+        attributes?: OtlpAttribute[];
+      })[];
+    }[];
+  }[];
+}
+
+const attributesOf = (list: OtlpAttribute[] = []) =>
+  Object.fromEntries(list.map(({ key, value }) => [key, Object.values(value)[0]]));
+
+/** A plain OTLP/HTTP receiver: what the exporter POSTs, by path, and the spans it carried. */
+async function startReceiver() {
+  const paths: string[] = [];
+  const spans: ReceivedSpan[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      paths.push(`${req.method} ${req.url}`);
+      if (req.url === '/v1/traces') {
+        const traces = JSON.parse(body) as OtlpTraces;
+        for (const resource of traces.resourceSpans ?? []) {
+          const service = String(attributesOf(resource.resource?.attributes)['service.name']);
+          for (const scope of resource.scopeSpans ?? []) {
+            for (const span of scope.spans ?? []) {
+              spans.push({ ...span, service, attributes: attributesOf(span.attributes) });
+            }
+          }
+        }
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    paths,
+    spans,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+let env: TestEnvironment;
+let memberId: number;
+let branchId: number;
+let clientCredentials: { client_key: string; client_secret: string };
+/**
+ * The exporter's batch is sent only when the process stops: whatever the receiver holds then was
+ * flushed by the drain (docs/operations.md), not sent on the way by a timer or a full batch.
+ */
+const ONLY_ON_STOP = {
+  OTEL_BSP_SCHEDULE_DELAY: '600000',
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '100000',
+  OTEL_BSP_MAX_QUEUE_SIZE: '100000',
+};
+
+const probeDir = mkdtempSync(join(tmpdir(), 'traces-'));
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  const dashboard = await LegacyDashboard.connect(env.legacyUrl);
+  branchId = await dashboard.insertBranch({ name: 'Kadıköy' });
+  memberId = await dashboard.insertMember({
+    branch_id: branchId,
+    full_name: 'İz',
+    surname: 'Sürer',
+  });
+  await dashboard.close();
+  await syncOnce(env);
+  const db = createReadModelClient(env.databaseUrl);
+  clientCredentials = await createTestClient(db, {
+    scopes: ['members:list', 'members:read', 'members:write'],
+  });
+  await db.$disconnect();
+});
+
+afterAll(async () => {
+  await env?.destroy();
+});
+
+/**
+ * The compiled gateway, started as production starts it, with a probe that records every module
+ * it imports into `modulesFile`.
+ */
+async function startCompiledGateway(variables: Record<string, string>, modulesFile: string) {
+  const probe = join(process.cwd(), 'test/support/resolved-modules.mjs');
+  const gateway = startProcess(
+    'gateway',
+    {
+      ...environmentVariables(env),
+      // Member writes: the gateway's own MySQL user.
+      LEGACY_DATABASE_URL: env.legacyGatewayUrl,
+      ...variables,
+      NODE_OPTIONS: `--import=${probe}`,
+      RESOLVED_MODULES_FILE: modulesFile,
+    },
+    { args: productionCommand('gateway'), cwd: process.cwd() },
+  );
+  const line = await gateway.waitForLine((l) => l.msg === 'gateway listening');
+  return { gateway, url: `http://127.0.0.1:${line.port as number}` };
+}
+
+/**
+ * Issues a token, reads the member, creates one, and stops the gateway as an orchestrator does;
+ * resolves with each request's log line.
+ */
+async function callAndStop(gateway: RunningProcess, url: string) {
+  const { body: token } = await postJson(`${url}/api/v1/auth/token`, clientCredentials);
+  const accessToken = (token.data as { access_token: string }).access_token;
+  const api = memberApi(url, accessToken);
+  const read = await api.get(memberId);
+  expect(read.status).toBe(200);
+  const search = await getJson(`${url}/api/v1/members?search=S%C3%BCrer`, bearer(accessToken));
+  expect(search.body.data).toHaveLength(1);
+  const created = await api.create({
+    full_name: 'Yeni',
+    surname: 'Üye',
+    phone: randomPhone(),
+    branch_id: branchId,
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  gateway.child.kill('SIGTERM');
+  expect(await gateway.exited).toBe(0);
+  const lineOf = (answer: { headers: Headers }) =>
+    gateway.lines.find(
+      (l) => l.msg === 'request' && l.request_id === answer.headers.get('x-request-id'),
+    );
+  return { read: lineOf(read), create: lineOf(created) };
+}
+
+const importedOpenTelemetry = (modulesFile: string) =>
+  readFileSync(modulesFile, 'utf8')
+    .split('\n')
+    .filter((url) => url.includes('/node_modules/@opentelemetry/'));
+
+describe('traces', () => {
+  it(
+    "when OTEL_EXPORTER_OTLP_ENDPOINT is set, then a member read is one trace (route, queries, Redis), a write's trace holds its MySQL statements, and SIGTERM flushes them",
+    { timeout: 60_000 },
+    async () => {
+      const receiver = await startReceiver();
+      try {
+        const modulesFile = join(probeDir, 'set.txt');
+        const { gateway, url } = await startCompiledGateway(
+          { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...ONLY_ON_STOP },
+          modulesFile,
+        );
+        const lines = await callAndStop(gateway, url);
+        expect(gateway.stderr()).toBe('');
+
+        const server = receiver.spans.find(
+          (s) => s.attributes['http.route'] === '/api/v1/members/:id' && !s.parentSpanId,
+        );
+        expect(server, JSON.stringify(receiver.spans.map((s) => s.name))).toBeDefined();
+        expect(server!.service).toBe('gateway');
+        const inTrace = receiver.spans.filter((s) => s.traceId === server!.traceId);
+        const names = inTrace.map((s) => s.name);
+        // The member's row, read on the pg driver (directly or under Prisma).
+        expect(
+          inTrace.some(
+            (s) =>
+              s.attributes['db.system.name'] === 'postgresql' ||
+              s.attributes['db.system'] === 'postgresql',
+          ),
+          names.join(', '),
+        ).toBe(true);
+        // The rate limit's and the token's Redis commands.
+        expect(
+          inTrace.some(
+            (s) =>
+              s.attributes['db.system'] === 'redis' || s.attributes['db.system.name'] === 'redis',
+          ),
+          names.join(', '),
+        ).toBe(true);
+        // The request's log line carries the trace beside the request id.
+        expect(lines.read?.trace_id).toBe(server!.traceId);
+
+        // A member write: its statements on the mariadb driver, in the write's trace.
+        const write = receiver.spans.find(
+          (s) =>
+            s.attributes['http.route'] === '/api/v1/members' &&
+            s.attributes['http.request.method'] === 'POST' &&
+            !s.parentSpanId,
+        );
+        expect(write).toBeDefined();
+        expect(lines.create?.trace_id).toBe(write!.traceId);
+        const legacy = receiver.spans.filter(
+          (s) => s.traceId === write!.traceId && s.attributes['db.system.name'] === 'mysql',
+        );
+        expect(legacy.map((s) => s.name)).toContain('mysql START');
+        // Statements as written: the member's values are never in a span.
+        expect(JSON.stringify(legacy)).not.toContain('Yeni');
+        // No member's data, no credential in any span: a query string keeps its parameters'
+        // names, a Redis command its name.
+        const searched = receiver.spans.find((s) => s.attributes['url.path'] === '/api/v1/members');
+        expect(searched?.attributes['url.query']).toBe('search=');
+        const everything = JSON.stringify(receiver.spans);
+        for (const secret of ['Sürer', 'S%C3%BCrer', clientCredentials.client_key]) {
+          expect(everything).not.toContain(secret);
+        }
+
+        // Traces only: metrics and logs have their own ways out.
+        expect(new Set(receiver.paths)).toEqual(new Set(['POST /v1/traces']));
+        // The probe does see OpenTelemetry when it is loaded (so the test below can fail).
+        expect(importedOpenTelemetry(modulesFile)).not.toEqual([]);
+      } finally {
+        await receiver.close();
+      }
+    },
+  );
+
+  it(
+    'when OTEL_EXPORTER_OTLP_ENDPOINT is set, then the worker sends the spans of its legacy reads, flushed on SIGTERM',
+    { timeout: 60_000 },
+    async () => {
+      const receiver = await startReceiver();
+      try {
+        const worker = startProcess(
+          'worker',
+          {
+            ...environmentVariables(env),
+            SYNC_INTERVAL_MS: '200',
+            OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+            ...ONLY_ON_STOP,
+          },
+          { args: productionCommand('worker'), cwd: process.cwd() },
+        );
+        await worker.waitForLine((l) => l.msg === 'sync worker started');
+        // A few sync runs; their spans wait in the exporter's batch until the stop flushes them.
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        worker.child.kill('SIGTERM');
+        expect(await worker.exited).toBe(0);
+        expect(worker.stderr()).toBe('');
+        const reads = receiver.spans.filter(
+          (s) => s.service === 'worker' && s.attributes['db.system.name'] === 'mysql',
+        );
+        expect(reads.map((s) => s.name)).toContain('mysql SELECT');
+      } finally {
+        await receiver.close();
+      }
+    },
+  );
+
+  it(
+    'when OTEL_EXPORTER_OTLP_ENDPOINT is unset, then no OpenTelemetry module is loaded and nothing is sent',
+    { timeout: 60_000 },
+    async () => {
+      const receiver = await startReceiver();
+      try {
+        const modulesFile = join(probeDir, 'unset.txt');
+        // The receiver is named in the variables an operator might leave set beside it.
+        const { gateway, url } = await startCompiledGateway(
+          { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces` },
+          modulesFile,
+        );
+        const lines = await callAndStop(gateway, url);
+        expect(lines.read).toBeDefined();
+        expect(lines.read).not.toHaveProperty('trace_id');
+        expect(importedOpenTelemetry(modulesFile)).toEqual([]);
+        expect(receiver.paths).toEqual([]);
+      } finally {
+        await receiver.close();
+      }
+    },
+  );
+});
