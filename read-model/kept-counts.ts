@@ -82,13 +82,28 @@ export async function foldKeptCounts(db: Queryable): Promise<number> {
   );
 }
 
-/** One table's fold: its rows per group replaced by their sums; returns the rows it removed. */
+/**
+ * One table's fold: the rows of each group that has deltas (more than one row) replaced by their
+ * sum, and a group summing to nothing removed; returns the rows it removed. A group already folded is left as it is, so a fold writes
+ * in proportion to the deltas since the last one, not to the table: rewriting every row on each
+ * fold made about 1,800 dead rows a second for 25 changes a second in a soak run.
+ */
 async function foldTable(db: Queryable, table: string, group: string[], sums: string[]) {
   const keys = join(group.map(ident));
   const columns = join([...group, ...sums].map(ident));
   const [row] = await pgRows<{ folded: string }>(
     db,
-    sql`WITH gone AS (DELETE FROM ${ident(table)} RETURNING ${columns}),
+    sql`WITH deltas AS (SELECT ${keys} FROM ${ident(table)} GROUP BY ${keys}
+      HAVING count(*) > 1 OR NOT (${join(
+        sums.map((c) => sql`sum(${ident(c)}) <> 0`),
+        ' OR ',
+      )})),
+    gone AS (DELETE FROM ${ident(table)} t USING deltas d
+      WHERE ${join(
+        group.map((c) => sql`t.${ident(c)} = d.${ident(c)}`),
+        ' AND ',
+      )}
+      RETURNING ${join([...group, ...sums].map((c) => sql`t.${ident(c)}`))}),
     folded AS (
       INSERT INTO ${ident(table)} (${columns})
       SELECT ${keys}, ${join(sums.map((c) => sql`sum(${ident(c)})`))} FROM gone

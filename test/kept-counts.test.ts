@@ -182,4 +182,32 @@ describe('kept counts', () => {
     expect(await totalOf('/members?limit=1&status=active')).toBe(before);
     expect((await verifyEnvironment(env)).total).toBe(0);
   });
+
+  it('when one member is added after a fold, then the next fold rewrites only the groups it touched', async () => {
+    const pool = readModelPool(gateway.db);
+    await foldKeptCounts(pool);
+    const ids = async () => {
+      const { rows } = await pool.query<{ id: string }>(
+        `SELECT 'c' || id AS id FROM kept_counts UNION ALL SELECT 't' || id FROM kept_totals
+         UNION ALL SELECT 'd' || id FROM kept_day_sums`,
+      );
+      return new Set(rows.map((row) => row.id));
+    };
+    const folded = await ids();
+    // Nothing to fold: nothing rewritten (a fold of every row made dead rows in proportion to
+    // the table at each run).
+    expect(await foldKeptCounts(pool)).toBe(0);
+    expect(await ids()).toEqual(folded);
+    const dashboard = await LegacyDashboard.connect(env.legacyUrl);
+    await dashboard.insertMember({ branch_id: branch });
+    await dashboard.close();
+    await syncOnce(env);
+    expect(await foldKeptCounts(pool)).toBeGreaterThan(0);
+    const after = await ids();
+    const kept = [...folded].filter((id) => after.has(id)).length;
+    // One member touches a few groups (its block, its status, its branch): all others stay.
+    expect(folded.size - kept).toBeGreaterThan(0);
+    expect(folded.size - kept).toBeLessThanOrEqual(6);
+    expect((await verifyEnvironment(env)).total).toBe(0);
+  });
 });
