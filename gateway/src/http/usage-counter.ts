@@ -18,8 +18,13 @@ import type { RedisClient } from '../../../common/redis.js';
 const HOUR_MS = 3_600_000;
 /** Fields sent by one script call at most; a larger flush is several calls. */
 const FIELDS_PER_CALL = 2000;
-/** How long Redis remembers an applied flush: one sent again within it adds nothing. */
-const FLUSHED_MARK_SECONDS = 3600;
+/**
+ * How long Redis remembers an applied flush: one sent again within it adds nothing. A flush is
+ * sent again at the next interval, a second later, once Redis answers; five minutes covers that
+ * with room, and keeps about 300 marks per gateway (an hour kept 3,600, a steady rise in Redis
+ * for the first hour of every run).
+ */
+const FLUSHED_MARK_SECONDS = 300;
 
 // KEYS: the counts hash, this flush's mark. ARGV: the mark's lifetime, then field, increment
 // pairs. A flush whose answer was lost is sent again under the same mark, so it is added once.
