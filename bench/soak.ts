@@ -9,9 +9,11 @@
 // PostgreSQL's size and largest tables, Redis memory, p50/p99 per group, 5xx, sync lag p99,
 // webhook events pending (bench/soak/measure.ts). At the end sync:verify, the webhook ledgers
 // (bench/soak/checks.ts), each feed copy against the lists, and a verdict per acceptance point
-// (bench/soak/verdict.ts). `--faults`: two gateways, private PostgreSQL and Redis, and at
-// 20/40/60/80 % of the run Redis restarted, PostgreSQL restarted, the worker and one gateway
-// SIGKILLed and started again (bench/soak/faults.ts); 5xx counted inside and outside each outage.
+// (bench/soak/verdict.ts). PostgreSQL and Redis are the bench's own, with their default
+// settings (autovacuum on): a shared server tuned for tests (autovacuum off) bloats in minutes
+// and would measure its tuning, not the product. `--faults`: two gateways, and at 20/40/60/80 %
+// of the run Redis restarted, PostgreSQL restarted, the worker and one gateway SIGKILLed and
+// started again (bench/soak/faults.ts); 5xx counted inside and outside each outage.
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { typesRead } from '../api/changes/change-types.js';
@@ -73,7 +75,7 @@ const REPORT_DELAY_MS = 1500;
 interface Run {
   options: SoakOptions;
   env: ThrowawayEnvironment;
-  servers?: PrivateServers;
+  servers: PrivateServers;
   probes: ReturnType<typeof openProbes>;
   gateways: Supervised[];
   worker?: Supervised;
@@ -97,10 +99,9 @@ function rssOf(run: Run): Record<string, number> {
 async function loadPeriod(run: Run, started: number) {
   const durationMs = run.options.minutes * 60_000;
   const outages: Outage[] = [];
-  const servers = run.servers;
   const faulting = (async () => {
-    if (!servers || !run.worker) return;
-    for (const fault of faultsOf(servers, run.worker, run.gateways[1]!)) {
+    if (!run.options.faults || !run.worker) return;
+    for (const fault of faultsOf(run.servers, run.worker, run.gateways[1]!)) {
       await sleep(started + fault.at * durationMs - Date.now());
       console.log(`\n!! ${fault.what} at ${((Date.now() - started) / 1000).toFixed(0)} s`);
       outages.push(await inject(fault));
@@ -113,7 +114,7 @@ async function loadPeriod(run: Run, started: number) {
     await sleep(to + REPORT_DELAY_MS - Date.now());
     const snapshot = await run.recording.snapshot(from, to, rssOf(run), run.probes);
     snapshots.push(snapshot);
-    printSnapshot(snapshot, `${minute(to)} min (since ${minute(from)} min)`, !run.servers);
+    printSnapshot(snapshot, `${minute(to)} min (since ${minute(from)} min)`);
     from = to;
   }
   await faulting;
@@ -150,7 +151,8 @@ async function soak(run: Run): Promise<void> {
       `${options.minutes} min, a report every ${options.reportEverySeconds} s; retention ${RETENTION_MINUTES} min; ` +
         `${run.gateways.length} gateway(s), 1 worker; ${dashboard.memberIds.length} members; ` +
         `${READERS * READ_RATE} reads/s, ${WRITE_RATE} member writes/s, ${LEGACY_RATE} legacy changes/s` +
-        (options.faults ? '; faults at 20/40/60/80 % on private PostgreSQL and Redis' : ''),
+        '; private PostgreSQL and Redis' +
+        (options.faults ? '; faults at 20/40/60/80 %' : ''),
     );
     const writerProcess = forkLoad('bench/soak/legacy-writer.ts', {
       legacyUrl: env.legacyUrl,
@@ -223,17 +225,14 @@ async function soak(run: Run): Promise<void> {
 }
 
 export async function benchSoak(options: SoakOptions): Promise<void> {
-  const servers = options.faults ? await startPrivateServers() : undefined;
+  const servers = await startPrivateServers();
   let run: Run | undefined;
   try {
-    const env = await benchEnvironment(
-      'benchsoak',
-      servers && {
-        postgresUrl: servers.postgres.url,
-        mysqlUrl: loadConfig().legacy.url,
-        redisUrl: servers.redis.url,
-      },
-    );
+    const env = await benchEnvironment('benchsoak', {
+      postgresUrl: servers.postgres.url,
+      mysqlUrl: loadConfig().legacy.url,
+      redisUrl: servers.redis.url,
+    });
     run = {
       options,
       env,
@@ -243,7 +242,7 @@ export async function benchSoak(options: SoakOptions): Promise<void> {
       loads: [],
       crashes: [],
       recording: new Recording(),
-      ...(servers ? { servers } : {}),
+      servers,
     };
     await soak(run);
   } finally {
@@ -255,7 +254,7 @@ export async function benchSoak(options: SoakOptions): Promise<void> {
       ...(held?.receivers ?? []).map((r) => () => r.close()),
       () => held?.probes.close(),
       () => held?.env.destroy(),
-      () => servers?.destroy(),
+      () => servers.destroy(),
     );
   }
 }

@@ -119,7 +119,7 @@ export function latencyByGroup(samples: Sample[]): Snapshot['groups'] {
 
 export const isServerError = (status: number) => status >= 500;
 
-export function printSnapshot(s: Snapshot, title: string, redisShared: boolean): void {
+export function printSnapshot(s: Snapshot, title: string): void {
   const rss = Object.entries(s.rssMb)
     .map(([name, value]) => `${name} ${value.toFixed(0)} MB`)
     .join(', ');
@@ -135,7 +135,7 @@ export function printSnapshot(s: Snapshot, title: string, redisShared: boolean):
     `\n-- ${title}\n` +
       `  RSS: ${rss}\n` +
       `  PostgreSQL: ${mb(s.databaseBytes)}; largest: ${largest || 'n/a'}\n` +
-      `  Redis: used_memory ${mb(s.redisBytes)}${redisShared ? ' (the whole shared server)' : ''}, ` +
+      `  Redis: used_memory ${mb(s.redisBytes)}, ` +
       `${Number.isNaN(s.redisKeys) ? 'n/a' : s.redisKeys} keys under the bench prefix` +
       `${s.redisKinds.length ? ` (${s.redisKinds.map(([kind, n]) => `${kind} ${n}`).join(', ')})` : ''}\n` +
       `  p50/p99 ms (answers): ${groups || 'none'}\n` +
