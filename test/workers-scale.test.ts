@@ -8,7 +8,7 @@ import { createReadModelClient, type ReadModelClient } from '../common/databases
 import { createRedis, type RedisClient } from '../common/redis.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { SYNC_TABLES } from '../read-model/tables/index.js';
-import { syncQueueName, type TableJobData } from '../worker/src/queues.js';
+import { QUEUE_STREAMS, syncQueueName, type TableJobData } from '../worker/src/queues.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { environmentVariables, startProcess, type RunningProcess } from './support/processes.js';
@@ -40,6 +40,7 @@ beforeAll(async () => {
       new Queue<TableJobData>(syncQueueName(t.name), {
         connection: redis,
         prefix: env.redisPrefix,
+        streams: QUEUE_STREAMS,
       }),
     ]),
   );

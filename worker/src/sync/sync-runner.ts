@@ -9,7 +9,13 @@ import type { Logger } from '../../../common/logger.js';
 import { readModelPool } from '../../../common/databases.js';
 import { foldKeptCounts } from '../../../read-model/kept-counts.js';
 import { closeWithin } from '../close-within.js';
-import { JOBS, TABLE_JOB_OPTIONS, syncQueueName, type TableJobData } from '../queues.js';
+import {
+  JOBS,
+  QUEUE_STREAMS,
+  TABLE_JOB_OPTIONS,
+  syncQueueName,
+  type TableJobData,
+} from '../queues.js';
 import { DEFAULT_RECONCILE_OPTIONS, reconcileTable } from './reconcile.js';
 import type { RejectedRow } from '../../../read-model/rejects.js';
 import type { SyncMetrics } from './sync-metrics.js';
@@ -138,6 +144,7 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
     const queue = new Queue<TableJobData>(syncQueueName(table.name), {
       connection: deps.connection,
       prefix: deps.prefix,
+      streams: QUEUE_STREAMS,
     });
     queue.on('error', (error) =>
       log('error', `queue:${table.name}`, { table: table.name, err: error }, 'sync queue error'),

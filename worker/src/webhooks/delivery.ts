@@ -20,6 +20,7 @@ import {
   DELIVER_BATCH,
   DELIVER_JOB,
   DELIVER_JOB_OPTIONS,
+  QUEUE_STREAMS,
   WEBHOOK_QUEUE,
   type DeliverJobData,
 } from '../queues.js';
@@ -149,6 +150,7 @@ export function startDelivery(deps: DeliveryDeps) {
   const queue = new Queue<DeliverJobData>(WEBHOOK_QUEUE, {
     connection: deps.connection,
     prefix: deps.prefix,
+    streams: QUEUE_STREAMS,
   });
   queue.on('error', (error) => deps.log('warn', 'webhook-queue', { err: error }, 'queue error'));
 

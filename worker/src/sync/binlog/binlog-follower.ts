@@ -16,7 +16,7 @@ import type { RedisClient } from '../../../../common/redis.js';
 import type { SyncTable } from '../../../../read-model/table-definition.js';
 import { columnName, readModelTransaction } from '../../../../read-model/transaction.js';
 import { closeWithin } from '../../close-within.js';
-import { BINLOG_JOB, BINLOG_QUEUE, TABLE_JOB_OPTIONS } from '../../queues.js';
+import { BINLOG_JOB, BINLOG_QUEUE, QUEUE_STREAMS, TABLE_JOB_OPTIONS } from '../../queues.js';
 import type { SyncDatabases } from '../sync-engine.js';
 import { applyChangedKeys, type ChangedKeys } from './apply-changes.js';
 import {
@@ -75,7 +75,11 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
   await storeStartPosition(deps);
   let stopping = false;
   const stopListeners = new Set<() => void>();
-  const queue = new Queue(BINLOG_QUEUE, { connection: deps.connection, prefix: deps.prefix });
+  const queue = new Queue(BINLOG_QUEUE, {
+    connection: deps.connection,
+    prefix: deps.prefix,
+    streams: QUEUE_STREAMS,
+  });
   queue.on('error', (error) =>
     deps.log('error', 'queue:binlog', { err: error }, 'binlog queue error'),
   );

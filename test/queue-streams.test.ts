@@ -1,0 +1,70 @@
+// Nothing reads BullMQ's streams of job events, and by default each queue keeps 10,000 of them:
+// Redis would grow through a worker's first hour (a soak saw 2.3 MB every 5 minutes). Every queue
+// the worker makes keeps a short stream (QUEUE_STREAMS, worker/src/queues.ts).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedis, type RedisClient } from '../common/redis.js';
+import { SYNC_TABLES } from '../read-model/tables/index.js';
+import { generateLegacyData } from '../scripts/legacy/generate-data.js';
+import { QUEUE_STREAMS, WEBHOOK_QUEUE, syncQueueName } from '../worker/src/queues.js';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { eventually, startWebhookWorker, startWorker } from './support/worker.js';
+
+/** Redis trims a stream by whole nodes of 100 entries (`~`): the bound is the cap and a node. */
+const KEPT_AT_MOST = QUEUE_STREAMS.events.maxLen + 100;
+
+let env: TestEnvironment;
+let redis: RedisClient;
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  const dashboard = await LegacyDashboard.connect(env.legacyUrl);
+  await generateLegacyData(dashboard.conn, { scale: 0.1, seed: 2 });
+  await dashboard.close();
+  redis = createRedis(env.redisUrl, {});
+}, 60_000);
+
+afterAll(async () => {
+  redis?.disconnect();
+  await env?.destroy();
+});
+
+/** Entries a stream holds now, and entries ever added to it. */
+async function streamOf(queue: string): Promise<{ length: number; added: number }> {
+  const info = (await redis.xinfo('STREAM', `${env.redisPrefix}:${queue}:events`)) as unknown[];
+  const field = (name: string) => Number(info[info.indexOf(name) + 1]);
+  return { length: field('length'), added: field('entries-added') };
+}
+
+describe('queue event streams', () => {
+  it('when the sync has run hundreds of jobs a table, then each queue keeps a short stream of their events', async () => {
+    // A job every 20 ms a table: several events each (added, active, completed), hundreds in
+    // seconds, where the default would keep them all.
+    const worker = await startWorker(env, { intervalMs: 20, reconcileIntervalMs: 200 });
+    const webhooks = startWebhookWorker(env, {});
+    try {
+      const queues = SYNC_TABLES.map((t) => syncQueueName(t.name));
+      await eventually(
+        async () => {
+          for (const queue of queues) {
+            expect((await streamOf(queue)).added).toBeGreaterThan(3 * KEPT_AT_MOST);
+          }
+        },
+        60_000,
+        500,
+      );
+      for (const queue of queues) {
+        expect((await streamOf(queue)).length).toBeLessThanOrEqual(KEPT_AT_MOST);
+      }
+      // The delivery queue keeps the same cap (it has no jobs here: no subscription).
+      await eventually(async () =>
+        expect(
+          await redis.hget(`${env.redisPrefix}:${WEBHOOK_QUEUE}:meta`, 'opts.maxLenEvents'),
+        ).toBe(String(QUEUE_STREAMS.events.maxLen)),
+      );
+    } finally {
+      await webhooks.close();
+      await worker.close();
+    }
+  }, 120_000);
+});
