@@ -77,6 +77,15 @@ async function startSilentPartner() {
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits);
 
+/**
+ * Events the worker's sweep queued again so far: each one a job and a read of its own, where a
+ * page's first tries share one job of 50.
+ */
+async function requeuedBySweep(worker: Started): Promise<number> {
+  const text = await (await fetch(`${worker.url}/metrics`)).text();
+  return Number(/^webhook_sweep_requeued_total (\S+)$/m.exec(text)?.[1] ?? 0);
+}
+
 /** `count` notification changes, one every FAIR_PACE_MS: each one's commit → received, sorted. */
 async function timeChanges(
   pool: ReturnType<typeof readModelPool>,
@@ -174,7 +183,11 @@ export async function benchWebhooks(
     const rates: number[] = [];
     const cpuPerDelivery: number[] = [];
     for (let round = 1; round <= RATE_ROUNDS; round += 1) {
-      const before = { received: partner.received(), cpuMs: worker.cpuMs() };
+      const before = {
+        received: partner.received(),
+        cpuMs: worker.cpuMs(),
+        requeued: await requeuedBySweep(worker),
+      };
       const changed = await pool.query(
         `UPDATE members SET address = $2 || id
           WHERE id IN (SELECT id FROM members ORDER BY id LIMIT $1)`,
@@ -195,11 +208,13 @@ export async function benchWebhooks(
       }
       const seconds = (Date.now() - started) / 1000;
       const cpuMs = worker.cpuMs() - before.cpuMs;
+      const requeued = (await requeuedBySweep(worker)) - before.requeued;
       rates.push(delivered / seconds);
       cpuPerDelivery.push(cpuMs / delivered);
       console.log(
         `  round ${round}: ${delivered} of ${events} events (${partner.received() - before.received} requests) ` +
-          `in ${fmt(seconds, 1)} s: ${fmt(delivered / seconds)} deliveries/s, worker CPU ${fmt(cpuMs / delivered, 2)} ms per delivery`,
+          `in ${fmt(seconds, 1)} s: ${fmt(delivered / seconds)} deliveries/s, worker CPU ${fmt(cpuMs / delivered, 2)} ms per delivery, ` +
+          `${requeued} queued again by the sweep`,
       );
     }
     console.log(

@@ -82,12 +82,13 @@ export function startWebhookWorker(
   const readModel = createReadModelClient(config.db.url, { poolSize: 6 });
   const connection = createRedis(config.redis.url, { forWorker: true });
   const logger = options.logger ?? runLogger(inject('services').runId, 'webhooks-test');
+  const registry = new Registry();
   const webhooks = startWebhooks({
     pool: readModelPool(readModel),
     connection,
     prefix: config.redis.prefix,
     config: config.webhooks,
-    registry: new Registry(),
+    registry,
     log: throttledLog(logger),
     cursors: createCursorCodec(config.secrets.keys),
     secretsKeys: config.secrets.keys,
@@ -95,6 +96,8 @@ export function startWebhookWorker(
   });
   return {
     readModel,
+    /** The worker's metrics, as its /metrics port shows them. */
+    registry,
     async close() {
       await webhooks.close();
       await readModel.$disconnect();

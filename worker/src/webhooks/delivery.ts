@@ -348,20 +348,35 @@ export function startDelivery(deps: DeliveryDeps) {
     deps.log('warn', 'webhook-try', { err: error, events: job?.data.eventIds }, 'tries failed'),
   );
 
-  /** Pending events of enabled subscriptions whose try is overdue: queued again. */
+  /**
+   * When the oldest job still waiting in the queue was due, if one is waiting. Every event due
+   * before it was taken by a worker (or lost); one due after it may be in a job still waiting.
+   */
+  async function queueHead(): Promise<Date | null> {
+    const [oldest] = await queue.getJobs(['wait'], 0, 0, true);
+    return oldest ? new Date(oldest.timestamp + (oldest.opts.delay ?? 0)) : null;
+  }
+
+  /**
+   * Pending events of enabled subscriptions whose try is overdue: queued again. Overdue counts
+   * from the queue's head, not from now: an event behind a backlog (its job waiting its turn) is
+   * not lost, and a copy of it would cost a job and a read of its own, where its page's first
+   * tries share one job of 50, and slow the backlog further.
+   */
   async function sweep(): Promise<number> {
     const { rows } = await deps.pool.query<{ id: string; attempts: number }>(
       `SELECT e.id::text, e.attempts FROM webhook_events e
          JOIN webhook_subscriptions s ON s.id = e.subscription_id AND s.enabled
         WHERE e.status = 'pending'
-          AND e.next_attempt_at <= now() - make_interval(secs => $1)
+          AND e.next_attempt_at <= LEAST(now(), $3::timestamptz) - make_interval(secs => $1)
         ORDER BY e.next_attempt_at LIMIT $2`,
-      [SWEEP_GRACE_SECONDS, SWEEP_BATCH],
+      [SWEEP_GRACE_SECONDS, SWEEP_BATCH, await queueHead()],
     );
-    // An event waiting in one of this process's lines is not lost, only behind its partner's
-    // earlier tries: a copy would cost a job and a read for nothing.
+    // An event waiting in one of this process's lines is not lost either, only behind its
+    // partner's earlier tries.
     const lost = rows.filter((row) => !taken.has(row.id));
     await enqueue(lost.map((row) => ({ id: row.id, attempt: row.attempts + 1 })));
+    deps.metrics.requeued(lost.length);
     return lost.length;
   }
 

@@ -23,6 +23,11 @@ export function createWebhookMetrics(registry: Registry, pool: pg.Pool) {
     buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600, 86400],
     registers: [registry],
   });
+  const requeued = new Counter({
+    name: 'webhook_sweep_requeued_total',
+    help: 'Pending events the sweep queued again, their try overdue: lost by Redis or a killed process',
+    registers: [registry],
+  });
   // Read at each scrape; a scrape during a PostgreSQL outage keeps the last values.
   let pending = { count: 0, oldestSeconds: 0 };
   const refresh = async () => {
@@ -55,6 +60,9 @@ export function createWebhookMetrics(registry: Registry, pool: pg.Pool) {
     },
   });
   return {
+    requeued(count: number) {
+      requeued.inc(count);
+    },
     tried(result: TryResult, deliveredChangeAt: Date | null) {
       tries.inc({ outcome: result.outcome });
       duration.observe(result.durationMs / 1000);

@@ -1,0 +1,92 @@
+// The sweep queues again what the queue lost, not what waits its turn: behind a backlog, an
+// event whose job is still waiting is not copied (each copy is a job and a read of its own, where
+// a page's first tries share one job of 50, and slows the backlog further). Events whose jobs
+// Redis did lose are still queued again (test/webhooks-faults.test.ts).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReadModelClient, readModelPool } from '../common/databases.js';
+import { generateLegacyData } from '../scripts/legacy/generate-data.js';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import {
+  bearer,
+  createTestClient,
+  issueToken,
+  postJson,
+  startGateway,
+  type RunningGateway,
+} from './support/gateway.js';
+import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { syncOnce } from './support/sync-once.js';
+import { startReceiver } from './support/webhook-receiver.js';
+import { eventually, startWebhookWorker } from './support/worker.js';
+
+// Two tries at once, each answered after 100 ms: 20 a second. The last of 400 events waits about
+// 20 s in a job still queued, well past the sweep's 10 s (api/webhooks/overdue.ts).
+const SETTINGS = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CONCURRENCY: '2' };
+const EVENTS = 400;
+const ANSWER_MS = 100;
+
+let env: TestEnvironment;
+let gateway: RunningGateway;
+let worker: ReturnType<typeof startWebhookWorker>;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let readModel: ReturnType<typeof createReadModelClient>;
+let token: string;
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  const dashboard = await LegacyDashboard.connect(env.legacyUrl);
+  await generateLegacyData(dashboard.conn, { scale: 2, seed: 21 });
+  await dashboard.close();
+  await syncOnce(env);
+  gateway = await startGateway(env, SETTINGS);
+  token = await issueToken(
+    gateway,
+    await createTestClient(gateway.db, { scopes: ['members:read', 'webhooks:manage'] }),
+  );
+  receiver = await startReceiver({ secrets: new Map() });
+  receiver.answerWith(() => ({ status: 204, delayMs: ANSWER_MS }));
+  readModel = createReadModelClient(env.databaseUrl, { poolSize: 2 });
+  worker = startWebhookWorker(env, SETTINGS);
+}, 120_000);
+
+afterAll(async () => {
+  await worker?.close();
+  await receiver?.close();
+  await gateway?.close();
+  await readModel?.$disconnect();
+  await env?.destroy();
+});
+
+async function requeued(): Promise<number> {
+  const metric = await worker.registry.getSingleMetric('webhook_sweep_requeued_total')?.get();
+  return metric?.values[0]?.value ?? NaN;
+}
+
+describe('the sweep behind a backlog', () => {
+  it('when 400 events wait behind a slow partner for longer than the sweep grace, then none is queued a second time', async () => {
+    const answer = await postJson(
+      `${gateway.url}/api/v1/webhooks`,
+      { url: receiver.url('/slow'), types: ['members'] },
+      bearer(token).headers,
+    );
+    expect(answer.status).toBe(201);
+    const started = Date.now();
+    const changed = await readModelPool(readModel).query(
+      `UPDATE members SET address = 'backlog-' || id
+        WHERE id IN (SELECT id FROM members ORDER BY id LIMIT $1)`,
+      [EVENTS],
+    );
+    expect(changed.rowCount).toBe(EVENTS);
+    await eventually(
+      () => expect(new Set(receiver.received.map((r) => r.id)).size).toBe(EVENTS),
+      90_000,
+      500,
+    );
+    const seconds = (Date.now() - started) / 1000;
+    console.log(`${EVENTS} events delivered in ${seconds.toFixed(1)} s; swept ${await requeued()}`);
+    // The backlog outlasted the grace, so the sweep did look at overdue events while jobs waited.
+    expect(seconds).toBeGreaterThan(15);
+    expect(await requeued()).toBe(0);
+    expect(receiver.received).toHaveLength(EVENTS);
+  }, 120_000);
+});
