@@ -3,6 +3,7 @@
 // ScopedRead, a handler never writes the branch condition: every statement built here carries the
 // caller's (api/branch-rule.ts), and only the synced tables can be named.
 import type pg from 'pg';
+import pLimit from 'p-limit';
 import { branchCondition, keptBranchKeys } from './branch-rule.js';
 import { ID_BLOCK, type DaySumTable, type KeptTable } from '../read-model/kept-counts.js';
 import { empty, ident, join, raw, sql, type PgQueryable, type Sql } from '../read-model/sql.js';
@@ -102,20 +103,23 @@ export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: PgQuerya
     return name;
   };
   return (scope: DataScope, on: PgQueryable = pool): ScopedSql => {
+    // One connection (a transaction's) runs one statement at a time: pg would queue overlapping
+    // calls itself, but warns that pg 9 refuses them; the pool runs them side by side.
+    const inTurn: <T>(query: () => Promise<T>) => Promise<T> =
+      on === pool ? (query) => query() : pLimit(1);
     const run = async (statement: Sql) => {
       const text = statement.text;
       const { values } = statement;
-      return (await on.query({ name: nameOf(text), text, values, types })).rows as Record<
-        string,
-        unknown
-      >[];
+      return (await inTurn(() => on.query({ name: nameOf(text), text, values, types })))
+        .rows as Record<string, unknown>[];
     };
     /** Rows as arrays of values, in the select list's order (no object per row from pg). */
     const runValues = async (statement: Sql) => {
       const text = statement.text;
       const { values } = statement;
-      return (await on.query({ name: nameOf(text), text, values, types, rowMode: 'array' }))
-        .rows as unknown[][];
+      return (
+        await inTurn(() => on.query({ name: nameOf(text), text, values, types, rowMode: 'array' }))
+      ).rows as unknown[][];
     };
     /** The query's FROM and WHERE, the caller's branch condition last. */
     const filtered = (query: SqlQuery): Sql => {
