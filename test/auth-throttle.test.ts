@@ -125,6 +125,17 @@ describe('throttle of /auth/token', () => {
     expect((await token(from, client.client_key, 'wrong')).status).toBe(401);
   });
 
+  it('when 30 partners ask for tokens at once from one address (one proxy), then every one is answered 200', async () => {
+    const from = freshIp();
+    const clients = await Promise.all(
+      Array.from({ length: 3 * LIMIT }, () => createTestClient(one.db)),
+    );
+    const answers = await Promise.all(
+      clients.map((client) => token(from, client.client_key, client.client_secret)),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(clients.map(() => 200));
+  });
+
   it('when the failures went through one instance, then the other instance throttles too', async () => {
     const from = freshIp();
     await failTimes(LIMIT, (i) => token(from, `ck_other_${i}`, 'guess', one));

@@ -3,12 +3,7 @@
 // instance shares the counts and a guesser cannot spread attempts over instances or over the three
 // token endpoints. Never per client_key alone: whoever knows a key could then lock its partner out.
 import type { Request, RequestHandler } from 'express';
-import {
-  ipKeyGenerator,
-  rateLimit,
-  type Logger as LibraryLogger,
-  type RateLimitInfo,
-} from 'express-rate-limit';
+import { ipKeyGenerator, type ClientRateLimitInfo, type Options } from 'express-rate-limit';
 import type { RedisClient } from '../../../../common/redis.js';
 import { throttledLog } from '../../../../common/log-throttle.js';
 import type { Logger } from '../../../../common/logger.js';
@@ -44,44 +39,65 @@ export function createAuthThrottle(deps: {
    * The operator's choice for an unreachable Redis (RATE_LIMIT_REDIS_FAILURE), as for the limits.
    */
   onRedisFailure: 'open' | 'closed';
-  /** The library's store failures go here, as JSON once per 10 s, never raw on the console. */
+  /** Store failures go here, as JSON once per 10 s, never raw on the console. */
   logger: Logger;
 }): AuthThrottle {
   const log = throttledLog(deps.logger);
-  const libraryLogger: LibraryLogger = {
-    warn: (error, message) => log('warn', 'auth-throttle', { err: error }, message ?? 'throttle'),
-    error: (error) =>
-      log('warn', 'auth-throttle', { err: error }, 'failed-attempt counters unreachable in Redis'),
-  };
-  // One limiter needs one store instance (express-rate-limit refuses a shared one); stores with
-  // the same prefix count on the same Redis keys, so every endpoint adds to the same tally.
+  // Failed attempts only, counted once they have failed: express-rate-limit counts every request
+  // as it arrives and takes a success back when it ends, so a burst of good token requests from
+  // one address (partners behind one proxy, a fleet renewing at once) would be refused while in
+  // flight. A burst of bad ones can thus pass the limit once, by its size; the secrets are 256
+  // bits, and the next request from that address is refused. The counting stays the library's
+  // store (one fixed window per key, shared by every instance).
   const limiter = (
     dimension: 'ip' | 'client-ip',
     keyOf: (req: Request) => Promise<string | null>,
   ): RequestHandler => {
-    const property = `authThrottle_${dimension}`;
-    return rateLimit({
-      windowMs: WINDOW_MS,
-      limit: deps.failedAttemptsPerMinute,
-      // Only 4xx answers stay counted: failed attempts, not traffic. A 5xx (a database down)
-      // says nothing about the credentials, so it must not lock the partner out after recovery;
-      // nor does a 429 (this throttle's own, or the client's issuance limit).
-      skipSuccessfulRequests: true,
-      requestWasSuccessful: (_req, res) =>
-        res.statusCode < 400 || res.statusCode === 429 || res.statusCode >= 500,
-      standardHeaders: false,
-      legacyHeaders: false,
-      requestPropertyName: property,
-      store: new GatewayRedisStore(deps.redis, `${deps.prefix}:auth-fail:${dimension}:`, (e) => e),
-      passOnStoreError: deps.onRedisFailure === 'open',
-      logger: libraryLogger,
-      skip: async (req) => (await keyOf(req)) === null,
-      keyGenerator: async (req) => (await keyOf(req)) ?? '',
-      handler: (req, _res, next) => {
-        const info = (req as Request & Record<string, RateLimitInfo | undefined>)[property];
-        next(tooManyFailedAttempts(secondsUntil(info?.resetTime)));
-      },
-    });
+    const store = new GatewayRedisStore(
+      deps.redis,
+      `${deps.prefix}:auth-fail:${dimension}:`,
+      (e) => e,
+    );
+    void store.init({ windowMs: WINDOW_MS } as Options);
+    const countFailure = (key: string) =>
+      store
+        .increment(key)
+        .catch((error: unknown) =>
+          log(
+            'warn',
+            'auth-throttle',
+            { err: error },
+            'failed-attempt counters unreachable in Redis',
+          ),
+        );
+    return async (req, res, next) => {
+      const key = await keyOf(req);
+      if (key === null) return next();
+      let failed: ClientRateLimitInfo | undefined;
+      try {
+        failed = await store.get(key);
+      } catch (error) {
+        log(
+          'warn',
+          'auth-throttle',
+          { err: error },
+          'failed-attempt counters unreachable in Redis',
+        );
+        return next(deps.onRedisFailure === 'open' ? undefined : error);
+      }
+      if (failed && failed.totalHits >= deps.failedAttemptsPerMinute) {
+        return next(tooManyFailedAttempts(secondsUntil(failed.resetTime)));
+      }
+      // Only 4xx answers count: failed attempts, not traffic. A 5xx (a database down) says
+      // nothing about the credentials, so it must not lock the partner out after recovery; nor
+      // does a 429 (this throttle's own, or the client's issuance limit).
+      res.once('finish', () => {
+        if (res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 429) {
+          void countFailure(key);
+        }
+      });
+      next();
+    };
   };
 
   const ipOf = (req: Request) => ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown');
