@@ -19,7 +19,9 @@ const options = JSON.parse(process.argv[2]!) as WriterOptions;
  */
 const KEPT_ADDED = 400;
 /** Live members above the generated ones (the writer's and the API's) kept before soft deletes. */
-const KEPT_NEW_MEMBERS = 300;
+const KEPT_NEW_MEMBERS = 30;
+/** A member inserted every this many changes: a few a minute, not a club's year in a day. */
+const INSERT_MEMBER_EVERY = 100;
 
 /** A marker waiting to show: read-model table, column, row. */
 interface Pending {
@@ -89,6 +91,10 @@ async function change(i: number): Promise<void> {
       return awaitMarker('notifications', 'title', id, marker);
     }
     case 5: {
+      if (i % INSERT_MEMBER_EVERY !== 5) {
+        await dashboard.update('members', member, { address: marker });
+        return awaitMarker('members', 'address', member, marker);
+      }
       const id = await dashboard.insertMember({
         branch_id: options.branchIds[i % options.branchIds.length]!,
         full_name: 'Soak',

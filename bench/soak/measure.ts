@@ -11,7 +11,8 @@ export interface Snapshot {
   at: number;
   rssMb: Record<string, number>;
   databaseBytes: number;
-  largest: [table: string, bytes: number][];
+  /** Every table's size with its indexes and TOAST, bytes. */
+  tables: Record<string, number>;
   redisBytes: number;
   redisKeys: number;
   /** The bench prefix's keys by the name's next segment (`bull`, `rl`...), the commonest first. */
@@ -50,15 +51,14 @@ export function openProbes(databaseUrl: string, redisUrl: string, redisPrefix: s
        UNION ALL
        (SELECT c.relname, pg_total_relation_size(c.oid)::text FROM pg_class c
          JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
-        ORDER BY pg_total_relation_size(c.oid) DESC LIMIT 5)`,
+        WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p'))`,
     );
     const { rows: pending } = await pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM webhook_events WHERE status = 'pending'`,
     );
     return {
       databaseBytes: Number(rows[0]!.bytes),
-      largest: rows.slice(1).map((r): [string, number] => [r.name, Number(r.bytes)]),
+      tables: Object.fromEntries(rows.slice(1).map((r) => [r.name, Number(r.bytes)])),
       webhooksPending: pending[0]!.n,
     };
   }
@@ -84,7 +84,7 @@ export function openProbes(databaseUrl: string, redisUrl: string, redisPrefix: s
 
   return {
     storage: () =>
-      storage().catch(() => ({ databaseBytes: NaN, largest: [], webhooksPending: NaN })),
+      storage().catch(() => ({ databaseBytes: NaN, tables: {}, webhooksPending: NaN })),
     redis: () =>
       redisFigures().catch(() => ({
         redisBytes: NaN,
@@ -123,7 +123,11 @@ export function printSnapshot(s: Snapshot, title: string): void {
   const rss = Object.entries(s.rssMb)
     .map(([name, value]) => `${name} ${value.toFixed(0)} MB`)
     .join(', ');
-  const largest = s.largest.map(([name, bytes]) => `${name} ${mb(bytes)}`).join(', ');
+  const largest = Object.entries(s.tables)
+    .sort(([, a], [, b]) => b - a)
+    .slice(0, 5)
+    .map(([name, bytes]) => `${name} ${mb(bytes)}`)
+    .join(', ');
   const refusals = Object.entries(s.refusals)
     .sort(([, a], [, b]) => b - a)
     .map(([key, n]) => `${key} ×${n}`)

@@ -1,6 +1,7 @@
 // A process of the soak (a gateway, the worker) as an orchestrator keeps it: one that exits on
 // its own is noted as a crash and started again, as a container would be, so the run goes on and
 // the verdict counts it; one the bench kills on purpose (a fault) or stops is not a crash.
+import { onInterrupt } from '../cleanup.js';
 import type { Started } from '../gateway/processes.js';
 
 export interface Crash {
@@ -23,6 +24,11 @@ export class Supervised {
   ) {
     this.current = first;
     this.watch(first);
+    // Ctrl-C reaches the whole process group: its processes stop, and are not started again.
+    onInterrupt(() => {
+      this.quiet = true;
+      return Promise.resolve();
+    });
   }
 
   private watch(process: Started): void {

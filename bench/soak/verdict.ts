@@ -8,6 +8,8 @@ import type { Outage } from './faults.js';
 import type { Crash } from './supervised.js';
 import type { CopyComparison, Sample } from './messages.js';
 import { isServerError, mb, type Snapshot } from './measure.js';
+import { RETENTION_MINUTES } from './setup.js';
+import { SYNC_TABLES } from '../../read-model/tables/index.js';
 
 const STEADY_SHARE = 0.1;
 const P99_RISE = 0.2;
@@ -54,7 +56,7 @@ const inOutage = (outages: Outage[], at: number) =>
 export function printVerdict(e: Ending, faults: boolean): void {
   const minutes = ((e.reference.at - e.started) / 60_000).toFixed(1);
   console.log(
-    `\nverdict (reference: the report at ${minutes} min, the first at or after the retention period, or the first of a shorter run)`,
+    `\nverdict (reference: the report at ${minutes} min, the first after every kind of row has been through its first retention period, or the first of a shorter run)`,
   );
   for (const name of Object.keys(e.reference.rssMb))
     steady(e, `${name} RSS`, (s) => s.rssMb[name], ' MB');
@@ -108,14 +110,52 @@ export function printVerdict(e: Ending, faults: boolean): void {
         `${c.expired} cursors expired`,
     );
   }
+  printStorage(e);
+}
+
+/**
+ * What the API keeps because of changes and of requests: its own tables, the dashboard's copy
+ * aside (that follows the club's data, which the writer keeps at about one size).
+ */
+const KEPT_FOR_CHANGES = [
+  'webhook_events',
+  'webhook_attempts',
+  'member_write_audit',
+  'sync_tombstones',
+  'change_departures',
+  'kept_counts',
+  'kept_totals',
+  'kept_day_sums',
+];
+const KEPT_FOR_REQUESTS = ['api_tokens', 'usage_hours', 'usage_merges'];
+
+function printStorage(e: Ending): void {
   const end = e.snapshots.at(-1)!;
-  const growth = end.databaseBytes - e.reference.databaseBytes;
-  const changes = end.changes - e.reference.changes;
-  const requests = end.requests - e.reference.requests;
+  const sum = (s: Snapshot, tables: readonly string[]) =>
+    tables.reduce((total, t) => total + (s.tables[t] ?? 0), 0);
+  const copied = SYNC_TABLES.map((t) => t.name);
+  const grown = Object.keys(end.tables)
+    .map((t): [string, number] => [t, end.tables[t]! - (e.reference.tables[t] ?? 0)])
+    .sort(([, a], [, b]) => b - a)
+    .slice(0, 6)
+    .map(([t, bytes]) => `${t} ${bytes >= 0 ? '+' : ''}${mb(bytes)}`);
   console.log(
-    `\nstorage: PostgreSQL ${mb(e.reference.databaseBytes)} → ${mb(end.databaseBytes)} (${mb(growth)}) ` +
-      `over ${changes} changes and ${requests} requests since the reference: ` +
-      `${mb((growth / Math.max(1, changes)) * 1e6)} per million changes, ` +
-      `${mb((growth / Math.max(1, requests)) * 1e6)} per million requests`,
+    `\nstorage: PostgreSQL ${mb(e.reference.databaseBytes)} at the reference → ${mb(end.databaseBytes)} ` +
+      `(${mb(end.databaseBytes - e.reference.databaseBytes)}); the dashboard's copy ` +
+      `${mb(sum(e.reference, copied))} → ${mb(sum(end, copied))}; grew most: ${grown.join(', ')}`,
+  );
+  // Kept at the end for what the last retention period brought: bytes per million of each.
+  const windowStart =
+    e.snapshots.findLast((s) => s.at <= end.at - RETENTION_MINUTES * 60_000) ?? e.reference;
+  const changes = end.changes - windowStart.changes;
+  const requests = end.requests - windowStart.requests;
+  const perMillion = (bytes: number, count: number) => mb((bytes / Math.max(1, count)) * 1e6);
+  console.log(
+    `kept by the API at the end, for ${changes} changes and ${requests} requests of the last ` +
+      `${RETENTION_MINUTES} min: ${mb(sum(end, KEPT_FOR_CHANGES))} by changes ` +
+      `(${KEPT_FOR_CHANGES.filter((t) => end.tables[t]).join(', ')}), ` +
+      `${perMillion(sum(end, KEPT_FOR_CHANGES), changes)} per million changes; ` +
+      `${mb(sum(end, KEPT_FOR_REQUESTS))} by requests (${KEPT_FOR_REQUESTS.join(', ')}), ` +
+      `${perMillion(sum(end, KEPT_FOR_REQUESTS), requests)} per million requests`,
   );
 }
