@@ -37,11 +37,23 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv): Traci
       // Health probes and metrics scrapes would be most of the traces and tell nothing.
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz|metrics)\b/.test(req.url ?? ''),
-        // A query string can hold a member's name or phone (`search`): a span keeps the names of
-        // its parameters, never their values, as the log line keeps only the route.
+        // A query string can hold a member's name or phone (`search`), and a partner's webhook URL
+        // a token of theirs: a span keeps the names of its parameters, never their values, as the
+        // log line keeps only the route. The instrumentation's own redaction knows a few names.
         requestHook: (span, request) => {
-          const query = request instanceof IncomingMessage ? request.url?.split('?')[1] : undefined;
-          if (query) span.setAttribute('url.query', parameterNamesOf(query));
+          if (request instanceof IncomingMessage) {
+            const query = request.url?.split('?')[1];
+            if (query) span.setAttribute('url.query', parameterNamesOf(query));
+            return;
+          }
+          // An outgoing request (a webhook try): its URL as the instrumentation writes it,
+          // scheme, Host header (host and any port that is not the default) and path.
+          const [path, query] = request.path.split('?');
+          if (query) {
+            const host = String(request.getHeader('host'));
+            const url = `${request.protocol}//${host}${path}?${parameterNamesOf(query)}`;
+            span.setAttribute('url.full', url);
+          }
         },
       }),
       // One span per route handler, not one per middleware layer (a dozen a request).
