@@ -421,9 +421,18 @@ describe('traces', () => {
         const system = (s: ReceivedSpan) =>
           s.attributes['db.system.name'] ?? s.attributes['db.system'];
         const names = inTrace.map((s) => s.name).join(', ');
-        expect(inTrace.some((s) => system(s) === 'mysql'), names).toBe(true);
-        expect(inTrace.some((s) => system(s) === 'postgresql'), names).toBe(true);
-        expect(inTrace.some((s) => system(s) === 'redis'), names).toBe(true);
+        expect(
+          inTrace.some((s) => system(s) === 'mysql'),
+          names,
+        ).toBe(true);
+        expect(
+          inTrace.some((s) => system(s) === 'postgresql'),
+          names,
+        ).toBe(true);
+        expect(
+          inTrace.some((s) => system(s) === 'redis'),
+          names,
+        ).toBe(true);
         // The worker's spans are in traces of their own, linked to the write's, never in it.
         expect(inTrace.every((s) => s.service === 'gateway')).toBe(true);
 
