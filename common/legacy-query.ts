@@ -19,6 +19,7 @@ export function legacyQuery<T>(
   // The statement as written, with its `?` placeholders: values never reach a span.
   return traces.inSpan(
     `mysql ${operationOf(text)}`,
+    'client',
     { 'db.system.name': 'mysql', 'db.query.text': text },
     () => runner.query<T>(query, values),
   );

@@ -4,7 +4,15 @@
 // themselves (docs/operations.md, "Traces").
 import { IncomingMessage } from 'node:http';
 import { register } from 'node:module';
-import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  context,
+  isSpanContextValid,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Link,
+} from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
@@ -37,11 +45,23 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv): Traci
       // Health probes and metrics scrapes would be most of the traces and tell nothing.
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz|metrics)\b/.test(req.url ?? ''),
-        // A query string can hold a member's name or phone (`search`): a span keeps the names of
-        // its parameters, never their values, as the log line keeps only the route.
+        // A query string can hold a member's name or phone (`search`), and a partner's webhook URL
+        // a token of theirs: a span keeps the names of its parameters, never their values, as the
+        // log line keeps only the route. The instrumentation's own redaction knows a few names.
         requestHook: (span, request) => {
-          const query = request instanceof IncomingMessage ? request.url?.split('?')[1] : undefined;
-          if (query) span.setAttribute('url.query', parameterNamesOf(query));
+          if (request instanceof IncomingMessage) {
+            const query = request.url?.split('?')[1];
+            if (query) span.setAttribute('url.query', parameterNamesOf(query));
+            return;
+          }
+          // An outgoing request (a webhook try): its URL as the instrumentation writes it,
+          // scheme, Host header (host and any port that is not the default) and path.
+          const [path, query] = request.path.split('?');
+          if (query) {
+            const host = String(request.getHeader('host'));
+            const url = `${request.protocol}//${host}${path}?${parameterNamesOf(query)}`;
+            span.setAttribute('url.full', url);
+          }
         },
       }),
       // One span per route handler, not one per middleware layer (a dozen a request).
@@ -56,8 +76,15 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv): Traci
   const tracer = trace.getTracer('dashboard-partner-api');
   return {
     traceId: () => trace.getActiveSpan()?.spanContext().traceId,
-    async inSpan(name, attributes, work) {
-      const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes });
+    traceParent() {
+      const active = trace.getActiveSpan()?.spanContext();
+      // A trace the sampler dropped is never received: nothing could follow a link to it.
+      if (!active || !(active.traceFlags & TraceFlags.SAMPLED)) return undefined;
+      return `00-${active.traceId}-${active.spanId}-01`;
+    },
+    async inSpan(name, kind, attributes, work) {
+      const spanKind = kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL;
+      const span = tracer.startSpan(name, { kind: spanKind, attributes });
       try {
         return await context.with(trace.setSpan(context.active(), span), work);
       } catch (error) {
@@ -67,9 +94,25 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv): Traci
         span.end();
       }
     },
+    addLinks(traceParents) {
+      const links = traceParents.flatMap((parent) => {
+        const link = linkTo(parent);
+        return link ? [link] : [];
+      });
+      if (links.length > 0) trace.getActiveSpan()?.addLinks(links);
+    },
     // Sends the spans still buffered: the exporter batches them every few seconds.
     shutdown: () => sdk.shutdown(),
   };
+}
+
+/** A link to the span a stored `traceparent` (version 00, as traceParent writes it) names. */
+function linkTo(traceParent: string): Link | undefined {
+  const [, traceId, spanId, flags] =
+    /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(traceParent) ?? [];
+  if (!traceId || !spanId || !flags) return undefined;
+  const spanContext = { traceId, spanId, traceFlags: parseInt(flags, 16), isRemote: true };
+  return isSpanContextValid(spanContext) ? { context: spanContext } : undefined;
 }
 
 /** `search=Ay%C5%9Fe&limit=5` as `search=&limit=`. */

@@ -1,7 +1,9 @@
 // OTEL_EXPORTER_OTLP_ENDPOINT: with it set, the gateway (its compiled entry point, as production
 // starts it) sends each request's trace to that OTLP receiver, the server span with its route and
 // the spans of the queries and Redis commands the request made, and its log line names the trace;
-// with it unset, no OpenTelemetry module is loaded at all (docs/operations.md, "Traces").
+// a member update's trace is followed into the worker, whose sync run reading the row and whose
+// webhook try carrying its change are linked to it (docs/decisions/0017-traces.md); with it
+// unset, no OpenTelemetry module is loaded at all (docs/operations.md, "Traces").
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +18,8 @@ import { memberApi, randomPhone } from './support/member-writes.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { environmentVariables, startProcess, type RunningProcess } from './support/processes.js';
 import { syncOnce } from './support/sync-once.js';
+import { startReceiver as startPartner } from './support/webhook-receiver.js';
+import { eventually } from './support/worker.js';
 
 /** A span as the OTLP/HTTP JSON exporter sends it, with its process's service.name. */
 interface ReceivedSpan {
@@ -25,6 +29,8 @@ interface ReceivedSpan {
   parentSpanId?: string;
   name: string;
   attributes: Record<string, unknown>;
+  /** The spans it follows from, in other traces. */
+  links?: { traceId: string; spanId: string }[];
 }
 
 interface OtlpValue {
@@ -112,7 +118,7 @@ beforeAll(async () => {
   await syncOnce(env);
   const db = createReadModelClient(env.databaseUrl);
   clientCredentials = await createTestClient(db, {
-    scopes: ['members:list', 'members:read', 'members:write'],
+    scopes: ['members:list', 'members:read', 'members:write', 'webhooks:manage'],
   });
   await db.$disconnect();
 });
@@ -141,6 +147,99 @@ async function startCompiledGateway(variables: Record<string, string>, modulesFi
   );
   const line = await gateway.waitForLine((l) => l.msg === 'gateway listening');
   return { gateway, url: `http://127.0.0.1:${line.port as number}` };
+}
+
+/** The compiled worker, started as production starts it, with the same probe as the gateway. */
+async function startCompiledWorker(variables: Record<string, string>, modulesFile: string) {
+  const probe = join(process.cwd(), 'test/support/resolved-modules.mjs');
+  const worker = startProcess(
+    'worker',
+    {
+      ...environmentVariables(env),
+      ...variables,
+      NODE_OPTIONS: `--import=${probe}`,
+      RESOLVED_MODULES_FILE: modulesFile,
+    },
+    { args: productionCommand('worker'), cwd: process.cwd() },
+  );
+  await worker.waitForLine((l) => l.msg === 'sync worker started');
+  return worker;
+}
+
+/** A partner's webhook URL whose query carries a credential of the partner's. */
+const PARTNER_TOKEN = 'partner-token-5f1c';
+const PARTNER_PATH = `/hook?token=${PARTNER_TOKEN}`;
+/** Polls, dispatches and sends within a few hundred ms, so a test waits on what it checks. */
+const WORKER_PACE = {
+  SYNC_INTERVAL_MS: '200',
+  WEBHOOK_DISPATCH_INTERVAL_MS: '50',
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+};
+
+/**
+ * One member update through the compiled gateway, followed by the compiled worker: its sync
+ * polls the row, its dispatch makes the partner's event, its delivery sends it. Waits for the
+ * partner's event, then for `settled`, then stops both processes as an orchestrator does.
+ */
+async function memberUpdateFollowed(
+  variables: Record<string, string>,
+  name: string,
+  settled: (traceId: string | undefined) => void,
+) {
+  const secrets = new Map<string, string>();
+  const partner = await startPartner({ secrets });
+  const modules = {
+    gateway: join(probeDir, `${name}-gateway.txt`),
+    worker: join(probeDir, `${name}-worker.txt`),
+  };
+  const stopped: RunningProcess[] = [];
+  try {
+    const { gateway, url } = await startCompiledGateway(
+      { ...variables, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      modules.gateway,
+    );
+    stopped.push(gateway);
+    const worker = await startCompiledWorker({ ...variables, ...WORKER_PACE }, modules.worker);
+    stopped.push(worker);
+    const { body: token } = await postJson(`${url}/api/v1/auth/token`, clientCredentials);
+    const accessToken = (token.data as { access_token: string }).access_token;
+    const subscribed = await postJson(
+      `${url}/api/v1/webhooks`,
+      { url: partner.url(PARTNER_PATH) },
+      bearer(accessToken).headers,
+    );
+    expect(subscribed.status, JSON.stringify(subscribed.body)).toBe(201);
+    secrets.set(PARTNER_PATH, subscribed.body.data.secret as string);
+
+    const phone = randomPhone();
+    const updated = await memberApi(url, accessToken).update(memberId, { phone });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    const line = await gateway.waitForLine(
+      (l) => l.msg === 'request' && l.request_id === updated.headers.get('x-request-id'),
+    );
+    const event = await eventually(() => {
+      const found = partner.received.find(
+        (e) => (e.parsed.data as { type: string; id: number }).id === memberId,
+      );
+      expect(found).toBeDefined();
+      return found!;
+    }, 15_000);
+    expect(event.verified).toBe(true);
+    expect(event.parsed.type).toBe('members.upsert');
+    await eventually(() => settled(line.trace_id as string | undefined), 15_000);
+
+    gateway.child.kill('SIGTERM');
+    worker.child.kill('SIGTERM');
+    expect(await gateway.exited).toBe(0);
+    expect(await worker.exited).toBe(0);
+    expect(gateway.stderr()).toBe('');
+    expect(worker.stderr()).toBe('');
+    return { phone, line, modules };
+  } finally {
+    // After a failure: nothing left running (kill does nothing to a process that has exited).
+    for (const running of stopped) running.kill();
+    await partner.close();
+  }
 }
 
 /**
@@ -278,6 +377,104 @@ describe('traces', () => {
           (s) => s.service === 'worker' && s.attributes['db.system.name'] === 'mysql',
         );
         expect(reads.map((s) => s.name)).toContain('mysql SELECT');
+      } finally {
+        await receiver.close();
+      }
+    },
+  );
+
+  it(
+    "when OTEL_EXPORTER_OTLP_ENDPOINT is set, then a member update's trace holds its MySQL, PostgreSQL and Redis spans, the worker's sync run of the row and the webhook try are linked to it, and the partner's URL keeps no query value",
+    { timeout: 90_000 },
+    async () => {
+      const receiver = await startReceiver();
+      try {
+        const linkedTo = (traceId: string | undefined, name: string) =>
+          receiver.spans.filter(
+            (s) =>
+              s.service === 'worker' &&
+              s.name === name &&
+              s.links?.some((link) => link.traceId === traceId),
+          );
+        const { phone, line } = await memberUpdateFollowed(
+          // Sent as they end: the test waits for the worker's spans.
+          { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' },
+          'update-set',
+          (traceId) => {
+            expect(traceId).toBeDefined();
+            expect(linkedTo(traceId, 'sync-table members')).not.toEqual([]);
+            expect(linkedTo(traceId, 'webhook delivery')).not.toEqual([]);
+          },
+        );
+
+        // The gateway's request span: the update's trace, with its statements on all three.
+        const write = receiver.spans.find(
+          (s) =>
+            s.attributes['http.route'] === '/api/v1/members/:id' &&
+            s.attributes['http.request.method'] === 'PUT' &&
+            !s.parentSpanId,
+        );
+        expect(write, JSON.stringify(receiver.spans.map((s) => s.name))).toBeDefined();
+        expect(write!.service).toBe('gateway');
+        expect(line.trace_id).toBe(write!.traceId);
+        const inTrace = receiver.spans.filter((s) => s.traceId === write!.traceId);
+        const system = (s: ReceivedSpan) =>
+          s.attributes['db.system.name'] ?? s.attributes['db.system'];
+        const names = inTrace.map((s) => s.name).join(', ');
+        expect(
+          inTrace.some((s) => system(s) === 'mysql'),
+          names,
+        ).toBe(true);
+        expect(
+          inTrace.some((s) => system(s) === 'postgresql'),
+          names,
+        ).toBe(true);
+        expect(
+          inTrace.some((s) => system(s) === 'redis'),
+          names,
+        ).toBe(true);
+        // The worker's spans are in traces of their own, linked to the write's, never in it.
+        expect(inTrace.every((s) => s.service === 'gateway')).toBe(true);
+
+        // The sync run reading the row: its legacy read is its child.
+        const [sync] = linkedTo(write!.traceId, 'sync-table members');
+        expect(sync!.traceId).not.toBe(write!.traceId);
+        expect(
+          receiver.spans.some(
+            (s) => s.parentSpanId === sync!.spanId && s.attributes['db.system.name'] === 'mysql',
+          ),
+        ).toBe(true);
+
+        // The webhook try: its POST is its child, the partner's URL without the token's value.
+        const [delivery] = linkedTo(write!.traceId, 'webhook delivery');
+        const post = receiver.spans.find((s) => s.parentSpanId === delivery!.spanId);
+        expect(post?.attributes['http.request.method']).toBe('POST');
+        expect(post?.attributes['url.full']).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hook\?token=$/);
+        const everything = JSON.stringify(receiver.spans);
+        expect(everything).not.toContain(PARTNER_TOKEN);
+        expect(everything).not.toContain(phone);
+      } finally {
+        await receiver.close();
+      }
+    },
+  );
+
+  it(
+    'when OTEL_EXPORTER_OTLP_ENDPOINT is unset, then a member update, its sync and its webhook load no OpenTelemetry module in either process and send nothing',
+    { timeout: 90_000 },
+    async () => {
+      const receiver = await startReceiver();
+      try {
+        const { line, modules } = await memberUpdateFollowed(
+          { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces` },
+          'update-unset',
+          () => undefined,
+        );
+        expect(line).toBeDefined();
+        expect(line).not.toHaveProperty('trace_id');
+        expect(importedOpenTelemetry(modules.gateway)).toEqual([]);
+        expect(importedOpenTelemetry(modules.worker)).toEqual([]);
+        expect(receiver.paths).toEqual([]);
       } finally {
         await receiver.close();
       }

@@ -12,7 +12,12 @@
 // start, minus the look-back, for the rows changed while it ran (its start: first-load.ts).
 // Positions and the batch query: sync-position.ts; the legacy reads: legacy-reader.ts.
 import pLimit from 'p-limit';
-import type { LegacyClient, ReadModelClient } from '../../../common/databases.js';
+import {
+  readModelPool,
+  type LegacyClient,
+  type ReadModelClient,
+} from '../../../common/databases.js';
+import { tracing } from '../../../common/traces.js';
 import { refreshDependentsOfTable } from '../../../read-model/dependents.js';
 import {
   applyFirstLoadBatch,
@@ -23,8 +28,10 @@ import { legacyRowObjects, type LegacyBatch } from '../../../read-model/legacy-r
 import { nextReadOrder, type ReadOrder } from '../../../read-model/read-order.js';
 import type { RejectListener } from '../../../read-model/rejects.js';
 import type { SyncTable } from '../../../read-model/table-definition.js';
+import { membersTable } from '../../../read-model/tables/members.table.js';
 import { readModelTransaction } from '../../../read-model/transaction.js';
 import { applyLegacyRows } from '../../../read-model/writes.js';
+import { memberWriteTraceParents } from '../write-traces.js';
 import { restoreIndexes, startFirstLoad } from './first-load.js';
 import { legacyBatch, legacyClock } from './legacy-reader.js';
 import { batchQuery, positionAfter, type Position } from './sync-position.js';
@@ -122,6 +129,8 @@ export async function syncTable(
         : null;
       const step = { position, caughtUp: result.caughtUp, firstLoad, mapped };
       result.rowsWritten += await commitBatch(table, db, batch, step, options);
+      // A first load's rows come before any write of the API's: none to link.
+      if (!mapped) await linkMemberWrites(table, db.readModel, batch.rows);
     } catch (error) {
       // The batch read ahead is dropped with the run; its slot is not.
       void next?.then(
@@ -138,6 +147,23 @@ export async function syncTable(
     await restoreIndexes(table, db.readModel, start.deferredIndexes);
   }
   return result;
+}
+
+/**
+ * While tracing is on, links the run's span (sync-runner.ts) to the member writes whose rows the
+ * committed batch read and the read model holds as those writes made them (../write-traces.ts):
+ * the sync of a row the API wrote is found from the write's trace.
+ */
+async function linkMemberWrites(
+  table: SyncTable,
+  readModel: ReadModelClient,
+  rows: LegacyBatch,
+): Promise<void> {
+  const traces = tracing();
+  if (!traces || table.name !== membersTable.name || rows.values.length === 0) return;
+  const ids = legacyRowObjects(rows).map((row) => Number(row.id));
+  const parents = await memberWriteTraceParents(readModelPool(readModel), ids);
+  traces.addLinks([...parents.values()]);
 }
 
 interface Batch {

@@ -6,6 +6,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { RedisClient } from '../../../common/redis.js';
 import { throttledLog } from '../../../common/log-throttle.js';
 import type { Logger } from '../../../common/logger.js';
+import { tracing } from '../../../common/traces.js';
 import { readModelPool } from '../../../common/databases.js';
 import { foldKeptCounts } from '../../../read-model/kept-counts.js';
 import { closeWithin } from '../close-within.js';
@@ -197,7 +198,15 @@ function createTableWorker(
   log: ReturnType<typeof throttledLog>,
 ): Worker<TableJobData> {
   const data = { table: table.name };
-  const run = async (job: Job<TableJobData>) => {
+  // With tracing on, a run is one span (`sync-table members`): its queries are its children, and
+  // the member writes whose rows it reads are its links (sync-engine.ts).
+  const run = (job: Job<TableJobData>) => {
+    const traces = tracing();
+    if (!traces) return runJob(job);
+    const attributes = { 'sync.table': table.name };
+    return traces.inSpan(`${job.name} ${table.name}`, 'internal', attributes, () => runJob(job));
+  };
+  const runJob = async (job: Job<TableJobData>) => {
     if (job.name === JOBS.reconcile.name) {
       const reconciled = await reconcileTable(table, deps, {
         ...DEFAULT_RECONCILE_OPTIONS,

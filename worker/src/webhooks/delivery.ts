@@ -10,6 +10,7 @@ import type { RedisClient } from '../../../common/redis.js';
 import type pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import type { throttledLog } from '../../../common/log-throttle.js';
+import { tracing } from '../../../common/traces.js';
 import { closeWithin } from '../close-within.js';
 import pLimit from 'p-limit';
 import { OVERDUE_AFTER_MS } from '../../../api/webhooks/overdue.js';
@@ -69,11 +70,13 @@ interface EventToSend {
   previous_secret_until: Date | null;
   failing_since: Date | null;
   client: { is_active: boolean; scopes: string[]; branch_id: number | null };
+  /** The member write whose change this is, when it was traced (dispatch.ts). */
+  trace_parent: string | null;
 }
 
 const EVENTS_TO_SEND = `
   SELECT e.id::text, e.message_id, e.event_type, e.row_branch_id, e.body, e.status, e.attempts,
-         e.changed_at, s.id AS subscription_id, s.url, s.enabled, s.failing_since,
+         e.changed_at, e.trace_parent, s.id AS subscription_id, s.url, s.enabled, s.failing_since,
          s.secret, s.previous_secret, s.previous_secret_until,
          json_build_object('is_active', c.is_active, 'scopes', c.scopes, 'branch_id', c.branch_id)
            AS client
@@ -264,6 +267,25 @@ export function startDelivery(deps: DeliveryDeps) {
   }
 
   /**
+   * One try's POST. With tracing on, it is a span of its own (its HTTP request a child), linked
+   * to the member write whose change the event carries, if that write was traced.
+   */
+  function sendTraced(event: EventToSend, headers: Record<string, string>): Promise<TryResult> {
+    const send = () => deps.sender.send(event.url, event.body, headers);
+    const traces = tracing();
+    if (!traces) return send();
+    const attributes = {
+      'webhook.event_id': event.id,
+      'webhook.subscription_id': event.subscription_id,
+      'webhook.attempt': event.attempts + 1,
+    };
+    return traces.inSpan('webhook delivery', 'internal', attributes, () => {
+      if (event.trace_parent) traces.addLinks([event.trace_parent]);
+      return send();
+    });
+  }
+
+  /**
    * Each event's try: first a place in its subscription's line (shares.ts), then one of the
    * process's; the try itself and its judgement are as they ever were. A try its subscription's
    * back-off put off is not a try: only its event's next try moves (DEFER_EVENTS).
@@ -278,7 +300,7 @@ export function startDelivery(deps: DeliveryDeps) {
             sending(async () => {
               const now = Date.now();
               const headers = signedHeaders({ ...event, secrets }, new Date(now));
-              const result = await deps.sender.send(event.url, event.body, headers);
+              const result = await sendTraced(event, headers);
               // The schedule counts from the end of this try.
               return { event, result, ...judge(event, result, Date.now()) };
             }),

@@ -14,6 +14,8 @@ import { dataScopeOf } from '../../../api/data-scope.js';
 import { createScopedSql } from '../../../api/scoped-sql.js';
 import { receivesWebhooks } from '../../../api/webhooks/rights.js';
 import type { throttledLog } from '../../../common/log-throttle.js';
+import { tracing } from '../../../common/traces.js';
+import { memberWriteTraceParents } from '../write-traces.js';
 import type { Delivery } from './delivery.js';
 
 /** Feed keys read per subscription and transaction. */
@@ -59,6 +61,22 @@ export function eventBody(change: Change, cursor: string, at: Date): string {
   });
 }
 
+/**
+ * Each change's traceparent, when tracing is on and the change is a member's row as a traced
+ * write of the API made it (../write-traces.ts): that event's tries link to the write's trace.
+ * Read on the dispatching transaction's connection, as the page was.
+ */
+async function traceParentsOf(
+  client: pg.PoolClient,
+  changes: readonly { change: Change }[],
+): Promise<(string | null)[]> {
+  if (!tracing()) return changes.map(() => null);
+  const memberRow = (change: Change) => change.type === 'members' && change.op === 'upsert';
+  const ids = changes.filter(({ change }) => memberRow(change)).map(({ change }) => change.id);
+  const parents = await memberWriteTraceParents(client, ids);
+  return changes.map(({ change }) => (memberRow(change) ? (parents.get(change.id) ?? null) : null));
+}
+
 export function startDispatch(deps: DispatchDeps) {
   const scopedSql = createScopedSql(deps.pool);
 
@@ -95,11 +113,14 @@ export function startDispatch(deps: DispatchDeps) {
       // Read on this transaction's connection: no second connection is needed while it holds one.
       const sql = scopedSql(dataScopeOf(subscription.branch_id), client);
       const page = await readChangePage(sql, { types, after, limit: PAGE });
+      const traceParents = await traceParentsOf(client, page.changes);
       const now = new Date();
       const inserted = await client.query<{ id: string }>(
-        `INSERT INTO webhook_events (subscription_id, event_type, body, changed_at, row_branch_id)
-         SELECT $1, t, b, c, r
-           FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::int[]) AS e(t, b, c, r)
+        `INSERT INTO webhook_events (subscription_id, event_type, body, changed_at, row_branch_id,
+                                     trace_parent)
+         SELECT $1, t, b, c, r, p
+           FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::text[])
+             AS e(t, b, c, r, p)
          RETURNING id::text`,
         [
           subscription.id,
@@ -107,6 +128,7 @@ export function startDispatch(deps: DispatchDeps) {
           page.changes.map(({ change, key }) => eventBody(change, deps.cursors.encode(key), now)),
           page.changes.map(({ change }) => change.changed_at),
           page.changes.map(({ change }) => change.branch_id),
+          traceParents,
         ],
       );
       await client.query(

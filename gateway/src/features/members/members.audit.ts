@@ -19,6 +19,11 @@ export interface AuditEntry {
   idempotencyKey?: string;
   before?: Member | null;
   after?: Member | null;
+  /**
+   * The request's traceparent, when it is traced: the worker's spans of what the write causes
+   * (the sync reading its row, its webhooks) link to it (docs/decisions/0017-traces.md).
+   */
+  traceParent?: string | undefined;
 }
 
 const asJson = (member: Member | null | undefined) => (member ? JSON.stringify(member) : null);
@@ -31,10 +36,11 @@ const asJson = (member: Member | null | undefined) => (member ? JSON.stringify(m
  */
 export function auditStatement(entry: AuditEntry): Sql.Sql {
   return Sql.sql`INSERT INTO member_write_audit (client_id, client_key, request_id, operation,
-      member_id, status, error, idempotency_key, before, after)
+      member_id, status, error, idempotency_key, before, after, trace_parent)
     VALUES (${entry.auth.clientId}, ${entry.auth.clientKey}, ${entry.requestId},
       ${entry.operation}, ${entry.memberId}, ${entry.status}, ${entry.error ?? null},
-      ${entry.idempotencyKey ?? null}, ${asJson(entry.before)}::jsonb, ${asJson(entry.after)}::jsonb)`;
+      ${entry.idempotencyKey ?? null}, ${asJson(entry.before)}::jsonb,
+      ${asJson(entry.after)}::jsonb, ${entry.traceParent ?? null})`;
 }
 
 /** The fields a write set or changed, by name. */

@@ -6,6 +6,7 @@ import type { RedisClient } from '../../../../common/redis.js';
 import type { Config } from '../../../../common/config.js';
 import type { ReadModelClient } from '../../../../common/databases.js';
 import type { Logger } from '../../../../common/logger.js';
+import { tracing } from '../../../../common/traces.js';
 import type { LegacyRow } from '../../../../read-model/table-definition.js';
 import { membersTable } from '../../../../read-model/tables/members.table.js';
 import { applyRowsNow } from '../../../../read-model/apply-now.js';
@@ -112,6 +113,8 @@ async function writeMember(
     memberId: written.id,
     before: written.before && toMember(written.before),
     after: member,
+    // Stored in the statement that puts the row in the read model, the worker finds it there.
+    traceParent: tracing()?.traceParent(),
   };
   const audit = { name: 'audit', statement: auditStatement(record) };
   try {
