@@ -20,7 +20,8 @@ export interface BenchEndpoint {
   baseline?: (pool: pg.Pool) => Promise<unknown>;
   /**
    * Also measured on a second gateway started with USAGE_COUNTING=off, in the same rounds: what
-   * counting each request costs (targets.ts).
+   * counting each request costs (targets.ts); and on a third with tracing on (index.ts): what
+   * tracing each request costs.
    */
   uncounted?: boolean;
 }

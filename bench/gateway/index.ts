@@ -3,18 +3,19 @@
 // endpoint by endpoint (endpoints.ts), in alternating rounds so that other load on the machine hits
 // both alike; the load generator runs in its own process (load.ts). Prints requests/s, p50, p99 and
 // the ratio gateway / baseline, with the spread of the rounds, and the gateway's RSS; the members
-// detail and list also on a second gateway that counts no usage (USAGE_COUNTING=off), in the same
-// rounds; then the list, statistics and counting targets over those rounds (targets.ts); then
-// the change feed against paging through every member (feed.ts); then a flood of made-up bearer
-// tokens beside a valid client (token-flood.ts); then the members search alone for `soak` seconds,
-// the gateway's RSS sampled every 30 s (the RSS target is for five minutes of that load, and a
-// leak shows as a line that keeps rising).
+// detail and list also on a second gateway that counts no usage (USAGE_COUNTING=off) and on a
+// third that traces every request (OTEL_EXPORTER_OTLP_ENDPOINT set to a local sink, otlp-sink.ts,
+// the SDK's default sampler), in the same rounds; then the list, statistics and counting targets
+// over those rounds (targets.ts); then the change feed against paging through every member
+// (feed.ts); then a flood of made-up bearer tokens beside a valid client (token-flood.ts); then the
+// members search alone for `soak` seconds, the gateway's RSS sampled every 30 s (the RSS target is
+// for five minutes of that load, and a leak shows as a line that keeps rising).
 import { createReadModelClient } from '../../common/databases.js';
 import { benchEnvironment, makeTempDir, releaseInTurn, removeTempDir } from '../cleanup.js';
 import { ENDPOINTS, type BenchEndpoint } from './endpoints.js';
 import { benchFeed } from './feed.js';
 import { applyLoad, loadGenerator, type LoadResult } from './load.js';
-import { startBaseline, startGateway, type Started } from './processes.js';
+import { startBaseline, startGateway, startOtlpSink, type Started } from './processes.js';
 import { printProfileSplit } from './profile.js';
 import { createBenchClient, seedMembers } from './seed.js';
 import { printTargets } from './targets.js';
@@ -53,8 +54,11 @@ gateway RSS under ${seconds} s of ${search.path} (${search.connections} connecti
   );
 }
 
-/** `uncounted`: the second gateway, USAGE_COUNTING=off; `gateway` counts as production does. */
-export type Target = 'gateway' | 'baseline' | 'uncounted';
+/**
+ * `uncounted`: the second gateway, USAGE_COUNTING=off; `traced`: the third, counting as `gateway`
+ * does and tracing every request; `gateway` counts as production does, without tracing.
+ */
+export type Target = 'gateway' | 'baseline' | 'uncounted' | 'traced';
 /** Every round's result of each endpoint measured, per target. */
 export type Measured = Map<BenchEndpoint, Record<Target, LoadResult[]>>;
 export type Credentials = {
@@ -127,27 +131,38 @@ function summary(name: string, results: Record<Target, LoadResult[]>) {
     ? `\n  ${line('uncounted')}\n  counting on / off ${fmt(mean(rps('gateway')) / mean(rps('uncounted')), 3)} ` +
       `(rounds ${fmt(Math.min(...offRatios), 3)}–${fmt(Math.max(...offRatios), 3)})`
     : '';
-  const failures = [...results.gateway, ...results.baseline, ...results.uncounted].reduce(
-    (n, r) => n + r.failures,
-    0,
+  const tracedRatios = results.traced.map((t, i) =>
+    results.gateway[i] ? t.requestsPerSecond / results.gateway[i].requestsPerSecond : NaN,
   );
-  console.log(`\n${name}\n  ${line('gateway')}\n  ${line('baseline')}\n  ${ratio}${counting}`);
+  const tracing = results.traced.length
+    ? `\n  ${line('traced')}\n  tracing on / off ${fmt(mean(rps('traced')) / mean(rps('gateway')), 3)} ` +
+      `(rounds ${fmt(Math.min(...tracedRatios), 3)}–${fmt(Math.max(...tracedRatios), 3)}; ` +
+      `every request sampled, the SDK's default parentbased_always_on)`
+    : '';
+  const failures = Object.values(results)
+    .flat()
+    .reduce((n, r) => n + r.failures, 0);
+  console.log(
+    `\n${name}\n  ${line('gateway')}\n  ${line('baseline')}\n  ${ratio}${counting}${tracing}`,
+  );
   if (failures > 0) console.log(`  !! ${failures} failed requests (non-2xx, errors, timeouts)`);
 }
 
 async function measure(
   options: GatewayBenchOptions,
-  servers: Record<'gateway' | 'baseline', Started> & { uncounted?: Started },
+  servers: Record<'gateway' | 'baseline', Started> &
+    Partial<Record<'uncounted' | 'traced', Started>>,
   who: Credentials,
 ) {
   const endpoints = ENDPOINTS.filter((e) => e.name.includes(options.endpoint ?? ''));
   const results: Measured = new Map(
-    endpoints.map((e) => [e, { gateway: [], baseline: [], uncounted: [] }]),
+    endpoints.map((e) => [e, { gateway: [], baseline: [], uncounted: [], traced: [] }]),
   );
   const targetsOf = (e: BenchEndpoint): Target[] => [
     ...(e.baseline ? (['baseline'] as const) : []),
     'gateway',
     ...(e.uncounted && servers.uncounted ? (['uncounted'] as const) : []),
+    ...(e.uncounted && servers.traced ? (['traced'] as const) : []),
   ];
   // A warm-up as long as a round: shorter ones left the first round still paying for JIT
   // compilation and heap growth (its CPU per request came out up to twice the later rounds').
@@ -160,7 +175,7 @@ async function measure(
     for (const endpoint of endpoints) {
       const order = round % 2 === 0 ? targetsOf(endpoint) : targetsOf(endpoint).reverse();
       for (const target of order) {
-        // targetsOf names `uncounted` only when that gateway was started.
+        // targetsOf names `uncounted` and `traced` only when those gateways were started.
         const server = servers[target]!;
         const cpuBefore = server.cpuMs();
         const result = await applyLoad(requestOf(endpoint, server, who, options.seconds));
@@ -188,6 +203,7 @@ async function measure(
 export async function benchGateway(options: GatewayBenchOptions): Promise<void> {
   const env = await benchEnvironment('bench');
   const servers: Partial<Record<Target, Started>> = {};
+  let otlpSink: Started | undefined;
   const db = createReadModelClient(env.databaseUrl, { poolSize: 2 });
   let profileDir: string | undefined;
   let measured = false;
@@ -213,6 +229,13 @@ export async function benchGateway(options: GatewayBenchOptions): Promise<void> 
         { ...gatewayEnv, USAGE_COUNTING: 'off' },
         { built: true },
       );
+      // Tracing on, as docs/operations.md "Traces" sets it: the endpoint alone, every other OTEL_*
+      // variable the SDK's default (every request sampled, spans sent every 5 s).
+      otlpSink = await startOtlpSink();
+      servers.traced = await startGateway(
+        { ...gatewayEnv, OTEL_EXPORTER_OTLP_ENDPOINT: otlpSink.url },
+        { built: true },
+      );
     }
     const token = await issueToken(servers.gateway, client.client_key, client.client_secret);
     const boundToken = await issueToken(servers.gateway, bound.client_key, bound.client_secret);
@@ -233,6 +256,8 @@ export async function benchGateway(options: GatewayBenchOptions): Promise<void> 
   } finally {
     await releaseInTurn(
       () => Promise.all(Object.values(servers).map((s) => s.stop())),
+      // After the traced gateway, whose drain sends the spans it still holds.
+      () => otlpSink?.stop(),
       () => db.$disconnect(),
       () => env.destroy(),
       // The profile is written as the gateway exits: read it, then remove it.

@@ -1,5 +1,5 @@
 // The benchmarks' processes, each on its own: the gateway and the sync worker as production runs
-// them (compiled, `node dist/...`, production log level) and the bare baseline.
+// them (compiled, `node dist/...`, production log level), the bare baseline and the OTLP sink.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -196,14 +196,20 @@ export const startGateway = (env: Record<string, string>, options: ProductionOpt
 export const startWorker = (env: Record<string, string>, options: ProductionOptions) =>
   startProduction('worker', env, options);
 
-export async function startBaseline(databaseUrl: string): Promise<Started> {
+/** A bench script of bench/gateway/ as its own process on a free port, once it prints `ready`. */
+async function startScript(script: string, env: Record<string, string>): Promise<Started> {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'bench/gateway/baseline-server.ts', String(port)],
-    { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const baseline = started(child, port);
+  const child = spawn(process.execPath, ['--import', 'tsx', script, String(port)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const server = started(child, port);
   await once(child.stdout, 'data');
-  return baseline;
+  return server;
 }
+
+export const startBaseline = (databaseUrl: string) =>
+  startScript('bench/gateway/baseline-server.ts', { DATABASE_URL: databaseUrl });
+
+/** The OTLP/HTTP receiver the traced gateway exports to (otlp-sink.ts); `url` is its base URL. */
+export const startOtlpSink = () => startScript('bench/gateway/otlp-sink.ts', {});

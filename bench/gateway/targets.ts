@@ -81,6 +81,7 @@ const labelOf = (e: BenchEndpoint) =>
 const NAME_OF: Record<Exclude<Target, 'gateway'>, string> = {
   baseline: 'baseline',
   uncounted: 'counting off',
+  traced: 'tracing on',
 };
 
 type ByName = ReadonlyMap<string, readonly [BenchEndpoint, Record<Target, LoadResult[]>]>;
