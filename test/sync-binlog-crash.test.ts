@@ -2,40 +2,23 @@
 // commits stream in: the next one resumes from the stored position and misses nothing. The
 // writes are the kinds only the log (or a reconciliation pass, an hour apart here) can see: a
 // table without updated_at changed in place, and hard deletes.
-import mariadb from 'mariadb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  createReadModelClient,
-  legacyConnectionOf,
-  type ReadModelClient,
-} from '../common/databases.js';
-import { createThrowawayEnvironment } from '../scripts/throwaway-environment.js';
-import type { TestEnvironment } from './support/environment.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { environmentVariables, startProcess, type RunningProcess } from './support/processes.js';
-import { SpareMariaDb } from './support/spare-mariadb.js';
 import { verifyEnvironment } from './support/verify.js';
 import { eventually } from './support/worker.js';
 
 const ROUNDS = 200;
 
-let server: SpareMariaDb;
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;
 let readModel: ReadModelClient;
 const started: RunningProcess[] = [];
 
 beforeAll(async () => {
-  server = await SpareMariaDb.start({ binaryLog: true });
-  const services = inject('services');
-  env = await createThrowawayEnvironment(
-    { postgresUrl: services.postgresUrl, mysqlUrl: server.url, redisUrl: services.redisUrl },
-    `t_${services.runId}`,
-  );
-  const admin = await mariadb.createConnection(legacyConnectionOf(server.url));
-  const user = decodeURIComponent(new URL(env.legacyReadOnlyUrl).username);
-  await admin.query(`GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO '${user}'@'%'`);
-  await admin.end();
+  env = await createTestEnvironment({ syncSource: 'binlog' });
   dashboard = await LegacyDashboard.connect(env.legacyUrl);
   readModel = createReadModelClient(env.databaseUrl, { poolSize: 2 });
 }, 120_000);
@@ -45,14 +28,12 @@ afterAll(async () => {
   await readModel?.$disconnect();
   await dashboard?.close();
   await env?.destroy().catch(() => undefined);
-  await server?.destroy();
 });
 
 function startFollower(): RunningProcess {
   const worker = startProcess('worker', {
     ...environmentVariables(env),
     WORKER_ROLES: 'sync',
-    SYNC_SOURCE: 'binlog',
     RECONCILE_INTERVAL_MS: '3600000',
   });
   started.push(worker);

@@ -2,22 +2,14 @@
 // kind of change arrives through the log, including those polling leaves to the reconciliation
 // (a hard delete, a change to a table without updated_at). Polling runs only every 30 s and the
 // reconciliation is set an hour apart, so whatever arrives within seconds came from the log.
-import mariadb from 'mariadb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { legacyConnectionOf } from '../common/databases.js';
-import { createThrowawayEnvironment } from '../scripts/throwaway-environment.js';
-import type { TestEnvironment } from './support/environment.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
-import { SpareMariaDb } from './support/spare-mariadb.js';
 import { verifyEnvironment } from './support/verify.js';
 import { eventually, startWorker } from './support/worker.js';
 
-const BINLOG = {
-  SYNC_SOURCE: 'binlog',
-  RECONCILE_INTERVAL_MS: '3600000',
-};
+const BINLOG = { RECONCILE_INTERVAL_MS: '3600000' };
 
-let server: SpareMariaDb;
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;
 let worker: Awaited<ReturnType<typeof startWorker>>;
@@ -26,17 +18,8 @@ let memberId: number;
 let packageId: number;
 
 beforeAll(async () => {
-  server = await SpareMariaDb.start({ binaryLog: true });
-  const services = inject('services');
-  env = await createThrowawayEnvironment(
-    { postgresUrl: services.postgresUrl, mysqlUrl: server.url, redisUrl: services.redisUrl },
-    `t_${services.runId}`,
-  );
-  // The grants `npm run sync:preflight` asks for, given to the worker's own user.
-  const admin = await mariadb.createConnection(legacyConnectionOf(server.url));
-  const user = decodeURIComponent(new URL(env.legacyReadOnlyUrl).username);
-  await admin.query(`GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO '${user}'@'%'`);
-  await admin.end();
+  // A MariaDB of its own writing the binary log; the worker's user has the replication grants.
+  env = await createTestEnvironment({ syncSource: 'binlog' });
   dashboard = await LegacyDashboard.connect(env.legacyUrl);
   branchId = await dashboard.insertBranch();
   memberId = await dashboard.insertMember({ branch_id: branchId });
@@ -54,7 +37,6 @@ afterAll(async () => {
   await worker?.close();
   await dashboard?.close();
   await env?.destroy().catch(() => undefined);
-  await server?.destroy();
 });
 
 async function held(table: string, id: number): Promise<Record<string, unknown> | undefined> {

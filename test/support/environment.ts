@@ -1,9 +1,12 @@
 // One isolated environment per test file, on the servers global-setup.ts chose.
+import mariadb from 'mariadb';
 import { inject } from 'vitest';
+import { legacyConnectionOf } from '../../common/databases.js';
 import {
   createThrowawayEnvironment,
   type ThrowawayEnvironment,
 } from '../../scripts/throwaway-environment.js';
+import { SpareMariaDb } from './spare-mariadb.js';
 
 export type TestEnvironment = ThrowawayEnvironment;
 
@@ -13,11 +16,74 @@ export type TestEnvironment = ThrowawayEnvironment;
  */
 export const TEST_SECRETS_KEY = Buffer.from('test-suite secrets key, 32 bytes').toString('base64');
 
-export async function createTestEnvironment(): Promise<TestEnvironment> {
+/**
+ * Where a worker learns of legacy changes (SYNC_SOURCE, docs/decisions/0016): the sync, order and
+ * resilience tests run once with each, `describe.each(SYNC_SOURCES)`.
+ */
+export const SYNC_SOURCES = ['poll', 'binlog'] as const;
+export type SyncSource = (typeof SYNC_SOURCES)[number];
+
+export interface TestEnvironmentOptions {
+  /** The workers' SYNC_SOURCE (default poll); binlog needs a server writing the binary log. */
+  syncSource?: SyncSource;
+  /** Another PostgreSQL server than the suite's (a spare one). */
+  postgresUrl?: string;
+  /**
+   * The legacy server, a spare one the test owns. Without it, binlog gets a spare MariaDB of its
+   * own writing the binary log (the suite's server may not), destroyed with the environment.
+   */
+  mariadb?: SpareMariaDb;
+}
+
+export async function createTestEnvironment(
+  options: TestEnvironmentOptions = {},
+): Promise<TestEnvironment> {
   const services = inject('services');
-  const env = await createThrowawayEnvironment(services, `t_${services.runId}`);
-  return {
-    ...env,
-    config: (overrides = {}) => env.config({ SECRETS_KEY: TEST_SECRETS_KEY, ...overrides }),
-  };
+  const syncSource = options.syncSource ?? 'poll';
+  const own =
+    syncSource === 'binlog' && !options.mariadb
+      ? await SpareMariaDb.start({ binaryLog: true })
+      : null;
+  const legacyServer = options.mariadb ?? own;
+  try {
+    const env = await createThrowawayEnvironment(
+      {
+        postgresUrl: options.postgresUrl ?? services.postgresUrl,
+        mysqlUrl: legacyServer?.url ?? services.mysqlUrl,
+        redisUrl: services.redisUrl,
+      },
+      `t_${services.runId}`,
+    );
+    if (syncSource === 'binlog') await grantReplication(env);
+    return {
+      ...env,
+      config: (overrides = {}) =>
+        env.config({ SECRETS_KEY: TEST_SECRETS_KEY, SYNC_SOURCE: syncSource, ...overrides }),
+      async destroy() {
+        try {
+          await env.destroy();
+        } finally {
+          await own?.destroy();
+        }
+      },
+    };
+  } catch (error) {
+    await own?.destroy();
+    throw error;
+  }
+}
+
+/** The grants `npm run sync:preflight` asks for, given to the worker's own user. */
+async function grantReplication(env: ThrowawayEnvironment): Promise<void> {
+  const admin = await mariadb.createConnection(legacyConnectionOf(env.legacyUrl));
+  try {
+    await admin.query(`GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO '${workerUser(env)}'@'%'`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** The worker's legacy user name (SELECT on the database; binlog: the replication grants). */
+export function workerUser(env: TestEnvironment): string {
+  return decodeURIComponent(new URL(env.legacyReadOnlyUrl).username);
 }

@@ -37,6 +37,7 @@ export function environmentVariables(env: TestEnvironment): Record<string, strin
     METRICS_PORT: '0',
     LOG_LEVEL: 'info',
     SECRETS_KEY: TEST_SECRETS_KEY,
+    SYNC_SOURCE: env.config().sync.source,
   };
 }
 

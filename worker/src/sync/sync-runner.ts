@@ -94,11 +94,11 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
     },
   };
   const workers: Worker<TableJobData>[] = [];
-  // Started before the tables' workers: it stores the log's position before any first load.
   let source: 'poll' | 'binlog' = following ? 'binlog' : 'poll';
   deps.metrics?.setSource(source);
   /** Polls at the normal rate while the log cannot be followed, at the safety net's otherwise. */
   const useSource = async (next: 'poll' | 'binlog') => {
+    if (next === source) return;
     source = next;
     upkeepDeps.intervalMs = next === 'binlog' ? intervalMs : deps.intervalMs;
     upkeepDeps.staleAfterMs = (deps.staleAfterIntervals ?? 30) * upkeepDeps.intervalMs;
@@ -130,6 +130,7 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   };
+  // Stores the log's position; the tables' runs wait for it (below), so it precedes any first load.
   const follower = following
     ? await startBinlogFollower({
         ...db,
@@ -153,9 +154,10 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
     const entry = { table, queue };
     await assertSchedules(entry, upkeepDeps);
     entries.push(entry);
-    workers.push(createTableWorker(table, db, queue, options, log));
+    const mayRun = follower?.positionStored ?? Promise.resolve(true);
+    workers.push(createTableWorker(table, db, queue, options, log, mayRun));
   }
-  const upkeep = startUpkeep(entries, upkeepDeps);
+  const upkeep = startUpkeep(entries, upkeepDeps, follower?.queue ?? null);
   // The kept counts' deltas are folded every few seconds, so a list's total stays a sum over a
   // few rows (read-model/kept-counts.ts); any number of workers may do it at once.
   const folding = setInterval(() => {
@@ -196,6 +198,8 @@ function createTableWorker(
   queue: Queue<TableJobData>,
   options: SyncOptions,
   log: ReturnType<typeof throttledLog>,
+  /** True once the table's runs may start (binlog: the log's position stored), false if stopped. */
+  mayRun: Promise<boolean>,
 ): Worker<TableJobData> {
   const data = { table: table.name };
   // With tracing on, a run is one span (`sync-table members`): its queries are its children, and
@@ -207,6 +211,7 @@ function createTableWorker(
     return traces.inSpan(`${job.name} ${table.name}`, 'internal', attributes, () => runJob(job));
   };
   const runJob = async (job: Job<TableJobData>) => {
+    if (!(await mayRun)) return null;
     if (job.name === JOBS.reconcile.name) {
       const reconciled = await reconcileTable(table, deps, {
         ...DEFAULT_RECONCILE_OPTIONS,

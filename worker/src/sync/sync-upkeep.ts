@@ -1,7 +1,8 @@
 // What keeps a running worker healthy without a restart:
-// - BullMQ job schedulers live only in Redis. A Redis that restarts empty (no persistence, a
-//   failover to a fresh replica) loses them and nothing would ever sync again; they are
-//   re-asserted whenever missing: after every reconnect and on a timer.
+// - BullMQ job schedulers (each table's, the binary log follower's) live only in Redis. A Redis
+//   that restarts empty (no persistence, a failover to a fresh replica) loses them and nothing
+//   would ever sync again; they are re-asserted whenever missing: after every reconnect and on
+//   a timer.
 // - A table that has shown no sign of life for several sync intervals is logged, exposed as
 //   the sync_table_stale metric and makes /healthz answer 503, so an orchestrator restarts the
 //   worker when self-repair fails.
@@ -10,7 +11,7 @@ import type { RedisClient } from '../../../common/redis.js';
 import type { ThrottledLog } from '../../../common/log-throttle.js';
 import type { Logger } from '../../../common/logger.js';
 import { withTimeout } from '../../../common/with-timeout.js';
-import { JOBS, TABLE_JOB_OPTIONS, type TableJobData } from '../queues.js';
+import { BINLOG_JOB, JOBS, TABLE_JOB_OPTIONS, type TableJobData } from '../queues.js';
 import type { SyncMetrics } from './sync-metrics.js';
 import type { SyncTable } from '../../../read-model/table-definition.js';
 
@@ -52,13 +53,31 @@ export async function assertSchedules(entry: TableQueue, deps: UpkeepDeps): Prom
   );
 }
 
+/** How often the binary log follower's job is started again once it ends or fails. */
+const FOLLOWER_RESTART_EVERY_MS = 2000;
+
+/** The binary log follower's scheduler (SYNC_SOURCE=binlog), on a queue of concurrency one. */
+export async function assertFollowerSchedule(queue: Queue): Promise<void> {
+  await queue.setGlobalConcurrency(1);
+  await queue.upsertJobScheduler(
+    BINLOG_JOB.schedulerId,
+    { every: FOLLOWER_RESTART_EVERY_MS },
+    { name: BINLOG_JOB.name, data: {}, opts: { ...TABLE_JOB_OPTIONS, attempts: 1 } },
+  );
+}
+
 async function schedulersPresent({ table, queue }: TableQueue): Promise<boolean> {
   const ids = [JOBS.sync.schedulerId(table.name), JOBS.reconcile.schedulerId(table.name)];
   const found = await Promise.all(ids.map((id) => queue.getJobScheduler(id)));
   return found.every(Boolean);
 }
 
-export function startUpkeep(entries: readonly TableQueue[], deps: UpkeepDeps) {
+export function startUpkeep(
+  entries: readonly TableQueue[],
+  deps: UpkeepDeps,
+  /** The binary log follower's queue, when the worker follows the log. */
+  followerQueue: Queue | null = null,
+) {
   const startedAt = Date.now() / 1000;
   const stale = new Set<string>();
   let running = false;
@@ -68,6 +87,13 @@ export function startUpkeep(entries: readonly TableQueue[], deps: UpkeepDeps) {
       if (await schedulersPresent(entry)) continue;
       deps.logger.warn({ table: entry.table.name }, 'job schedulers missing in Redis; re-created');
       await assertSchedules(entry, deps);
+    }
+    if (followerQueue && !(await followerQueue.getJobScheduler(BINLOG_JOB.schedulerId))) {
+      deps.logger.warn(
+        { queue: followerQueue.name },
+        'job schedulers missing in Redis; re-created',
+      );
+      await assertFollowerSchedule(followerQueue);
     }
   }
 

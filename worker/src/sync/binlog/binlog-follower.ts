@@ -6,6 +6,7 @@
 // one, as each table's sync is; a killed worker's job is handed to another once its lock lapses,
 // and that one resumes from the stored position. The job ends when the worker stops, and fails
 // on any error of the log (the next scheduled job starts a new client from the stored position).
+// A log that refuses the worker's user (grants lost) is polled for meanwhile (accessDenied).
 import ZongJi from '@vlasky/zongji';
 import type { AnyBinlogEvent, RowsEvent } from '@vlasky/zongji';
 import { Queue, Worker } from 'bullmq';
@@ -16,8 +17,9 @@ import type { RedisClient } from '../../../../common/redis.js';
 import type { SyncTable } from '../../../../read-model/table-definition.js';
 import { columnName, readModelTransaction } from '../../../../read-model/transaction.js';
 import { closeWithin } from '../../close-within.js';
-import { BINLOG_JOB, BINLOG_QUEUE, QUEUE_STREAMS, TABLE_JOB_OPTIONS } from '../../queues.js';
+import { BINLOG_QUEUE, QUEUE_STREAMS } from '../../queues.js';
 import type { SyncDatabases } from '../sync-engine.js';
+import { assertFollowerSchedule } from '../sync-upkeep.js';
 import { applyChangedKeys, type ChangedKeys } from './apply-changes.js';
 import {
   currentBinlogPosition,
@@ -39,8 +41,8 @@ const POSITION_ONLY_MS = 1000;
 /** The server sends a heartbeat this often while idle; three missed mean the link is dead. */
 const HEARTBEAT_MS = 1000;
 const SILENCE_MS = 3 * HEARTBEAT_MS;
-/** How often a stopped or failed follower job is started again. */
-const RESTART_EVERY_MS = 2000;
+/** How often storing the start position is tried again while a database cannot answer. */
+const RETRY_START_MS = 2000;
 /** The binary log client's id among the server's replicas: any id no real replica uses. */
 const REPLICA_SERVER_ID = 0x5e_7c;
 
@@ -69,10 +71,17 @@ function positionLost(error: unknown): boolean {
 
 class ServerReplaced extends Error {}
 
+/**
+ * The server refuses the worker's user the log: grants lost (1227, REPLICATION SLAVE or BINLOG
+ * MONITOR) or its login refused (1045). Nothing is lost meanwhile: the stored position is kept,
+ * and once the log answers again it is read from there, changes made meanwhile included.
+ */
+function accessDenied(error: unknown): boolean {
+  const errno = (error as { errno?: number } | null)?.errno;
+  return errno === 1227 || errno === 1045;
+}
+
 export async function startBinlogFollower(deps: BinlogFollowerDeps) {
-  // Before any table's first load can start (the caller starts the tables' workers after this):
-  // every change committed during the loads lies after this position.
-  await storeStartPosition(deps);
   let stopping = false;
   const stopListeners = new Set<() => void>();
   const queue = new Queue(BINLOG_QUEUE, {
@@ -83,12 +92,11 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
   queue.on('error', (error) =>
     deps.log('error', 'queue:binlog', { err: error }, 'binlog queue error'),
   );
-  await queue.setGlobalConcurrency(1);
-  await queue.upsertJobScheduler(
-    BINLOG_JOB.schedulerId,
-    { every: RESTART_EVERY_MS },
-    { name: BINLOG_JOB.name, data: {}, opts: { ...TABLE_JOB_OPTIONS, attempts: 1 } },
-  );
+  await assertFollowerSchedule(queue);
+  // Every table's runs wait for it (sync-runner.ts): every change committed during the first
+  // loads lies after this position. Retried, so a worker started while a database is down
+  // starts all the same, its tables stale until then.
+  const positionStored = storeStartPositionOnceUp(deps, () => stopping);
   const worker = new Worker(
     BINLOG_QUEUE,
     async () => {
@@ -104,6 +112,12 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
           following.done.then(resolve, reject);
         });
       } catch (error) {
+        if (accessDenied(error)) {
+          // Polled at the normal rate until a follower is let in again (next job, within 2 s).
+          deps.log('warn', 'binlog-denied', { err: error }, 'binary log refused; polling');
+          await deps.useSource('poll');
+          return;
+        }
         if (!positionLost(error)) throw error;
         await fallBack(deps, error, () => stopping);
       } finally {
@@ -128,6 +142,8 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
   );
   return {
     queue,
+    /** True once the start position is stored; false if the worker stopped first. */
+    positionStored,
     async close() {
       stopping = true;
       for (const stop of stopListeners) stop();
@@ -136,11 +152,27 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
   };
 }
 
+async function storeStartPositionOnceUp(
+  deps: BinlogFollowerDeps,
+  stopping: () => boolean,
+): Promise<boolean> {
+  while (!stopping()) {
+    try {
+      await storeStartPosition(deps);
+      return true;
+    } catch (error) {
+      deps.log('warn', 'binlog-start', { err: error }, 'could not store the binary log position');
+    }
+    await new Promise((resolve) => setTimeout(resolve, RETRY_START_MS));
+  }
+  return false;
+}
+
 /**
  * Decision 0016's fallback: poll at the normal rate, store the log's end as the new position, run
  * a reconciliation pass of every table, then follow the log again from that position (the job
- * ends here; the scheduler starts the next one). Changes made before the position are the pass's,
- * those after it the log's.
+ * ends here; the scheduler starts the next one, whose first event sets the source back). Changes
+ * made before the position are the pass's, those after it the log's.
  */
 async function fallBack(deps: BinlogFollowerDeps, error: unknown, stopping: () => boolean) {
   deps.logger.warn(
@@ -152,7 +184,6 @@ async function fallBack(deps: BinlogFollowerDeps, error: unknown, stopping: () =
   await readModelTransaction(deps.readModel, (tx) => writeBinlogPosition(tx, start));
   await deps.reconcileAll(new Date(), stopping);
   if (stopping()) return;
-  await deps.useSource('binlog');
   deps.logger.info(
     { file: start.file, position: Number(start.position) },
     'reconciled; back to the binary log',
@@ -201,6 +232,7 @@ function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
   let failed = false;
   let positionWrittenAt = Date.now();
   let lastHeard = Date.now();
+  let answered = false;
   let settle: (() => void) | null = null;
   const done = new Promise<void>((resolve) => (settle = resolve));
 
@@ -260,6 +292,15 @@ function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
 
   client.on('binlog', (event: AnyBinlogEvent) => {
     lastHeard = Date.now();
+    if (!answered) {
+      // The log answers: back from polling, if the worker fell back to it.
+      answered = true;
+      deps
+        .useSource('binlog')
+        .catch((error: unknown) =>
+          deps.log('warn', 'binlog-source', { err: error }, 'could not set the sync source'),
+        );
+    }
     const name = event.getEventName();
     if (name === 'rotate') {
       file = (event as AnyBinlogEvent & { binlogName: string }).binlogName;

@@ -26,12 +26,17 @@ export async function readBinlogPosition(
 /** The legacy server's current end of log: where changes not yet committed will be written. */
 export async function currentBinlogPosition(db: SyncDatabases): Promise<BinlogPosition> {
   // MySQL 8.2+ dropped SHOW MASTER STATUS for SHOW BINARY LOG STATUS; MariaDB has only the first.
+  // Only a syntax error (1064) means the other form: a refusal (1227, grants lost) is the answer.
   const status = await legacyRows<{ File: string; Position: number | bigint }>(
     db.legacy,
     sql`SHOW MASTER STATUS`,
-  ).catch(() =>
-    legacyRows<{ File: string; Position: number | bigint }>(db.legacy, sql`SHOW BINARY LOG STATUS`),
-  );
+  ).catch((error: unknown) => {
+    if ((error as { errno?: number } | null)?.errno !== 1064) throw error;
+    return legacyRows<{ File: string; Position: number | bigint }>(
+      db.legacy,
+      sql`SHOW BINARY LOG STATUS`,
+    );
+  });
   const [end] = status;
   if (!end) throw new Error('the legacy server writes no binary log (SHOW MASTER STATUS is empty)');
   const [server] = await legacyRows<{ id: number | bigint }>(
