@@ -18,6 +18,8 @@ export interface Snapshot {
   /** The bench prefix's keys by the name's next segment (`bull`, `rl`...), the commonest first. */
   redisKinds: [kind: string, keys: number][];
   webhooksPending: number;
+  /** Autovacuum and autoanalyze runs per table since the previous report (for the tails). */
+  vacuums: Record<string, number>;
   /** Per group: answers, p50 and p99 (ms) over the interval. */
   groups: Record<string, { count: number; p50: number; p99: number }>;
   /** Answers 5xx, and requests without an answer, over the interval. */
@@ -25,6 +27,8 @@ export interface Snapshot {
   unanswered: number;
   /** Answers other than 2xx by group and status, e.g. `members 503` → 12. */
   refusals: Record<string, number>;
+  /** Answers slower than the interval's p99 over all groups, per minute of the interval. */
+  slowByMinute: number[];
   lagP99Ms: number;
   reconciledLagP99Ms: number;
   lagCount: number;
@@ -44,6 +48,8 @@ export function openProbes(databaseUrl: string, redisUrl: string, redisPrefix: s
   // Fails fast while Redis is away rather than queueing: the figure is then n/a.
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on('error', () => undefined);
+  /** Each table's autovacuum plus autoanalyze count at the previous report. */
+  const vacuumedBefore = new Map<string, number>();
 
   async function storage() {
     const { rows } = await pool.query<{ name: string; bytes: string }>(
@@ -56,10 +62,21 @@ export function openProbes(databaseUrl: string, redisUrl: string, redisPrefix: s
     const { rows: pending } = await pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM webhook_events WHERE status = 'pending'`,
     );
+    const { rows: maintenance } = await pool.query<{ name: string; n: number }>(
+      `SELECT relname AS name, (autovacuum_count + autoanalyze_count)::int AS n
+         FROM pg_stat_user_tables`,
+    );
+    const vacuums: Record<string, number> = {};
+    for (const { name, n } of maintenance) {
+      const runs = n - (vacuumedBefore.get(name) ?? 0);
+      if (runs > 0) vacuums[name] = runs;
+      vacuumedBefore.set(name, n);
+    }
     return {
       databaseBytes: Number(rows[0]!.bytes),
       tables: Object.fromEntries(rows.slice(1).map((r) => [r.name, Number(r.bytes)])),
       webhooksPending: pending[0]!.n,
+      vacuums,
     };
   }
 
@@ -84,7 +101,12 @@ export function openProbes(databaseUrl: string, redisUrl: string, redisPrefix: s
 
   return {
     storage: () =>
-      storage().catch(() => ({ databaseBytes: NaN, tables: {}, webhooksPending: NaN })),
+      storage().catch(() => ({
+        databaseBytes: NaN,
+        tables: {},
+        webhooksPending: NaN,
+        vacuums: {},
+      })),
     redis: () =>
       redisFigures().catch(() => ({
         redisBytes: NaN,
@@ -147,6 +169,12 @@ export function printSnapshot(s: Snapshot, title: string): void {
       `${refusals || 'none'}\n` +
       `  sync lag p99 (commit → visible): ${ms(s.lagP99Ms)} polled tables (${s.lagCount} changes), ` +
       `${ms(s.reconciledLagP99Ms)} notifications (no change column: by reconciliation)\n` +
-      `  webhook events pending: ${Number.isNaN(s.webhooksPending) ? 'n/a' : s.webhooksPending}`,
+      `  answers slower than the p99 of all, per minute: ${s.slowByMinute.join(', ') || 'none'}\n` +
+      `  webhook events pending: ${Number.isNaN(s.webhooksPending) ? 'n/a' : s.webhooksPending}\n` +
+      `  autovacuum/analyze runs: ${
+        Object.entries(s.vacuums)
+          .map(([table, n]) => `${table} ×${n}`)
+          .join(', ') || 'none'
+      }`,
   );
 }

@@ -49,6 +49,14 @@ export class Recording {
         .map((l) => l.ms)
         .sort((a, b) => a - b);
     const polled = sorted(true);
+    const answered = answers.filter(([, , , status]) => status !== 0);
+    const slowest = percentile(
+      answered.map(([, , latency]) => latency).sort((a, b) => a - b),
+      99,
+    );
+    const slowByMinute = Array.from({ length: Math.ceil((to - from) / 60_000) }, () => 0);
+    for (const [at, , latency] of answered)
+      if (latency > slowest) slowByMinute[Math.floor((at - from) / 60_000)]! += 1;
     return {
       at: to,
       rssMb,
@@ -58,6 +66,7 @@ export class Recording {
       serverErrors: answers.filter(([, , , status]) => status >= 500).length,
       unanswered: answers.filter(([, , , status]) => status === 0).length,
       refusals: refusalsOf(answers),
+      slowByMinute,
       lagP99Ms: percentile(polled, 99),
       reconciledLagP99Ms: percentile(sorted(false), 99),
       lagCount: polled.length,
