@@ -5,9 +5,10 @@
 // 5 member writes/s through the API, token pairs renewed every 30 s, two change-feed followers
 // keeping a copy (bench/soak/api-load.ts); 20 legacy changes/s from a dashboard-like writer
 // (bench/soak/legacy-writer.ts); three webhook subscribers, one answering 500 to a tenth of its
-// deliveries (bench/soak/receivers.ts). Every S seconds (300) one block: RSS per process,
-// PostgreSQL's size and largest tables, Redis memory, p50/p99 per group, 5xx, sync lag p99,
-// webhook events pending (bench/soak/measure.ts). At the end sync:verify, the webhook ledgers
+// deliveries (bench/soak/receivers.ts); every retention at 5 minutes, webhook retries within 4
+// (bench/soak/setup.ts). Every S seconds (300) one block: RSS and CPU per process, PostgreSQL's
+// size and largest tables, Redis memory, p50/p99 per group, 5xx, sync lag p99, webhook events
+// pending (bench/soak/measure.ts). At the end sync:verify, the webhook ledgers
 // (bench/soak/checks.ts), each feed copy against the lists, and a verdict per acceptance point
 // (bench/soak/verdict.ts). PostgreSQL and Redis are the bench's own, with their default
 // settings (autovacuum on): a shared server tuned for tests (autovacuum off) bloats in minutes
@@ -15,6 +16,9 @@
 // of the run Redis restarted, PostgreSQL restarted, the worker and one gateway SIGKILLed and
 // started again (bench/soak/faults.ts); 5xx counted inside and outside each outage.
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { typesRead } from '../api/changes/change-types.js';
 import { SCOPES } from '../api/scopes.js';
@@ -91,12 +95,43 @@ interface Run {
   recording: Recording;
 }
 
+const supervisedOf = (run: Run) => [...run.gateways, ...(run.worker ? [run.worker] : [])];
+
 /** Processes' RSS now, by name. */
 function rssOf(run: Run): Record<string, number> {
-  const rss: Record<string, number> = {};
-  for (const g of run.gateways) rss[g.name] = g.rssMb();
-  if (run.worker) rss.worker = run.worker.rssMb();
-  return rss;
+  return Object.fromEntries(supervisedOf(run).map((p) => [p.name, p.rssMb()]));
+}
+
+/** The machine's busy and total CPU time so far (/proc/stat, in clock ticks). */
+function machineTicks(): { busy: number; total: number } {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const values = ticks.map(Number);
+  // user nice system idle iowait irq softirq steal: idle and iowait are not busy.
+  const total = values.slice(0, 8).reduce((sum, v) => sum + v, 0);
+  return { busy: total - values[3]! - values[4]!, total };
+}
+
+/**
+ * CPU over the interval since the previous call: each process's share of one core (NaN across a
+ * restart), and the machine's share of all its cores, as `machine`.
+ */
+function cpuMeter(run: Run) {
+  let at = Date.now();
+  let before = new Map(supervisedOf(run).map((p) => [p.name, p.cpuMs()]));
+  let machine = machineTicks();
+  return (): Record<string, number> => {
+    const now = Date.now();
+    const current = new Map(supervisedOf(run).map((p) => [p.name, p.cpuMs()]));
+    const shares: Record<string, number> = {};
+    for (const [name, ms] of current) {
+      const used = ms - (before.get(name) ?? NaN);
+      shares[name] = used >= 0 ? (used / (now - at)) * 100 : NaN;
+    }
+    const ticks = machineTicks();
+    shares.machine = ((ticks.busy - machine.busy) / (ticks.total - machine.total)) * 100;
+    [at, before, machine] = [now, current, ticks];
+    return shares;
+  };
 }
 
 /** The load period: a block every report interval, the faults at their moments. */
@@ -112,11 +147,12 @@ async function loadPeriod(run: Run, started: number) {
     }
   })();
   const snapshots: Snapshot[] = [];
+  const cpu = cpuMeter(run);
   const minute = (at: number) => ((at - started) / 60_000).toFixed(1);
   for (let from = started; from < started + durationMs;) {
     const to = Math.min(from + run.options.reportEverySeconds * 1000, started + durationMs);
     await sleep(to + REPORT_DELAY_MS - Date.now());
-    const snapshot = await run.recording.snapshot(from, to, rssOf(run), run.probes);
+    const snapshot = await run.recording.snapshot(from, to, rssOf(run), cpu(), run.probes);
     snapshots.push(snapshot);
     printSnapshot(snapshot, `${minute(to)} min (since ${minute(from)} min)`);
     from = to;
@@ -207,6 +243,10 @@ async function soak(run: Run): Promise<void> {
       apiProcess,
       'compared',
     );
+    // Every answer (time, group, ms, status), for a look at the tails beyond the reports.
+    const samplesFile = join(tmpdir(), `soak-answers-${started}.json`);
+    writeFileSync(samplesFile, JSON.stringify(run.recording.samples));
+    console.log(`every answer of the run: ${samplesFile}`);
     const reference =
       snapshots.find((s) => s.at - started >= FIRST_RETENTION_ENDS_MINUTES * 60_000) ??
       snapshots[0]!;

@@ -10,6 +10,8 @@ export interface Snapshot {
   /** Epoch ms. */
   at: number;
   rssMb: Record<string, number>;
+  /** Share of one core each process used over the interval, and the machine's busy share of all. */
+  cpuPercent: Record<string, number>;
   databaseBytes: number;
   /** Every table's size with its indexes and TOAST, bytes. */
   tables: Record<string, number>;
@@ -27,7 +29,7 @@ export interface Snapshot {
   unanswered: number;
   /** Answers other than 2xx by group and status, e.g. `members 503` → 12. */
   refusals: Record<string, number>;
-  /** Answers slower than the interval's p99 over all groups, per minute of the interval. */
+  /** Answers slower than SLOW_MS, per minute of the interval: when the tail came. */
   slowByMinute: number[];
   lagP99Ms: number;
   reconciledLagP99Ms: number;
@@ -36,6 +38,9 @@ export interface Snapshot {
   changes: number;
   requests: number;
 }
+
+/** An answer this slow counts in a report's minute-by-minute line. */
+export const SLOW_MS = 100;
 
 export const mb = (bytes: number) =>
   Number.isNaN(bytes) ? 'n/a' : `${(bytes / 1048576).toFixed(1)} MB`;
@@ -145,6 +150,9 @@ export function printSnapshot(s: Snapshot, title: string): void {
   const rss = Object.entries(s.rssMb)
     .map(([name, value]) => `${name} ${value.toFixed(0)} MB`)
     .join(', ');
+  const cpu = Object.entries(s.cpuPercent)
+    .map(([name, value]) => `${name} ${Number.isNaN(value) ? 'n/a' : value.toFixed(0)} %`)
+    .join(', ');
   const largest = Object.entries(s.tables)
     .sort(([, a], [, b]) => b - a)
     .slice(0, 5)
@@ -160,6 +168,7 @@ export function printSnapshot(s: Snapshot, title: string): void {
   console.log(
     `\n-- ${title}\n` +
       `  RSS: ${rss}\n` +
+      `  CPU (of a core; the machine's of all): ${cpu}\n` +
       `  PostgreSQL: ${mb(s.databaseBytes)}; largest: ${largest || 'n/a'}\n` +
       `  Redis: used_memory ${mb(s.redisBytes)}, ` +
       `${Number.isNaN(s.redisKeys) ? 'n/a' : s.redisKeys} keys under the bench prefix` +
@@ -169,7 +178,7 @@ export function printSnapshot(s: Snapshot, title: string): void {
       `${refusals || 'none'}\n` +
       `  sync lag p99 (commit → visible): ${ms(s.lagP99Ms)} polled tables (${s.lagCount} changes), ` +
       `${ms(s.reconciledLagP99Ms)} notifications (no change column: by reconciliation)\n` +
-      `  answers slower than the p99 of all, per minute: ${s.slowByMinute.join(', ') || 'none'}\n` +
+      `  answers over ${SLOW_MS} ms, per minute: ${s.slowByMinute.join(', ') || 'none'}\n` +
       `  webhook events pending: ${Number.isNaN(s.webhooksPending) ? 'n/a' : s.webhooksPending}\n` +
       `  autovacuum/analyze runs: ${
         Object.entries(s.vacuums)

@@ -2,7 +2,7 @@
 // status) and every legacy change's commit → visible, read back per report interval.
 import type { ChildProcess } from 'node:child_process';
 import { percentile } from '../lag-writes.js';
-import { latencyByGroup, type openProbes, type Snapshot } from './measure.js';
+import { latencyByGroup, SLOW_MS, type openProbes, type Snapshot } from './measure.js';
 import type { ApiMessage, Sample, WriterMessage } from './messages.js';
 
 type Lag = Extract<WriterMessage, { kind: 'lags' }>['lags'][number];
@@ -39,6 +39,7 @@ export class Recording {
     from: number,
     to: number,
     rssMb: Record<string, number>,
+    cpuPercent: Record<string, number>,
     probes: ReturnType<typeof openProbes>,
   ): Promise<Snapshot> {
     const answers = this.samples.filter(([at]) => at >= from && at < to);
@@ -49,17 +50,13 @@ export class Recording {
         .map((l) => l.ms)
         .sort((a, b) => a - b);
     const polled = sorted(true);
-    const answered = answers.filter(([, , , status]) => status !== 0);
-    const slowest = percentile(
-      answered.map(([, , latency]) => latency).sort((a, b) => a - b),
-      99,
-    );
     const slowByMinute = Array.from({ length: Math.ceil((to - from) / 60_000) }, () => 0);
-    for (const [at, , latency] of answered)
-      if (latency > slowest) slowByMinute[Math.floor((at - from) / 60_000)]! += 1;
+    for (const [at, , latency, status] of answers)
+      if (status !== 0 && latency > SLOW_MS) slowByMinute[Math.floor((at - from) / 60_000)]! += 1;
     return {
       at: to,
       rssMb,
+      cpuPercent,
       ...(await probes.storage()),
       ...(await probes.redis()),
       groups: latencyByGroup(answers),

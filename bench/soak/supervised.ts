@@ -67,6 +67,15 @@ export class Supervised {
     }
   }
 
+  /** CPU time of the current process so far, in ms; NaN while no process runs. */
+  cpuMs(): number {
+    try {
+      return this.current.cpuMs();
+    } catch {
+      return NaN;
+    }
+  }
+
   stop(): Promise<void> {
     this.quiet = true;
     return this.current.stop();
