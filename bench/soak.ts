@@ -18,7 +18,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { typesRead } from '../api/changes/change-types.js';
 import { SCOPES } from '../api/scopes.js';
@@ -36,6 +36,7 @@ import {
   type Outage,
   type PrivateServers,
 } from './soak/faults.js';
+import { startCpuTimeline } from './soak/cpu-timeline.js';
 import { openProbes, printSnapshot, type Snapshot } from './soak/measure.js';
 import type { CopyComparison, WriterMessage } from './soak/messages.js';
 import { startReceiver, type Receiver } from './soak/receivers.js';
@@ -102,6 +103,14 @@ function rssOf(run: Run): Record<string, number> {
   return Object.fromEntries(supervisedOf(run).map((p) => [p.name, p.rssMb()]));
 }
 
+/** The soak's own processes by pid: gateways and worker by name, load processes by script. */
+function namedPids(run: Run): Map<number, string> {
+  const named = new Map<number, string>();
+  for (const p of supervisedOf(run)) named.set(p.current.child.pid!, p.name);
+  for (const load of run.loads) named.set(load.pid!, basename(load.spawnargs.at(-2)!, '.ts'));
+  return named;
+}
+
 /** The machine's busy and total CPU time so far (/proc/stat, in clock ticks). */
 function machineTicks(): { busy: number; total: number } {
   const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
@@ -148,6 +157,7 @@ async function loadPeriod(run: Run, started: number) {
   })();
   const snapshots: Snapshot[] = [];
   const cpu = cpuMeter(run);
+  const timeline = startCpuTimeline(() => namedPids(run));
   const minute = (at: number) => ((at - started) / 60_000).toFixed(1);
   for (let from = started; from < started + durationMs;) {
     const to = Math.min(from + run.options.reportEverySeconds * 1000, started + durationMs);
@@ -158,7 +168,7 @@ async function loadPeriod(run: Run, started: number) {
     from = to;
   }
   await faulting;
-  return { snapshots, outages };
+  return { snapshots, outages, cpuTimeline: timeline.stop() };
 }
 
 async function soak(run: Run): Promise<void> {
@@ -220,7 +230,7 @@ async function soak(run: Run): Promise<void> {
     run.loads.push(writerProcess, apiProcess);
     run.recording.listen(writerProcess, apiProcess);
     const started = Date.now();
-    const { snapshots, outages } = await loadPeriod(run, started);
+    const { snapshots, outages, cpuTimeline } = await loadPeriod(run, started);
 
     console.log('\n-- the end: load stopped; the read model settles, then the checks');
     apiProcess.send({ kind: 'stop-load' });
@@ -243,10 +253,11 @@ async function soak(run: Run): Promise<void> {
       apiProcess,
       'compared',
     );
-    // Every answer (time, group, ms, status), for a look at the tails beyond the reports.
-    const samplesFile = join(tmpdir(), `soak-answers-${started}.json`);
-    writeFileSync(samplesFile, JSON.stringify(run.recording.samples));
-    console.log(`every answer of the run: ${samplesFile}`);
+    // Every answer (time, group, ms, status) and who used the CPU every 10 s, for a look at the
+    // tails beyond the reports.
+    const runFile = join(tmpdir(), `soak-${started}.json`);
+    writeFileSync(runFile, JSON.stringify({ answers: run.recording.samples, cpu: cpuTimeline }));
+    console.log(`every answer of the run and the CPU every 10 s: ${runFile}`);
     const reference =
       snapshots.find((s) => s.at - started >= FIRST_RETENTION_ENDS_MINUTES * 60_000) ??
       snapshots[0]!;
