@@ -10,6 +10,14 @@ import type { SyncRunResult } from './sync-engine.js';
 
 const READ_TIMEOUT_MS = 1000;
 
+/** What the binary log follower tells of itself (SYNC_SOURCE=binlog, binlog-follower.ts). */
+export interface BinlogWatch {
+  /** Bytes the server has logged past the position applied; read at most every few seconds. */
+  bytesBehind(): Promise<number>;
+  /** Unix ms of the last event or heartbeat heard from the log, if any yet. */
+  lastHeardAt(): number | undefined;
+}
+
 export function createSyncMetrics(readModel: ReadModelClient) {
   const registry = new Registry();
   /** Unix seconds of each table's last full catch-up, as last read (or seen in this process). */
@@ -39,6 +47,30 @@ export function createSyncMetrics(readModel: ReadModelClient) {
       return false;
     }
   }
+
+  let binlog: BinlogWatch | undefined;
+  // Registered only once a follower reports (watchBinlog): a worker that polls shows neither.
+  const bytesBehind = new Gauge({
+    name: 'sync_binlog_bytes_behind',
+    help: 'Bytes of binary log the legacy server has written past the position applied',
+    registers: [],
+    async collect() {
+      try {
+        if (binlog) this.set(await withTimeout(binlog.bytesBehind(), READ_TIMEOUT_MS));
+      } catch {
+        // The last value stays: the server does not answer, and the silence metric tells.
+      }
+    },
+  });
+  const sinceEvent = new Gauge({
+    name: 'sync_binlog_seconds_since_event',
+    help: 'Seconds since the binary log last sent an event or a heartbeat (one a second idle)',
+    registers: [],
+    collect() {
+      const at = binlog?.lastHeardAt();
+      if (at !== undefined) this.set(Math.max(0, (Date.now() - at) / 1000));
+    },
+  });
 
   const source = new Gauge({
     name: 'sync_source',
@@ -175,6 +207,14 @@ export function createSyncMetrics(readModel: ReadModelClient) {
     setSource(inUse: 'poll' | 'binlog') {
       source.set({ source: 'poll' }, inUse === 'poll' ? 1 : 0);
       source.set({ source: 'binlog' }, inUse === 'binlog' ? 1 : 0);
+    },
+    /** The follower's figures: bytes behind and seconds since its last event, from now on. */
+    watchBinlog(watch: BinlogWatch) {
+      if (!binlog) {
+        registry.registerMetric(bytesBehind);
+        registry.registerMetric(sinceEvent);
+      }
+      binlog = watch;
     },
   };
 }

@@ -19,9 +19,11 @@ import { columnName, readModelTransaction } from '../../../../read-model/transac
 import { closeWithin } from '../../close-within.js';
 import { BINLOG_QUEUE, QUEUE_STREAMS } from '../../queues.js';
 import type { SyncDatabases } from '../sync-engine.js';
+import type { SyncMetrics } from '../sync-metrics.js';
 import { assertFollowerSchedule } from '../sync-upkeep.js';
 import { applyChangedKeys, type ChangedKeys } from './apply-changes.js';
 import {
+  bytesBehind,
   currentBinlogPosition,
   readBinlogPosition,
   storeStartPosition,
@@ -43,6 +45,8 @@ const HEARTBEAT_MS = 1000;
 const SILENCE_MS = 3 * HEARTBEAT_MS;
 /** How often storing the start position is tried again while a database cannot answer. */
 const RETRY_START_MS = 2000;
+/** The server's log files are listed for the bytes-behind metric at most this often. */
+const STATUS_READ_MS = 3000;
 /** The binary log client's id among the server's replicas: any id no real replica uses. */
 const REPLICA_SERVER_ID = 0x5e_7c;
 
@@ -54,6 +58,7 @@ export interface BinlogFollowerDeps extends SyncDatabases {
   tables: readonly SyncTable[];
   logger: Logger;
   log: ThrottledLog;
+  metrics?: SyncMetrics;
   /** Sets the tables' polling rate and the source metrics and health name (sync-runner.ts). */
   useSource(source: 'poll' | 'binlog'): Promise<void>;
   /** A reconciliation pass of every table begun after `since`, awaited. */
@@ -70,6 +75,12 @@ function positionLost(error: unknown): boolean {
 }
 
 class ServerReplaced extends Error {}
+
+/** Shared by the successive clients of the log (one job each). */
+interface LogState {
+  /** Unix ms of the last event or heartbeat heard, if any yet. */
+  heardAt: number | undefined;
+}
 
 /**
  * The server refuses the worker's user the log: grants lost (1227, REPLICATION SLAVE or BINLOG
@@ -93,6 +104,24 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
     deps.log('error', 'queue:binlog', { err: error }, 'binlog queue error'),
   );
   await assertFollowerSchedule(queue);
+  const state: LogState = {
+    heardAt: undefined,
+  };
+  let behind = { at: 0, bytes: 0 };
+  deps.metrics?.watchBinlog({
+    // From the stored position, so any worker's scrape tells, whichever one follows the log.
+    async bytesBehind() {
+      if (Date.now() - behind.at >= STATUS_READ_MS) {
+        // Stamped first: a server that does not answer is not asked again at every scrape.
+        const at = Date.now();
+        behind = { ...behind, at };
+        const from = await readBinlogPosition(deps.readModel);
+        behind = { at, bytes: from ? await bytesBehind(deps, from) : 0 };
+      }
+      return behind.bytes;
+    },
+    lastHeardAt: () => state.heardAt,
+  });
   // Every table's runs wait for it (sync-runner.ts): every change committed during the first
   // loads lies after this position. Retried, so a worker started while a database is down
   // starts all the same, its tables stale until then.
@@ -106,7 +135,7 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
       let stop: (() => void) | undefined;
       try {
         await new Promise<void>((resolve, reject) => {
-          const following = follow(deps, reject);
+          const following = follow(deps, state, reject);
           stop = () => void following.stop().then(resolve, reject);
           stopListeners.add(stop);
           following.done.then(resolve, reject);
@@ -203,7 +232,7 @@ async function firstLoadsDone(deps: BinlogFollowerDeps, stopping: () => boolean)
 }
 
 /** One client of the log from the stored position, until stopped or an error. */
-function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
+function follow(deps: BinlogFollowerDeps, state: LogState, fail: (error: unknown) => void) {
   const byLegacyTable = new Map<string, SyncTable[]>();
   for (const table of deps.tables) {
     byLegacyTable.set(table.from.table, [...(byLegacyTable.get(table.from.table) ?? []), table]);
@@ -228,6 +257,10 @@ function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
   let batch: ChangedKeys = new Map();
   let batchKeys = 0;
   let timer: NodeJS.Timeout | null = null;
+  /** The timer waits out POSITION_ONLY_MS for a position alone, not BATCH_MS for keys. */
+  let deferred = false;
+  /** The last position handed to applying. */
+  let queued: BinlogPosition | null = null;
   let applying: Promise<void> = Promise.resolve();
   let failed = false;
   let positionWrittenAt = Date.now();
@@ -244,14 +277,27 @@ function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
     client.stop();
     fail(error);
   };
-  const flush = () => {
+  const schedule = (ms: number, isDeferral: boolean) => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(flush, ms);
+    deferred = isDeferral;
+  };
+  /** Applies the batch read; a position alone waits out POSITION_ONLY_MS unless `now`. */
+  function flush(now = false) {
     if (timer) clearTimeout(timer);
     timer = null;
-    if (!through) return;
-    if (batchKeys === 0 && Date.now() - positionWrittenAt < POSITION_ONLY_MS) return;
+    if (!through || (batchKeys === 0 && through === queued)) return;
+    const wait = POSITION_ONLY_MS - (Date.now() - positionWrittenAt);
+    if (batchKeys === 0 && wait > 0 && !now) {
+      // Written once the wait is over: at rest the stored position reaches the last commit,
+      // and the bytes behind their zero.
+      schedule(wait, true);
+      return;
+    }
     positionWrittenAt = Date.now();
     const changed = batch;
     const position = through;
+    queued = position;
     batch = new Map();
     batchKeys = 0;
     applying = applying
@@ -260,7 +306,7 @@ function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
         () => undefined,
         (error: unknown) => stopWith(error),
       );
-  };
+  }
   const onRows = (event: RowsEvent & { rows: unknown[] }) => {
     const legacyTable = event.tableMap[event.tableId]?.tableName;
     for (const table of byLegacyTable.get(legacyTable ?? '') ?? []) {
@@ -287,11 +333,12 @@ function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
     }
     open = new Map();
     if (batchKeys >= BATCH_KEYS) flush();
-    else if (!timer) timer = setTimeout(flush, BATCH_MS);
+    else if (!timer || (deferred && batchKeys > 0)) schedule(BATCH_MS, false);
   };
 
   client.on('binlog', (event: AnyBinlogEvent) => {
     lastHeard = Date.now();
+    state.heardAt = lastHeard;
     if (!answered) {
       // The log answers: back from polling, if the worker fell back to it.
       answered = true;
@@ -353,7 +400,7 @@ function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
     async stop() {
       clearInterval(watchdog);
       client.stop();
-      flush();
+      flush(true);
       await applying;
       settle?.();
     },

@@ -1,0 +1,83 @@
+// The operator's view of a worker following the binary log (docs/decisions/0016), on a MariaDB of
+// the test's own: how far behind the log it is (sync_binlog_bytes_behind), and how long since the
+// log last spoke (sync_binlog_seconds_since_event). A batch held back by a lock on the stored
+// position leaves bytes behind; released, they fall to 0.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReadModelClient, readModelPool, type ReadModelClient } from '../common/databases.js';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { environmentVariables, startProcess, type RunningProcess } from './support/processes.js';
+import { SpareMariaDb } from './support/spare-mariadb.js';
+import { verifyEnvironment } from './support/verify.js';
+import { eventually } from './support/worker.js';
+
+let server: SpareMariaDb;
+let env: TestEnvironment;
+let dashboard: LegacyDashboard;
+let readModel: ReadModelClient;
+let worker: RunningProcess | undefined;
+let url: string;
+let branch: number;
+
+beforeAll(async () => {
+  server = await SpareMariaDb.start({ binaryLog: true });
+  env = await createTestEnvironment({ syncSource: 'binlog', mariadb: server });
+  dashboard = await LegacyDashboard.connect(env.legacyUrl);
+  readModel = createReadModelClient(env.databaseUrl, { poolSize: 2 });
+  branch = await dashboard.insertBranch();
+  worker = startProcess('worker', {
+    ...environmentVariables(env),
+    WORKER_ROLES: 'sync',
+    // Reconciliation an hour apart: whatever arrives within seconds came from the log.
+    RECONCILE_INTERVAL_MS: '3600000',
+  });
+  const started = await worker.waitForLine((l) => l.msg === 'sync worker started', 60_000);
+  url = `http://127.0.0.1:${started.metricsPort as number}`;
+  await worker.waitForLine((l) => l.msg === 'following the binary log', 60_000);
+}, 120_000);
+
+afterAll(async () => {
+  worker?.kill();
+  await worker?.exited;
+  await readModel?.$disconnect();
+  await dashboard?.close();
+  await env?.destroy().catch(() => undefined);
+  await server?.destroy();
+});
+
+/** The worker's unlabelled gauge `name`, as /metrics shows it. */
+async function gauge(name: string): Promise<number | undefined> {
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  const value = new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1];
+  return value === undefined ? undefined : Number(value);
+}
+
+describe('the metrics of a worker following the binary log', () => {
+  it('when a batch cannot be applied, then bytes are behind; once applied, none', async () => {
+    await eventually(async () => expect(await gauge('sync_binlog_bytes_behind')).toBe(0), 15_000);
+    const since = await gauge('sync_binlog_seconds_since_event');
+    // Heartbeats each second while idle.
+    expect(since).toBeDefined();
+    expect(since!).toBeLessThan(2);
+
+    // The batch's transaction writes the stored position last: held here, it waits.
+    const holder = await readModelPool(readModel).connect();
+    let added: number;
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT * FROM binlog_position WHERE id = 1 FOR UPDATE');
+      added = await dashboard.insertMember({ branch_id: branch });
+      await eventually(
+        async () => expect(await gauge('sync_binlog_bytes_behind')).toBeGreaterThan(0),
+        10_000,
+        200,
+      );
+    } finally {
+      await holder.query('COMMIT');
+      holder.release();
+    }
+    await eventually(async () => expect(await gauge('sync_binlog_bytes_behind')).toBe(0), 15_000);
+    expect(await readModel.member.findUnique({ where: { id: added } })).not.toBeNull();
+    expect((await verifyEnvironment(env)).total).toBe(0);
+  }, 60_000);
+});
