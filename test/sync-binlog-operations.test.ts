@@ -2,6 +2,8 @@
 // the test's own: how far behind the log it is (sync_binlog_bytes_behind), and how long since the
 // log last spoke (sync_binlog_seconds_since_event). A batch held back by a lock on the stored
 // position leaves bytes behind; released, they fall to 0.
+// The server frozen (SIGSTOP): three heartbeats missed, the worker polls at the normal rate as
+// `sync_source` and /healthz say; thawed, a reconciliation pass, then the log again, sync:verify 0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadModelClient, readModelPool, type ReadModelClient } from '../common/databases.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
@@ -37,6 +39,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  server?.thaw();
   worker?.kill();
   await worker?.exited;
   await readModel?.$disconnect();
@@ -44,6 +47,15 @@ afterAll(async () => {
   await env?.destroy().catch(() => undefined);
   await server?.destroy();
 });
+
+/** The worker's /healthz: its status code, the source it names and its stale tables. */
+async function health() {
+  const response = await fetch(`${url}/healthz`);
+  const body = (await response.json()) as { source: string; stale_tables?: string[] };
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  const metric = /^sync_source\{source="(\w+)"\} 1$/m.exec(metrics)?.[1];
+  return { status: response.status, source: body.source, metric, stale: body.stale_tables ?? [] };
+}
 
 /** The worker's unlabelled gauge `name`, as /metrics shows it. */
 async function gauge(name: string): Promise<number | undefined> {
@@ -80,4 +92,48 @@ describe('the metrics of a worker following the binary log', () => {
     expect(await readModel.member.findUnique({ where: { id: added } })).not.toBeNull();
     expect((await verifyEnvironment(env)).total).toBe(0);
   }, 60_000);
+});
+
+describe('a worker following the binary log of a server that freezes', () => {
+  it('when the log falls silent, then it polls, and it follows the log again once thawed', async () => {
+    const sold = await dashboard.insertMemberPackage({
+      member_id: await dashboard.insertMember({ branch_id: branch }),
+      package_id: await dashboard.insertPackage(),
+      branch_id: branch,
+    });
+    await eventually(
+      async () =>
+        expect(await readModel.memberPackage.findUnique({ where: { id: sold } })).not.toBeNull(),
+      5000,
+    );
+    server.freeze();
+    await eventually(
+      async () => expect(await health()).toMatchObject({ source: 'poll', metric: 'poll' }),
+      10_000,
+      200,
+    );
+    expect(await gauge('sync_binlog_seconds_since_event')).toBeGreaterThanOrEqual(3);
+
+    server.thaw();
+    await eventually(
+      async () =>
+        expect(await health()).toEqual({
+          status: 200,
+          source: 'binlog',
+          metric: 'binlog',
+          stale: [],
+        }),
+      60_000,
+      500,
+    );
+    await worker!.waitForLine((l) => l.msg === 'reconciled; back to the binary log', 1000);
+    // A hard delete polling cannot see, within seconds: the log is followed again.
+    await dashboard.query('DELETE FROM member_packages WHERE id = ?', [sold]);
+    await eventually(
+      async () =>
+        expect(await readModel.memberPackage.findUnique({ where: { id: sold } })).toBeNull(),
+      5000,
+    );
+    expect((await verifyEnvironment(env)).total).toBe(0);
+  }, 120_000);
 });

@@ -6,7 +6,8 @@
 // one, as each table's sync is; a killed worker's job is handed to another once its lock lapses,
 // and that one resumes from the stored position. The job ends when the worker stops, and fails
 // on any error of the log (the next scheduled job starts a new client from the stored position).
-// A log that refuses the worker's user (grants lost) is polled for meanwhile (accessDenied).
+// A log that refuses the worker's user (grants lost) is polled for meanwhile (accessDenied); a
+// log lost (position purged, server replaced) or silent is made up for by fallBack.
 import ZongJi from '@vlasky/zongji';
 import type { AnyBinlogEvent, RowsEvent } from '@vlasky/zongji';
 import { Queue, Worker } from 'bullmq';
@@ -43,7 +44,7 @@ const POSITION_ONLY_MS = 1000;
 /** The server sends a heartbeat this often while idle; three missed mean the link is dead. */
 const HEARTBEAT_MS = 1000;
 const SILENCE_MS = 3 * HEARTBEAT_MS;
-/** How often storing the start position is tried again while a database cannot answer. */
+/** How often storing a position is tried again while a database cannot answer. */
 const RETRY_START_MS = 2000;
 /** The server's log files are listed for the bytes-behind metric at most this often. */
 const STATUS_READ_MS = 3000;
@@ -76,10 +77,17 @@ function positionLost(error: unknown): boolean {
 
 class ServerReplaced extends Error {}
 
+/** Neither event nor heartbeat for SILENCE_MS: the server, or the way to it, is gone. */
+class LogSilent extends Error {}
+
 /** Shared by the successive clients of the log (one job each). */
 interface LogState {
   /** Unix ms of the last event or heartbeat heard, if any yet. */
   heardAt: number | undefined;
+  /** Unix ms the first client started: silence is counted from here until an event is heard. */
+  firstStartAt: number | undefined;
+  /** From a fallback until the log answers again: silence meanwhile is no new fallback. */
+  fellBack: boolean;
 }
 
 /**
@@ -106,6 +114,8 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
   await assertFollowerSchedule(queue);
   const state: LogState = {
     heardAt: undefined,
+    firstStartAt: undefined,
+    fellBack: false,
   };
   let behind = { at: 0, bytes: 0 };
   deps.metrics?.watchBinlog({
@@ -132,6 +142,7 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
       if (stopping) return;
       await firstLoadsDone(deps, () => stopping);
       if (stopping) return;
+      state.firstStartAt ??= Date.now();
       let stop: (() => void) | undefined;
       try {
         await new Promise<void>((resolve, reject) => {
@@ -147,8 +158,17 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
           await deps.useSource('poll');
           return;
         }
-        if (!positionLost(error)) throw error;
-        await fallBack(deps, error, () => stopping);
+        if (positionLost(error)) {
+          await fallBack(deps, state, error, () => stopping);
+          return;
+        }
+        // Silent: this client heard nothing for SILENCE_MS, or clients fail (a server down or
+        // frozen) and none has heard anything for as long. Once fallen back, polling goes on
+        // until the log answers; the failed client is restarted meanwhile, as any other.
+        const heard = state.heardAt ?? state.firstStartAt ?? Date.now();
+        const silent = error instanceof LogSilent || Date.now() - heard > SILENCE_MS;
+        if (!silent || state.fellBack) throw error;
+        await fallBack(deps, state, error, () => stopping);
       } finally {
         // A failed follower is restarted every 2 s during an outage: none is kept.
         if (stop) stopListeners.delete(stop);
@@ -185,32 +205,57 @@ async function storeStartPositionOnceUp(
   deps: BinlogFollowerDeps,
   stopping: () => boolean,
 ): Promise<boolean> {
+  return (await onceUp(deps, () => storeStartPosition(deps), stopping)) !== undefined;
+}
+
+/** `task`'s result once the databases answer it, retried until then; undefined if stopped. */
+async function onceUp<T>(
+  deps: BinlogFollowerDeps,
+  task: () => Promise<T>,
+  stopping: () => boolean,
+): Promise<T | undefined> {
   while (!stopping()) {
     try {
-      await storeStartPosition(deps);
-      return true;
+      return await task();
     } catch (error) {
       deps.log('warn', 'binlog-start', { err: error }, 'could not store the binary log position');
     }
     await new Promise((resolve) => setTimeout(resolve, RETRY_START_MS));
   }
-  return false;
+  return undefined;
 }
 
 /**
  * Decision 0016's fallback: poll at the normal rate, store the log's end as the new position, run
  * a reconciliation pass of every table, then follow the log again from that position (the job
  * ends here; the scheduler starts the next one, whose first event sets the source back). Changes
- * made before the position are the pass's, those after it the log's.
+ * made before the position are the pass's, those after it the log's. A silent server is polled
+ * for (in vain while it is down) until it answers: the position is stored then.
  */
-async function fallBack(deps: BinlogFollowerDeps, error: unknown, stopping: () => boolean) {
+async function fallBack(
+  deps: BinlogFollowerDeps,
+  state: LogState,
+  error: unknown,
+  stopping: () => boolean,
+) {
   deps.logger.warn(
     { err: error },
-    'binary log position lost; polling and a reconciliation pass, then the log again',
+    error instanceof LogSilent || !positionLost(error)
+      ? 'binary log silent; polling and a reconciliation pass, then the log again'
+      : 'binary log position lost; polling and a reconciliation pass, then the log again',
   );
+  state.fellBack = true;
   await deps.useSource('poll');
-  const start = await currentBinlogPosition(deps);
-  await readModelTransaction(deps.readModel, (tx) => writeBinlogPosition(tx, start));
+  const start = await onceUp(
+    deps,
+    async () => {
+      const end = await currentBinlogPosition(deps);
+      await readModelTransaction(deps.readModel, (tx) => writeBinlogPosition(tx, end));
+      return end;
+    },
+    stopping,
+  );
+  if (!start) return;
   await deps.reconcileAll(new Date(), stopping);
   if (stopping()) return;
   deps.logger.info(
@@ -342,6 +387,7 @@ function follow(deps: BinlogFollowerDeps, state: LogState, fail: (error: unknown
     if (!answered) {
       // The log answers: back from polling, if the worker fell back to it.
       answered = true;
+      state.fellBack = false;
       deps
         .useSource('binlog')
         .catch((error: unknown) =>
@@ -363,7 +409,7 @@ function follow(deps: BinlogFollowerDeps, state: LogState, fail: (error: unknown
   client.on('error', stopWith);
   const watchdog = setInterval(() => {
     if (Date.now() - lastHeard > SILENCE_MS) {
-      stopWith(new Error(`no binary log event nor heartbeat for ${SILENCE_MS} ms`));
+      stopWith(new LogSilent(`no binary log event nor heartbeat for ${SILENCE_MS} ms`));
     }
   }, HEARTBEAT_MS);
 
