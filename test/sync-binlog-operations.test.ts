@@ -3,7 +3,8 @@
 // log last spoke (sync_binlog_seconds_since_event). A batch held back by a lock on the stored
 // position leaves bytes behind; released, they fall to 0.
 // The server frozen (SIGSTOP): three heartbeats missed, the worker polls at the normal rate as
-// `sync_source` and /healthz say; thawed, a reconciliation pass, then the log again, sync:verify 0.
+// `sync_source` and /healthz say, its tables stale within the normal interval's threshold, not the
+// safety net's; thawed, a reconciliation pass, then the log again, sync:verify 0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadModelClient, readModelPool, type ReadModelClient } from '../common/databases.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
@@ -32,6 +33,8 @@ beforeAll(async () => {
     WORKER_ROLES: 'sync',
     // Reconciliation an hour apart: whatever arrives within seconds came from the log.
     RECONCILE_INTERVAL_MS: '3600000',
+    // Stale after 5 s without a sign of life (the normal 1 s interval's), not 5 x 30 s.
+    SYNC_STALE_AFTER_INTERVALS: '5',
   });
   const started = await worker.waitForLine((l) => l.msg === 'sync worker started', 60_000);
   url = `http://127.0.0.1:${started.metricsPort as number}`;
@@ -95,7 +98,7 @@ describe('the metrics of a worker following the binary log', () => {
 });
 
 describe('a worker following the binary log of a server that freezes', () => {
-  it('when the log falls silent, then it polls, and it follows the log again once thawed', async () => {
+  it('when the log falls silent, then it polls, its tables go stale within the normal threshold, and it follows the log again once thawed', async () => {
     const sold = await dashboard.insertMemberPackage({
       member_id: await dashboard.insertMember({ branch_id: branch }),
       package_id: await dashboard.insertPackage(),
@@ -106,13 +109,37 @@ describe('a worker following the binary log of a server that freezes', () => {
         expect(await readModel.memberPackage.findUnique({ where: { id: sold } })).not.toBeNull(),
       5000,
     );
+    // Idle, polled only every 30 s: the log caught up keeps every table fresh past 5 s.
+    for (let i = 0; i < 7; i += 1) {
+      expect(await health()).toEqual({
+        status: 200,
+        source: 'binlog',
+        metric: 'binlog',
+        stale: [],
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+
     server.freeze();
+    const frozenAt = Date.now();
     await eventually(
       async () => expect(await health()).toMatchObject({ source: 'poll', metric: 'poll' }),
       10_000,
       200,
     );
     expect(await gauge('sync_binlog_seconds_since_event')).toBeGreaterThanOrEqual(3);
+    // Nothing answers polling either: stale after 5 s (and the next 5 s check), not 150 s.
+    const stale = await eventually(
+      async () => {
+        const shown = await health();
+        expect(shown.status).toBe(503);
+        return shown;
+      },
+      20_000,
+      500,
+    );
+    expect(stale.stale).toContain('member_packages');
+    expect(Date.now() - frozenAt).toBeLessThan(20_000);
 
     server.thaw();
     await eventually(

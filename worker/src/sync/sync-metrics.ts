@@ -16,6 +16,8 @@ export interface BinlogWatch {
   bytesBehind(): Promise<number>;
   /** Unix ms of the last event or heartbeat heard from the log, if any yet. */
   lastHeardAt(): number | undefined;
+  /** Unix ms the read model was last seen caught up with the log, if ever. */
+  lastCaughtUpAt(): number | undefined;
 }
 
 export function createSyncMetrics(readModel: ReadModelClient) {
@@ -48,6 +50,7 @@ export function createSyncMetrics(readModel: ReadModelClient) {
     }
   }
 
+  let inUse: 'poll' | 'binlog' = 'poll';
   let binlog: BinlogWatch | undefined;
   // Registered only once a follower reports (watchBinlog): a worker that polls shows neither.
   const bytesBehind = new Gauge({
@@ -187,9 +190,14 @@ export function createSyncMetrics(readModel: ReadModelClient) {
      * run of this process that made progress (a long backfill is syncing, not stuck).
      */
     lastActivityOf(table: string): number | undefined {
-      const times = [lastSuccess.get(table), lastProgress.get(table)].filter(
-        (t) => t !== undefined,
-      );
+      // While the log is followed, tables are polled only every 30 s: the log caught up (a batch
+      // applied, or a heartbeat with nothing pending) is every table's sign of life.
+      const caughtUp = inUse === 'binlog' ? binlog?.lastCaughtUpAt() : undefined;
+      const times = [
+        lastSuccess.get(table),
+        lastProgress.get(table),
+        caughtUp === undefined ? undefined : caughtUp / 1000,
+      ].filter((t) => t !== undefined);
       return times.length > 0 ? Math.max(...times) : undefined;
     },
     setStale(table: string, isStale: boolean) {
@@ -204,9 +212,10 @@ export function createSyncMetrics(readModel: ReadModelClient) {
     recordFailure(table: string) {
       failures.inc({ table });
     },
-    setSource(inUse: 'poll' | 'binlog') {
-      source.set({ source: 'poll' }, inUse === 'poll' ? 1 : 0);
-      source.set({ source: 'binlog' }, inUse === 'binlog' ? 1 : 0);
+    setSource(next: 'poll' | 'binlog') {
+      inUse = next;
+      source.set({ source: 'poll' }, next === 'poll' ? 1 : 0);
+      source.set({ source: 'binlog' }, next === 'binlog' ? 1 : 0);
     },
     /** The follower's figures: bytes behind and seconds since its last event, from now on. */
     watchBinlog(watch: BinlogWatch) {

@@ -84,6 +84,9 @@ class LogSilent extends Error {}
 interface LogState {
   /** Unix ms of the last event or heartbeat heard, if any yet. */
   heardAt: number | undefined;
+  /** Unix ms the read model was last caught up with the log: a batch applied, or a heartbeat
+   *  (sent only while the server has nothing more) with nothing waiting to be applied. */
+  caughtUpAt: number | undefined;
   /** Unix ms the first client started: silence is counted from here until an event is heard. */
   firstStartAt: number | undefined;
   /** From a fallback until the log answers again: silence meanwhile is no new fallback. */
@@ -114,6 +117,7 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
   await assertFollowerSchedule(queue);
   const state: LogState = {
     heardAt: undefined,
+    caughtUpAt: undefined,
     firstStartAt: undefined,
     fellBack: false,
   };
@@ -131,6 +135,7 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
       return behind.bytes;
     },
     lastHeardAt: () => state.heardAt,
+    lastCaughtUpAt: () => state.caughtUpAt,
   });
   // Every table's runs wait for it (sync-runner.ts): every change committed during the first
   // loads lies after this position. Retried, so a worker started while a database is down
@@ -304,8 +309,9 @@ function follow(deps: BinlogFollowerDeps, state: LogState, fail: (error: unknown
   let timer: NodeJS.Timeout | null = null;
   /** The timer waits out POSITION_ONLY_MS for a position alone, not BATCH_MS for keys. */
   let deferred = false;
-  /** The last position handed to applying. */
+  /** The last position handed to applying, and how many batches are being applied. */
   let queued: BinlogPosition | null = null;
+  let inFlight = 0;
   let applying: Promise<void> = Promise.resolve();
   let failed = false;
   let positionWrittenAt = Date.now();
@@ -345,12 +351,18 @@ function follow(deps: BinlogFollowerDeps, state: LogState, fail: (error: unknown
     queued = position;
     batch = new Map();
     batchKeys = 0;
+    inFlight += 1;
     applying = applying
       .then(() => applyChangedKeys(deps, changed, position))
       .then(
-        () => undefined,
+        () => {
+          state.caughtUpAt = Date.now();
+        },
         (error: unknown) => stopWith(error),
-      );
+      )
+      .finally(() => {
+        inFlight -= 1;
+      });
   }
   const onRows = (event: RowsEvent & { rows: unknown[] }) => {
     const legacyTable = event.tableMap[event.tableId]?.tableName;
@@ -395,7 +407,9 @@ function follow(deps: BinlogFollowerDeps, state: LogState, fail: (error: unknown
         );
     }
     const name = event.getEventName();
-    if (name === 'rotate') {
+    if (name === 'heartbeat') {
+      if (!timer && inFlight === 0) state.caughtUpAt = lastHeard;
+    } else if (name === 'rotate') {
       file = (event as AnyBinlogEvent & { binlogName: string }).binlogName;
     } else if (name === 'writerows' || name === 'updaterows' || name === 'deleterows') {
       onRows(event as RowsEvent & { rows: unknown[] });
