@@ -87,8 +87,12 @@ interface LogState {
   /** Unix ms the read model was last caught up with the log: a batch applied, or a heartbeat
    *  (sent only while the server has nothing more) with nothing waiting to be applied. */
   caughtUpAt: number | undefined;
-  /** Unix ms the first client started: silence is counted from here until an event is heard. */
-  firstStartAt: number | undefined;
+  /**
+   * Unix ms silence is counted from while clients fail: the last event heard, or the start of the
+   * first failed client if later (a worker taking the follower over after long without it).
+   * Cleared by any event.
+   */
+  silentSince: number | undefined;
   /** From a fallback until the log answers again: silence meanwhile is no new fallback. */
   fellBack: boolean;
 }
@@ -118,7 +122,7 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
   const state: LogState = {
     heardAt: undefined,
     caughtUpAt: undefined,
-    firstStartAt: undefined,
+    silentSince: undefined,
     fellBack: false,
   };
   let behind = { at: 0, bytes: 0 };
@@ -147,7 +151,7 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
       if (stopping) return;
       await firstLoadsDone(deps, () => stopping);
       if (stopping) return;
-      state.firstStartAt ??= Date.now();
+      const startedAt = Date.now();
       let stop: (() => void) | undefined;
       try {
         await new Promise<void>((resolve, reject) => {
@@ -170,8 +174,8 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
         // Silent: this client heard nothing for SILENCE_MS, or clients fail (a server down or
         // frozen) and none has heard anything for as long. Once fallen back, polling goes on
         // until the log answers; the failed client is restarted meanwhile, as any other.
-        const heard = state.heardAt ?? state.firstStartAt ?? Date.now();
-        const silent = error instanceof LogSilent || Date.now() - heard > SILENCE_MS;
+        state.silentSince ??= Math.max(state.heardAt ?? 0, startedAt);
+        const silent = error instanceof LogSilent || Date.now() - state.silentSince > SILENCE_MS;
         if (!silent || state.fellBack) throw error;
         await fallBack(deps, state, error, () => stopping);
       } finally {
@@ -396,6 +400,7 @@ function follow(deps: BinlogFollowerDeps, state: LogState, fail: (error: unknown
   client.on('binlog', (event: AnyBinlogEvent) => {
     lastHeard = Date.now();
     state.heardAt = lastHeard;
+    state.silentSince = undefined;
     if (!answered) {
       // The log answers: back from polling, if the worker fell back to it.
       answered = true;
@@ -456,11 +461,15 @@ function follow(deps: BinlogFollowerDeps, state: LogState, fail: (error: unknown
 
   return {
     done,
-    /** Stops reading, applies what was committed and read, and resolves. */
+    /**
+     * Stops reading, applies what was committed and read, and resolves. A failed client's batch
+     * is not applied: the next client reads it again from the stored position, which may be a
+     * fallback's, later than this client's.
+     */
     async stop() {
       clearInterval(watchdog);
       client.stop();
-      flush(true);
+      if (!failed) flush(true);
       await applying;
       settle?.();
     },
