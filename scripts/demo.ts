@@ -2,6 +2,8 @@
 // creates a demo legacy database with generated data (a legacy database that already has members
 // is used as it is), migrates the read model, creates a demo
 // client, runs gateway and worker, and prints a working curl line. Ctrl-C stops everything.
+// SYNC_SOURCE=binlog: the worker follows the binary log where the server allows it, and polls,
+// saying why, where it does not.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfigOrExit } from '../common/config.js';
@@ -10,9 +12,11 @@ import { SCOPES } from '../api/scopes.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
 import { migrateReadModel } from '../prisma/read-model/migrate.js';
 import { randomBytes } from 'node:crypto';
+import { binlogPreflight, readBinlogServerFacts } from '../worker/src/sync/preflight.js';
 import { connectLegacy, databaseName } from './legacy/legacy-database.js';
 import { seedLegacyDatabase } from './legacy/seed.js';
 import {
+  BINLOG_GRANTS,
   GATEWAY_GRANTS,
   provisionLegacyUser,
   SYNC_GRANTS,
@@ -40,8 +44,13 @@ async function legacyUrls(): Promise<{ gateway: string; worker: string }> {
   try {
     const database = databaseName(config.legacy.url);
     await provisionLegacyUser(admin, database, gateway, GATEWAY_GRANTS);
-    await provisionLegacyUser(admin, database, worker, SYNC_GRANTS);
-    say(`legacy users ${gateway.user} (member writes) and ${worker.user} (SELECT only) ready`);
+    const following = config.sync.source === 'binlog';
+    await provisionLegacyUser(admin, database, worker, [
+      ...SYNC_GRANTS,
+      ...(following ? BINLOG_GRANTS : []),
+    ]);
+    const reads = following ? 'SELECT and the binary log' : 'SELECT only';
+    say(`legacy users ${gateway.user} (member writes) and ${worker.user} (${reads}) ready`);
     return { gateway: urlAs(config.legacy.url, gateway), worker: urlAs(config.legacy.url, worker) };
   } catch {
     say(
@@ -53,6 +62,38 @@ async function legacyUrls(): Promise<{ gateway: string; worker: string }> {
   }
 }
 const legacyUrlOf = await legacyUrls();
+
+/**
+ * SYNC_SOURCE=binlog where the server and the worker's user allow it (`npm run sync:preflight`'s
+ * checks); poll otherwise, saying what is missing, rather than a worker that never syncs.
+ */
+async function syncSource(workerUrl: string): Promise<'poll' | 'binlog'> {
+  if (config.sync.source !== 'binlog') return 'poll';
+  let missing: string[];
+  try {
+    const conn = await connectLegacy(workerUrl, { database: null });
+    try {
+      const findings = binlogPreflight(await readBinlogServerFacts(conn, databaseName(workerUrl)));
+      missing = findings.filter((f) => f.fix).map((f) => `${f.what}: ${f.seen}`);
+    } finally {
+      await conn.end();
+    }
+  } catch (error) {
+    missing = [`the check failed: ${(error as Error).message}`];
+  }
+  if (missing.length === 0) {
+    say('SYNC_SOURCE=binlog: the worker follows the legacy binary log');
+    return 'binlog';
+  }
+  say(
+    `SYNC_SOURCE=binlog, but this legacy server does not allow following its binary log ` +
+      `(${missing.join('; ')}): the worker polls instead. npm run sync:preflight names the ` +
+      'setting or GRANT to add for each.',
+  );
+  return 'poll';
+}
+
+const workerSource = await syncSource(legacyUrlOf.worker);
 
 const applied = await migrateReadModel(config.db.url);
 say(
@@ -73,7 +114,12 @@ const DEMO_SECRETS_KEY = Buffer.from('npm-run-demo key, never secret!!').toStrin
 const secretsKey = config.secrets.development ? DEMO_SECRETS_KEY : config.secrets.keys.join(',');
 
 const children: ChildProcess[] = [];
-function run(script: string, legacyUrl: string, metricsPort: number) {
+function run(
+  script: string,
+  legacyUrl: string,
+  metricsPort: number,
+  variables: Record<string, string> = {},
+) {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     stdio: ['ignore', 'inherit', 'inherit'],
     // Both processes serve metrics; on one host each needs its own port.
@@ -82,6 +128,7 @@ function run(script: string, legacyUrl: string, metricsPort: number) {
       LEGACY_DATABASE_URL: legacyUrl,
       METRICS_PORT: String(metricsPort),
       SECRETS_KEY: secretsKey,
+      ...variables,
     },
   });
   child.on('exit', (code, signal) => {
@@ -102,7 +149,9 @@ async function stop(code: number) {
 process.once('SIGINT', () => void stop(0));
 process.once('SIGTERM', () => void stop(0));
 
-run('worker/src/main.ts', legacyUrlOf.worker, config.metrics.port + 1);
+run('worker/src/main.ts', legacyUrlOf.worker, config.metrics.port + 1, {
+  SYNC_SOURCE: workerSource,
+});
 run('gateway/src/main.ts', legacyUrlOf.gateway, config.metrics.port);
 
 const base = `http://127.0.0.1:${config.http.port}`;

@@ -139,6 +139,18 @@ describe('docker-compose.yml', () => {
     expect(compose.services.migrate!.restart).toBe('no');
   });
 
+  it('then its MySQL writes the binary log SYNC_SOURCE=binlog follows, and the worker polls unless told', () => {
+    const command = compose.services['legacy-db']!.command as string[];
+    for (const flag of ['--log-bin', '--binlog-format=ROW', '--binlog-row-image=FULL']) {
+      expect(command.some((arg) => arg === flag || arg.startsWith(`${flag}=`))).toBe(true);
+    }
+    expect(command.some((arg) => /^--server-id=[1-9]/.test(arg))).toBe(true);
+    expect(compose.services.worker!.environment.SYNC_SOURCE).toBe('${SYNC_SOURCE:-poll}');
+    expect(readFileSync('docker/mysql-init/02-users.sql', 'utf8')).toContain(
+      "GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'api_sync'@'%';",
+    );
+  });
+
   it('then its scale profile adds a load balancer over two gateways reading a replica, and a worker', () => {
     expect(inProfile('scale')).toEqual([
       'gateway-a',

@@ -2,7 +2,8 @@
 // its next dump (error 1227), and the worker polls at the normal rate meanwhile, as `sync_source`
 // and /healthz say. Granted again, it reads the log from its stored position: a hard delete made
 // meanwhile, which polling cannot see, arrives from the log (reconciliation is set an hour apart
-// here), and sync:verify finds no difference.
+// here), and sync:verify finds no difference. Its login refused (error 1045: the password changed)
+// takes the same path.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
 import { createTestEnvironment, workerUser, type TestEnvironment } from './support/environment.js';
@@ -90,6 +91,58 @@ describe('a worker following the binary log whose user loses its replication gra
     expect(await readModel.memberPackage.findUnique({ where: { id: sold } })).not.toBeNull();
 
     await dashboard.query(`GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO ${account}`);
+    await eventually(
+      async () => expect(await sourceShown(url)).toEqual({ healthz: 'binlog', metric: 'binlog' }),
+      15_000,
+      200,
+    );
+    await eventually(
+      async () =>
+        expect(await readModel.memberPackage.findUnique({ where: { id: sold } })).toBeNull(),
+      10_000,
+    );
+    const { total, reports } = await verifyEnvironment(env);
+    expect(reports).toEqual([]);
+    expect(total).toBe(0);
+  }, 120_000);
+
+  it('when its login is refused, then it polls until let in again, then reads the log from its stored position', async () => {
+    const url = `http://127.0.0.1:${(await worker!.waitForLine((l) => l.msg === 'sync worker started')).metricsPort as number}`;
+    const branch = await dashboard.insertBranch();
+    const sold = await dashboard.insertMemberPackage({
+      member_id: await dashboard.insertMember({ branch_id: branch }),
+      package_id: await dashboard.insertPackage(),
+      branch_id: branch,
+    });
+    await eventually(
+      async () =>
+        expect(await readModel.memberPackage.findUnique({ where: { id: sold } })).not.toBeNull(),
+      10_000,
+    );
+    expect(await sourceShown(url)).toEqual({ healthz: 'binlog', metric: 'binlog' });
+
+    const from = worker!.lines.length;
+    const account = `'${workerUser(env)}'@'%'`;
+    const password = decodeURIComponent(new URL(env.legacyReadOnlyUrl).password);
+    await dashboard.query(`ALTER USER ${account} IDENTIFIED BY ?`, ['not the worker password']);
+    const [dump] = await dashboard.query<{ ID: number | bigint }>(
+      "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND = 'Binlog Dump' AND USER = ?",
+      [workerUser(env)],
+    );
+    // A changed password leaves open connections in: the dump is ended, its next login refused.
+    await dashboard.query(`KILL ${dump!.ID}`);
+    await eventually(
+      async () => expect(await sourceShown(url)).toEqual({ healthz: 'poll', metric: 'poll' }),
+      15_000,
+      200,
+    );
+    // Refused, not silent: the position is kept, no new one stored nor a reconciliation pass.
+    const fallbacks = worker!.lines.slice(from).filter((l) => l.msg?.includes('reconciliation'));
+    expect(fallbacks).toEqual([]);
+    // Made while the log is refused; polling cannot see a hard delete.
+    await dashboard.query('DELETE FROM member_packages WHERE id = ?', [sold]);
+
+    await dashboard.query(`ALTER USER ${account} IDENTIFIED BY ?`, [password]);
     await eventually(
       async () => expect(await sourceShown(url)).toEqual({ healthz: 'binlog', metric: 'binlog' }),
       15_000,

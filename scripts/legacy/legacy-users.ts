@@ -17,6 +17,12 @@ export const GATEWAY_GRANTS = [
 
 export const SYNC_GRANTS = ['GRANT SELECT ON {db}.* TO {user}'];
 
+/**
+ * Beside SYNC_GRANTS for SYNC_SOURCE=binlog: reading the binary log (MariaDB names REPLICATION
+ * CLIENT BINLOG MONITOR and takes either).
+ */
+export const BINLOG_GRANTS = ['GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO {user}'];
+
 const quoteId = (name: string) => `\`${name.replace(/`/g, '``')}\``;
 const quoteUser = (user: string) => `'${user.replace(/'/g, "''")}'@'%'`;
 
@@ -32,10 +38,18 @@ export async function provisionLegacyUser(
   ]);
   // An existing user (a previous demo run) gets this run's password.
   await admin.query(`ALTER USER ${quoteUser(account.user)} IDENTIFIED BY ?`, [account.password]);
+  await grantLegacyUser(admin, database, account.user, grants);
+}
+
+/** Grants an existing user `grants` on `database` (an admin connection). */
+export async function grantLegacyUser(
+  admin: Connection,
+  database: string,
+  user: string,
+  grants: readonly string[],
+): Promise<void> {
   for (const grant of grants) {
-    await admin.query(
-      grant.replace('{db}', quoteId(database)).replace('{user}', quoteUser(account.user)),
-    );
+    await admin.query(grant.replace('{db}', quoteId(database)).replace('{user}', quoteUser(user)));
   }
 }
 

@@ -6,6 +6,8 @@ import {
   createThrowawayEnvironment,
   type ThrowawayEnvironment,
 } from '../../scripts/throwaway-environment.js';
+import { databaseName } from '../../scripts/legacy/legacy-database.js';
+import { BINLOG_GRANTS, grantLegacyUser } from '../../scripts/legacy/legacy-users.js';
 import { SpareMariaDb } from './spare-mariadb.js';
 
 export type TestEnvironment = ThrowawayEnvironment;
@@ -77,7 +79,7 @@ export async function createTestEnvironment(
 async function grantReplication(env: ThrowawayEnvironment): Promise<void> {
   const admin = await mariadb.createConnection(legacyConnectionOf(env.legacyUrl));
   try {
-    await admin.query(`GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO '${workerUser(env)}'@'%'`);
+    await grantLegacyUser(admin, databaseName(env.legacyUrl), workerUser(env), BINLOG_GRANTS);
   } finally {
     await admin.end();
   }

@@ -10,6 +10,16 @@ import type { SyncRunResult } from './sync-engine.js';
 
 const READ_TIMEOUT_MS = 1000;
 
+/** What the binary log follower tells of itself (SYNC_SOURCE=binlog, binlog-follower.ts). */
+export interface BinlogWatch {
+  /** Bytes the server has logged past the position applied; read at most every few seconds. */
+  bytesBehind(): Promise<number>;
+  /** Unix ms of the last event or heartbeat heard from the log, if any yet. */
+  lastHeardAt(): number | undefined;
+  /** Unix ms the read model was last seen caught up with the log, if ever. */
+  lastCaughtUpAt(): number | undefined;
+}
+
 export function createSyncMetrics(readModel: ReadModelClient) {
   const registry = new Registry();
   /** Unix seconds of each table's last full catch-up, as last read (or seen in this process). */
@@ -39,6 +49,31 @@ export function createSyncMetrics(readModel: ReadModelClient) {
       return false;
     }
   }
+
+  let inUse: 'poll' | 'binlog' = 'poll';
+  let binlog: BinlogWatch | undefined;
+  // Registered only once a follower reports (watchBinlog): a worker that polls shows neither.
+  const bytesBehind = new Gauge({
+    name: 'sync_binlog_bytes_behind',
+    help: 'Bytes of binary log the legacy server has written past the position applied',
+    registers: [],
+    async collect() {
+      try {
+        if (binlog) this.set(await withTimeout(binlog.bytesBehind(), READ_TIMEOUT_MS));
+      } catch {
+        // The last value stays: the server does not answer, and the silence metric tells.
+      }
+    },
+  });
+  const sinceEvent = new Gauge({
+    name: 'sync_binlog_seconds_since_event',
+    help: 'Seconds since the binary log last sent an event or a heartbeat (one a second idle)',
+    registers: [],
+    collect() {
+      const at = binlog?.lastHeardAt();
+      if (at !== undefined) this.set(Math.max(0, (Date.now() - at) / 1000));
+    },
+  });
 
   const source = new Gauge({
     name: 'sync_source',
@@ -155,9 +190,14 @@ export function createSyncMetrics(readModel: ReadModelClient) {
      * run of this process that made progress (a long backfill is syncing, not stuck).
      */
     lastActivityOf(table: string): number | undefined {
-      const times = [lastSuccess.get(table), lastProgress.get(table)].filter(
-        (t) => t !== undefined,
-      );
+      // While the log is followed, tables are polled only every 30 s: the log caught up (a batch
+      // applied, or a heartbeat with nothing pending) is every table's sign of life.
+      const caughtUp = inUse === 'binlog' ? binlog?.lastCaughtUpAt() : undefined;
+      const times = [
+        lastSuccess.get(table),
+        lastProgress.get(table),
+        caughtUp === undefined ? undefined : caughtUp / 1000,
+      ].filter((t) => t !== undefined);
       return times.length > 0 ? Math.max(...times) : undefined;
     },
     setStale(table: string, isStale: boolean) {
@@ -172,9 +212,18 @@ export function createSyncMetrics(readModel: ReadModelClient) {
     recordFailure(table: string) {
       failures.inc({ table });
     },
-    setSource(inUse: 'poll' | 'binlog') {
-      source.set({ source: 'poll' }, inUse === 'poll' ? 1 : 0);
-      source.set({ source: 'binlog' }, inUse === 'binlog' ? 1 : 0);
+    setSource(next: 'poll' | 'binlog') {
+      inUse = next;
+      source.set({ source: 'poll' }, next === 'poll' ? 1 : 0);
+      source.set({ source: 'binlog' }, next === 'binlog' ? 1 : 0);
+    },
+    /** The follower's figures: bytes behind and seconds since its last event, from now on. */
+    watchBinlog(watch: BinlogWatch) {
+      if (!binlog) {
+        registry.registerMetric(bytesBehind);
+        registry.registerMetric(sinceEvent);
+      }
+      binlog = watch;
     },
   };
 }

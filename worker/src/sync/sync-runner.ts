@@ -80,7 +80,10 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
     ...deps,
     intervalMs,
     log,
-    staleAfterMs: (deps.staleAfterIntervals ?? 30) * intervalMs,
+    // The normal interval's, whatever the source: while the log is followed, the log caught up
+    // is every table's sign of life (sync-metrics.ts), so a dead log shows as soon as polling
+    // would, not after as many of the safety net's 30 s.
+    staleAfterMs: (deps.staleAfterIntervals ?? 30) * deps.intervalMs,
     upkeepIntervalMs: deps.upkeepIntervalMs ?? 5000,
   };
   const entries: TableQueue[] = [];
@@ -101,7 +104,6 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
     if (next === source) return;
     source = next;
     upkeepDeps.intervalMs = next === 'binlog' ? intervalMs : deps.intervalMs;
-    upkeepDeps.staleAfterMs = (deps.staleAfterIntervals ?? 30) * upkeepDeps.intervalMs;
     for (const entry of entries) await assertSchedules(entry, upkeepDeps);
     deps.metrics?.setSource(next);
     deps.logger.info({ source: next }, 'sync source changed');

@@ -6,7 +6,8 @@
 // one, as each table's sync is; a killed worker's job is handed to another once its lock lapses,
 // and that one resumes from the stored position. The job ends when the worker stops, and fails
 // on any error of the log (the next scheduled job starts a new client from the stored position).
-// A log that refuses the worker's user (grants lost) is polled for meanwhile (accessDenied).
+// A log that refuses the worker's user (grants lost) is polled for meanwhile (accessDenied); a
+// log lost (position purged, server replaced) or silent is made up for by fallBack.
 import ZongJi from '@vlasky/zongji';
 import type { AnyBinlogEvent, RowsEvent } from '@vlasky/zongji';
 import { Queue, Worker } from 'bullmq';
@@ -19,9 +20,11 @@ import { columnName, readModelTransaction } from '../../../../read-model/transac
 import { closeWithin } from '../../close-within.js';
 import { BINLOG_QUEUE, QUEUE_STREAMS } from '../../queues.js';
 import type { SyncDatabases } from '../sync-engine.js';
+import type { SyncMetrics } from '../sync-metrics.js';
 import { assertFollowerSchedule } from '../sync-upkeep.js';
 import { applyChangedKeys, type ChangedKeys } from './apply-changes.js';
 import {
+  bytesBehind,
   currentBinlogPosition,
   readBinlogPosition,
   storeStartPosition,
@@ -41,8 +44,10 @@ const POSITION_ONLY_MS = 1000;
 /** The server sends a heartbeat this often while idle; three missed mean the link is dead. */
 const HEARTBEAT_MS = 1000;
 const SILENCE_MS = 3 * HEARTBEAT_MS;
-/** How often storing the start position is tried again while a database cannot answer. */
+/** How often storing a position is tried again while a database cannot answer. */
 const RETRY_START_MS = 2000;
+/** The server's log files are listed for the bytes-behind metric at most this often. */
+const STATUS_READ_MS = 3000;
 /** The binary log client's id among the server's replicas: any id no real replica uses. */
 const REPLICA_SERVER_ID = 0x5e_7c;
 
@@ -54,6 +59,7 @@ export interface BinlogFollowerDeps extends SyncDatabases {
   tables: readonly SyncTable[];
   logger: Logger;
   log: ThrottledLog;
+  metrics?: SyncMetrics;
   /** Sets the tables' polling rate and the source metrics and health name (sync-runner.ts). */
   useSource(source: 'poll' | 'binlog'): Promise<void>;
   /** A reconciliation pass of every table begun after `since`, awaited. */
@@ -70,6 +76,26 @@ function positionLost(error: unknown): boolean {
 }
 
 class ServerReplaced extends Error {}
+
+/** Neither event nor heartbeat for SILENCE_MS: the server, or the way to it, is gone. */
+class LogSilent extends Error {}
+
+/** Shared by the successive clients of the log (one job each). */
+interface LogState {
+  /** Unix ms of the last event or heartbeat heard, if any yet. */
+  heardAt: number | undefined;
+  /** Unix ms the read model was last caught up with the log: a batch applied, or a heartbeat
+   *  (sent only while the server has nothing more) with nothing waiting to be applied. */
+  caughtUpAt: number | undefined;
+  /**
+   * Unix ms silence is counted from while clients fail: the last event heard, or the start of the
+   * first failed client if later (a worker taking the follower over after long without it).
+   * Cleared by any event.
+   */
+  silentSince: number | undefined;
+  /** From a fallback until the log answers again: silence meanwhile is no new fallback. */
+  fellBack: boolean;
+}
 
 /**
  * The server refuses the worker's user the log: grants lost (1227, REPLICATION SLAVE or BINLOG
@@ -93,6 +119,28 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
     deps.log('error', 'queue:binlog', { err: error }, 'binlog queue error'),
   );
   await assertFollowerSchedule(queue);
+  const state: LogState = {
+    heardAt: undefined,
+    caughtUpAt: undefined,
+    silentSince: undefined,
+    fellBack: false,
+  };
+  let behind = { at: 0, bytes: 0 };
+  deps.metrics?.watchBinlog({
+    // From the stored position, so any worker's scrape tells, whichever one follows the log.
+    async bytesBehind() {
+      if (Date.now() - behind.at >= STATUS_READ_MS) {
+        // Stamped first: a server that does not answer is not asked again at every scrape.
+        const at = Date.now();
+        behind = { ...behind, at };
+        const from = await readBinlogPosition(deps.readModel);
+        behind = { at, bytes: from ? await bytesBehind(deps, from) : 0 };
+      }
+      return behind.bytes;
+    },
+    lastHeardAt: () => state.heardAt,
+    lastCaughtUpAt: () => state.caughtUpAt,
+  });
   // Every table's runs wait for it (sync-runner.ts): every change committed during the first
   // loads lies after this position. Retried, so a worker started while a database is down
   // starts all the same, its tables stale until then.
@@ -103,10 +151,11 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
       if (stopping) return;
       await firstLoadsDone(deps, () => stopping);
       if (stopping) return;
+      const startedAt = Date.now();
       let stop: (() => void) | undefined;
       try {
         await new Promise<void>((resolve, reject) => {
-          const following = follow(deps, reject);
+          const following = follow(deps, state, reject);
           stop = () => void following.stop().then(resolve, reject);
           stopListeners.add(stop);
           following.done.then(resolve, reject);
@@ -118,8 +167,17 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
           await deps.useSource('poll');
           return;
         }
-        if (!positionLost(error)) throw error;
-        await fallBack(deps, error, () => stopping);
+        if (positionLost(error)) {
+          await fallBack(deps, state, error, () => stopping);
+          return;
+        }
+        // Silent: this client heard nothing for SILENCE_MS, or clients fail (a server down or
+        // frozen) and none has heard anything for as long. Once fallen back, polling goes on
+        // until the log answers; the failed client is restarted meanwhile, as any other.
+        state.silentSince ??= Math.max(state.heardAt ?? 0, startedAt);
+        const silent = error instanceof LogSilent || Date.now() - state.silentSince > SILENCE_MS;
+        if (!silent || state.fellBack) throw error;
+        await fallBack(deps, state, error, () => stopping);
       } finally {
         // A failed follower is restarted every 2 s during an outage: none is kept.
         if (stop) stopListeners.delete(stop);
@@ -156,32 +214,57 @@ async function storeStartPositionOnceUp(
   deps: BinlogFollowerDeps,
   stopping: () => boolean,
 ): Promise<boolean> {
+  return (await onceUp(deps, () => storeStartPosition(deps), stopping)) !== undefined;
+}
+
+/** `task`'s result once the databases answer it, retried until then; undefined if stopped. */
+async function onceUp<T>(
+  deps: BinlogFollowerDeps,
+  task: () => Promise<T>,
+  stopping: () => boolean,
+): Promise<T | undefined> {
   while (!stopping()) {
     try {
-      await storeStartPosition(deps);
-      return true;
+      return await task();
     } catch (error) {
       deps.log('warn', 'binlog-start', { err: error }, 'could not store the binary log position');
     }
     await new Promise((resolve) => setTimeout(resolve, RETRY_START_MS));
   }
-  return false;
+  return undefined;
 }
 
 /**
  * Decision 0016's fallback: poll at the normal rate, store the log's end as the new position, run
  * a reconciliation pass of every table, then follow the log again from that position (the job
  * ends here; the scheduler starts the next one, whose first event sets the source back). Changes
- * made before the position are the pass's, those after it the log's.
+ * made before the position are the pass's, those after it the log's. A silent server is polled
+ * for (in vain while it is down) until it answers: the position is stored then.
  */
-async function fallBack(deps: BinlogFollowerDeps, error: unknown, stopping: () => boolean) {
+async function fallBack(
+  deps: BinlogFollowerDeps,
+  state: LogState,
+  error: unknown,
+  stopping: () => boolean,
+) {
   deps.logger.warn(
     { err: error },
-    'binary log position lost; polling and a reconciliation pass, then the log again',
+    error instanceof LogSilent || !positionLost(error)
+      ? 'binary log silent; polling and a reconciliation pass, then the log again'
+      : 'binary log position lost; polling and a reconciliation pass, then the log again',
   );
+  state.fellBack = true;
   await deps.useSource('poll');
-  const start = await currentBinlogPosition(deps);
-  await readModelTransaction(deps.readModel, (tx) => writeBinlogPosition(tx, start));
+  const start = await onceUp(
+    deps,
+    async () => {
+      const end = await currentBinlogPosition(deps);
+      await readModelTransaction(deps.readModel, (tx) => writeBinlogPosition(tx, end));
+      return end;
+    },
+    stopping,
+  );
+  if (!start) return;
   await deps.reconcileAll(new Date(), stopping);
   if (stopping()) return;
   deps.logger.info(
@@ -203,7 +286,7 @@ async function firstLoadsDone(deps: BinlogFollowerDeps, stopping: () => boolean)
 }
 
 /** One client of the log from the stored position, until stopped or an error. */
-function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
+function follow(deps: BinlogFollowerDeps, state: LogState, fail: (error: unknown) => void) {
   const byLegacyTable = new Map<string, SyncTable[]>();
   for (const table of deps.tables) {
     byLegacyTable.set(table.from.table, [...(byLegacyTable.get(table.from.table) ?? []), table]);
@@ -228,6 +311,11 @@ function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
   let batch: ChangedKeys = new Map();
   let batchKeys = 0;
   let timer: NodeJS.Timeout | null = null;
+  /** The timer waits out POSITION_ONLY_MS for a position alone, not BATCH_MS for keys. */
+  let deferred = false;
+  /** The last position handed to applying, and how many batches are being applied. */
+  let queued: BinlogPosition | null = null;
+  let inFlight = 0;
   let applying: Promise<void> = Promise.resolve();
   let failed = false;
   let positionWrittenAt = Date.now();
@@ -244,23 +332,42 @@ function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
     client.stop();
     fail(error);
   };
-  const flush = () => {
+  const schedule = (ms: number, isDeferral: boolean) => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(flush, ms);
+    deferred = isDeferral;
+  };
+  /** Applies the batch read; a position alone waits out POSITION_ONLY_MS unless `now`. */
+  function flush(now = false) {
     if (timer) clearTimeout(timer);
     timer = null;
-    if (!through) return;
-    if (batchKeys === 0 && Date.now() - positionWrittenAt < POSITION_ONLY_MS) return;
+    if (!through || (batchKeys === 0 && through === queued)) return;
+    const wait = POSITION_ONLY_MS - (Date.now() - positionWrittenAt);
+    if (batchKeys === 0 && wait > 0 && !now) {
+      // Written once the wait is over: at rest the stored position reaches the last commit,
+      // and the bytes behind their zero.
+      schedule(wait, true);
+      return;
+    }
     positionWrittenAt = Date.now();
     const changed = batch;
     const position = through;
+    queued = position;
     batch = new Map();
     batchKeys = 0;
+    inFlight += 1;
     applying = applying
       .then(() => applyChangedKeys(deps, changed, position))
       .then(
-        () => undefined,
+        () => {
+          state.caughtUpAt = Date.now();
+        },
         (error: unknown) => stopWith(error),
-      );
-  };
+      )
+      .finally(() => {
+        inFlight -= 1;
+      });
+  }
   const onRows = (event: RowsEvent & { rows: unknown[] }) => {
     const legacyTable = event.tableMap[event.tableId]?.tableName;
     for (const table of byLegacyTable.get(legacyTable ?? '') ?? []) {
@@ -287,14 +394,17 @@ function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
     }
     open = new Map();
     if (batchKeys >= BATCH_KEYS) flush();
-    else if (!timer) timer = setTimeout(flush, BATCH_MS);
+    else if (!timer || (deferred && batchKeys > 0)) schedule(BATCH_MS, false);
   };
 
   client.on('binlog', (event: AnyBinlogEvent) => {
     lastHeard = Date.now();
+    state.heardAt = lastHeard;
+    state.silentSince = undefined;
     if (!answered) {
       // The log answers: back from polling, if the worker fell back to it.
       answered = true;
+      state.fellBack = false;
       deps
         .useSource('binlog')
         .catch((error: unknown) =>
@@ -302,7 +412,9 @@ function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
         );
     }
     const name = event.getEventName();
-    if (name === 'rotate') {
+    if (name === 'heartbeat') {
+      if (!timer && inFlight === 0) state.caughtUpAt = lastHeard;
+    } else if (name === 'rotate') {
       file = (event as AnyBinlogEvent & { binlogName: string }).binlogName;
     } else if (name === 'writerows' || name === 'updaterows' || name === 'deleterows') {
       onRows(event as RowsEvent & { rows: unknown[] });
@@ -316,7 +428,7 @@ function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
   client.on('error', stopWith);
   const watchdog = setInterval(() => {
     if (Date.now() - lastHeard > SILENCE_MS) {
-      stopWith(new Error(`no binary log event nor heartbeat for ${SILENCE_MS} ms`));
+      stopWith(new LogSilent(`no binary log event nor heartbeat for ${SILENCE_MS} ms`));
     }
   }, HEARTBEAT_MS);
 
@@ -349,11 +461,15 @@ function follow(deps: BinlogFollowerDeps, fail: (error: unknown) => void) {
 
   return {
     done,
-    /** Stops reading, applies what was committed and read, and resolves. */
+    /**
+     * Stops reading, applies what was committed and read, and resolves. A failed client's batch
+     * is not applied: the next client reads it again from the stored position, which may be a
+     * fallback's, later than this client's.
+     */
     async stop() {
       clearInterval(watchdog);
       client.stop();
-      flush();
+      if (!failed) flush(true);
       await applying;
       settle?.();
     },

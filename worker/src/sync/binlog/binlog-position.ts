@@ -76,3 +76,22 @@ export async function writeBinlogPosition(tx: ReadModelTx, at: BinlogPosition): 
     ON CONFLICT (id) DO UPDATE SET server_id = EXCLUDED.server_id, file = EXCLUDED.file,
       position = EXCLUDED.position, gtid = EXCLUDED.gtid, updated_at = EXCLUDED.updated_at`;
 }
+
+/**
+ * Bytes of log the server has written past `from`: the rest of its file, then every later file
+ * whole (SHOW BINARY LOGS lists each file with its size, the current one up to its end). A file
+ * the server no longer lists (purged) counts every file it still holds.
+ */
+export async function bytesBehind(db: SyncDatabases, from: BinlogPosition): Promise<number> {
+  const files = await legacyRows<{ Log_name: string; File_size: number | bigint }>(
+    db.legacy,
+    sql`SHOW BINARY LOGS`,
+  );
+  const at = files.findIndex((f) => f.Log_name === from.file);
+  let behind = 0;
+  for (const [i, f] of files.entries()) {
+    if (i === at) behind += Math.max(0, Number(f.File_size) - Number(from.position));
+    else if (i > at) behind += Number(f.File_size);
+  }
+  return behind;
+}
