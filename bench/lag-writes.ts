@@ -111,5 +111,5 @@ export async function measureVisibility(
     `lag: ${committedAt.size} changes at ${options.rate}/s for ${options.seconds} s: commit-to-visible ` +
       `p50 ${p50} ms, p99 ${p99} ms, max ${lags.at(-1)} ms${missing ? `, ${missing} never seen` : ''}`,
   );
-  return { p50, p99, max: lags.at(-1), missing, committedAt };
+  return { p50, p99, max: lags.at(-1), missing, committedAt, seenAt };
 }

@@ -1,6 +1,7 @@
-// npm run bench [-- --only gateway|backfill|lag|webhooks|member-writes|scale|soak] [--seconds S]
-//   [--rounds R] [--members N] [--soak S] [--profile] [--endpoint NAME] [--scale S]
-//   [--lag-rate R --lag-seconds S --lag-scale S] [--minutes N --faults --report-every-seconds S]
+// npm run bench [-- --only gateway|backfill|lag|webhooks|sources|member-writes|scale|soak]
+//   [--seconds S] [--rounds R] [--members N] [--soak S] [--profile] [--endpoint NAME] [--scale S]
+//   [--lag-rate R --lag-seconds S --lag-scale S] [--rest-seconds S]
+//   [--minutes N --faults --report-every-seconds S]
 // A thin dispatcher: every benchmark brings its own throwaway databases and Redis prefix on the
 // configured servers and reports against a baseline measured in the same run.
 //   gateway:  the compiled gateway against a bare node:http + pg server (bench/gateway/).
@@ -9,6 +10,10 @@
 //   lag:      commit-to-visible p50/p99 under legacy write load, and the worker's legacy load.
 //   webhooks: legacy commit → webhook received p50/p99 under load, deliveries/s
 //             (bench/webhooks.ts).
+//   sources:  both sync sources (SYNC_SOURCE poll and binlog) in turn against one private MariaDB
+//             writing its binary log: commit → read model and → webhook received p50/p99 under
+//             the lag load, legacy queries/s at rest, backfill rows/s, side by side
+//             (bench/sources.ts).
 //   member-writes: POST /members latency (p50, p95) beside GET /members/{id}
 //             (bench/member-writes.ts).
 //   scale:    req/s with 1 and 2 gateway processes behind one port (node:cluster), backfill rows/s
@@ -22,6 +27,7 @@ import { benchLag } from './lag.js';
 import { benchMemberWrites } from './member-writes.js';
 import { benchScale } from './scale.js';
 import { benchSoak } from './soak.js';
+import { benchSources } from './sources.js';
 import { benchWebhooks } from './webhooks.js';
 
 const { values } = parseArgs({
@@ -39,6 +45,7 @@ const { values } = parseArgs({
     'lag-seconds': { type: 'string', default: '60' },
     'lag-scale': { type: 'string', default: '35' },
     'webhook-events': { type: 'string', default: '20000' },
+    'rest-seconds': { type: 'string', default: '60' },
     minutes: { type: 'string', default: '30' },
     faults: { type: 'boolean', default: false },
     'report-every-seconds': { type: 'string', default: '300' },
@@ -80,6 +87,16 @@ if (wanted('webhooks')) {
     scale: Number(values['lag-scale']),
     events: Number(values['webhook-events']),
     profile: values.profile,
+  });
+}
+if (wanted('sources')) {
+  console.log('\n== sources: polling and the binary log in the same run, on one server');
+  await benchSources({
+    rate: Number(values['lag-rate']),
+    seconds: Number(values['lag-seconds']),
+    scale: Number(values.scale),
+    lagScale: Number(values['lag-scale']),
+    restSeconds: Number(values['rest-seconds']),
   });
 }
 if (wanted('member-writes'))

@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../common/config.js';
-import { createReadModelClient, readModelPool } from '../common/databases.js';
+import { createReadModelClient, readModelPool, type ReadModelClient } from '../common/databases.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
@@ -33,7 +33,7 @@ const SILENT_EVENTS = 300;
 const RATE_ROUNDS = 5;
 
 /** The partner: answers 204 at once and notes when each lag marker first arrived. */
-async function startPartner() {
+export async function startPartner() {
   const firstSeen = new Map<string, number>();
   let received = 0;
   const server = createServer((req, res) => {
@@ -76,6 +76,46 @@ async function startSilentPartner() {
 }
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits);
+
+/**
+ * A client allowed every type the lag writes change, subscribed to all of them at `url`: its
+ * events are the changes after this call. `variables` are the worker's, whose configuration seals
+ * the secret as the worker will open it.
+ */
+export async function subscribePartner(
+  readModel: ReadModelClient,
+  variables: Record<string, string>,
+  url: string,
+) {
+  const client = await createClient(readModel, {
+    name: 'bench partner',
+    scopes: [
+      'members:read',
+      'financial:read',
+      'presence:read',
+      'notifications:read',
+      'webhooks:manage',
+    ],
+    branchId: null,
+  });
+  const service = createWebhookService(readModel, loadConfig(variables));
+  const subscription = await service.create(client.id, {
+    url,
+    types: ['members', 'financial_transactions', 'presence', 'notifications'],
+    description: 'bench',
+  });
+  return { service, subscription };
+}
+
+/** Each lag marker's legacy commit → first received by the partner, sorted (Infinity: never). */
+export function commitToReceived(
+  committedAt: Map<string, number>,
+  partner: Awaited<ReturnType<typeof startPartner>>,
+): number[] {
+  return [...committedAt]
+    .map(([marker, at]) => (partner.firstSeen.get(marker) ?? Infinity) - at)
+    .sort((a, b) => a - b);
+}
 
 /**
  * Events the worker's sweep queued again so far: each one a job and a read of its own, where a
@@ -122,17 +162,6 @@ export async function benchWebhooks(
     const conn = await connectLegacy(env.legacyUrl);
     await generateLegacyData(conn, { scale: options.scale, seed: 3 });
     await conn.end();
-    const client = await createClient(readModel, {
-      name: 'bench partner',
-      scopes: [
-        'members:read',
-        'financial:read',
-        'presence:read',
-        'notifications:read',
-        'webhooks:manage',
-      ],
-      branchId: null,
-    });
     const variables = {
       DATABASE_URL: env.databaseUrl,
       LEGACY_DATABASE_URL: env.legacyReadOnlyUrl,
@@ -153,19 +182,12 @@ export async function benchWebhooks(
       await sleep(500);
     }
     await sleep(5000);
-    const service = createWebhookService(readModel, loadConfig(variables));
-    const subscription = await service.create(client.id, {
-      url: partner.url,
-      types: ['members', 'financial_transactions', 'presence', 'notifications'],
-      description: 'bench',
-    });
+    const { service, subscription } = await subscribePartner(readModel, variables, partner.url);
 
     console.log(`latency: one subscription, a partner answering at once, the worker's defaults`);
     const lags = await measureVisibility(env.legacyUrl, readModel, options);
     await sleep(5000);
-    const hooks = [...lags.committedAt]
-      .map(([marker, at]) => (partner.firstSeen.get(marker) ?? Infinity) - at)
-      .sort((a, b) => a - b);
+    const hooks = commitToReceived(lags.committedAt, partner);
     const missing = hooks.filter((ms) => ms === Infinity).length;
     console.log(
       `  legacy commit → webhook received: p50 ${percentile(hooks, 50)} ms, p99 ${percentile(hooks, 99)} ms ` +

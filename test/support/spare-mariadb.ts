@@ -12,6 +12,11 @@ export interface SpareMariaDbOptions {
    * server started with it off can be turned on by setting this and starting it again.
    */
   binaryLog?: boolean;
+  /**
+   * InnoDB's buffer pool, in MB (default 32: a test's few rows). A benchmark that reads a
+   * generated dashboard asks for the shared server's 128.
+   */
+  bufferPoolMb?: number;
 }
 
 export class SpareMariaDb extends SpareServer {
@@ -19,10 +24,12 @@ export class SpareMariaDb extends SpareServer {
   /** A clean shutdown: connections are closed by the server. */
   protected readonly stopSignal = 'SIGTERM';
   binaryLog = false;
+  bufferPoolMb = 32;
 
   static async start(options: SpareMariaDbOptions = {}): Promise<SpareMariaDb> {
     const server = new SpareMariaDb(await freePort(), privateDir('spare-mariadb-', null));
     server.binaryLog = options.binaryLog ?? false;
+    server.bufferPoolMb = options.bufferPoolMb ?? 32;
     try {
       await promisify(execFile)('mariadb-install-db', [
         '--no-defaults',
@@ -67,7 +74,7 @@ export class SpareMariaDb extends SpareServer {
               '--server-id=1',
             ]
           : ['--skip-log-bin']),
-        '--innodb-buffer-pool-size=32M',
+        `--innodb-buffer-pool-size=${this.bufferPoolMb}M`,
         '--innodb-flush-log-at-trx-commit=0',
         '--character-set-server=utf8mb4',
         '--collation-server=utf8mb4_turkish_ci',
