@@ -54,7 +54,7 @@ interface SourceFigures {
 /** Decision 0016's goals, with the log: p99 commit → read model and → webhook received, ms. */
 const GOAL_VISIBLE_P99_MS = 250;
 const GOAL_RECEIVED_P99_MS = 500;
-/** The log's backfill within this fraction of polling's. */
+/** The log's backfill at most this fraction slower than polling's (faster is met). */
 const GOAL_BACKFILL_RATIO = 0.1;
 
 /** The worker's user on `env`'s legacy database gets what `npm run sync:preflight` asks for. */
@@ -341,7 +341,7 @@ function printTable(figures: Record<Source, SourceFigures>, options: SourcesOpti
       Math.round(poll.backfillRowsPerSecond).toString(),
       Math.round(binlog.backfillRowsPerSecond).toString(),
       ratio(binlog.backfillRowsPerSecond, poll.backfillRowsPerSecond),
-      `within ${GOAL_BACKFILL_RATIO * 100} % of polling's: ${met(Math.abs(backfillRatio - 1) <= GOAL_BACKFILL_RATIO)}`,
+      `at most ${GOAL_BACKFILL_RATIO * 100} % slower than polling: ${met(backfillRatio >= 1 - GOAL_BACKFILL_RATIO)}`,
     ],
   ];
   const header: (typeof lines)[number] = ['', 'poll', 'binlog', 'binlog/poll', 'goal'];

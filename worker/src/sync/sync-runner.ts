@@ -27,7 +27,13 @@ import {
   type SyncOptions,
 } from './sync-engine.js';
 import { startBinlogFollower } from './binlog/binlog-follower.js';
-import { assertSchedules, startUpkeep, type TableQueue, type UpkeepDeps } from './sync-upkeep.js';
+import {
+  assertSchedules,
+  startUpkeep,
+  tablePhase,
+  type TableQueue,
+  type UpkeepDeps,
+} from './sync-upkeep.js';
 import type { SyncTable } from '../../../read-model/table-definition.js';
 import { SYNC_TABLES } from '../../../read-model/tables/index.js';
 
@@ -144,7 +150,7 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
       })
     : null;
 
-  for (const table of tables) {
+  for (const [index, table] of tables.entries()) {
     const queue = new Queue<TableJobData>(syncQueueName(table.name), {
       connection: deps.connection,
       prefix: deps.prefix,
@@ -153,7 +159,7 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
     queue.on('error', (error) =>
       log('error', `queue:${table.name}`, { table: table.name, err: error }, 'sync queue error'),
     );
-    const entry = { table, queue };
+    const entry = { table, queue, phase: tablePhase(index, tables.length) };
     await assertSchedules(entry, upkeepDeps);
     entries.push(entry);
     const mayRun = follower?.positionStored ?? Promise.resolve(true);

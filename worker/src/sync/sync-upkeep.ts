@@ -18,7 +18,16 @@ import type { SyncTable } from '../../../read-model/table-definition.js';
 export interface TableQueue {
   table: SyncTable;
   queue: Queue<TableJobData>;
+  /**
+   * Where in each reconciliation interval the table's pass starts, as a fraction of it (0 ≤ phase
+   * < 1). Tables take turns: started together, every table's pass ran at the same instant, a
+   * burst of 2–3 s a minute that set every answer's p99 (docs/decisions/0018).
+   */
+  phase: number;
 }
+
+/** Phases spread evenly over the interval, one per table, none at its very start. */
+export const tablePhase = (index: number, tables: number) => (index + 0.5) / tables;
 
 export interface UpkeepDeps {
   connection: RedisClient;
@@ -40,17 +49,38 @@ export async function assertSchedules(entry: TableQueue, deps: UpkeepDeps): Prom
   const { table, queue } = entry;
   const data = { table: table.name };
   await queue.setGlobalConcurrency(1);
+  // At once, then every interval: the first run is the table's first load or its catch-up.
   await queue.upsertJobScheduler(
     JOBS.sync.schedulerId(table.name),
     { every: deps.intervalMs },
     { name: JOBS.sync.name, data, opts: TABLE_JOB_OPTIONS },
   );
   // Every table is reconciled (docs/decisions/0002): some changes leave updated_at as it was.
-  await queue.upsertJobScheduler(
-    JOBS.reconcile.schedulerId(table.name),
-    { every: deps.reconcileIntervalMs },
-    { name: JOBS.reconcile.name, data, opts: TABLE_JOB_OPTIONS },
-  );
+  await upsertReconcile(entry, deps.reconcileIntervalMs, {
+    name: JOBS.reconcile.name,
+    data,
+    opts: TABLE_JOB_OPTIONS,
+  });
+}
+
+/**
+ * The table's reconciliation scheduler, at its phase of the interval (BullMQ's offset: runs at
+ * multiples of `every` since the epoch plus the offset, so the first pass waits for its slot).
+ */
+async function upsertReconcile(
+  { table, queue, phase }: TableQueue,
+  every: number,
+  template: { name: string; data: TableJobData; opts: typeof TABLE_JOB_OPTIONS },
+): Promise<void> {
+  const id = JOBS.reconcile.schedulerId(table.name);
+  const offset = Math.max(1, Math.round(every * phase));
+  const existing = await queue.getJobScheduler(id);
+  // Upserted again with the same `every`, BullMQ keeps a scheduler's planned run and so its old
+  // phase: one stored before tables took turns (or with another table count) is replaced.
+  if (existing?.every === every && existing.offset !== offset) {
+    await queue.removeJobScheduler(id);
+  }
+  await queue.upsertJobScheduler(id, { every, offset }, template);
 }
 
 /** How often the binary log follower's job is started again once it ends or fails. */
