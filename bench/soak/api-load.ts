@@ -56,10 +56,18 @@ async function paced(rate: number, until: () => boolean, task: (n: number) => Pr
   await Promise.all(inFlight);
 }
 
+/** Each partner's phase of the renewal period: the readers, the writer, the feed followers. */
+const partnerCount = options.readers.length + 1 + options.followers.length;
+const renewalPhase = (k: number) => (k + 1) / partnerCount;
+
 async function read(who: Credentials, index: number): Promise<void> {
   const partner = new Partner(who, pick(options.gateways, index));
   await partner.renew();
-  const renewing = partner.keepRenewing(options.tokenEverySeconds, () => !loading);
+  const renewing = partner.keepRenewing(
+    options.tokenEverySeconds,
+    () => !loading,
+    renewalPhase(index),
+  );
   await paced(
     options.readRate,
     () => !loading,
@@ -80,7 +88,11 @@ async function read(who: Credentials, index: number): Promise<void> {
 async function write(): Promise<void> {
   const partner = new Partner(options.writer, options.gateways[0]!);
   await partner.renew();
-  const renewing = partner.keepRenewing(options.tokenEverySeconds, () => !loading);
+  const renewing = partner.keepRenewing(
+    options.tokenEverySeconds,
+    () => !loading,
+    renewalPhase(options.readers.length),
+  );
   const phoneBase = Math.floor(Math.random() * 9_000_000);
   await paced(
     options.writeRate,
@@ -110,7 +122,13 @@ async function write(): Promise<void> {
 }
 
 const followers = options.followers.map(
-  (who) => new Follower(who, options.gateways[0]!, options.tokenEverySeconds),
+  (who, j) =>
+    new Follower(
+      who,
+      options.gateways[0]!,
+      options.tokenEverySeconds,
+      renewalPhase(options.readers.length + 1 + j),
+    ),
 );
 let following = true;
 const reporter = setInterval(() => send({ kind: 'samples', samples: samples.splice(0) }), 1000);

@@ -23,6 +23,8 @@ export class Follower {
     readonly who: Credentials,
     base: string,
     private readonly tokenEverySeconds: number,
+    /** Its phase of the renewal period (Partner.keepRenewing). */
+    private readonly renewalPhase: number,
   ) {
     this.partner = new Partner(who, base);
   }
@@ -49,7 +51,7 @@ export class Follower {
 
   async follow(until: () => boolean): Promise<void> {
     await this.partner.renew();
-    const renewing = this.partner.keepRenewing(this.tokenEverySeconds, until);
+    const renewing = this.partner.keepRenewing(this.tokenEverySeconds, until, this.renewalPhase);
     while (!until()) if (!(await this.step())) await sleep(POLL_MS);
     await renewing;
   }

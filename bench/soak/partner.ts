@@ -79,11 +79,18 @@ export class Partner {
     }
   }
 
-  /** Renews every `seconds` while the run lasts. */
-  async keepRenewing(seconds: number, until: () => boolean): Promise<void> {
+  /**
+   * Renews every `seconds` while the run lasts, the first time after `phase` of that (0 < phase
+   * ≤ 1). Partners each keep their own clock; renewing all at one instant, the load would bring
+   * the gateway a secret hash per partner at once, every time (a stall of every answer).
+   */
+  async keepRenewing(seconds: number, until: () => boolean, phase = 1): Promise<void> {
+    let wait = seconds * phase * 1000;
     while (!until()) {
-      for (let waited = 0; waited < seconds && !until(); waited++) await sleep(1000);
+      const end = Date.now() + wait;
+      while (Date.now() < end && !until()) await sleep(Math.min(1000, end - Date.now()));
       if (!until()) await this.renew();
+      wait = seconds * 1000;
     }
   }
 
