@@ -300,49 +300,46 @@ function printTable(figures: Record<Source, SourceFigures>, options: SourcesOpti
   const { poll, binlog } = figures;
   const met = (ok: boolean) => (ok ? 'met' : 'MISSED');
   const backfillRatio = binlog.backfillRowsPerSecond / poll.backfillRowsPerSecond;
-  const lines: [string, string, string, string, string][] = [
-    [
-      `commit → read model p50`,
-      ms(poll.visible.p50),
-      ms(binlog.visible.p50),
-      ratio(binlog.visible.p50, poll.visible.p50),
-      '',
-    ],
-    [
-      `commit → read model p99`,
-      ms(poll.visible.p99),
-      ms(binlog.visible.p99),
-      ratio(binlog.visible.p99, poll.visible.p99),
+  /** One figure of both sources, their ratio and its goal. */
+  const line = (
+    label: string,
+    figure: (f: SourceFigures) => number,
+    format: (value: number) => string,
+    goal = '',
+  ): [string, string, string, string, string] => [
+    label,
+    format(figure(poll)),
+    format(figure(binlog)),
+    ratio(figure(binlog), figure(poll)),
+    goal,
+  ];
+  const whole = (value: number) => Math.round(value).toString();
+  const lines = [
+    line('commit → read model p50', (f) => f.visible.p50, ms),
+    line(
+      'commit → read model p99',
+      (f) => f.visible.p99,
+      ms,
       `≤ ${GOAL_VISIBLE_P99_MS} ms with the log: ${met(binlog.visible.p99 <= GOAL_VISIBLE_P99_MS && binlog.visible.missing === 0)}`,
-    ],
-    [
-      `commit → webhook received p50`,
-      ms(poll.received.p50),
-      ms(binlog.received.p50),
-      ratio(binlog.received.p50, poll.received.p50),
-      '',
-    ],
-    [
-      `commit → webhook received p99`,
-      ms(poll.received.p99),
-      ms(binlog.received.p99),
-      ratio(binlog.received.p99, poll.received.p99),
+    ),
+    line('commit → webhook received p50', (f) => f.received.p50, ms),
+    line(
+      'commit → webhook received p99',
+      (f) => f.received.p99,
+      ms,
       `≤ ${GOAL_RECEIVED_P99_MS} ms with the log: ${met(binlog.received.p99 <= GOAL_RECEIVED_P99_MS && binlog.received.missing === 0)}`,
-    ],
-    [
-      `legacy queries/s at rest`,
-      poll.restQueriesPerSecond.toFixed(1),
-      binlog.restQueriesPerSecond.toFixed(1),
-      ratio(binlog.restQueriesPerSecond, poll.restQueriesPerSecond),
-      '',
-    ],
-    [
-      `backfill rows/s`,
-      Math.round(poll.backfillRowsPerSecond).toString(),
-      Math.round(binlog.backfillRowsPerSecond).toString(),
-      ratio(binlog.backfillRowsPerSecond, poll.backfillRowsPerSecond),
+    ),
+    line(
+      'legacy queries/s at rest',
+      (f) => f.restQueriesPerSecond,
+      (v) => v.toFixed(1),
+    ),
+    line(
+      'backfill rows/s',
+      (f) => f.backfillRowsPerSecond,
+      whole,
       `at most ${GOAL_BACKFILL_RATIO * 100} % slower than polling: ${met(backfillRatio >= 1 - GOAL_BACKFILL_RATIO)}`,
-    ],
+    ),
   ];
   const header: (typeof lines)[number] = ['', 'poll', 'binlog', 'binlog/poll', 'goal'];
   const widths = header.map((_, i) => Math.max(...[header, ...lines].map((l) => l[i]!.length)));
