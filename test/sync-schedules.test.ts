@@ -34,11 +34,11 @@ afterAll(async () => {
   await env?.destroy();
 });
 
-/** Each table's scheduler's next run, as a phase of the interval (0 ≤ phase < every). */
-async function phases(kind: keyof typeof JOBS, every: number): Promise<number[]> {
+/** Each table's reconcile scheduler's next run, as a phase of the interval (0 ≤ phase < every). */
+async function phases(every: number): Promise<number[]> {
   return Promise.all(
     SYNC_TABLES.map(async (table, i) => {
-      const scheduler = await queues[i]!.getJobScheduler(JOBS[kind].schedulerId(table.name));
+      const scheduler = await queues[i]!.getJobScheduler(JOBS.reconcile.schedulerId(table.name));
       expect(scheduler?.every).toBe(every);
       return Number(scheduler!.next) % every;
     }),
@@ -58,23 +58,22 @@ describe('tables take turns', () => {
     const worker = await startWorker(env, { reconcileIntervalMs: RECONCILE_MS });
     try {
       const spacing = RECONCILE_MS / SYNC_TABLES.length;
-      expect(smallestGap(await phases('reconcile', RECONCILE_MS), RECONCILE_MS)).toBeGreaterThan(
-        spacing * 0.9,
-      );
+      expect(smallestGap(await phases(RECONCILE_MS), RECONCILE_MS)).toBeGreaterThan(spacing * 0.9);
       // What ran: each table's first reconciliation job, by when it started.
-      const firstRuns = await eventually(async () => {
-        const runs = await Promise.all(
-          queues.map(async (queue) => {
-            const done = await queue.getJobs(['completed', 'active'], 0, 200);
-            const starts = done
-              .filter((j) => j.name === JOBS.reconcile.name && j.processedOn)
-              .map((j) => j.processedOn!);
-            expect(starts.length).toBeGreaterThan(0);
-            return Math.min(...starts);
-          }),
-        );
-        return runs;
-      }, 2 * RECONCILE_MS);
+      const firstRuns = await eventually(
+        () =>
+          Promise.all(
+            queues.map(async (queue) => {
+              const done = await queue.getJobs(['completed', 'active'], 0, 200);
+              const starts = done
+                .filter((j) => j.name === JOBS.reconcile.name && j.processedOn)
+                .map((j) => j.processedOn!);
+              expect(starts.length).toBeGreaterThan(0);
+              return Math.min(...starts);
+            }),
+          ),
+        2 * RECONCILE_MS,
+      );
       for (const at of firstRuns) expect(at).toBeGreaterThanOrEqual(startedAt);
       // All at once, they would start within a few hundred ms of each other.
       expect(Math.max(...firstRuns) - Math.min(...firstRuns)).toBeGreaterThan(RECONCILE_MS / 2);
@@ -96,10 +95,10 @@ describe('tables take turns', () => {
         );
       }),
     );
-    expect(smallestGap(await phases('reconcile', every), every)).toBeLessThan(1000);
+    expect(smallestGap(await phases(every), every)).toBeLessThan(1000);
     const worker = await startWorker(env, { reconcileIntervalMs: every });
     try {
-      expect(smallestGap(await phases('reconcile', every), every)).toBeGreaterThan(
+      expect(smallestGap(await phases(every), every)).toBeGreaterThan(
         (every / SYNC_TABLES.length) * 0.9,
       );
     } finally {

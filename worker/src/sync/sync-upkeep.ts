@@ -56,31 +56,22 @@ export async function assertSchedules(entry: TableQueue, deps: UpkeepDeps): Prom
     { name: JOBS.sync.name, data, opts: TABLE_JOB_OPTIONS },
   );
   // Every table is reconciled (docs/decisions/0002): some changes leave updated_at as it was.
-  await upsertReconcile(entry, deps.reconcileIntervalMs, {
-    name: JOBS.reconcile.name,
-    data,
-    opts: TABLE_JOB_OPTIONS,
-  });
-}
-
-/**
- * The table's reconciliation scheduler, at its phase of the interval (BullMQ's offset: runs at
- * multiples of `every` since the epoch plus the offset, so the first pass waits for its slot).
- */
-async function upsertReconcile(
-  { table, queue, phase }: TableQueue,
-  every: number,
-  template: { name: string; data: TableJobData; opts: typeof TABLE_JOB_OPTIONS },
-): Promise<void> {
-  const id = JOBS.reconcile.schedulerId(table.name);
-  const offset = Math.max(1, Math.round(every * phase));
-  const existing = await queue.getJobScheduler(id);
+  // Each at its phase of the interval: BullMQ's offset runs it at multiples of `every` since the
+  // epoch plus the offset, so the first pass waits for its slot.
+  const reconcileId = JOBS.reconcile.schedulerId(table.name);
+  const every = deps.reconcileIntervalMs;
+  const offset = Math.max(1, Math.round(every * entry.phase));
+  const existing = await queue.getJobScheduler(reconcileId);
   // Upserted again with the same `every`, BullMQ keeps a scheduler's planned run and so its old
   // phase: one stored before tables took turns (or with another table count) is replaced.
   if (existing?.every === every && existing.offset !== offset) {
-    await queue.removeJobScheduler(id);
+    await queue.removeJobScheduler(reconcileId);
   }
-  await queue.upsertJobScheduler(id, { every, offset }, template);
+  await queue.upsertJobScheduler(
+    reconcileId,
+    { every, offset },
+    { name: JOBS.reconcile.name, data, opts: TABLE_JOB_OPTIONS },
+  );
 }
 
 /** How often the binary log follower's job is started again once it ends or fails. */
