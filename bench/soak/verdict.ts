@@ -13,6 +13,11 @@ import { SYNC_TABLES } from '../../read-model/tables/index.js';
 
 const STEADY_SHARE = 0.1;
 const P99_RISE = 0.2;
+/**
+ * Past this busy share of the machine's cores, answers wait for a core: a p99 then measures that
+ * queue, which a slower machine (or a neighbour's load) lengthens, more than the product.
+ */
+const HEADROOM_BUSY_PERCENT = 75;
 /** After an outage ends, clients may still meet its effects (pools reconnecting) this long. */
 export const RECOVERY_MS = 10_000;
 
@@ -69,6 +74,17 @@ export function printVerdict(e: Ending, faults: boolean): void {
       `p99 ${group}: ${d.base?.toFixed(1)} ms at the reference, rising at most ${percent(d.rise)} since (≤ +20 %)`,
     );
   }
+  const busy = e.snapshots
+    .filter((s) => s.at >= e.reference.at)
+    .map((s) => s.cpuPercent.machine ?? NaN)
+    .filter(Number.isFinite);
+  const busiest = Math.max(...busy);
+  console.log(
+    `  NOTE the machine was busy at most ${busiest.toFixed(0)} % of its cores since the reference: ` +
+      (busiest <= HEADROOM_BUSY_PERCENT
+        ? `headroom (≤ ${HEADROOM_BUSY_PERCENT} %), so the p99 lines measure the product`
+        : `past ${HEADROOM_BUSY_PERCENT} % answers queue for a core, and the p99 lines measure that queue more than the product`),
+  );
   const failed = e.samples.filter(([, , , status]) => isServerError(status) || status === 0);
   if (faults) {
     const outside = failed.filter(([at]) => !inOutage(e.outages, at));
