@@ -38,11 +38,15 @@ export interface Ending {
 const verdict = (ok: boolean, text: string) => console.log(`  ${ok ? 'PASS' : 'FAIL'} ${text}`);
 const percent = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`;
 
+/** The reference snapshot and every one after it: what the flat-line checks judge. */
+const sinceReference = (e: Ending) => e.snapshots.filter((s) => s.at >= e.reference.at);
+
 /** The largest relative departure of `value` from the reference over the later snapshots. */
 function departure(e: Ending, value: (s: Snapshot) => number | undefined) {
   const base = value(e.reference);
-  const later = e.snapshots.filter((s) => s.at >= e.reference.at);
-  const moves = later.map((s) => (value(s) ?? NaN) / (base ?? NaN) - 1).filter(Number.isFinite);
+  const moves = sinceReference(e)
+    .map((s) => (value(s) ?? NaN) / (base ?? NaN) - 1)
+    .filter(Number.isFinite);
   const worst = moves.reduce((w, m) => (Math.abs(m) > Math.abs(w) ? m : w), 0);
   return { base, worst, rise: Math.max(0, ...moves), measured: moves.length };
 }
@@ -74,8 +78,7 @@ export function printVerdict(e: Ending, faults: boolean): void {
       `p99 ${group}: ${d.base?.toFixed(1)} ms at the reference, rising at most ${percent(d.rise)} since (≤ +20 %)`,
     );
   }
-  const busy = e.snapshots
-    .filter((s) => s.at >= e.reference.at)
+  const busy = sinceReference(e)
     .map((s) => s.cpuPercent.machine ?? NaN)
     .filter(Number.isFinite);
   const busiest = Math.max(...busy);
