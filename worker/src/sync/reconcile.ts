@@ -4,7 +4,11 @@
 // the primary key in spans; per span both databases compute bucket checksums (checksum.ts), and
 // only buckets that differ are read row by row and repaired through the incremental sync's own
 // write path. A pass runs in time slices between the table's sync runs, resuming from a cursor
-// kept in sync_state, so a big table never holds up its sync.
+// kept in sync_state, so a big table never holds up its sync. Within a slice, each span is
+// followed by a rest as long as it took: a pass holds a database's core for a few tens of
+// milliseconds at a time, never for the whole slice, and requests served meanwhile do not queue
+// behind it (docs/decisions/0018-a-year-unattended.md).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ident, join, raw, sql } from '../../../read-model/sql.js';
 import { differingBuckets, legacyBuckets, readModelBuckets } from './checksum.js';
 import { classify } from './compare.js';
@@ -17,7 +21,7 @@ import type { SyncDatabases } from './sync-engine.js';
 import { legacySource, type SyncTable } from '../../../read-model/table-definition.js';
 
 export interface ReconcileOptions {
-  /** Primary-key values per checksum query (one query on each side). */
+  /** Primary-key values per checksum query (one query on each side), a few tens of ms each. */
   spanIds: number;
   /** Primary-key values per bucket: the unit read row by row when it differs. */
   bucketWidth: number;
@@ -30,7 +34,7 @@ export interface ReconcileOptions {
 }
 
 export const DEFAULT_RECONCILE_OPTIONS: ReconcileOptions = {
-  spanIds: 20_000,
+  spanIds: 5_000,
   bucketWidth: 500,
   sliceMs: 300,
   deletesKeptMs: 30 * 86_400_000,
@@ -87,8 +91,10 @@ export async function reconcileTable(
     const width = BigInt(options.bucketWidth);
     const from = next - (next % width);
     const to = from + BigInt(options.spanIds);
+    const spanStarted = Date.now();
     await reconcileSpan(table, db, from, to, options.bucketWidth, result);
     cursor = to - 1n;
+    await sleep(Date.now() - spanStarted);
   }
   // A finished pass is as good a moment as any to drop the table's old tombstones.
   if (result.passFinished) await purgeDeletes(db.readModel, table.name, options.deletesKeptMs);
