@@ -30,27 +30,71 @@ import { benchSoak } from './soak.js';
 import { benchSources } from './sources.js';
 import { benchWebhooks } from './webhooks.js';
 
-const { values } = parseArgs({
-  options: {
-    only: { type: 'string' },
-    seconds: { type: 'string', default: '5' },
-    rounds: { type: 'string', default: '3' },
-    connections: { type: 'string', default: '10' },
-    members: { type: 'string', default: '200000' },
-    soak: { type: 'string', default: '300' },
-    profile: { type: 'boolean', default: false },
-    endpoint: { type: 'string' },
-    scale: { type: 'string', default: '350' },
-    'lag-rate': { type: 'string', default: '50' },
-    'lag-seconds': { type: 'string', default: '60' },
-    'lag-scale': { type: 'string', default: '35' },
-    'webhook-events': { type: 'string', default: '20000' },
-    'rest-seconds': { type: 'string', default: '60' },
-    minutes: { type: 'string', default: '30' },
-    faults: { type: 'boolean', default: false },
-    'report-every-seconds': { type: 'string', default: '300' },
-  },
-});
+const BENCHMARKS = [
+  'gateway',
+  'backfill',
+  'lag',
+  'webhooks',
+  'sources',
+  'member-writes',
+  'scale',
+  'soak',
+] as const;
+const NUMBERS = [
+  'seconds',
+  'rounds',
+  'connections',
+  'members',
+  'soak',
+  'scale',
+  'lag-rate',
+  'lag-seconds',
+  'lag-scale',
+  'webhook-events',
+  'rest-seconds',
+  'minutes',
+  'report-every-seconds',
+] as const;
+
+function parse() {
+  const { values } = parseArgs({
+    options: {
+      only: { type: 'string' },
+      seconds: { type: 'string', default: '5' },
+      rounds: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '10' },
+      members: { type: 'string', default: '200000' },
+      soak: { type: 'string', default: '300' },
+      profile: { type: 'boolean', default: false },
+      endpoint: { type: 'string' },
+      scale: { type: 'string', default: '350' },
+      'lag-rate': { type: 'string', default: '50' },
+      'lag-seconds': { type: 'string', default: '60' },
+      'lag-scale': { type: 'string', default: '35' },
+      'webhook-events': { type: 'string', default: '20000' },
+      'rest-seconds': { type: 'string', default: '60' },
+      minutes: { type: 'string', default: '30' },
+      faults: { type: 'boolean', default: false },
+      'report-every-seconds': { type: 'string', default: '300' },
+    },
+  });
+  if (values.only !== undefined && !(BENCHMARKS as readonly string[]).includes(values.only))
+    throw new Error(`--only must be one of ${BENCHMARKS.join(', ')}; got "${values.only}"`);
+  for (const name of NUMBERS) {
+    const n = Number(values[name]);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a number, 0 or more`);
+  }
+  return values;
+}
+
+// A mistake in the arguments is one line naming the option, not a stack trace.
+let values: ReturnType<typeof parse>;
+try {
+  values = parse();
+} catch (error) {
+  console.error(`bench: ${(error as Error).message}`);
+  process.exit(2);
+}
 const wanted = (name: string) => values.only === undefined || values.only === name;
 // Nothing stays behind (bench/cleanup.ts): each benchmark removes what it made as it ends, and
 // Ctrl-C or SIGTERM removes what a benchmark still held.
