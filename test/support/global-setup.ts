@@ -4,14 +4,19 @@
 // Every test file then creates its own uniquely named databases on those servers.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { auditRunLogs } from './run-logs.js';
+import { installDataDir } from './spare-mariadb.js';
+import { privateDir, removeDir } from './spare-processes.js';
 
 export interface TestServices {
   postgresUrl: string;
   mysqlUrl: string;
   redisUrl: string;
   runId: string;
+  /** A spare MariaDB's data directory, installed once and copied by each spare (spare-mariadb.ts). */
+  mariadbTemplate: string;
 }
 
 declare module 'vitest' {
@@ -43,12 +48,17 @@ export default async function setup(project: TestProject) {
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const env = process.env;
   const stops: (() => Promise<unknown>)[] = [];
+  const templateDir = privateDir('spare-mariadb-template-', null);
+  const mariadbTemplate = join(templateDir, 'data');
+  await installDataDir(mariadbTemplate);
+  stops.push(async () => removeDir(templateDir));
   const given = env.DATABASE_URL || env.LEGACY_DATABASE_URL || env.REDIS_URL;
   let services: TestServices = {
     postgresUrl: env.DATABASE_URL || DEFAULTS.postgresUrl,
     mysqlUrl: env.LEGACY_DATABASE_URL || DEFAULTS.mysqlUrl,
     redisUrl: env.REDIS_URL || DEFAULTS.redisUrl,
     runId,
+    mariadbTemplate,
   };
   if (!given && (await dockerAvailable())) {
     const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
@@ -69,6 +79,7 @@ export default async function setup(project: TestProject) {
       mysqlUrl: mysql.getConnectionUri(true),
       redisUrl: redis.getConnectionUrl(),
       runId,
+      mariadbTemplate,
     };
   }
   project.provide('services', services);
