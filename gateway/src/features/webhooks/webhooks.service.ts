@@ -5,6 +5,7 @@ import type { Config } from '../../../../common/config.js';
 import type { ReadModelClient } from '../../../../common/databases.js';
 import { presentOf } from '../../../../api/changes/cursor.js';
 import { dueAtOnce } from '../../../../api/webhooks/overdue.js';
+import { targetKey } from '../../../../api/webhooks/targets.js';
 import {
   newWebhookSecret,
   PREVIOUS_SECRET_MS,
@@ -20,6 +21,11 @@ export type Owner = number | null;
 
 /** The reason an operator's disable records; only an operator lifts it. */
 export const OPERATOR: DisabledReason = 'operator';
+
+const targetHeld = () =>
+  insufficientScope(
+    'Bu adrese giden abonelik operatör tarafından devre dışı bırakıldı; yalnızca operatör yeniden etkinleştirebilir.',
+  );
 
 export interface SubscriptionInput {
   url: string;
@@ -52,6 +58,22 @@ export interface Reencrypted {
   reencrypted: number;
   unchanged: number;
   unreadable: { id: number; reason: string }[];
+}
+
+type Transaction = Parameters<Parameters<ReadModelClient['$transaction']>[0]>[0];
+
+/**
+ * Whether the client may not subscribe to this URL: the operator disabled a subscription of its to
+ * the same target (targetKey), still there or deleted since (webhook_held_targets).
+ */
+async function holdsTarget(tx: Transaction, owner: number, url: string): Promise<boolean> {
+  const target = targetKey(url);
+  if (await tx.webhookHeldTarget.count({ where: { client_id: owner, target } })) return true;
+  const disabled = await tx.webhookSubscription.findMany({
+    where: { client_id: owner, disabled_reason: OPERATOR },
+    select: { url: true },
+  });
+  return disabled.some((s) => targetKey(s.url) === target);
 }
 
 /**
@@ -91,6 +113,7 @@ export function createWebhookService(
         // One client's creates wait for each other here, so two at once cannot both see room.
         // NO KEY UPDATE: token rows referring to the client are not held back.
         await tx.$queryRaw`SELECT 1 FROM api_clients WHERE id = ${owner} FOR NO KEY UPDATE`;
+        if (await holdsTarget(tx, owner, input.url)) throw targetHeld();
         const held = await tx.webhookSubscription.count({ where: { client_id: owner } });
         if (held >= max) {
           throw validationError(
@@ -127,9 +150,39 @@ export function createWebhookService(
       });
     },
 
+    /**
+     * Deleted with its events. One the operator disabled leaves its target held for its client
+     * (webhook_held_targets), so that subscribing again does not undo the operator's disable.
+     */
     async remove(owner: Owner, id: number): Promise<boolean> {
-      const { count } = await db.webhookSubscription.deleteMany({ where: owned(owner, id) });
-      return count > 0;
+      return db.$transaction(async (tx) => {
+        const [gone] = await tx.$queryRaw<{ client_id: number; url: string; reason: string }[]>`
+          DELETE FROM webhook_subscriptions
+           WHERE id = ${id} AND (${owner}::int IS NULL OR client_id = ${owner}::int)
+          RETURNING client_id, url, disabled_reason AS reason`;
+        if (!gone) return false;
+        if (gone.reason === OPERATOR) {
+          // A target already held (by an older subscription) keeps that subscription's id.
+          await tx.webhookHeldTarget.createMany({
+            data: [{ client_id: gone.client_id, target: targetKey(gone.url), subscription_id: id }],
+            skipDuplicates: true,
+          });
+        }
+        return true;
+      });
+    },
+
+    /**
+     * The operator's enable of a subscription its client deleted: its target is no longer held.
+     * Returns the targets released (none when the id held nothing).
+     */
+    async releaseHeld(id: number): Promise<{ client_id: number; target: string }[]> {
+      const held = await db.webhookHeldTarget.findMany({
+        where: { subscription_id: id },
+        select: { client_id: true, target: true },
+      });
+      await db.webhookHeldTarget.deleteMany({ where: { subscription_id: id } });
+      return held;
     },
 
     /** A new secret; the old one keeps signing beside it for 24 hours. */
@@ -178,6 +231,9 @@ export function createWebhookService(
               'Bu abonelik operatör tarafından devre dışı bırakıldı; yalnızca operatör yeniden etkinleştirebilir.',
             );
           return null;
+        }
+        if (enabled && owner === null) {
+          await tx.webhookHeldTarget.deleteMany({ where: { subscription_id: id } });
         }
         if (enabled) {
           await tx.webhookEvent.updateMany({
