@@ -179,7 +179,7 @@ export const webhookEndpoints = [
     path: '/webhooks/{id}/replay',
     summary: 'Olayları yeniden gönder',
     description:
-      'Events recorded since `since` are sent again with their own `webhook-id`: the failed ones (`failed_only`), or every delivered and failed one. An event the client may no longer receive (see `cancelled` in GET /webhooks/{id}) is cancelled instead of sent; a cancelled event is never replayed. At most 10,000 events per request (the operator may set another limit): a request that would cover more is 400 `VALIDATION_ERROR` naming the limit, and nothing is replayed; choose a later `since`.',
+      'Events recorded since `since` are sent again with their own `webhook-id`: the failed ones (`failed_only`), or every delivered and failed one. An event the client may no longer receive (see `cancelled` in GET /webhooks/{id}) is cancelled instead of sent; a cancelled event is never replayed. At most 10,000 events per request (the operator may set another limit): a request that would cover more is 400 `VALIDATION_ERROR` naming the limit, and nothing is replayed; choose a later `since`. At most 10 replays per subscription in an hour (the operator may set another limit), refused ones included: past it, 429 `RATE_LIMIT_EXCEEDED` with `Retry-After` (seconds) equal to `retryAfter` in the body.',
     access: 'webhooks:manage',
     params: idParams,
     body: replayBody,

@@ -12,7 +12,7 @@ import {
   webhookSecrets,
 } from '../../../../api/webhooks/secrets.js';
 import type { DisabledReason } from '../../../../api/webhooks/vocabulary.js';
-import { insufficientScope, validationError } from '../../http/errors.js';
+import { AppError, insufficientScope, validationError } from '../../http/errors.js';
 import { deliveryFigures } from './webhooks.figures.js';
 
 export type { DeliveryFigures } from './webhooks.figures.js';
@@ -45,8 +45,19 @@ const PUBLIC_FIELDS = {
   created_at: true,
 } as const;
 
-/** WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT and WEBHOOK_REPLAY_MAX (common/config.ts). */
-export type WebhookLimits = Pick<Config['webhooks'], 'maxSubscriptionsPerClient' | 'replayMax'>;
+/** WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT, WEBHOOK_REPLAY_MAX, WEBHOOK_REPLAYS_PER_HOUR (common/config.ts). */
+export type WebhookLimits = Pick<
+  Config['webhooks'],
+  'maxSubscriptionsPerClient' | 'replayMax' | 'replaysPerHour'
+>;
+
+const tooManyReplays = (perHour: number, retryAfter: number) =>
+  new AppError({
+    status: 429,
+    code: 'RATE_LIMIT_EXCEEDED',
+    message: `Bir abonelik saatte en fazla ${perHour} kez yeniden gönderim isteyebilir; lütfen daha sonra tekrar deneyin.`,
+    retryAfter,
+  });
 
 interface ReplayCount {
   matched: number;
@@ -251,8 +262,22 @@ export function createWebhookService(
      * whole: one statement counts them (up to one past the limit) and sets back none or all.
      */
     async replay(owner: Owner, id: number, since: Date, failedOnly: boolean) {
-      const subscription = await find(owner, id);
-      if (!subscription) return null;
+      // Counted first, in one statement, so replays at once cannot all see room; every replay
+      // asked for counts, a refused one too.
+      const [counted] = await db.$queryRaw<{ replays: number; retry_after: number }[]>`
+        UPDATE webhook_subscriptions
+           SET replays_in_window = CASE WHEN replay_window_at > now() - interval '1 hour'
+                                        THEN replays_in_window + 1 ELSE 1 END,
+               replay_window_at = CASE WHEN replay_window_at > now() - interval '1 hour'
+                                       THEN replay_window_at ELSE now() END
+         WHERE id = ${id} AND (${owner}::int IS NULL OR client_id = ${owner}::int)
+        RETURNING replays_in_window AS replays,
+                  ceil(extract(epoch FROM replay_window_at + interval '1 hour' - now()))::int
+                    AS retry_after`;
+      if (!counted) return null;
+      if (counted.replays > limits.replaysPerHour) {
+        throw tooManyReplays(limits.replaysPerHour, Math.max(1, counted.retry_after));
+      }
       const max = limits.replayMax;
       const [count] = await db.$queryRaw<ReplayCount[]>`
         WITH chosen AS MATERIALIZED (
