@@ -171,6 +171,8 @@ const envSchema = z.object({
   // What one client may ask of delivery: subscriptions held, events set back by one replay.
   WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT: positiveInt.default(10),
   WEBHOOK_REPLAY_MAX: positiveInt.default(10000),
+  // Replays one subscription may ask for in an hour: each sets back up to WEBHOOK_REPLAY_MAX.
+  WEBHOOK_REPLAYS_PER_HOUR: positiveInt.default(10),
   // Days a delivered, failed or cancelled event and its tries are kept; fractions allowed.
   WEBHOOK_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(30),
   // Usage reports: how often each gateway adds its counts to Redis, and each worker merges them
@@ -272,6 +274,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
       subscriptionConcurrency: env.WEBHOOK_SUBSCRIPTION_CONCURRENCY,
       maxSubscriptionsPerClient: env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT,
       replayMax: env.WEBHOOK_REPLAY_MAX,
+      replaysPerHour: env.WEBHOOK_REPLAYS_PER_HOUR,
       /** How long an event that is no longer pending is kept, with its tries. */
       retentionMs: Math.round(env.WEBHOOK_RETENTION_DAYS * 86_400_000),
     },

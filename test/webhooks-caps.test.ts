@@ -6,6 +6,7 @@ import { createTestEnvironment, type TestEnvironment } from './support/environme
 import {
   bearer,
   createTestClient,
+  getJson,
   issueToken,
   postJson,
   startGateway,
@@ -13,6 +14,7 @@ import {
 } from './support/gateway.js';
 
 const REPLAY_MAX = 5;
+const REPLAYS_PER_HOUR = 3;
 let env: TestEnvironment;
 let gateway: RunningGateway;
 
@@ -21,6 +23,7 @@ beforeAll(async () => {
   gateway = await startGateway(env, {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_REPLAY_MAX: String(REPLAY_MAX),
+    WEBHOOK_REPLAYS_PER_HOUR: String(REPLAYS_PER_HOUR),
     RATE_LIMIT_PER_MINUTE: '100000',
   });
 });
@@ -114,5 +117,45 @@ describe('replay', () => {
     const accepted = await replay(at(1));
     expect([accepted.status, accepted.body.data]).toEqual([202, { replayed: 5 }]);
     expect(await pending()).toBe(6);
+  });
+});
+
+describe('replays per hour', () => {
+  it('when a subscription has asked for WEBHOOK_REPLAYS_PER_HOUR replays, then the next is 429 with Retry-After; another subscription is not held back', async () => {
+    const { token } = await newPartner();
+    const ids = [];
+    for (const n of [0, 1]) ids.push((await subscribe(token, n)).body.data.id as number);
+    const [id, other] = ids as [number, number];
+    const replay = (subscription: number) =>
+      postJson(
+        `${gateway.url}/api/v1/webhooks/${subscription}/replay`,
+        { since: new Date(Date.now() - 60_000).toISOString() },
+        bearer(token).headers,
+      );
+
+    for (let n = 0; n < REPLAYS_PER_HOUR; n++) expect((await replay(id)).status).toBe(202);
+    const refused = await replay(id);
+    expect([refused.status, refused.body.error]).toEqual([429, 'RATE_LIMIT_EXCEEDED']);
+    expect(refused.body.message).toContain(String(REPLAYS_PER_HOUR));
+    const retryAfter = refused.body.retryAfter as number;
+    expect(retryAfter).toBeGreaterThan(3500);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
+    expect(refused.headers.get('retry-after')).toBe(String(retryAfter));
+
+    expect((await replay(other)).status).toBe(202);
+
+    // Once the hour has passed, the subscription may replay again.
+    await gateway.db.webhookSubscription.update({
+      where: { id },
+      data: { replay_window_at: new Date(Date.now() - 3_600_001) },
+    });
+    expect((await replay(id)).status).toBe(202);
+  });
+
+  it('when the OpenAPI document describes replay, then it names the 429 and Retry-After', async () => {
+    const document = await getJson(`${gateway.url}/api/v1/openapi.json`);
+    const replay = document.body.paths['/api/v1/webhooks/{id}/replay'].post;
+    expect(replay.responses['429'].headers['Retry-After']).toBeDefined();
+    expect(replay.description).toMatch(/replays per subscription in an hour[^]*429/);
   });
 });

@@ -95,6 +95,65 @@ describe("the operator's kill switch", () => {
   });
 });
 
+describe("the operator's kill switch, against a subscription deleted and created again", () => {
+  const remove = (id: number) =>
+    fetch(`${gateway.url}/api/v1/webhooks/${id}`, { method: 'DELETE', ...bearer(token) });
+  const create = (url: string) =>
+    postJson(`${gateway.url}/api/v1/webhooks`, { url, types: ['members'] }, bearer(token).headers);
+
+  it('when the partner deletes a subscription the operator disabled, then creating one for the same target is 403 until the operator enables it', async () => {
+    const url = 'http://127.0.0.1:8080/held';
+    const id = await subscribe({ url });
+    await webhooks('disable', String(id));
+    // Beside it, while it is still there.
+    const beside = await create('http://127.0.0.1:8080/held');
+    expect([beside.status, beside.body.error]).toEqual([403, 'INSUFFICIENT_SCOPE']);
+    expect((await remove(id)).status).toBe(200);
+
+    // The same endpoint, written otherwise: the host's case, the default port, a trailing slash,
+    // a query of its own.
+    for (const again of [url, 'http://127.0.0.1:8080/held/', 'http://127.0.0.1:8080/held?x=1']) {
+      const refused = await create(again);
+      expect([refused.status, refused.body.error], again).toEqual([403, 'INSUFFICIENT_SCOPE']);
+      expect(refused.body.message).toMatch(/operatör/i);
+    }
+    // Another target of the same partner is not held.
+    expect((await create('http://127.0.0.1:8080/other')).status).toBe(201);
+
+    expect(JSON.parse(await webhooks('enable', String(id), '--json'))).toMatchObject({
+      id,
+      deleted: true,
+    });
+    expect((await create(url)).status).toBe(201);
+    // The hold is gone with the operator's enable: nothing is left of it.
+    expect(await gateway.db.webhookHeldTarget.count({ where: { subscription_id: id } })).toBe(0);
+  });
+
+  it('when another client subscribes to a target held for one client, then it is not refused', async () => {
+    const url = 'http://127.0.0.1:8080/held-for-one';
+    const id = await subscribe({ url });
+    await webhooks('disable', String(id));
+    await remove(id);
+    const other = await issueToken(
+      gateway,
+      await createTestClient(gateway.db, { scopes: ['members:read', 'webhooks:manage'] }),
+    );
+    const answer = await postJson(
+      `${gateway.url}/api/v1/webhooks`,
+      { url, types: ['members'] },
+      bearer(other).headers,
+    );
+    expect(answer.status).toBe(201);
+  });
+
+  it('when the OpenAPI document describes creating a subscription, then it names the 403 of a held target', async () => {
+    const document = await getJson(`${gateway.url}/api/v1/openapi.json`);
+    const create = document.body.paths['/api/v1/webhooks'].post;
+    expect(create.responses['403']).toBeDefined();
+    expect(create.description).toMatch(/operator disabled[^]*403 `INSUFFICIENT_SCOPE`/);
+  });
+});
+
 describe("partner text on the operator's terminal", () => {
   const ESC = '\u001b';
   it('when a URL, a description or an answer carries control characters, then the CLI prints them escaped', async () => {

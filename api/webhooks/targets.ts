@@ -48,6 +48,26 @@ export function urlProblem(text: string, rules: TargetRules): TargetProblem | nu
 
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 
+const defaultPort = (url: URL) => url.port || (url.protocol === 'https:' ? '443' : '80');
+
+/**
+ * The endpoint a URL reaches, as the operator's hold on a target recognises it
+ * (docs/decisions/0012-webhooks.md): host and port as URL parsing folds them (case, IDN, IPv4
+ * forms, default port, a trailing dot) and the path, its escapes decoded and trailing slashes
+ * dropped. Query and fragment are left out: a partner would reach the same endpoint by changing
+ * them. Only for URLs urlProblem accepted.
+ */
+export function targetKey(text: string): string {
+  const url = new URL(text);
+  let path = url.pathname.replace(/\/+$/, '');
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // A malformed escape stays as it is written.
+  }
+  return `${url.hostname.replace(/\.$/, '')}:${defaultPort(url)}${path}`;
+}
+
 const refused = (host: string) =>
   Object.assign(new Error(`${host} is not a public address, or resolves to one that is not`), {
     code: 'EREFUSEDTARGET',

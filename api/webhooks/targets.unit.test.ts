@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isPublicAddress } from './addresses.js';
-import { deliveryProblem, urlProblem, type TargetRules } from './targets.js';
+import { deliveryProblem, targetKey, urlProblem, type TargetRules } from './targets.js';
 
 const STRICT: TargetRules = { allowPrivate: false, allowHttp: false };
 
@@ -88,5 +88,34 @@ describe('deliveryProblem', () => {
   it('when private targets are allowed, then a loopback http target is delivered to', () => {
     const rules = { ...STRICT, allowPrivate: true };
     expect(deliveryProblem(new URL('http://127.0.0.1:8080/hook'), rules)).toBeNull();
+  });
+});
+
+describe('targetKey', () => {
+  it('when two URLs reach the same endpoint, then they have the same key', () => {
+    const key = targetKey('https://hooks.example.com/in');
+    for (const same of [
+      'https://HOOKS.Example.com/in',
+      'https://hooks.example.com:443/in',
+      'https://hooks.example.com./in/',
+      'https://hooks.example.com/in?again=1#x',
+      'https://hooks.example.com/%69n',
+    ]) {
+      expect(targetKey(same), same).toBe(key);
+    }
+    expect(targetKey('http://10.0.0.1:8080/x')).toBe(targetKey('http://0xa000001:8080/x'));
+  });
+
+  it('when the host, port or path differ, then the keys differ', () => {
+    const key = targetKey('https://hooks.example.com/in');
+    for (const other of [
+      'https://hooks.example.org/in',
+      'https://hooks.example.com:8443/in',
+      'http://hooks.example.com/in',
+      'https://hooks.example.com/In',
+      'https://hooks.example.com/in/more',
+    ]) {
+      expect(targetKey(other), other).not.toBe(key);
+    }
   });
 });

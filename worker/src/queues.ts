@@ -47,6 +47,8 @@ export const DELIVER_JOB = {
   batchId: (firstEventId: string, count: number) => `b${firstEventId}-${count}`,
   /** One id per try: a try queued twice (by a retry, then the sweep) runs once. */
   id: (eventId: bigint | string, attempt: number) => `e${eventId}-a${attempt}`,
+  /** A try its subscription's share turned away, queued again for `at` (ms since the epoch). */
+  waitId: (eventId: string, attempt: number, at: number) => `e${eventId}-a${attempt}-w${at}`,
 } as const;
 /** First tries per job: one event row read, one statement recording them all. */
 export const DELIVER_BATCH = 50;

@@ -3,8 +3,9 @@
 // its own whose id comes from the event and the try's number.
 // A sweep re-queues every pending event whose try is overdue, so a Redis that lost its data, or
 // a process killed mid-try, loses no event; a try cut short may be made again (at least once).
-// Each try goes through its subscription's share (shares.ts): one partner's silent endpoint holds
-// a few of a process's slots, for one time-out, then waits out its back-off without any.
+// Each try goes through its subscription's share (shares.ts): one partner's slow or silent
+// endpoint holds its share of a process's slots and no more; a try beyond the share holds none, it
+// is queued again for when its subscription is likely to have room.
 import { Queue, Worker, type Job } from 'bullmq';
 import type { RedisClient } from '../../../common/redis.js';
 import type pg from 'pg';
@@ -27,7 +28,7 @@ import {
 } from '../queues.js';
 import { nextDelayMs, retryAfterMs } from './retry.js';
 import type { Sender, TryResult } from './send.js';
-import { createShares } from './shares.js';
+import { createShares, type Entry, type TurnedAway } from './shares.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 
 /** A subscription failing every try for this long is disabled. */
@@ -168,9 +169,13 @@ export function startDelivery(deps: DeliveryDeps) {
   // it waits its turn) is dropped here rather than sent twice.
   const taken = new Set<string>();
 
-  /** Queues tries: `batch`, first tries of one page; otherwise one job per event's try. */
+  /**
+   * Queues tries: `batch`, first tries of one page; otherwise one job per event's try. A try its
+   * subscription's share turned away (`waitUntil`) gets a job of its own, not the try's id: the
+   * job that turned it away still holds that id.
+   */
   async function enqueue(
-    tries: readonly { id: string; attempt: number; delayMs?: number }[],
+    tries: readonly { id: string; attempt: number; delayMs?: number; waitUntil?: number }[],
     options: { batch?: boolean } = {},
   ) {
     if (tries.length === 0) return;
@@ -182,7 +187,11 @@ export function startDelivery(deps: DeliveryDeps) {
       }
     } else {
       for (const t of tries) {
-        jobs.push({ ids: [t.id], jobId: DELIVER_JOB.id(t.id, t.attempt), delay: t.delayMs ?? 0 });
+        const jobId =
+          t.waitUntil === undefined
+            ? DELIVER_JOB.id(t.id, t.attempt)
+            : DELIVER_JOB.waitId(t.id, t.attempt, t.waitUntil);
+        jobs.push({ ids: [t.id], jobId, delay: t.delayMs ?? 0 });
       }
     }
     await queue.addBulk(
@@ -258,11 +267,19 @@ export function startDelivery(deps: DeliveryDeps) {
       }
     });
     if (signable.length === 0) return;
-    for (const { event } of signable) taken.add(event.id);
+    // Each a place in its subscription's share at once, or none: then it is turned away.
+    const entered = signable.map((s) => ({ ...s, entry: shares.enter(s.event.subscription_id) }));
+    const admitted = entered.flatMap(({ entry, ...s }) =>
+      'line' in entry ? [{ ...s, entry }] : [],
+    );
+    const turned = entered.flatMap(({ event, entry }) =>
+      'line' in entry ? [] : [{ event, away: entry }],
+    );
+    for (const { event } of admitted) taken.add(event.id);
     try {
-      await tryAndRecord(signable);
+      await tryAndRecord(admitted, turned);
     } finally {
-      for (const { event } of signable) taken.delete(event.id);
+      for (const { event } of admitted) taken.delete(event.id);
     }
   }
 
@@ -286,34 +303,66 @@ export function startDelivery(deps: DeliveryDeps) {
   }
 
   /**
-   * Each event's try: first a place in its subscription's line (shares.ts), then one of the
-   * process's; the try itself and its judgement are as they ever were. A try its subscription's
-   * back-off put off is not a try: only its event's next try moves (DEFER_EVENTS).
+   * Tries their subscription's share turned away, not made: each event's next try moves to the
+   * time given (DEFER_EVENTS), so the sweep leaves it; those waiting for room in the share are
+   * queued again for then, the others (a back-off) left to the sweep.
    */
-  async function tryAndRecord(due: readonly { event: EventToSend; secrets: string[] }[]) {
-    const turns = await Promise.all(
-      due.map(async ({ event, secrets }) => ({
-        event,
-        turn: await shares.take(
-          event.subscription_id,
-          () =>
-            sending(async () => {
-              const now = Date.now();
-              const headers = signedHeaders({ ...event, secrets }, new Date(now));
-              const result = await sendTraced(event, headers);
-              // The schedule counts from the end of this try.
-              return { event, result, ...judge(event, result, Date.now()) };
-            }),
-          (t) => t.result.outcome === 'timeout',
-        ),
-      })),
+  async function turnAway(turned: readonly { event: EventToSend; away: TurnedAway }[]) {
+    if (turned.length === 0) return;
+    const at = (away: TurnedAway) => ('waitUntil' in away ? away.waitUntil : away.deferUntil);
+    await deps.pool.query(DEFER_EVENTS, [
+      turned.map((t) => t.event.id),
+      turned.map((t) => new Date(at(t.away))),
+    ]);
+    const now = Date.now();
+    await enqueue(
+      turned.flatMap(({ event, away }) =>
+        'waitUntil' in away
+          ? [
+              {
+                id: event.id,
+                attempt: event.attempts + 1,
+                delayMs: Math.max(away.waitUntil - now, 1),
+                waitUntil: away.waitUntil,
+              },
+            ]
+          : [],
+      ),
     );
-    const tried = turns.flatMap(({ turn }) => ('sent' in turn ? [turn.sent] : []));
-    const deferred = turns.flatMap(({ event, turn }) =>
-      'deferUntil' in turn ? [{ id: event.id, at: new Date(turn.deferUntil) }] : [],
+  }
+
+  /**
+   * The tries let into their subscription's share are made, each when one of the process's places
+   * is free; the try itself and its judgement are as they ever were. Those turned away are queued
+   * again meanwhile, not when this job's sends end.
+   */
+  async function tryAndRecord(
+    admitted: readonly { event: EventToSend; secrets: string[]; entry: Entry }[],
+    turned: readonly { event: EventToSend; away: TurnedAway }[],
+  ) {
+    const sends = Promise.all(
+      admitted.map(({ event, secrets, entry }) =>
+        shares
+          .run(
+            entry,
+            () =>
+              sending(async () => {
+                const now = Date.now();
+                const headers = signedHeaders({ ...event, secrets }, new Date(now));
+                const result = await sendTraced(event, headers);
+                // The schedule counts from the end of this try.
+                return { event, result, ...judge(event, result, Date.now()) };
+              }),
+            (t) => t.result.outcome === 'timeout',
+          )
+          .then(({ sent, backOffUntil }) => ({ ...sent, backOffUntil })),
+      ),
     );
-    if (deferred.length > 0) {
-      await deps.pool.query(DEFER_EVENTS, [deferred.map((d) => d.id), deferred.map((d) => d.at)]);
+    let tried;
+    try {
+      await turnAway(turned);
+    } finally {
+      tried = await sends;
     }
     if (tried.length === 0) return;
     const now = Date.now();
@@ -334,11 +383,11 @@ export function startDelivery(deps: DeliveryDeps) {
       if (t.disable === null && delivered === (t.event.failing_since === null)) continue;
       await deps.pool.query(SUBSCRIPTION_STATE, [id, delivered, t.disable]);
     }
-    for (const { event, turn } of turns) {
-      if ('sent' in turn && turn.backOffUntil !== null) {
+    for (const t of tried) {
+      if (t.backOffUntil !== null) {
         await deps.pool.query(DEFER_SUBSCRIPTION, [
-          event.subscription_id,
-          new Date(turn.backOffUntil),
+          t.event.subscription_id,
+          new Date(t.backOffUntil),
         ]);
       }
     }

@@ -1,28 +1,41 @@
 // Fair delivery (decision 0012): each subscription has its own share of a process's tries, so one
 // partner's slow or silent endpoint cannot hold the slots every other partner's tries need.
-//  - A share: a subscription's tries wait in a line of its own (a p-limit) before the process's.
-//    The line lets `perSubscription` tries through at once, and one more after each answer within
-//    a second, up to all of the process's: an endpoint that answers is soon sent as much as the
-//    process can, one that does not holds its share and no more. A line left empty is dropped, so
-//    each burst starts from the share again.
+//  - A share: a subscription may have `perSubscription` tries in flight at once, and one more
+//    after each answer within a second, up to all of the process's: an endpoint that answers is
+//    soon sent as much as the process can, one that does not holds its share and no more. A try
+//    beyond the share is not held anywhere: it is turned away with the time its subscription is
+//    likely to have room (its answers' pace), and queued again for then. A subscription left
+//    without tries in flight is forgotten, so each burst starts from the share again.
+//  - Slow answers: an answer that takes a third of the time-out or more sets the share back to
+//    `perSubscription`, as a time-out does.
 //  - Back-off: a try that times out shows a silent endpoint. Its subscription then sends nothing
-//    until the back-off ends (60 s, doubled after each probe that times out, up to 10 min); the
-//    tries waiting in its line give up their places at once and are deferred to that end. After
-//    it, one try probes; the others are deferred until the probe's answer is known. Any answer
-//    (even a 500 or a refused connection, which hold no slot for long) ends the back-off.
+//    until the back-off ends (60 s, doubled after each probe that times out, up to 10 min); its
+//    other tries are deferred to that end. After it, one try probes; the others are deferred until
+//    the probe's answer is known. Any answer (even a 500 or a refused connection, which hold no
+//    slot for long) ends the back-off.
 // The state is this process's own: every worker gives each subscription its share of its tries.
-import pLimit, { type LimitFunction } from 'p-limit';
 import { SLOW_DOWN_FLOOR_MS } from './retry.js';
 
 export const BACK_OFF_FIRST_MS = SLOW_DOWN_FLOOR_MS;
 export const BACK_OFF_MAX_MS = 600_000;
 /** An answer within this shows an endpoint that may be sent more at once. */
 export const FAST_ANSWER_MS = 1000;
+/** The shortest answer time a turned-away try is paced by: it is queued again, not spun. */
+const LEAST_PACE_MS = 50;
 
-export type Turn<T> =
-  | { sent: T; backOffUntil: number | null }
-  /** Not tried: to be tried from this time on. */
-  | { deferUntil: number };
+/** A try let in: it is sent now, then settled by `run`. */
+export interface Entry {
+  subscriptionId: number;
+  line: Line;
+  probe: boolean;
+}
+
+/** A try not let in, so not made. */
+export type TurnedAway =
+  /** Its subscription backs off, or waits for a probe's answer: to be tried from this time on. */
+  | { deferUntil: number }
+  /** Its subscription's share is in flight: to be queued again for this time. */
+  | { waitUntil: number };
 
 interface BackOff {
   until: number;
@@ -31,17 +44,30 @@ interface BackOff {
   probeEndsAt: number | null;
 }
 
+/** A subscription's tries in flight in this process. */
+export interface Line {
+  inFlight: number;
+  /** Tries it may have in flight at once: its share, grown by fast answers. */
+  concurrency: number;
+  /** Since when it has had tries in flight. */
+  openedAt: number;
+  /** How long its answers take (a moving average); null before the first. */
+  answerMs: number | null;
+  /** The time the last try turned away was given: the next is given a later one. */
+  paceAt: number;
+}
+
 export function createShares(options: {
   perSubscription: number;
-  /** The process's tries at once: a line grows no further. */
+  /** The process's tries at once: a share grows no further. */
   most: number;
   /** The bound on one try: a probe's answer is known by then. */
   timeoutMs: number;
   now?: () => number;
 }) {
   const now = options.now ?? Date.now;
-  /** Each subscription with tries here: its line, and how many tries are in it. */
-  const lines = new Map<number, { limit: LimitFunction; tries: number }>();
+  const slowAnswerMs = options.timeoutMs / 3;
+  const lines = new Map<number, Line>();
   const backOffs = new Map<number, BackOff>();
 
   /**
@@ -64,16 +90,30 @@ export function createShares(options: {
     return { probe: true };
   }
 
+  /**
+   * When a try turned away from a full line is likely to find room: the line frees one place per
+   * answer time divided by its places, and each try turned away takes the next such time.
+   */
+  function paced(line: Line): number {
+    const at = now();
+    const answerMs = Math.max(line.answerMs ?? at - line.openedAt, LEAST_PACE_MS);
+    line.paceAt = Math.max(line.paceAt, at) + answerMs / line.concurrency;
+    return Math.ceil(line.paceAt);
+  }
+
   /** A try's end: a time-out starts or lengthens the back-off; an answer ends it. */
   function settle(
     subscriptionId: number,
+    line: Line,
     probe: boolean,
     answer: { timedOut: boolean; durationMs: number },
   ): number | null {
-    const line = lines.get(subscriptionId)!.limit;
+    line.answerMs =
+      line.answerMs === null ? answer.durationMs : (line.answerMs * 3 + answer.durationMs) / 4;
     const backOff = backOffs.get(subscriptionId);
     if (!answer.timedOut) {
-      if (answer.durationMs < FAST_ANSWER_MS && line.concurrency < options.most) {
+      if (answer.durationMs >= slowAnswerMs) line.concurrency = options.perSubscription;
+      else if (answer.durationMs < FAST_ANSWER_MS && line.concurrency < options.most) {
         line.concurrency += 1;
       }
       backOffs.delete(subscriptionId);
@@ -94,40 +134,55 @@ export function createShares(options: {
   }
 
   /**
-   * One try of a subscription's event within its share: `send` runs, or the try is deferred.
-   * `backOffUntil` is set when this try started or lengthened the subscription's back-off.
+   * Whether a try of the subscription may be sent now, at once: if so, it holds a place in its
+   * share until `run` settles it (every entry must be run); if not, it is turned away without
+   * waiting anywhere.
    */
-  async function take<T>(
-    subscriptionId: number,
-    send: () => Promise<T>,
-    timedOut: (result: T) => boolean,
-  ): Promise<Turn<T>> {
-    // A subscription backing off takes no place in its line: its tries are deferred at once.
+  function enter(subscriptionId: number): Entry | TurnedAway {
     const early = admit(subscriptionId, false);
     if ('deferUntil' in early) return early;
     let line = lines.get(subscriptionId);
+    if (line && line.inFlight >= line.concurrency) return { waitUntil: paced(line) };
+    const admitted = admit(subscriptionId, true);
+    if ('deferUntil' in admitted) return admitted;
     if (!line) {
-      line = { limit: pLimit(options.perSubscription), tries: 0 };
+      line = {
+        inFlight: 0,
+        concurrency: options.perSubscription,
+        openedAt: now(),
+        answerMs: null,
+        paceAt: 0,
+      };
       lines.set(subscriptionId, line);
     }
-    line.tries += 1;
+    line.inFlight += 1;
+    return { subscriptionId, line, probe: admitted.probe };
+  }
+
+  /**
+   * An entered try: `send` runs, and its answer moves the share. `backOffUntil` is set when this
+   * try started or lengthened the subscription's back-off.
+   */
+  async function run<T>(
+    entry: Entry,
+    send: () => Promise<T>,
+    timedOut: (result: T) => boolean,
+  ): Promise<{ sent: T; backOffUntil: number | null }> {
+    const { subscriptionId, line } = entry;
     try {
-      return await line.limit(async () => {
-        const admitted = admit(subscriptionId, true);
-        if ('deferUntil' in admitted) return admitted;
-        const started = now();
-        const sent = await send();
-        const answer = { timedOut: timedOut(sent), durationMs: now() - started };
-        return { sent, backOffUntil: settle(subscriptionId, admitted.probe, answer) };
-      });
+      const started = now();
+      const sent = await send();
+      const answer = { timedOut: timedOut(sent), durationMs: now() - started };
+      return { sent, backOffUntil: settle(subscriptionId, line, entry.probe, answer) };
     } finally {
-      // An idle subscription keeps no line; its back-off, if any, stays until an answer.
-      line.tries -= 1;
-      if (line.tries === 0) lines.delete(subscriptionId);
+      // A subscription without tries in flight keeps no line; its back-off, if any, stays until
+      // an answer.
+      line.inFlight -= 1;
+      if (line.inFlight === 0 && lines.get(subscriptionId) === line) lines.delete(subscriptionId);
     }
   }
 
-  return { take };
+  return { enter, run };
 }
 
 export type Shares = ReturnType<typeof createShares>;

@@ -145,6 +145,16 @@ async function run(service: WebhookService, args: CliArgs): Promise<void> {
     case 'disable':
     case 'enable': {
       const id = parseId(command, args.id);
+      if (command === 'enable' && !(await service.find(null, id))) {
+        // Deleted by its client after the operator's disable: its target may be subscribed again.
+        const released = await service.releaseHeld(id);
+        if (released.length === 0) throw new CliError(`no webhook subscription with id ${id}`);
+        print(
+          { id, deleted: true, released },
+          `subscription ${id} was deleted by its client; its target may be subscribed to again`,
+        );
+        return;
+      }
       const current = await existing(id);
       // The operator's disable replaces an automatic one ("gone", "failing"): the partner can
       // lift those, and the operator means to hold the subscription.

@@ -59,7 +59,7 @@ export const webhookEndpoints = [
     path: '/webhooks',
     summary: 'Webhook aboneliği oluştur',
     description:
-      'Every change the change feed would show this client becomes a signed `POST url` (Standard Webhooks). The secret is shown once. The URL must resolve to public addresses. A client holds at most 10 subscriptions (the operator may set another limit): one more is 400 `VALIDATION_ERROR` naming the limit.',
+      'Every change the change feed would show this client becomes a signed `POST url` (Standard Webhooks). The secret is shown once. The URL must resolve to public addresses. A client holds at most 10 subscriptions (the operator may set another limit): one more is 400 `VALIDATION_ERROR` naming the limit. A target (the same host, port and path, whatever the query) of a subscription the API operator disabled is refused to its client, even after that subscription is deleted: 403 `INSUFFICIENT_SCOPE`, until the operator enables it again.',
     access: 'webhooks:manage',
     body: createBody,
     response: webhookCreatedResponse,
@@ -121,7 +121,8 @@ export const webhookEndpoints = [
     method: 'DELETE',
     path: '/webhooks/{id}',
     summary: 'Webhook aboneliğini sil',
-    description: 'Its pending events are dropped with it.',
+    description:
+      'Its pending events are dropped with it. Deleting a subscription the API operator disabled does not free its target: subscribing to it again is 403 `INSUFFICIENT_SCOPE` until the operator enables it.',
     access: 'webhooks:manage',
     params: idParams,
     response: webhookDeletedResponse,
@@ -178,7 +179,7 @@ export const webhookEndpoints = [
     path: '/webhooks/{id}/replay',
     summary: 'Olayları yeniden gönder',
     description:
-      'Events recorded since `since` are sent again with their own `webhook-id`: the failed ones (`failed_only`), or every delivered and failed one. An event the client may no longer receive (see `cancelled` in GET /webhooks/{id}) is cancelled instead of sent; a cancelled event is never replayed. At most 10,000 events per request (the operator may set another limit): a request that would cover more is 400 `VALIDATION_ERROR` naming the limit, and nothing is replayed; choose a later `since`.',
+      'Events recorded since `since` are sent again with their own `webhook-id`: the failed ones (`failed_only`), or every delivered and failed one. An event the client may no longer receive (see `cancelled` in GET /webhooks/{id}) is cancelled instead of sent; a cancelled event is never replayed. At most 10,000 events per request (the operator may set another limit): a request that would cover more is 400 `VALIDATION_ERROR` naming the limit, and nothing is replayed; choose a later `since`. At most 10 replays per subscription in an hour (the operator may set another limit), refused ones included: past it, 429 `RATE_LIMIT_EXCEEDED` with `Retry-After` (seconds) equal to `retryAfter` in the body.',
     access: 'webhooks:manage',
     params: idParams,
     body: replayBody,

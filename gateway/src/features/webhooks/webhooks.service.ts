@@ -5,13 +5,14 @@ import type { Config } from '../../../../common/config.js';
 import type { ReadModelClient } from '../../../../common/databases.js';
 import { presentOf } from '../../../../api/changes/cursor.js';
 import { dueAtOnce } from '../../../../api/webhooks/overdue.js';
+import { targetKey } from '../../../../api/webhooks/targets.js';
 import {
   newWebhookSecret,
   PREVIOUS_SECRET_MS,
   webhookSecrets,
 } from '../../../../api/webhooks/secrets.js';
 import type { DisabledReason } from '../../../../api/webhooks/vocabulary.js';
-import { insufficientScope, validationError } from '../../http/errors.js';
+import { AppError, insufficientScope, validationError } from '../../http/errors.js';
 import { deliveryFigures } from './webhooks.figures.js';
 
 export type { DeliveryFigures } from './webhooks.figures.js';
@@ -20,6 +21,11 @@ export type Owner = number | null;
 
 /** The reason an operator's disable records; only an operator lifts it. */
 export const OPERATOR: DisabledReason = 'operator';
+
+const targetHeld = () =>
+  insufficientScope(
+    'Bu adrese giden abonelik operatör tarafından devre dışı bırakıldı; yalnızca operatör yeniden etkinleştirebilir.',
+  );
 
 export interface SubscriptionInput {
   url: string;
@@ -39,8 +45,19 @@ const PUBLIC_FIELDS = {
   created_at: true,
 } as const;
 
-/** WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT and WEBHOOK_REPLAY_MAX (common/config.ts). */
-export type WebhookLimits = Pick<Config['webhooks'], 'maxSubscriptionsPerClient' | 'replayMax'>;
+/** WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT, WEBHOOK_REPLAY_MAX, WEBHOOK_REPLAYS_PER_HOUR (common/config.ts). */
+export type WebhookLimits = Pick<
+  Config['webhooks'],
+  'maxSubscriptionsPerClient' | 'replayMax' | 'replaysPerHour'
+>;
+
+const tooManyReplays = (perHour: number, retryAfter: number) =>
+  new AppError({
+    status: 429,
+    code: 'RATE_LIMIT_EXCEEDED',
+    message: `Bir abonelik saatte en fazla ${perHour} kez yeniden gönderim isteyebilir; lütfen daha sonra tekrar deneyin.`,
+    retryAfter,
+  });
 
 interface ReplayCount {
   matched: number;
@@ -52,6 +69,22 @@ export interface Reencrypted {
   reencrypted: number;
   unchanged: number;
   unreadable: { id: number; reason: string }[];
+}
+
+type Transaction = Parameters<Parameters<ReadModelClient['$transaction']>[0]>[0];
+
+/**
+ * Whether the client may not subscribe to this URL: the operator disabled a subscription of its to
+ * the same target (targetKey), still there or deleted since (webhook_held_targets).
+ */
+async function holdsTarget(tx: Transaction, owner: number, url: string): Promise<boolean> {
+  const target = targetKey(url);
+  if (await tx.webhookHeldTarget.count({ where: { client_id: owner, target } })) return true;
+  const disabled = await tx.webhookSubscription.findMany({
+    where: { client_id: owner, disabled_reason: OPERATOR },
+    select: { url: true },
+  });
+  return disabled.some((s) => targetKey(s.url) === target);
 }
 
 /**
@@ -91,6 +124,7 @@ export function createWebhookService(
         // One client's creates wait for each other here, so two at once cannot both see room.
         // NO KEY UPDATE: token rows referring to the client are not held back.
         await tx.$queryRaw`SELECT 1 FROM api_clients WHERE id = ${owner} FOR NO KEY UPDATE`;
+        if (await holdsTarget(tx, owner, input.url)) throw targetHeld();
         const held = await tx.webhookSubscription.count({ where: { client_id: owner } });
         if (held >= max) {
           throw validationError(
@@ -127,9 +161,39 @@ export function createWebhookService(
       });
     },
 
+    /**
+     * Deleted with its events. One the operator disabled leaves its target held for its client
+     * (webhook_held_targets), so that subscribing again does not undo the operator's disable.
+     */
     async remove(owner: Owner, id: number): Promise<boolean> {
-      const { count } = await db.webhookSubscription.deleteMany({ where: owned(owner, id) });
-      return count > 0;
+      return db.$transaction(async (tx) => {
+        const [gone] = await tx.$queryRaw<{ client_id: number; url: string; reason: string }[]>`
+          DELETE FROM webhook_subscriptions
+           WHERE id = ${id} AND (${owner}::int IS NULL OR client_id = ${owner}::int)
+          RETURNING client_id, url, disabled_reason AS reason`;
+        if (!gone) return false;
+        if (gone.reason === OPERATOR) {
+          // A target already held (by an older subscription) keeps that subscription's id.
+          await tx.webhookHeldTarget.createMany({
+            data: [{ client_id: gone.client_id, target: targetKey(gone.url), subscription_id: id }],
+            skipDuplicates: true,
+          });
+        }
+        return true;
+      });
+    },
+
+    /**
+     * The operator's enable of a subscription its client deleted: its target is no longer held.
+     * Returns the targets released (none when the id held nothing).
+     */
+    async releaseHeld(id: number): Promise<{ client_id: number; target: string }[]> {
+      const held = await db.webhookHeldTarget.findMany({
+        where: { subscription_id: id },
+        select: { client_id: true, target: true },
+      });
+      await db.webhookHeldTarget.deleteMany({ where: { subscription_id: id } });
+      return held;
     },
 
     /** A new secret; the old one keeps signing beside it for 24 hours. */
@@ -179,6 +243,9 @@ export function createWebhookService(
             );
           return null;
         }
+        if (enabled && owner === null) {
+          await tx.webhookHeldTarget.deleteMany({ where: { subscription_id: id } });
+        }
         if (enabled) {
           await tx.webhookEvent.updateMany({
             where: { subscription_id: id, status: 'pending' },
@@ -195,8 +262,22 @@ export function createWebhookService(
      * whole: one statement counts them (up to one past the limit) and sets back none or all.
      */
     async replay(owner: Owner, id: number, since: Date, failedOnly: boolean) {
-      const subscription = await find(owner, id);
-      if (!subscription) return null;
+      // Counted first, in one statement, so replays at once cannot all see room; every replay
+      // asked for counts, a refused one too.
+      const [counted] = await db.$queryRaw<{ replays: number; retry_after: number }[]>`
+        UPDATE webhook_subscriptions
+           SET replays_in_window = CASE WHEN replay_window_at > now() - interval '1 hour'
+                                        THEN replays_in_window + 1 ELSE 1 END,
+               replay_window_at = CASE WHEN replay_window_at > now() - interval '1 hour'
+                                       THEN replay_window_at ELSE now() END
+         WHERE id = ${id} AND (${owner}::int IS NULL OR client_id = ${owner}::int)
+        RETURNING replays_in_window AS replays,
+                  ceil(extract(epoch FROM replay_window_at + interval '1 hour' - now()))::int
+                    AS retry_after`;
+      if (!counted) return null;
+      if (counted.replays > limits.replaysPerHour) {
+        throw tooManyReplays(limits.replaysPerHour, Math.max(1, counted.retry_after));
+      }
       const max = limits.replayMax;
       const [count] = await db.$queryRaw<ReplayCount[]>`
         WITH chosen AS MATERIALIZED (

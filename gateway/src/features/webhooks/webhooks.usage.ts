@@ -7,8 +7,10 @@ commands:
                           and its events published, delivered, failed, pending and cancelled
                           (not sent: the client may no longer receive them)
   disable ID              stop deliveries (reason "operator"); events keep being recorded;
-                          the partner cannot enable it again, only this CLI can
-  enable ID               deliver again; pending events are tried at once, on a fresh schedule
+                          the partner cannot enable it again, only this CLI can; deleting it
+                          does not let its client subscribe to the same target again
+  enable ID               deliver again; pending events are tried at once, on a fresh schedule;
+                          for a subscription its client deleted, frees its target
   deliveries ID [--limit N]
                           the latest tries, newest first (default 50, at most 1000)
   reencrypt-secrets       every signing secret encrypted again under SECRETS_KEY's first key
