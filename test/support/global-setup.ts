@@ -51,7 +51,6 @@ export default async function setup(project: TestProject) {
   const templateDir = privateDir('spare-mariadb-template-', null);
   const mariadbTemplate = join(templateDir, 'data');
   await installDataDir(mariadbTemplate);
-  stops.push(async () => removeDir(templateDir));
   const given = env.DATABASE_URL || env.LEGACY_DATABASE_URL || env.REDIS_URL;
   let services: TestServices = {
     postgresUrl: env.DATABASE_URL || DEFAULTS.postgresUrl,
@@ -85,6 +84,7 @@ export default async function setup(project: TestProject) {
   project.provide('services', services);
   return async () => {
     await Promise.all(stops.map((stop) => stop()));
+    removeDir(templateDir);
     const problems = auditRunLogs(runId);
     if (problems.length > 0) throw new Error(`log audit of the whole run: ${problems.join('; ')}`);
   };
