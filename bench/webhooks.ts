@@ -383,6 +383,9 @@ export async function benchWebhooks(
       );
     }
 
+    // Gone before fairness, whose changes are notifications too.
+    await pool.query(`DELETE FROM webhook_subscriptions WHERE client_id = $1`, [fanoutClient.id]);
+
     // Fairness, on the same worker: the partner's changes alone, then beside a client whose
     // endpoint holds every connection open without an answer.
     const { rows: notifications } = await pool.query<{ id: number }>(
