@@ -6,7 +6,10 @@
 //  2. rate: a worker running delivery alone (WORKER_ROLES=webhooks) sends `events` events as
 //     fast as it can to the same partner, in 5 rounds; the median deliveries per second and the
 //     worker's CPU per delivery;
-//  3. fairness: that partner's change → received p99 over 50 changes, alone, then while another
+//  3. fan-out: 1, 100 and 1,000 subscriptions of one client to one type, each at its own path of
+//     one partner: commit → the last subscription's delivery, p50 and p99 over 10 changes, and
+//     the deliveries per second of 20 changes at once;
+//  4. fairness: that partner's change → received p99 over 50 changes, alone, then while another
 //     client's endpoint accepts connections and never answers 300 events of its own.
 //   npm run bench -- --only webhooks [--lag-rate 50] [--lag-seconds 60] [--lag-scale 35] [--profile]
 import { once } from 'node:events';
@@ -31,6 +34,12 @@ const FAIR_PACE_MS = 400;
 const SILENT_EVENTS = 300;
 /** Rounds of the delivery rate. */
 const RATE_ROUNDS = 5;
+/** The fan-out figure: subscriptions following one type, its changes timed, then at once. */
+const FANOUT_SUBSCRIPTIONS = [1, 100, 1000];
+const FANOUT_CHANGES = 10;
+const FANOUT_PACE_MS = 1000;
+const FANOUT_BURST = 20;
+const FANOUT_MARKER = /fan-\d+-\d+/;
 
 /** The partner: answers 204 at once and notes when each lag marker first arrived. */
 export async function startPartner() {
@@ -58,6 +67,88 @@ export async function startPartner() {
       return new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/** A partner of many subscriptions: per marker, the deliveries that came and the last one's time. */
+async function startFanoutPartner() {
+  const seen = new Map<string, { count: number; lastAt: number }>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const marker = FANOUT_MARKER.exec(Buffer.concat(chunks).toString('utf8'))?.[0];
+      if (marker) {
+        const entry = seen.get(marker) ?? { count: 0, lastAt: 0 };
+        seen.set(marker, { count: entry.count + 1, lastAt: Date.now() });
+      }
+      res.writeHead(204).end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    seen,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** Waits until each marker has reached `count` subscriptions (at most 5 minutes). */
+async function reachedAll(
+  partner: Awaited<ReturnType<typeof startFanoutPartner>>,
+  markers: readonly string[],
+  count: number,
+) {
+  const started = Date.now();
+  while (Date.now() - started < 300_000) {
+    if (markers.every((marker) => (partner.seen.get(marker)?.count ?? 0) >= count)) return;
+    await sleep(50);
+  }
+}
+
+/**
+ * With `subscriptions` following notifications: each of FANOUT_CHANGES changes' commit → its
+ * delivery to the last subscription, sorted (Infinity: not all reached), and the deliveries per
+ * second of FANOUT_BURST changes committed at once.
+ */
+async function timeFanout(
+  pool: ReturnType<typeof readModelPool>,
+  partner: Awaited<ReturnType<typeof startFanoutPartner>>,
+  ids: number[],
+  subscriptions: number,
+) {
+  const committed = new Map<string, number>();
+  for (const id of ids.slice(0, FANOUT_CHANGES)) {
+    const marker = `fan-${subscriptions}-${id}`;
+    await pool.query(`UPDATE notifications SET title = $1 WHERE id = $2`, [marker, id]);
+    committed.set(marker, Date.now());
+    await sleep(FANOUT_PACE_MS);
+  }
+  await reachedAll(partner, [...committed.keys()], subscriptions);
+  const lastDelivery = [...committed]
+    .map(([marker, at]) => {
+      const seen = partner.seen.get(marker);
+      return seen && seen.count >= subscriptions ? seen.lastAt - at : Infinity;
+    })
+    .sort((a, b) => a - b);
+  const burst = ids.slice(FANOUT_CHANGES, FANOUT_CHANGES + FANOUT_BURST);
+  await pool.query(
+    `UPDATE notifications SET title = 'fan-' || $1::int || '-' || id WHERE id = ANY($2::int[])`,
+    [subscriptions, burst],
+  );
+  const started = Date.now();
+  const markers = burst.map((id) => `fan-${subscriptions}-${id}`);
+  await reachedAll(partner, markers, subscriptions);
+  const last = Math.max(...markers.map((marker) => partner.seen.get(marker)?.lastAt ?? Infinity));
+  const delivered = markers.reduce(
+    (sum, marker) => sum + (partner.seen.get(marker)?.count ?? 0),
+    0,
+  );
+  return { lastDelivery, perSecond: delivered / ((last - started) / 1000) };
 }
 
 /** An endpoint that accepts every connection and never answers. */
@@ -156,6 +247,7 @@ export async function benchWebhooks(
   const env = await benchEnvironment('benchhooks');
   const partner = await startPartner();
   const silent = await startSilentPartner();
+  const fanoutPartner = await startFanoutPartner();
   const readModel = createReadModelClient(env.databaseUrl, { poolSize: 2 });
   let worker: Started | undefined;
   try {
@@ -255,6 +347,45 @@ export async function benchWebhooks(
         )} ms per delivery, dispatch from the feed included`,
     );
 
+    // Fan-out, on the same worker: one client's subscriptions to notifications, each at a path of
+    // its own, 1 then 100 then 1,000 of them (the per-client cap raised for it).
+    const { rows: fanned } = await pool.query<{ id: number }>(
+      `SELECT id FROM notifications ORDER BY id DESC LIMIT $1`,
+      [FANOUT_SUBSCRIPTIONS.length * (FANOUT_CHANGES + FANOUT_BURST)],
+    );
+    const fanoutClient = await createClient(readModel, {
+      name: 'bench fan-out partner',
+      scopes: ['notifications:read', 'webhooks:manage'],
+      branchId: null,
+    });
+    const fanoutService = createWebhookService(
+      readModel,
+      loadConfig({ ...variables, WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT: '1000' }),
+    );
+    let subscribed = 0;
+    for (const [index, subscriptions] of FANOUT_SUBSCRIPTIONS.entries()) {
+      for (; subscribed < subscriptions; subscribed += 1) {
+        await fanoutService.create(fanoutClient.id, {
+          url: fanoutPartner.url(`/fan/${subscribed}`),
+          types: ['notifications'],
+          description: 'bench fan-out',
+        });
+      }
+      await sleep(2000);
+      const per = FANOUT_CHANGES + FANOUT_BURST;
+      const ids = fanned.slice(index * per, (index + 1) * per).map((row) => row.id);
+      const { lastDelivery, perSecond } = await timeFanout(pool, fanoutPartner, ids, subscriptions);
+      console.log(
+        `fan-out: ${subscriptions} subscription(s): commit → last subscription's delivery over ` +
+          `${FANOUT_CHANGES} changes p50 ${percentile(lastDelivery, 50)} ms, p99 ` +
+          `${percentile(lastDelivery, 99)} ms; ${FANOUT_BURST} changes at once: ` +
+          `${fmt(perSecond)} deliveries/s`,
+      );
+    }
+
+    // Gone before fairness, whose changes are notifications too.
+    await pool.query(`DELETE FROM webhook_subscriptions WHERE client_id = $1`, [fanoutClient.id]);
+
     // Fairness, on the same worker: the partner's changes alone, then beside a client whose
     // endpoint holds every connection open without an answer.
     const { rows: notifications } = await pool.query<{ id: number }>(
@@ -293,6 +424,7 @@ export async function benchWebhooks(
       () => profileDir && removeTempDir(profileDir),
       () => partner.close(),
       () => silent.close(),
+      () => fanoutPartner.close(),
       () => readModel.$disconnect(),
       () => env.destroy(),
     );

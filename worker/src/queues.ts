@@ -41,6 +41,13 @@ export const TABLE_JOB_OPTIONS: JobsOptions = {
  * tries of a dispatched page in batches, a retry or a sweep's re-queue one event at a time.
  */
 export const WEBHOOK_QUEUE = '{webhooks}';
+
+/**
+ * The Redis channel the sync publishes on after each transaction that wrote to the read model (a
+ * poll's batch, a batch of the binary log): the webhook dispatcher starts a pass on it rather than
+ * at the end of its interval.
+ */
+export const changesCommittedChannel = (prefix: string) => `${prefix}:changes-committed`;
 export const DELIVER_JOB = {
   name: 'deliver-events',
   /** First tries of a dispatched page: events are numbered in a page, so the first and count. */

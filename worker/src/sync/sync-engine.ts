@@ -70,6 +70,8 @@ export interface SyncDatabases {
    * a read's rows while other writes happen (test/read-model-order.test.ts).
    */
   afterRead?: (table: SyncTable) => Promise<void>;
+  /** Told after each transaction that wrote rows of the read model (it has committed). */
+  onCommitted?: () => void;
 }
 
 export async function syncTable(
@@ -252,7 +254,7 @@ async function commitBatch(
     horizon && position.changedAt && position.changedAt > horizon
       ? { changedAt: horizon, id: 0n, loadKey: null }
       : position;
-  return readModelTransaction(db.readModel, async (tx) => {
+  const committed = await readModelTransaction(db.readModel, async (tx) => {
     // Rows and position commit together, so a commit lost in a crash is simply read again: no
     // need to wait for the WAL flush.
     await tx.$executeRaw`SET LOCAL synchronous_commit TO OFF`;
@@ -276,4 +278,6 @@ async function commitBatch(
         updated_at = EXCLUDED.updated_at`;
     return written;
   });
+  if (committed > 0) db.onCommitted?.();
+  return committed;
 }

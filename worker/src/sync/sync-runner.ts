@@ -13,6 +13,7 @@ import { closeWithin } from '../close-within.js';
 import {
   JOBS,
   QUEUE_STREAMS,
+  changesCommittedChannel,
   TABLE_JOB_OPTIONS,
   syncQueueName,
   type TableJobData,
@@ -94,12 +95,22 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
   };
   const entries: TableQueue[] = [];
   // Logged once per row and reason: a rejected row is retried on every pass without new lines.
+  const committed = changesCommittedChannel(deps.prefix);
   const db: SyncRunnerDeps = {
     ...deps,
     onRejected: (rows: RejectedRow[]) => {
       deps.metrics?.recordRejected(rows);
       for (const r of rows)
         deps.logger.warn({ table: r.table, id: r.id, reason: r.reason }, 'legacy row rejected');
+    },
+    // The webhook dispatcher, in this process or another, starts a pass at once (dispatch.ts);
+    // without Redis it keeps to its interval.
+    onCommitted: () => {
+      deps.connection
+        .publish(committed, '')
+        .catch((error: unknown) =>
+          log('warn', 'changes-committed', { err: error }, 'could not announce committed changes'),
+        );
     },
   };
   const workers: Worker<TableJobData>[] = [];

@@ -1,29 +1,38 @@
-// Turns the change feed into webhook events (decision 0012): each subscription follows the feed
-// as its client may see it (scopes and branch, as they are now) from its own position, and each
-// page's events are inserted in the transaction that moves the position on. A crash before the
-// commit records nothing and the page is read again; after it, the events are in PostgreSQL
-// whatever happens to Redis or to this process. Many workers may dispatch: a subscription is
-// taken with SKIP LOCKED, by one of them at a time.
+// Turns the change feed into webhook events (decision 0012). Subscriptions that read the feed
+// alike (the same branch binding and the same types, as their clients' rights are now) form one
+// view: each page of a view is read once, matched to each of its subscriptions' positions here,
+// and recorded in one statement for all of them, in the transaction that moves their positions
+// on. A crash before the commit records nothing and the page is read again; after it, the events
+// are in PostgreSQL whatever happens to Redis or to this process. Many workers may dispatch: a
+// subscription is taken with SKIP LOCKED, by one of them at a time.
 import type pg from 'pg';
 import pLimit from 'p-limit';
-import { readChangePage, type Change } from '../../../api/changes/change-page.js';
-import type { ChangeKey } from '../../../api/changes/change-statement.js';
+import { readChangePage, type Change, type ChangePage } from '../../../api/changes/change-page.js';
+import { compareKeys, type ChangeKey } from '../../../api/changes/change-statement.js';
 import { typesRead } from '../../../api/changes/change-types.js';
 import type { CursorCodec } from '../../../api/changes/cursor.js';
 import { dataScopeOf } from '../../../api/data-scope.js';
 import { createScopedSql } from '../../../api/scoped-sql.js';
-import { receivesWebhooks } from '../../../api/webhooks/rights.js';
+import { receivesWebhooks, type ClientRights } from '../../../api/webhooks/rights.js';
 import type { throttledLog } from '../../../common/log-throttle.js';
 import { tracing } from '../../../common/traces.js';
+import { pgRows, sql } from '../../../read-model/sql.js';
 import { memberWriteTraceParents } from '../write-traces.js';
 import type { Delivery } from './delivery.js';
 
-/** Feed keys read per subscription and transaction. */
+/** Feed keys read per page at most. */
 const PAGE = 500;
 /**
- * Subscriptions dispatched at once, each on a connection of its own: a pass takes the time of
- * the slowest few rather than the sum of all, so one partner's many subscriptions do not hold
- * back another's events. Well under the worker's webhook pool, which delivery shares.
+ * Events one page records at most: a view followed by many subscriptions reads shorter pages, so
+ * a transaction stays a few seconds' work however many follow it.
+ */
+const EVENTS_PER_PAGE = 20_000;
+/** Feed keys read per page at least, however many subscriptions follow the view. */
+const MIN_PAGE = 20;
+/**
+ * Views dispatched at once, each on a connection of its own: a pass takes the time of the
+ * slowest few rather than the sum of all. Well under the worker's webhook pool, which delivery
+ * shares.
  */
 export const DISPATCH_CONCURRENCY = 4;
 
@@ -36,17 +45,52 @@ export interface DispatchDeps {
   cursors: CursorCodec;
 }
 
-interface Subscription {
+/** An enabled subscription and its client's rights, as they are now. */
+interface Follower extends ClientRights {
   id: number;
-  types: string[] | null;
+  types: string[];
+}
+
+/** A follower locked for a page, with its position in the feed. */
+interface Positioned extends Follower {
   feed_xid: string;
   feed_kind: number;
   feed_type: string;
   feed_id: number;
-  is_active: boolean;
-  scopes: string[];
-  branch_id: number | null;
 }
+
+/** The feed as a subscription reads it: its client's branch binding and the types it may read. */
+export interface View {
+  key: string;
+  branchId: number | null;
+  types: string[];
+}
+
+/**
+ * The view of a subscription as its client's rights are now; null while it receives nothing (a
+ * client disabled or without webhooks:manage keeps its position until it receives them again; a
+ * scope taken from it stops its events).
+ */
+export function viewOf(follower: Follower): View | null {
+  if (!receivesWebhooks(follower)) return null;
+  const types = typesRead(follower.scopes, follower.types).sort();
+  if (types.length === 0) return null;
+  return {
+    key: `${follower.branch_id ?? '*'}:${types.join(',')}`,
+    branchId: follower.branch_id,
+    types,
+  };
+}
+
+/** Feed keys in the feed's order: compareKeys, then id. */
+const compareFeedKeys = (a: ChangeKey, b: ChangeKey) => compareKeys(a, b) || a.id - b.id;
+
+const positionOf = (follower: Positioned): ChangeKey => ({
+  xid: BigInt(follower.feed_xid),
+  kind: follower.feed_kind,
+  type: follower.feed_type,
+  id: follower.feed_id,
+});
 
 /**
  * The body of one event: exactly the bytes signed and sent, on every try. `cursor` resumes
@@ -77,67 +121,136 @@ async function traceParentsOf(
   return changes.map(({ change }) => (memberRow(change) ? (parents.get(change.id) ?? null) : null));
 }
 
+const ENABLED_FOLLOWERS = sql`
+  SELECT s.id, s.types, c.is_active, c.scopes, c.branch_id
+    FROM webhook_subscriptions s JOIN api_clients c ON c.id = s.client_id
+   WHERE s.enabled ORDER BY s.id`;
+
+/** The followers among `ids` no other dispatcher holds, locked until the page commits. */
+const lockFollowers = (ids: readonly number[]) => sql`
+  SELECT s.id, s.types, s.feed_xid::text, s.feed_kind, s.feed_type, s.feed_id,
+         c.is_active, c.scopes, c.branch_id
+    FROM webhook_subscriptions s JOIN api_clients c ON c.id = s.client_id
+   WHERE s.id = ANY(${ids}::int[]) AND s.enabled
+   ORDER BY s.id
+     FOR UPDATE OF s SKIP LOCKED`;
+
+/**
+ * One page's events for every follower in one statement: the page's changes are sent once, and
+ * each follower takes those from its `first` on (1-based), in the page's order, so each
+ * subscription's events are numbered in feed order as when it read the page alone.
+ */
+function insertEvents(
+  page: ChangePage,
+  bodies: readonly string[],
+  traceParents: readonly (string | null)[],
+  followers: readonly { id: number; first: number }[],
+) {
+  const changes = page.changes.map(({ change }) => change);
+  return sql`
+    INSERT INTO webhook_events (subscription_id, event_type, body, changed_at, row_branch_id,
+                                trace_parent)
+    SELECT f.id, e.event_type, e.body, e.changed_at, e.row_branch_id, e.trace_parent
+      FROM unnest(${followers.map((f) => f.id)}::int[], ${followers.map((f) => f.first)}::int[])
+             AS f(id, first)
+      JOIN unnest(${changes.map((c) => `${c.type}.${c.op}`)}::text[], ${bodies}::text[],
+                  ${changes.map((c) => c.changed_at)}::timestamptz[],
+                  ${changes.map((c) => c.branch_id)}::int[], ${traceParents}::text[])
+             WITH ORDINALITY AS e(event_type, body, changed_at, row_branch_id, trace_parent, n)
+        ON e.n >= f.first
+     ORDER BY f.id, e.n
+    RETURNING id::text`;
+}
+
+const movePositions = (ids: readonly number[], next: ChangeKey) => sql`
+  UPDATE webhook_subscriptions
+     SET feed_xid = ${next.xid.toString()}::bigint, feed_kind = ${next.kind},
+         feed_type = ${next.type}, feed_id = ${next.id}
+   WHERE id = ANY(${ids}::int[])`;
+
+/** What one page did: its events, whether more wait, and the followers it left for another. */
+interface PageOutcome {
+  events: string[];
+  more: boolean;
+  /** Followers whose positions lie past the page's end: a page from theirs comes next. */
+  ahead: number[];
+}
+
+const NOTHING: PageOutcome = { events: [], more: false, ahead: [] };
+
 export function startDispatch(deps: DispatchDeps) {
   const scopedSql = createScopedSql(deps.pool);
 
-  /** One page of one subscription's changes into events; whether more are waiting. */
-  async function dispatchOne(id: number): Promise<{ events: string[]; more: boolean }> {
+  /** The page's events of every follower served, on the page's transaction; their ids. */
+  async function recordEvents(
+    client: pg.PoolClient,
+    page: ChangePage,
+    served: readonly { id: number; first: number }[],
+  ): Promise<string[]> {
+    // One body per change, the same for every follower: its cursor is the change's feed key.
+    const now = new Date();
+    const bodies = page.changes.map(({ change, key }) =>
+      eventBody(change, deps.cursors.encode(key), now),
+    );
+    const traceParents = await traceParentsOf(client, page.changes);
+    const rows = await pgRows<{ id: string }>(
+      client,
+      insertEvents(page, bodies, traceParents, served),
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * One page of a view, read from the earliest position of its followers, into each follower's
+   * events after its own position. Followers whose view changed since the pass listed them are
+   * left to the next pass, which lists them under their new view.
+   */
+  async function dispatchPage(view: View, ids: readonly number[]): Promise<PageOutcome> {
     const client = await deps.pool.connect();
     try {
       await client.query('BEGIN');
-      const { rows } = await client.query<Subscription>(
-        `SELECT s.id, s.types, s.feed_xid::text, s.feed_kind, s.feed_type, s.feed_id,
-                c.is_active, c.scopes, c.branch_id
-           FROM webhook_subscriptions s JOIN api_clients c ON c.id = s.client_id
-          WHERE s.id = $1 AND s.enabled
-            FOR UPDATE OF s SKIP LOCKED`,
-        [id],
-      );
-      const subscription = rows[0];
-      // The rights as they are now: a scope taken from the client stops its events; a client
-      // disabled or without webhooks:manage keeps its position until it receives them again.
-      const types =
-        subscription && receivesWebhooks(subscription)
-          ? typesRead(subscription.scopes, subscription.types ?? [])
-          : [];
-      if (!subscription || types.length === 0) {
+      const locked = await pgRows<Positioned>(client, lockFollowers(ids));
+      const followers = locked.filter((follower) => viewOf(follower)?.key === view.key);
+      if (followers.length === 0) {
         await client.query('ROLLBACK');
-        return { events: [], more: false };
+        return NOTHING;
       }
-      const after: ChangeKey = {
-        xid: BigInt(subscription.feed_xid),
-        kind: subscription.feed_kind,
-        type: subscription.feed_type,
-        id: subscription.feed_id,
-      };
-      // Read on this transaction's connection: no second connection is needed while it holds one.
-      const sql = scopedSql(dataScopeOf(subscription.branch_id), client);
-      const page = await readChangePage(sql, { types, after, limit: PAGE });
-      const traceParents = await traceParentsOf(client, page.changes);
-      const now = new Date();
-      const inserted = await client.query<{ id: string }>(
-        `INSERT INTO webhook_events (subscription_id, event_type, body, changed_at, row_branch_id,
-                                     trace_parent)
-         SELECT $1, t, b, c, r, p
-           FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::text[])
-             AS e(t, b, c, r, p)
-         RETURNING id::text`,
-        [
-          subscription.id,
-          page.changes.map(({ change }) => `${change.type}.${change.op}`),
-          page.changes.map(({ change, key }) => eventBody(change, deps.cursors.encode(key), now)),
-          page.changes.map(({ change }) => change.changed_at),
-          page.changes.map(({ change }) => change.branch_id),
-          traceParents,
-        ],
+      const positions = followers.map(positionOf);
+      const after = positions.reduce((a, b) => (compareFeedKeys(a, b) <= 0 ? a : b));
+      const limit = Math.max(
+        MIN_PAGE,
+        Math.min(PAGE, Math.floor(EVENTS_PER_PAGE / followers.length)),
       );
-      await client.query(
-        `UPDATE webhook_subscriptions
-            SET feed_xid = $2, feed_kind = $3, feed_type = $4, feed_id = $5 WHERE id = $1`,
-        [subscription.id, page.next.xid.toString(), page.next.kind, page.next.type, page.next.id],
+      // Read on this transaction's connection: no second connection is needed while it holds one.
+      const scoped = scopedSql(dataScopeOf(view.branchId), client);
+      const page = await readChangePage(scoped, { types: view.types, after, limit });
+      // A follower whose position is at or past the page's end has read it all: after a short
+      // page nothing waits for it; after a full one its own page comes next.
+      const served: { id: number; first: number }[] = [];
+      const ahead: number[] = [];
+      followers.forEach((follower, i) => {
+        const position = positions[i]!;
+        if (compareFeedKeys(position, page.next) < 0) {
+          const first = page.changes.findIndex(({ key }) => compareFeedKeys(key, position) > 0);
+          served.push({ id: follower.id, first: first < 0 ? page.changes.length + 1 : first + 1 });
+        } else if (page.hasMore) {
+          ahead.push(follower.id);
+        }
+      });
+      if (served.length === 0) {
+        await client.query('ROLLBACK');
+        return { ...NOTHING, ahead };
+      }
+      const events = page.changes.length > 0 ? await recordEvents(client, page, served) : [];
+      await pgRows(
+        client,
+        movePositions(
+          served.map(({ id }) => id),
+          page.next,
+        ),
       );
       await client.query('COMMIT');
-      return { events: inserted.rows.map((row) => row.id), more: page.hasMore };
+      return { events, more: page.hasMore, ahead };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -146,48 +259,67 @@ export function startDispatch(deps: DispatchDeps) {
     }
   }
 
-  const dispatching = pLimit(DISPATCH_CONCURRENCY);
-
-  /** One subscription's page, its events queued; whether more are waiting. */
-  async function dispatchAndQueue(id: number): Promise<boolean> {
-    const dispatched = await dispatchOne(id);
-    // Queued after the commit; if Redis is down now, the delivery's sweep queues them later.
-    await deps.delivery
-      .enqueue(
-        dispatched.events.map((eventId) => ({ id: eventId, attempt: 1 })),
-        { batch: true },
-      )
-      .catch((error: unknown) =>
-        deps.log('warn', 'webhook-enqueue', { err: error }, 'events not queued; the sweep will'),
-      );
-    return dispatched.more;
+  /** Every page a view's followers need this pass, events queued; whether more are waiting. */
+  async function dispatchView(view: View, ids: readonly number[]): Promise<boolean> {
+    let more = false;
+    for (let waiting = ids; waiting.length > 0;) {
+      const page = await dispatchPage(view, waiting);
+      // Queued after the commit; if Redis is down now, the delivery's sweep queues them later.
+      await deps.delivery
+        .enqueue(
+          page.events.map((eventId) => ({ id: eventId, attempt: 1 })),
+          { batch: true },
+        )
+        .catch((error: unknown) =>
+          deps.log('warn', 'webhook-enqueue', { err: error }, 'events not queued; the sweep will'),
+        );
+      more ||= page.more;
+      waiting = page.ahead;
+    }
+    return more;
   }
 
-  /** Every enabled subscription once; whether one has more waiting. */
+  const dispatching = pLimit(DISPATCH_CONCURRENCY);
+
+  /** Every view of the enabled subscriptions once; whether one has more waiting. */
   async function dispatchAll(): Promise<boolean> {
-    const { rows } = await deps.pool.query<{ id: number }>(
-      'SELECT id FROM webhook_subscriptions WHERE enabled ORDER BY id',
-    );
+    const views = new Map<string, { view: View; ids: number[] }>();
+    for (const follower of await pgRows<Follower>(deps.pool, ENABLED_FOLLOWERS)) {
+      const view = viewOf(follower);
+      if (!view) continue;
+      const entry = views.get(view.key);
+      if (entry) entry.ids.push(follower.id);
+      else views.set(view.key, { view, ids: [follower.id] });
+    }
     // Every page ends before the pass does, failed or not: the next pass never overlaps this one.
-    const pages = await Promise.allSettled(
-      rows.map(({ id }) => dispatching(() => dispatchAndQueue(id))),
+    const passes = await Promise.allSettled(
+      [...views.values()].map(({ view, ids }) => dispatching(() => dispatchView(view, ids))),
     );
-    const failed = pages.find((page) => page.status === 'rejected');
+    const failed = passes.find((pass) => pass.status === 'rejected');
     if (failed) throw failed.reason;
-    return pages.some((page) => page.status === 'fulfilled' && page.value);
+    return passes.some((pass) => pass.status === 'fulfilled' && pass.value);
   }
 
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
+  let passing = false;
+  /** A wake-up came during a pass: the next one starts as soon as it ends. */
+  let woken = false;
   let stopped = false;
   const tick = () => {
+    passing = true;
+    woken = false;
     running = dispatchAll().then(
-      (more) => schedule(more ? 0 : deps.intervalMs),
+      (more) => rest(more ? 0 : deps.intervalMs),
       (error: unknown) => {
         deps.log('warn', 'webhook-dispatch', { err: error }, 'dispatch failed; retrying');
-        schedule(deps.intervalMs);
+        rest(deps.intervalMs);
       },
     );
+  };
+  const rest = (ms: number) => {
+    passing = false;
+    schedule(woken ? 0 : ms);
   };
   const schedule = (ms: number) => {
     if (!stopped) timer = setTimeout(tick, ms);
@@ -196,6 +328,19 @@ export function startDispatch(deps: DispatchDeps) {
 
   return {
     dispatchAll,
+    /**
+     * Changes were committed (the sync says so): a pass starts now, or right after the one under
+     * way, rather than at the end of the interval.
+     */
+    wake() {
+      if (stopped) return;
+      if (passing) {
+        woken = true;
+        return;
+      }
+      clearTimeout(timer);
+      schedule(0);
+    },
     async close() {
       stopped = true;
       clearTimeout(timer);

@@ -1,5 +1,6 @@
 // The worker's webhook part: the dispatcher (feed → events), the delivery queue's consumer and
 // its sweep. Runs beside the sync, or alone in processes started with WORKER_ROLES=webhooks.
+import { Cluster } from 'ioredis';
 import type { CursorCodec } from '../../../api/changes/cursor.js';
 import type { RedisClient } from '../../../common/redis.js';
 import type pg from 'pg';
@@ -7,6 +8,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from '../../../common/config.js';
 import type { throttledLog } from '../../../common/log-throttle.js';
 import { webhookSecrets } from '../../../api/webhooks/secrets.js';
+import { changesCommittedChannel } from '../queues.js';
 import { startDelivery } from './delivery.js';
 import { startDispatch } from './dispatch.js';
 import { createSender } from './send.js';
@@ -58,6 +60,21 @@ export function startWebhooks(deps: WebhooksDeps) {
     log: deps.log,
     cursors: deps.cursors,
   });
+  // The sync announces each commit (queues.ts): a change followed from the binary log reaches
+  // partners in about the time the log brings it, not up to an interval later. The interval
+  // stays, for a Redis that drops the message or a sync that changed rows without announcing.
+  // A connection of its own: one that subscribes can send nothing else.
+  const wakeUps: RedisClient =
+    deps.connection instanceof Cluster ? deps.connection.duplicate() : deps.connection.duplicate();
+  wakeUps.on('error', (error) =>
+    deps.log('warn', 'webhook-wake-ups', { err: error }, 'redis error on the wake-up channel'),
+  );
+  wakeUps.on('message', () => dispatch.wake());
+  wakeUps
+    .subscribe(changesCommittedChannel(deps.prefix))
+    .catch((error: unknown) =>
+      deps.log('warn', 'webhook-wake-ups', { err: error }, 'not woken by commits; interval only'),
+    );
   const sweeping = setInterval(() => {
     delivery
       .sweep()
@@ -69,6 +86,7 @@ export function startWebhooks(deps: WebhooksDeps) {
   return {
     async close() {
       clearInterval(sweeping);
+      wakeUps.disconnect();
       await dispatch.close();
       await delivery.close();
       sender.close();

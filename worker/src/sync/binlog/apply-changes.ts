@@ -54,7 +54,7 @@ export async function applyChangedKeys(
     const found = new Set(rows.map((row) => Number(row[columnName(table.key)] as number | bigint)));
     reads.push({ table, order, rows, gone: list.filter((id) => !found.has(id)) });
   }
-  return readModelTransaction(db.readModel, async (tx) => {
+  const result = await readModelTransaction(db.readModel, async (tx) => {
     // Rows and position commit together: a commit lost in a crash is read again from the log.
     await tx.$executeRaw`SET LOCAL synchronous_commit TO OFF`;
     const applied = { keys, written: 0, deleted: 0 };
@@ -65,4 +65,6 @@ export async function applyChangedKeys(
     await writeBinlogPosition(tx, through);
     return applied;
   });
+  if (result.written + result.deleted > 0) db.onCommitted?.();
+  return result;
 }
