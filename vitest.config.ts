@@ -12,6 +12,7 @@ const TIMED = [
   'test/resilience-shutdown.test.ts',
   'test/sync-lag.test.ts',
   'test/webhooks-fairness.test.ts',
+  'test/webhooks-fanout.test.ts',
 ];
 /** Files at once in the first group: most of a file's time is spent waiting on its servers. */
 const PARALLEL_FILES = 3;
