@@ -13,12 +13,13 @@ import {
   generateToken,
   isWellFormedRefreshToken,
   sha256,
-  verifySecret,
+  type ClientSecrets,
 } from '../clients/client-secrets.js';
 import {
   currentScopes,
   endClientTokens,
   findClientByKey,
+  restoreSecretHash,
   type ApiClientRecord,
 } from '../clients/clients.repository.js';
 import type { ClientEpochs } from './client-epochs.js';
@@ -59,10 +60,27 @@ export function createOAuthModel(deps: {
   epochs: ClientEpochs;
   logger: Logger;
   issueLimit: IssueLimit;
+  secrets: ClientSecrets;
   /** REFRESH_CHAIN_MAX_DAYS in ms. */
   chainMaxMs: number;
 }) {
   const { db } = deps;
+
+  /** Whether `secret` is the client's; an older stored form is replaced on success. */
+  async function secretMatches(record: ApiClientRecord | null, secret: string): Promise<boolean> {
+    const stored = record?.secret_hash ?? null;
+    const check = await deps.secrets.verify(secret, stored);
+    if (check.keyMissing) {
+      deps.logger.warn(
+        { clientId: record?.id },
+        "a client's secret is stored under a key SECRETS_KEY no longer holds: put it back",
+      );
+    }
+    if (check.valid && check.restore && record && stored) {
+      await restoreSecretHash(db, record.id, stored, check.restore);
+    }
+    return check.valid;
+  }
 
   /**
    * After a revocation is committed. A Redis that cannot be reached is not fatal: the revocation
@@ -91,7 +109,7 @@ export function createOAuthModel(deps: {
     async getClient(clientKey: string, clientSecret: string | undefined | null) {
       const record = await findClientByKey(db, clientKey);
       if (clientSecret != null) {
-        const valid = await verifySecret(clientSecret, record?.secret_hash ?? null);
+        const valid = await secretMatches(record, clientSecret);
         if (!valid || !record) return false;
       } else if (!record) {
         return false;

@@ -9,6 +9,7 @@ import { AppError, insufficientScope, invalidToken } from '../../http/errors.js'
 import type { Logger } from '../../../../common/logger.js';
 import type { ClientEpochs } from './client-epochs.js';
 import type { IssueLimit } from './issue-limit.js';
+import { createClientSecrets } from '../clients/client-secrets.js';
 import { createOAuthModel, type OAuthClient } from './oauth-model.js';
 import { RefreshableClientCredentialsGrant } from './refreshable-client-credentials.grant.js';
 
@@ -94,7 +95,11 @@ export function createTokenService(deps: {
   logger: Logger;
   issueLimit: IssueLimit;
 }) {
-  const model = createOAuthModel({ ...deps, chainMaxMs: deps.config.tokens.chainMaxMs });
+  const model = createOAuthModel({
+    ...deps,
+    secrets: createClientSecrets(deps.config.secrets.keys),
+    chainMaxMs: deps.config.tokens.chainMaxMs,
+  });
   const server = new OAuth2Server({
     model,
     accessTokenLifetime: deps.config.tokens.accessTtlSeconds,
