@@ -108,6 +108,8 @@ export function createOAuthModel(deps: {
   return {
     async getClient(clientKey: string, clientSecret: string | undefined | null) {
       const record = await findClientByKey(db, clientKey);
+      // A client at its issuance limit costs no check of its secret.
+      if (record) await deps.issueLimit.check(record.id);
       if (clientSecret != null) {
         const valid = await secretMatches(record, clientSecret);
         if (!valid || !record) return false;
@@ -121,7 +123,7 @@ export function createOAuthModel(deps: {
     // Called by both client-credentials grants once the client authenticated, before a pair is
     // made: where a token request is counted (issue-limit.ts).
     async getUserFromClient(client: OAuthClient): Promise<OAuthUser> {
-      await deps.issueLimit(client.record.id);
+      await deps.issueLimit.count(client.record.id);
       return {
         clientId: client.record.id,
         chainId: null,
@@ -199,10 +201,13 @@ export function createOAuthModel(deps: {
         return null;
       }
       if (row.revoked_at || row.generation !== row.client.token_generation) return null;
+      // Expired tokens are refused here, not by the library after the count: whoever holds an
+      // expired one cannot use up its client's issuance.
+      if (row.refresh_expires_at.getTime() <= Date.now()) return null;
       if (row.chain_started_at.getTime() + deps.chainMaxMs <= Date.now()) return null;
       assertMayObtainTokens(row.client);
       // Counted before the library rotates the pair: a refused refresh keeps its token usable.
-      await deps.issueLimit(row.client_id);
+      await deps.issueLimit.count(row.client_id);
       return {
         refreshToken,
         refreshTokenExpiresAt: row.refresh_expires_at,
