@@ -1,6 +1,6 @@
-// Client secrets and tokens (decision 0003). Both carry 256 random bits made by the API, so a
-// fast hash is as strong as a slow one: tokens are kept as their SHA-256, secrets as an
-// HMAC-SHA-256 under a key derived from SECRETS_KEY, so a copy of the database alone cannot test
+// Client secrets, and the digest tokens are kept as (decision 0003). Both carry 256 random bits
+// made by the API, so a fast hash is as strong as a slow one: tokens are kept as their SHA-256
+// (auth/token-checks.ts makes them), secrets as an HMAC-SHA-256 under a key derived from SECRETS_KEY, so a copy of the database alone cannot test
 // a guess. Secrets stored by earlier versions as scrypt hashes are checked with scrypt once more
 // and stored again in the keyed form.
 import {
@@ -20,38 +20,6 @@ export function generateSecret(): string {
 
 export function generateClientKey(): string {
   return `ck_${randomBytes(16).toString('hex')}`;
-}
-
-/** 32 random bytes in base64url, then 6 characters (36 bits) of their SHA-256. */
-const TOKEN_RANDOM_LENGTH = 43;
-const TOKEN_CHECK_LENGTH = 6;
-const TOKEN_ALPHABET = /^[A-Za-z0-9_-]+$/;
-const checkOf = (random: string) =>
-  hash('sha256', random, 'base64url').slice(0, TOKEN_CHECK_LENGTH);
-
-export function generateToken(): string {
-  const random = randomBytes(32).toString('base64url');
-  return random + checkOf(random);
-}
-
-/** Whether a token could be one this API issued: its length, alphabet and check. */
-export function isWellFormedToken(token: string): boolean {
-  return (
-    token.length === TOKEN_RANDOM_LENGTH + TOKEN_CHECK_LENGTH &&
-    TOKEN_ALPHABET.test(token) &&
-    checkOf(token.slice(0, TOKEN_RANDOM_LENGTH)) === token.slice(TOKEN_RANDOM_LENGTH)
-  );
-}
-
-/**
- * A refresh token may also be of the form issued before tokens carried a check (43 characters),
- * so partners keep their chains across the upgrade; the failed-attempt throttle bounds the
- * lookups such tokens can cost. Access tokens of that form lived two hours at most.
- */
-export function isWellFormedRefreshToken(token: string): boolean {
-  return (
-    isWellFormedToken(token) || (token.length === TOKEN_RANDOM_LENGTH && TOKEN_ALPHABET.test(token))
-  );
 }
 
 export function sha256(value: string): string {
