@@ -9,10 +9,11 @@
 // throwaway environment on the configured servers, dropped at the end.
 import { createReadModelClient } from '../common/databases.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
+import { createClientSecrets } from '../gateway/src/features/clients/client-secrets.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
 import { benchEnvironment, makeTempDir, releaseInTurn, removeTempDir } from './cleanup.js';
 import { applyLoad, loadGenerator, type LoadRequest } from './gateway/load.js';
-import { startGateway, type Started } from './gateway/processes.js';
+import { BENCH_SECRETS_KEY, startGateway, type Started } from './gateway/processes.js';
 import { printProfileSplit } from './gateway/profile.js';
 
 interface Options {
@@ -74,7 +75,7 @@ export async function benchMemberWrites(options: Options) {
     } finally {
       await admin.end();
     }
-    const client = await createClient(db, {
+    const client = await createClient(db, createClientSecrets([BENCH_SECRETS_KEY]), {
       name: 'bench',
       scopes: ['members:read', 'members:write'],
       branchId: null,

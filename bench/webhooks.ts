@@ -19,6 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../common/config.js';
 import { createReadModelClient, readModelPool, type ReadModelClient } from '../common/databases.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
+import { createClientSecrets } from '../gateway/src/features/clients/client-secrets.js';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
@@ -178,7 +179,7 @@ export async function subscribePartner(
   variables: Record<string, string>,
   url: string,
 ) {
-  const client = await createClient(readModel, {
+  const client = await createClient(readModel, createClientSecrets([BENCH_SECRETS_KEY]), {
     name: 'bench partner',
     scopes: [
       'members:read',
@@ -353,7 +354,7 @@ export async function benchWebhooks(
       `SELECT id FROM notifications ORDER BY id DESC LIMIT $1`,
       [FANOUT_SUBSCRIPTIONS.length * (FANOUT_CHANGES + FANOUT_BURST)],
     );
-    const fanoutClient = await createClient(readModel, {
+    const fanoutClient = await createClient(readModel, createClientSecrets([BENCH_SECRETS_KEY]), {
       name: 'bench fan-out partner',
       scopes: ['notifications:read', 'webhooks:manage'],
       branchId: null,
@@ -394,7 +395,7 @@ export async function benchWebhooks(
     );
     const ids = notifications.map((row) => row.id);
     const alone = await timeChanges(pool, partner, ids.slice(0, FAIR_CHANGES));
-    const silentClient = await createClient(readModel, {
+    const silentClient = await createClient(readModel, createClientSecrets([BENCH_SECRETS_KEY]), {
       name: 'bench silent partner',
       scopes: ['members:read', 'webhooks:manage'],
       branchId: null,

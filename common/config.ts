@@ -183,6 +183,9 @@ const envSchema = z.object({
   USAGE_MERGE_INTERVAL_MS: positiveInt.default(30000),
   USAGE_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(400),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Whether an incoming traceparent is joined (true) or only linked to (common/tracing.ts reads
+  // it at start, before this module loads; validated here all the same).
+  OTEL_TRUST_INCOMING: z.enum(['true', 'false']).default('false'),
 });
 
 // node refuses a head bound beyond the request's: the head is part of the request.

@@ -11,6 +11,14 @@ export function derivedKeys(secretsKeys: readonly string[], label: string): Buff
   );
 }
 
+/**
+ * A derived key's public name: the first 6 bytes of its SHA-256 (base64url, 8 characters). Stored
+ * values name their key by it rather than by its place in SECRETS_KEY, which rotation changes.
+ */
+export function keyIdOf(key: Buffer): string {
+  return createHash('sha256').update(key).digest().subarray(0, 6).toString('base64url');
+}
+
 /** A stored value that none of SECRETS_KEY's keys opens, or that is not a sealed value at all. */
 export class SealedTextError extends Error {
   override readonly name = 'SealedTextError';
@@ -33,15 +41,11 @@ const SEALED = /^v1\.([A-Za-z0-9_-]{8})\.([A-Za-z0-9_-]+)$/;
 
 /**
  * AES-256-GCM under `label`'s derived keys: a random 96-bit IV per value, the 128-bit tag
- * checked before anything is returned. The prefix names the key by an id (the first 6 bytes of
- * its derived key's SHA-256) rather than by its place in SECRETS_KEY, which rotation changes, and
+ * checked before anything is returned. The prefix names the key by its id (keyIdOf) and
  * is authenticated with the text, so a value cannot be passed off under another key or version.
  */
 export function createSealer(secretsKeys: readonly string[], label: string): Sealer {
-  const keys = derivedKeys(secretsKeys, label).map((key) => ({
-    key,
-    id: createHash('sha256').update(key).digest().subarray(0, 6).toString('base64url'),
-  }));
+  const keys = derivedKeys(secretsKeys, label).map((key) => ({ key, id: keyIdOf(key) }));
   const byId = new Map(keys.map((entry) => [entry.id, entry.key]));
   const first = keys[0];
 

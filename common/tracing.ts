@@ -11,14 +11,17 @@ import {
   SpanStatusCode,
   trace,
   TraceFlags,
+  type Context,
   type Link,
+  type TextMapGetter,
+  type TextMapPropagator,
 } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { NodeSDK } from '@opentelemetry/sdk-node';
+import { core, NodeSDK, tracing as sdkTracing } from '@opentelemetry/sdk-node';
 import { PrismaInstrumentation } from '@prisma/instrumentation';
 import type { Tracing } from './traces.js';
 
@@ -33,10 +36,12 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv): Traci
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, {
     data: { include: HOOKED_PACKAGES },
   });
+  const trustIncoming = env.OTEL_TRUST_INCOMING === 'true';
   const sdk = new NodeSDK({
     // OTEL_SERVICE_NAME, when set, names the process instead (the SDK reads it when none is given).
     ...(env.OTEL_SERVICE_NAME ? {} : { serviceName }),
-    traceExporter: new OTLPTraceExporter(),
+    traceExporter: withoutQuotedValues(new OTLPTraceExporter()),
+    textMapPropagator: new IncomingOnlyPropagator(trustIncoming),
     // Traces only: metrics are Prometheus' (METRICS_PORT), logs are the JSON lines on stdout;
     // left to the SDK, both would be sent to the OTLP endpoint too.
     metricReaders: [],
@@ -52,16 +57,17 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv): Traci
           if (request instanceof IncomingMessage) {
             const query = request.url?.split('?')[1];
             if (query) span.setAttribute('url.query', parameterNamesOf(query));
+            // A partner's trace is not ours to join unless the operator says so: the request
+            // starts a trace of its own, linked to the one it names.
+            const link = trustIncoming ? undefined : linkTo(String(request.headers.traceparent));
+            if (link) span.addLink(link);
             return;
           }
-          // An outgoing request (a webhook try): its URL as the instrumentation writes it,
-          // scheme, Host header (host and any port that is not the default) and path.
-          const [path, query] = request.path.split('?');
-          if (query) {
-            const host = String(request.getHeader('host'));
-            const url = `${request.protocol}//${host}${path}?${parameterNamesOf(query)}`;
-            span.setAttribute('url.full', url);
-          }
+          // An outgoing request (a webhook try): the partner's URL as scheme and Host header
+          // (host and any port that is not the default) only; its path and query may carry
+          // tokens of theirs.
+          const host = String(request.getHeader('host'));
+          span.setAttribute('url.full', `${request.protocol}//${host}`);
         },
       }),
       // One span per route handler, not one per middleware layer (a dozen a request).
@@ -88,7 +94,7 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv): Traci
       try {
         return await context.with(trace.setSpan(context.active(), span), work);
       } catch (error) {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+        span.setStatus({ code: SpanStatusCode.ERROR, message: String((error as Error).message) });
         throw error;
       } finally {
         span.end();
@@ -113,6 +119,67 @@ function linkTo(traceParent: string): Link | undefined {
   if (!traceId || !spanId || !flags) return undefined;
   const spanContext = { traceId, spanId, traceFlags: parseInt(flags, 16), isRemote: true };
   return isSpanContextValid(spanContext) ? { context: spanContext } : undefined;
+}
+
+/**
+ * W3C trace context, read from incoming requests only when `trusted` (OTEL_TRUST_INCOMING), and
+ * never written into outgoing ones: a webhook try carries no trace header of ours, and a
+ * partner cannot place our spans in a trace of theirs. Links between our own processes are
+ * stored `traceparent`s (addLinks), which need no propagation.
+ */
+class IncomingOnlyPropagator implements TextMapPropagator {
+  private readonly w3c = new core.W3CTraceContextPropagator();
+
+  constructor(private readonly trusted: boolean) {}
+
+  inject(): void {}
+
+  extract(active: Context, carrier: unknown, getter: TextMapGetter): Context {
+    return this.trusted ? this.w3c.extract(active, carrier, getter) : active;
+  }
+
+  fields(): string[] {
+    return [];
+  }
+}
+
+/** Duplicate-key messages that quote the row's values (MySQL, MariaDB). */
+const DUPLICATE_ENTRY = /Duplicate entry '.*' for key '([^']*)'/s;
+/** Any quoted literal: a value of the row a failed statement wrote, or of a parameter. */
+const QUOTED = /'(?:[^'\\]|\\.)*'/g;
+
+/**
+ * An error's message as a span may keep it: a duplicate key names its constraint only, and any
+ * other quoted literal is replaced, so no row's value leaves in a span.
+ */
+export function withoutQuotes(message: string): string {
+  const duplicate = DUPLICATE_ENTRY.exec(message);
+  if (duplicate) return `Duplicate entry for key '${duplicate[1]}'`;
+  return message.replace(QUOTED, "'?'");
+}
+
+/**
+ * The exporter, given spans whose error messages (status, exception events, from every
+ * instrumentation) keep no quoted value: the last place every span passes.
+ */
+function withoutQuotedValues(exporter: sdkTracing.SpanExporter): sdkTracing.SpanExporter {
+  return {
+    export(spans, done) {
+      for (const span of spans) {
+        if (span.status.message) span.status.message = withoutQuotes(span.status.message);
+        for (const event of span.events) {
+          const attributes = event.attributes ?? {};
+          for (const name of ['exception.message', 'exception.stacktrace']) {
+            const value = attributes[name];
+            if (typeof value === 'string') attributes[name] = withoutQuotes(value);
+          }
+        }
+      }
+      exporter.export(spans, done);
+    },
+    shutdown: () => exporter.shutdown(),
+    ...(exporter.forceFlush ? { forceFlush: () => exporter.forceFlush!() } : {}),
+  };
 }
 
 /** `search=Ay%C5%9Fe&limit=5` as `search=&limit=`. */

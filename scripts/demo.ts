@@ -10,6 +10,7 @@ import { loadConfigOrExit } from '../common/config.js';
 import { createReadModelClient } from '../common/databases.js';
 import { SCOPES } from '../api/scopes.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
+import { createClientSecrets } from '../gateway/src/features/clients/client-secrets.js';
 import { migrateReadModel } from '../prisma/read-model/migrate.js';
 import { randomBytes } from 'node:crypto';
 import { binlogPreflight, readBinlogServerFacts } from '../worker/src/sync/preflight.js';
@@ -101,7 +102,7 @@ say(
 );
 
 const db = createReadModelClient(config.db.url, { poolSize: 2 });
-const client = await createClient(db, {
+const client = await createClient(db, createClientSecrets(config.secrets.keys), {
   name: `demo ${new Date().toISOString()}`,
   scopes: [...SCOPES],
   branchId: null,

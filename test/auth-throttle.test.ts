@@ -136,6 +136,23 @@ describe('throttle of /auth/token', () => {
     expect(answers.map((answer) => answer.status)).toEqual(clients.map(() => 200));
   });
 
+  it("when 30 wrong secrets with a partner's key are sent at once from one address, then those past the limit are answered 429 and the partner's secret from another address 200", async () => {
+    const victim = await createTestClient(one.db);
+    const attacker = freshIp();
+    const answers = await Promise.all(
+      Array.from({ length: 3 * LIMIT }, (_, i) =>
+        token(attacker, victim.client_key, `guess-${i}`, i % 2 === 0 ? one : two),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    // Each is counted per address and per key and address: at most LIMIT pass both counts.
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(LIMIT);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(2 * LIMIT);
+    expect(statuses.every((status) => status === 401 || status === 429)).toBe(true);
+    for (const answer of answers.filter((a) => a.status === 429)) expectThrottled(answer);
+    expect((await token(freshIp(), victim.client_key, victim.client_secret)).status).toBe(200);
+  });
+
   it('when the failures went through one instance, then the other instance throttles too', async () => {
     const from = freshIp();
     await failTimes(LIMIT, (i) => token(from, `ck_other_${i}`, 'guess', one));

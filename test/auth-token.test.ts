@@ -143,6 +143,6 @@ describe('POST /api/v1/auth/token', () => {
     expect(dump).not.toContain(refresh_token);
     expect(dump).not.toContain(client.client_secret);
     const stored = await gateway.db.apiClient.findUniqueOrThrow({ where: { id: client.id } });
-    expect(stored.secret_hash).toMatch(/^scrypt\$/);
+    expect(stored.secret_hash).toMatch(/^hmac-sha256\$/);
   });
 });

@@ -116,7 +116,7 @@ describe('npm run clients', () => {
     expect((await token(client.client_key, client.client_secret)).status).toBe(401);
     expect((await token(client.client_key, printed.client_secret)).status).toBe(200);
     const stored = await gateway.db.apiClient.findUniqueOrThrow({ where: { id: client.id } });
-    expect(stored.secret_hash).toMatch(/^scrypt\$/);
+    expect(stored.secret_hash).toMatch(/^hmac-sha256\$/);
     expect(stored.secret_hash).not.toContain(printed.client_secret);
     expect(await clients('list', '--json')).not.toContain(printed.client_secret);
   });

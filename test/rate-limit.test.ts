@@ -7,7 +7,12 @@ import {
   createClient,
   type ClientLimits,
 } from '../gateway/src/features/clients/clients.repository.js';
-import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { createClientSecrets } from '../gateway/src/features/clients/client-secrets.js';
+import {
+  createTestEnvironment,
+  TEST_SECRETS_KEY,
+  type TestEnvironment,
+} from './support/environment.js';
 import {
   bearer,
   createTestClient,
@@ -35,7 +40,7 @@ afterAll(async () => {
 
 async function tokenFor(limits?: ClientLimits, via = gateway) {
   const client = limits
-    ? await createClient(via.db, {
+    ? await createClient(via.db, createClientSecrets([TEST_SECRETS_KEY]), {
         name: 'limited',
         scopes: ['members:list', 'members:read'],
         branchId: null,

@@ -37,6 +37,28 @@ const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 const rowOf = (pair: TokenPair) =>
   gateway.db.apiToken.findUnique({ where: { access_token_hash: sha256(pair.access_token) } });
 
+/** The worker's retention with TOKEN_RETENTION_DAYS of about three minutes. */
+function startTokenRetention() {
+  const config = env.config({ TOKEN_RETENTION_DAYS: '0.002' });
+  expect(config.tokens.retentionMs).toBe(172_800);
+  const logger = runLogger(inject('services').runId, 'retention-test');
+  return startRetention({
+    pool: readModelPool(gateway.db),
+    retention: {
+      tokensMs: config.tokens.retentionMs,
+      auditMs: config.audit.retentionMs,
+      webhookEventsMs: config.webhooks.retentionMs,
+      usageMs: config.usage.retentionMs,
+    },
+    log: throttledLog(logger),
+  });
+}
+
+const members = (pair: TokenPair) =>
+  getJson(`${gateway.url}/api/v1/members?limit=1`, bearer(pair.access_token));
+const refresh = (pair: TokenPair) =>
+  postJson(`${gateway.url}/api/v1/auth/refresh`, { refresh_token: pair.refresh_token });
+
 describe('token retention', () => {
   it('when expired and revoked rows are older than TOKEN_RETENTION_DAYS, then the worker deletes them and keeps the live ones', async () => {
     const client = await createTestClient(gateway.db);
@@ -69,19 +91,7 @@ describe('token retention', () => {
       data: { rotated_at: minutesAgo(10), revoked_at: minutesAgo(10) },
     });
 
-    const config = env.config({ TOKEN_RETENTION_DAYS: '0.002' });
-    expect(config.tokens.retentionMs).toBe(172_800);
-    const logger = runLogger(inject('services').runId, 'retention-test');
-    const retention = startRetention({
-      pool: readModelPool(gateway.db),
-      retention: {
-        tokensMs: config.tokens.retentionMs,
-        auditMs: config.audit.retentionMs,
-        webhookEventsMs: config.webhooks.retentionMs,
-        usageMs: config.usage.retentionMs,
-      },
-      log: throttledLog(logger),
-    });
+    const retention = startTokenRetention();
     try {
       await eventually(async () => {
         expect(await rowOf(expired!)).toBeNull();
@@ -100,6 +110,47 @@ describe('token retention', () => {
       expect(
         (await getJson(`${gateway.url}/api/v1/members?limit=1`, bearer(pair.access_token))).status,
       ).toBe(200);
+    }
+  });
+
+  it("when a rotated refresh token comes back after its row was purged, then its chain's current pair is revoked all the same, and the chain leaves nothing behind", async () => {
+    const client = await createTestClient(gateway.db);
+    const first = await issueTokenPair(gateway, client);
+    const answer = await refresh(first);
+    expect(answer.status).toBe(200);
+    const current = answer.body.data as TokenPair;
+    await gateway.db.apiToken.update({
+      where: { access_token_hash: sha256(first.access_token) },
+      data: { rotated_at: minutesAgo(10), revoked_at: minutesAgo(10) },
+    });
+    const retention = startTokenRetention();
+    try {
+      await eventually(async () => expect(await rowOf(first)).toBeNull(), 10_000);
+    } finally {
+      retention.stop();
+    }
+    expect((await members(current)).status).toBe(200);
+
+    const replayed = await refresh(first);
+    expect(replayed.status).toBe(401);
+    expect(replayed.body.error).toBe('INVALID_TOKEN');
+    expect((await members(current)).status).toBe(401);
+    expect((await refresh(current)).status).toBe(401);
+
+    // Nothing but the chain's rows was kept for this, and they go as any revoked row does.
+    const { chain_id } = (await rowOf(current))!;
+    await gateway.db.apiToken.updateMany({
+      where: { chain_id },
+      data: { revoked_at: minutesAgo(10) },
+    });
+    const again = startTokenRetention();
+    try {
+      await eventually(
+        async () => expect(await gateway.db.apiToken.count({ where: { chain_id } })).toBe(0),
+        10_000,
+      );
+    } finally {
+      again.stop();
     }
   });
 });

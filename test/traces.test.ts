@@ -14,7 +14,7 @@ import { productionCommand } from '../bench/gateway/processes.js';
 import { createReadModelClient } from '../common/databases.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { bearer, createTestClient, getJson, postJson } from './support/gateway.js';
-import { memberApi, randomPhone } from './support/member-writes.js';
+import { memberApi, randomPhone, randomTcNo } from './support/member-writes.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { environmentVariables, startProcess, type RunningProcess } from './support/processes.js';
 import { syncOnce } from './support/sync-once.js';
@@ -242,6 +242,15 @@ async function memberUpdateFollowed(
   }
 }
 
+const PARTNER_TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
+const PARTNER_TRACEPARENT = `00-${PARTNER_TRACE_ID}-b7ad6b7169203331-01`;
+const newMember = () => ({
+  full_name: 'Yeni',
+  surname: 'Üye',
+  phone: randomPhone(),
+  branch_id: branchId,
+});
+
 /**
  * Issues a token, reads the member, creates one, and stops the gateway as an orchestrator does;
  * resolves with each request's log line.
@@ -261,13 +270,28 @@ async function callAndStop(gateway: RunningProcess, url: string) {
     branch_id: branchId,
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
+  // A partner's trace context is not joined (OTEL_TRUST_INCOMING unset).
+  const linked = await getJson(`${url}/api/v1/members/${memberId}`, {
+    headers: { ...bearer(accessToken).headers, traceparent: PARTNER_TRACEPARENT },
+  });
+  expect(linked.status).toBe(200);
+  // A write refused by the unique index (the holder of the number was deleted, so the API's
+  // own duplicate check lets it through): MySQL's message quotes the number.
+  const tcNo = randomTcNo();
+  const holder = await api.create({ ...newMember(), tc_no: tcNo });
+  expect(holder.status, JSON.stringify(holder.body)).toBe(201);
+  const dashboard = await LegacyDashboard.connect(env.legacyUrl);
+  await dashboard.update('members', holder.body.data.id as number, { is_deleted: 1 });
+  await dashboard.close();
+  const duplicate = await api.create({ ...newMember(), tc_no: tcNo });
+  expect(duplicate.status, JSON.stringify(duplicate.body)).toBe(409);
   gateway.child.kill('SIGTERM');
   expect(await gateway.exited).toBe(0);
   const lineOf = (answer: { headers: Headers }) =>
     gateway.lines.find(
       (l) => l.msg === 'request' && l.request_id === answer.headers.get('x-request-id'),
     );
-  return { read: lineOf(read), create: lineOf(created) };
+  return { read: lineOf(read), create: lineOf(created), linked: lineOf(linked), tcNo };
 }
 
 const importedOpenTelemetry = (modulesFile: string) =>
@@ -337,9 +361,17 @@ describe('traces', () => {
         const searched = receiver.spans.find((s) => s.attributes['url.path'] === '/api/v1/members');
         expect(searched?.attributes['url.query']).toBe('search=');
         const everything = JSON.stringify(receiver.spans);
-        for (const secret of ['Sürer', 'S%C3%BCrer', clientCredentials.client_key]) {
+        for (const secret of ['Sürer', 'S%C3%BCrer', clientCredentials.client_key, lines.tcNo]) {
           expect(everything).not.toContain(secret);
         }
+        // The partner's traceparent began no trace of ours: a new one, linked to it.
+        const linked = receiver.spans.find((s) => s.traceId === lines.linked?.trace_id);
+        expect(linked).toBeDefined();
+        expect(linked!.traceId).not.toBe(PARTNER_TRACE_ID);
+        expect(receiver.spans.some((s) => s.traceId === PARTNER_TRACE_ID)).toBe(false);
+        expect(
+          receiver.spans.some((s) => s.links?.some((l) => l.traceId === PARTNER_TRACE_ID)),
+        ).toBe(true);
 
         // Traces only: metrics and logs have their own ways out.
         expect(new Set(receiver.paths)).toEqual(new Set(['POST /v1/traces']));
@@ -449,7 +481,9 @@ describe('traces', () => {
         const [delivery] = linkedTo(write!.traceId, 'webhook delivery');
         const post = receiver.spans.find((s) => s.parentSpanId === delivery!.spanId);
         expect(post?.attributes['http.request.method']).toBe('POST');
-        expect(post?.attributes['url.full']).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hook\?token=$/);
+        // The partner's URL keeps neither its path nor its query.
+        expect(post?.attributes['url.full']).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        expect(JSON.stringify(post)).not.toContain('/hook');
         const everything = JSON.stringify(receiver.spans);
         expect(everything).not.toContain(PARTNER_TOKEN);
         expect(everything).not.toContain(phone);

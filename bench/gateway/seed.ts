@@ -8,6 +8,8 @@ import { foldTurkish } from '../../common/turkish.js';
 import type { ReadModelClient } from '../../common/databases.js';
 import { SCOPES } from '../../api/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
+import { createClientSecrets } from '../../gateway/src/features/clients/client-secrets.js';
+import { BENCH_SECRETS_KEY } from './processes.js';
 
 const FIRST_NAMES = ['Ahmet', 'Mehmet', 'Ayşe', 'Fatma', 'Mustafa', 'Emine', 'Ali', 'Zeynep'];
 const SURNAMES = [
@@ -103,7 +105,7 @@ export async function seedMembers(databaseUrl: string, count: number): Promise<v
 
 /** The bench's client; with `branchId`, the same client bound to that branch. */
 export function createBenchClient(db: ReadModelClient, branchId: number | null = null) {
-  return createClient(db, {
+  return createClient(db, createClientSecrets([BENCH_SECRETS_KEY]), {
     name: branchId === null ? 'bench' : `bench-branch-${branchId}`,
     scopes: [...SCOPES],
     branchId,

@@ -8,7 +8,7 @@ import { readModelPool, type ReadModelClient } from '../../common/databases.js';
 import type { GatewayLegacy } from './features/members/legacy-connection.js';
 import type { Logger } from '../../common/logger.js';
 import { throttledLog } from '../../common/log-throttle.js';
-import { createAuthThrottle } from './features/auth/auth-throttle.js';
+import { createAuthThrottle, failedAttempts } from './features/auth/auth-throttle.js';
 import { oauthRoutes } from './features/auth/auth.routes.js';
 import { createClientEpochs } from './features/auth/client-epochs.js';
 import { createIssueLimit } from './features/auth/issue-limit.js';
@@ -151,6 +151,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(oauthRoutes(tokens, throttle));
 
   app.use(unknownRoute);
+  app.use(failedAttempts);
   app.use(errorHandler());
   return app;
 }

@@ -21,8 +21,9 @@ import { createUsageCounter, type UsageCounter } from '../../gateway/src/http/us
 import { throttledLog } from '../../common/log-throttle.js';
 import type { Scope } from '../../api/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
+import { createClientSecrets } from '../../gateway/src/features/clients/client-secrets.js';
 import { assertMatchesDocument } from './contract.js';
-import type { TestEnvironment } from './environment.js';
+import { TEST_SECRETS_KEY, type TestEnvironment } from './environment.js';
 import { noteCredentials, runLogger } from './run-logs.js';
 
 export interface RunningGateway {
@@ -123,7 +124,7 @@ export async function createTestClient(
     limits?: { minute: number; hour: number; day: number };
   } = {},
 ): Promise<TestClient> {
-  const client = await createClient(db, {
+  const client = await createClient(db, createClientSecrets([TEST_SECRETS_KEY]), {
     name: options.name ?? 'test client',
     scopes: options.scopes ?? ['members:list', 'members:read'],
     branchId: options.branchId ?? null,

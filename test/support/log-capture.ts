@@ -16,7 +16,7 @@ export interface LogCapture {
   /**
    * Fails when any line holds one of `secrets` (the plain values a test handed out: client
    * secrets, access and refresh tokens) or anything shaped like a credential: a Bearer or Basic
-   * header value, a scrypt or bcrypt hash.
+   * header value, a stored secret (scrypt, HMAC or bcrypt form).
    */
   expectNoCredentials(secrets: string[]): void;
 }
@@ -25,6 +25,7 @@ const CREDENTIAL_SHAPES = [
   /Bearer\s+[A-Za-z0-9._~+/-]{16,}/,
   /Basic\s+[A-Za-z0-9+/=]{16,}/,
   /scrypt\$\d+\$/,
+  /hmac-sha256\$[A-Za-z0-9_-]{8}\$/,
   /\$2[aby]\$\d{2}\$/,
 ];
 

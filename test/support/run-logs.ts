@@ -12,6 +12,7 @@ const CREDENTIAL_SHAPES = [
   /Bearer\s+[A-Za-z0-9._~+/-]{16,}/,
   /Basic\s+[A-Za-z0-9+/=]{16,}/,
   /scrypt\$\d+\$/,
+  /hmac-sha256\$[A-Za-z0-9_-]{8}\$/,
   /\$2[aby]\$\d{2}\$/,
 ];
 

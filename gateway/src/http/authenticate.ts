@@ -13,7 +13,9 @@ import {
   type CachedToken,
 } from '../features/auth/access-tokens.js';
 import type { Scope } from '../../../api/scopes.js';
-import { isWellFormedToken, sha256 } from '../features/clients/client-secrets.js';
+import { sha256 } from '../features/clients/client-secrets.js';
+import { earlierTokens } from '../features/auth/earlier-tokens.js';
+import { createTokenChecks } from '../features/auth/token-checks.js';
 import { identifyClient } from './access-log.js';
 import { insufficientScope, invalidToken } from './errors.js';
 import type { GatewayMetrics } from './metrics.js';
@@ -35,11 +37,10 @@ const UNKNOWN_EPOCH = '\u0000unknown';
 /** A token read for this request alone (cache off, or read again after a change): no check. */
 const ANY_EPOCH = '*';
 
-/** The bearer token, or null when there is none that could be ours (no lookup for those). */
+/** The bearer token as presented, or null when there is none. */
 function bearerTokenOf(req: Request): string | null {
   const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(req.get('authorization') ?? '');
-  const token = match?.[1];
-  return token !== undefined && isWellFormedToken(token) ? token : null;
+  return match?.[1] ?? null;
 }
 
 /** Bearer check and rate limits: sets res.locals.auth, or fails with 401, 429 or 503. */
@@ -53,6 +54,14 @@ export function admission(deps: GuardDeps): Admission {
   deps.redis.on('close', () => cache.clear());
   const limiter = createClientLimiter(deps.redis, deps.config.redis.prefix);
   const policy = createRateLimitPolicy(deps);
+  const checks = createTokenChecks(deps.config.secrets.keys);
+  const earlier = earlierTokens(deps.db);
+
+  /** Whether the token could be ours: a made-up one is refused without a token lookup. */
+  async function mayBeOurs(token: string): Promise<boolean> {
+    const form = checks.accessForm(token);
+    return form?.form === 'keyed' || (form?.form === 'earlier' && (await earlier.accessMayLive()));
+  }
 
   async function fromDatabase(hash: string, epoch = UNKNOWN_EPOCH): Promise<CachedToken> {
     deps.metrics.tokenReads.inc();
@@ -137,7 +146,7 @@ export function admission(deps: GuardDeps): Admission {
 
   return async (req, res) => {
     const token = bearerTokenOf(req);
-    if (!token) throw invalidToken();
+    if (!token || !(await mayBeOurs(token))) throw invalidToken();
     res.locals.auth = await admit(sha256(token), res);
   };
 }

@@ -92,7 +92,8 @@ interface BodyParserError {
   status?: number;
 }
 
-function toAppError(error: unknown): AppError | null {
+/** The answer an error stands for; null for a failure of ours (500). */
+export function toAppError(error: unknown): AppError | null {
   // A 500 built around a failure (e.g. the token engine's server_error) that was in truth a
   // dependency being away is a 503: the partner should retry, not report a bug.
   if (error instanceof AppError) {

@@ -2,11 +2,12 @@
 // are counted per IP address, and per client_key and IP address, in Redis, so every gateway
 // instance shares the counts and a guesser cannot spread attempts over instances or over the three
 // token endpoints. Never per client_key alone: whoever knows a key could then lock its partner out.
-import type { Request, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, type ClientRateLimitInfo, type Options } from 'express-rate-limit';
 import type { RedisClient } from '../../../../common/redis.js';
-import { throttledLog } from '../../../../common/log-throttle.js';
+import { throttledLog, type ThrottledLog } from '../../../../common/log-throttle.js';
 import type { Logger } from '../../../../common/logger.js';
+import { toAppError } from '../../http/error-handler.js';
 import { AppError } from '../../http/errors.js';
 import { GatewayRedisStore } from '../../http/rate-limit/rate-limit-store.js';
 
@@ -31,6 +32,35 @@ function secondsUntil(reset: Date | undefined): number {
   return reset ? Math.max(1, Math.ceil((reset.getTime() - Date.now()) / 1000)) : 60;
 }
 
+/** Counts the request's failure in one dimension; the refusal to answer instead, if over. */
+type CountFailure = () => Promise<AppError | null>;
+
+/** The counts a throttled request's failure goes to (res.locals, set by the throttle). */
+const failuresOf = (res: Response) => res.locals.authFailures as CountFailure[] | undefined;
+
+/**
+ * Counts a failed token request before it is answered, in every dimension its throttle named;
+ * the 429 to answer instead when the count went over the limit, null otherwise. Only 4xx answers
+ * count: failed attempts, not traffic. A 5xx (a database down) says nothing about the
+ * credentials, so it must not lock the partner out after recovery; nor does a 429 (this
+ * throttle's own, or the client's issuance limit).
+ */
+export async function countFailedAttempt(res: Response, status: number): Promise<AppError | null> {
+  const counts = failuresOf(res);
+  if (!counts || status < 400 || status >= 500 || status === 429) return null;
+  res.locals.authFailures = undefined;
+  const refusals = await Promise.all(counts.map((count) => count()));
+  return refusals.find((refusal) => refusal !== null) ?? null;
+}
+
+/** Mounted before the error funnel: a failed JSON token request, counted before its answer. */
+export const failedAttempts: ErrorRequestHandler = (error: unknown, _req, res, next) => {
+  countFailedAttempt(res, toAppError(error)?.status ?? 500).then(
+    (refusal) => next(refusal ?? error),
+    next,
+  );
+};
+
 export function createAuthThrottle(deps: {
   redis: RedisClient;
   prefix: string;
@@ -43,12 +73,13 @@ export function createAuthThrottle(deps: {
   logger: Logger;
 }): AuthThrottle {
   const log = throttledLog(deps.logger);
-  // Failed attempts only, counted once they have failed: express-rate-limit counts every request
-  // as it arrives and takes a success back when it ends, so a burst of good token requests from
-  // one address (partners behind one proxy, a fleet renewing at once) would be refused while in
-  // flight. A burst of bad ones can thus pass the limit once, by its size; the secrets are 256
-  // bits, and the next request from that address is refused. The counting stays the library's
-  // store (one fixed window per key, shared by every instance).
+  // An address over the limit is refused on arrival, before its credentials cost anything. A
+  // failure is counted once its credentials were checked (an HMAC, microseconds) and before it
+  // is answered, atomically: of a burst of bad attempts sent at once, those counted past the
+  // limit are answered 429, whether their secret was right or not, so no burst passes the limit.
+  // Successes are never counted: a burst of good token requests from one address (partners
+  // behind one proxy, a fleet renewing at once) is answered in full. The counting stays the
+  // library's store (one fixed window per key, shared by every instance).
   const limiter = (
     dimension: 'ip' | 'client-ip',
     keyOf: (req: Request) => Promise<string | null>,
@@ -59,17 +90,6 @@ export function createAuthThrottle(deps: {
       (e) => e,
     );
     void store.init({ windowMs: WINDOW_MS } as Options);
-    const countFailure = (key: string) =>
-      store
-        .increment(key)
-        .catch((error: unknown) =>
-          log(
-            'warn',
-            'auth-throttle',
-            { err: error },
-            'failed-attempt counters unreachable in Redis',
-          ),
-        );
     return async (req, res, next) => {
       const key = await keyOf(req);
       if (key === null) return next();
@@ -77,25 +97,15 @@ export function createAuthThrottle(deps: {
       try {
         failed = await store.get(key);
       } catch (error) {
-        log(
-          'warn',
-          'auth-throttle',
-          { err: error },
-          'failed-attempt counters unreachable in Redis',
-        );
+        unreachable(log, error);
         return next(deps.onRedisFailure === 'open' ? undefined : error);
       }
       if (failed && failed.totalHits >= deps.failedAttemptsPerMinute) {
         return next(tooManyFailedAttempts(secondsUntil(failed.resetTime)));
       }
-      // Only 4xx answers count: failed attempts, not traffic. A 5xx (a database down) says
-      // nothing about the credentials, so it must not lock the partner out after recovery; nor
-      // does a 429 (this throttle's own, or the client's issuance limit).
-      res.once('finish', () => {
-        if (res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 429) {
-          void countFailure(key);
-        }
-      });
+      const counts = failuresOf(res) ?? [];
+      counts.push(() => countFailure(store, key, deps.failedAttemptsPerMinute, log));
+      res.locals.authFailures = counts;
       next();
     };
   };
@@ -119,6 +129,28 @@ export function createAuthThrottle(deps: {
       limiter('client-ip', clientKeyAndIp),
     ];
   };
+}
+
+async function countFailure(
+  store: GatewayRedisStore,
+  key: string,
+  limit: number,
+  log: ThrottledLog,
+): Promise<AppError | null> {
+  try {
+    const counted = await store.increment(key);
+    return counted.totalHits > limit
+      ? tooManyFailedAttempts(secondsUntil(counted.resetTime))
+      : null;
+  } catch (error) {
+    // The failure is answered as it is: a Redis away must not turn a 401 into a 500.
+    unreachable(log, error);
+    return null;
+  }
+}
+
+function unreachable(log: ThrottledLog, error: unknown): void {
+  log('warn', 'auth-throttle', { err: error }, 'failed-attempt counters unreachable in Redis');
 }
 
 /** A string field of a parsed body, or null. */

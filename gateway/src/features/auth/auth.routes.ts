@@ -4,7 +4,7 @@ import { identifyClient } from '../../http/access-log.js';
 import { isDecompressionError } from '../../http/error-handler.js';
 import { AppError } from '../../http/errors.js';
 import { refuseNulBytes } from '../../http/hostile-input.js';
-import { oauthClientId, type AuthThrottle } from './auth-throttle.js';
+import { countFailedAttempt, oauthClientId, type AuthThrottle } from './auth-throttle.js';
 import { decodeBasicCredentials, refuseRepeatedParameters } from './oauth-request.js';
 import { clientOfToken, unwrapOAuthError, type TokenService } from './tokens.service.js';
 
@@ -28,6 +28,8 @@ export function oauthRoutes(tokens: TokenService, throttle: AuthThrottle): Route
         identifyClient(res, clientOfToken(token));
       } catch (error) {
         const inner = unwrapOAuthError(error);
+        const refusal = await countFailedAttempt(res, answeredStatus(inner));
+        if (refusal) throw refusal;
         if (inner instanceof AppError && inner.status === 403) {
           // A disabled client, or one holding no scope, authenticated but may not get tokens.
           res.status(400).json({ error: 'unauthorized_client', error_description: inner.message });
@@ -47,6 +49,14 @@ export function oauthRoutes(tokens: TokenService, throttle: AuthThrottle): Route
   );
   router.use('/oauth', oauthErrors);
   return router;
+}
+
+/** The status a failure inside the library is answered with (403 becomes 400), 500 for ours. */
+function answeredStatus(inner: unknown): number {
+  if (inner instanceof AppError) return inner.status === 403 ? 400 : inner.status;
+  return inner instanceof OAuth2Server.OAuthError && inner.name !== 'server_error'
+    ? inner.code
+    : 500;
 }
 
 /** The library answers scopes as an array; RFC 6749 §3.3 wants one space-delimited string. */

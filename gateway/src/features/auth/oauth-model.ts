@@ -9,20 +9,18 @@ import type OAuth2Server from '@node-oauth/oauth2-server';
 import type { ReadModelClient } from '../../../../common/databases.js';
 import type { Logger } from '../../../../common/logger.js';
 import { insufficientScope } from '../../http/errors.js';
-import {
-  generateToken,
-  isWellFormedRefreshToken,
-  sha256,
-  verifySecret,
-} from '../clients/client-secrets.js';
+import { sha256, type ClientSecrets } from '../clients/client-secrets.js';
 import {
   currentScopes,
   endClientTokens,
   findClientByKey,
+  restoreSecretHash,
   type ApiClientRecord,
 } from '../clients/clients.repository.js';
 import type { ClientEpochs } from './client-epochs.js';
+import type { EarlierTokens } from './earlier-tokens.js';
 import type { IssueLimit } from './issue-limit.js';
+import type { TokenChecks } from './token-checks.js';
 
 export interface OAuthClient extends OAuth2Server.Client {
   record: ApiClientRecord;
@@ -31,8 +29,9 @@ export interface OAuthClient extends OAuth2Server.Client {
 /** The "user" of a client-credentials token is the client itself, plus the token chain. */
 export interface OAuthUser extends OAuth2Server.User {
   clientId: number;
-  /** null for a token request, which begins a chain. */
-  chainId: string | null;
+  chainId: string;
+  /** Whether the pair begins its chain (a token request) rather than following it (a refresh). */
+  beginsChain: boolean;
   chainStartedAt: Date | null;
   /** The client's token generation when the chain began (token_generation). */
   generation: number;
@@ -59,10 +58,29 @@ export function createOAuthModel(deps: {
   epochs: ClientEpochs;
   logger: Logger;
   issueLimit: IssueLimit;
+  secrets: ClientSecrets;
+  checks: TokenChecks;
+  earlier: EarlierTokens;
   /** REFRESH_CHAIN_MAX_DAYS in ms. */
   chainMaxMs: number;
 }) {
   const { db } = deps;
+
+  /** Whether `secret` is the client's; an older stored form is replaced on success. */
+  async function secretMatches(record: ApiClientRecord | null, secret: string): Promise<boolean> {
+    const stored = record?.secret_hash ?? null;
+    const check = await deps.secrets.verify(secret, stored);
+    if (check.keyMissing) {
+      deps.logger.warn(
+        { clientId: record?.id },
+        "a client's secret is stored under a key SECRETS_KEY no longer holds: put it back",
+      );
+    }
+    if (check.valid && check.restore && record && stored) {
+      await restoreSecretHash(db, record.id, stored, check.restore);
+    }
+    return check.valid;
+  }
 
   /**
    * After a revocation is committed. A Redis that cannot be reached is not fatal: the revocation
@@ -87,11 +105,33 @@ export function createOAuthModel(deps: {
     await invalidate(clientId);
   }
 
+  /** The form of a refresh token that may be ours; null: refused without a lookup. */
+  async function formOf(refreshToken: string) {
+    const form = deps.checks.refreshForm(refreshToken);
+    if (form?.form === 'earlier' && !(await deps.earlier.refreshMayLive())) return null;
+    return form;
+  }
+
+  /**
+   * A refresh token of the chain that is no longer current was presented: the chain's pairs end,
+   * if it still has any in use. The current pair of a chain is never purged while it can be
+   * used (TOKEN_RETENTION_DAYS counts from its end), so reuse is detected for the chain's life.
+   */
+  async function revokeLiveChain(chainId: string): Promise<void> {
+    const live = await db.apiToken.findFirst({
+      where: { chain_id: chainId, revoked_at: null, refresh_expires_at: { gt: new Date() } },
+      select: { client_id: true },
+    });
+    if (live) await revokeChainAfterReuse(chainId, live.client_id);
+  }
+
   return {
     async getClient(clientKey: string, clientSecret: string | undefined | null) {
       const record = await findClientByKey(db, clientKey);
+      // A client at its issuance limit costs no check of its secret.
+      if (record) await deps.issueLimit.check(record.id);
       if (clientSecret != null) {
-        const valid = await verifySecret(clientSecret, record?.secret_hash ?? null);
+        const valid = await secretMatches(record, clientSecret);
         if (!valid || !record) return false;
       } else if (!record) {
         return false;
@@ -103,10 +143,11 @@ export function createOAuthModel(deps: {
     // Called by both client-credentials grants once the client authenticated, before a pair is
     // made: where a token request is counted (issue-limit.ts).
     async getUserFromClient(client: OAuthClient): Promise<OAuthUser> {
-      await deps.issueLimit(client.record.id);
+      await deps.issueLimit.count(client.record.id);
       return {
         clientId: client.record.id,
-        chainId: null,
+        chainId: randomUUID(),
+        beginsChain: true,
         chainStartedAt: null,
         generation: client.record.token_generation,
       };
@@ -119,11 +160,12 @@ export function createOAuthModel(deps: {
       return Promise.resolve(allowed ? requested : false);
     },
 
-    generateAccessToken: () => Promise.resolve(generateToken()),
-    generateRefreshToken: () => Promise.resolve(generateToken()),
+    generateAccessToken: () => Promise.resolve(deps.checks.accessToken()),
+    generateRefreshToken: (_client: OAuthClient, user: OAuthUser) =>
+      Promise.resolve(deps.checks.refreshToken(user.chainId)),
 
     async saveToken(token: OAuth2Server.Token, client: OAuthClient, user: OAuthUser) {
-      const chainId = user.chainId ?? randomUUID();
+      const { chainId } = user;
       const chainStartedAt = user.chainStartedAt ?? new Date();
       // No refresh of the chain outlives its last day, whatever the refresh lifetime.
       const chainEnd = new Date(chainStartedAt.getTime() + deps.chainMaxMs);
@@ -134,13 +176,14 @@ export function createOAuthModel(deps: {
         chain_id: chainId,
         chain_started_at: chainStartedAt,
         generation: user.generation,
+        keyed_check: true,
         access_token_hash: sha256(token.accessToken),
         refresh_token_hash: token.refreshToken ? sha256(token.refreshToken) : null,
         scopes: token.scope ?? [],
         access_expires_at: token.accessTokenExpiresAt ?? new Date(),
         refresh_expires_at: refreshExpiresAt ?? token.accessTokenExpiresAt ?? new Date(),
       };
-      if (user.chainId === null) {
+      if (user.beginsChain) {
         await db.apiToken.create({ data: row });
       } else {
         // A concurrent replay may be revoking this chain right now; the chain lock orders the
@@ -169,22 +212,30 @@ export function createOAuthModel(deps: {
     getAccessToken: (): Promise<null> => Promise.resolve(null),
 
     async getRefreshToken(refreshToken: string) {
-      if (!isWellFormedRefreshToken(refreshToken)) return null;
+      const form = await formOf(refreshToken);
+      if (!form) return null;
       const row = await db.apiToken.findUnique({
         where: { refresh_token_hash: sha256(refreshToken) },
         include: { client: true },
       });
-      if (!row) return null;
+      if (!row) {
+        // One of ours, no longer kept: a rotated token presented after the retention purge.
+        if (form.form === 'keyed' && form.chainId) await revokeLiveChain(form.chainId);
+        return null;
+      }
       if (row.rotated_at) {
         // A rotated refresh token presented again: someone holds a copy (RFC 9700 §4.14).
         await revokeChainAfterReuse(row.chain_id, row.client_id);
         return null;
       }
       if (row.revoked_at || row.generation !== row.client.token_generation) return null;
+      // Expired tokens are refused here, not by the library after the count: whoever holds an
+      // expired one cannot use up its client's issuance.
+      if (row.refresh_expires_at.getTime() <= Date.now()) return null;
       if (row.chain_started_at.getTime() + deps.chainMaxMs <= Date.now()) return null;
       assertMayObtainTokens(row.client);
       // Counted before the library rotates the pair: a refused refresh keeps its token usable.
-      await deps.issueLimit(row.client_id);
+      await deps.issueLimit.count(row.client_id);
       return {
         refreshToken,
         refreshTokenExpiresAt: row.refresh_expires_at,
@@ -193,6 +244,7 @@ export function createOAuthModel(deps: {
         user: {
           clientId: row.client_id,
           chainId: row.chain_id,
+          beginsChain: false,
           chainStartedAt: row.chain_started_at,
           generation: row.generation,
         } satisfies OAuthUser,
@@ -209,7 +261,7 @@ export function createOAuthModel(deps: {
       });
       const user = token.user as OAuthUser;
       if (count === 0) {
-        if (user.chainId) await revokeChainAfterReuse(user.chainId, user.clientId);
+        await revokeChainAfterReuse(user.chainId, user.clientId);
         return false;
       }
       await invalidate(user.clientId);
@@ -218,12 +270,17 @@ export function createOAuthModel(deps: {
 
     /** The client key owning a refresh token, so /auth/refresh needs no client credentials. */
     async clientKeyOfRefreshToken(refreshToken: string): Promise<string | null> {
-      if (!isWellFormedRefreshToken(refreshToken)) return null;
+      const form = await formOf(refreshToken);
+      if (!form) return null;
+      const select = { client: { select: { client_key: true } } };
       const row = await db.apiToken.findUnique({
         where: { refresh_token_hash: sha256(refreshToken) },
-        select: { client: { select: { client_key: true } } },
+        select,
       });
-      return row?.client.client_key ?? null;
+      if (row || form.form !== 'keyed' || !form.chainId) return row?.client.client_key ?? null;
+      // Its row purged: the chain still names the client (getRefreshToken detects the reuse).
+      const ofChain = await db.apiToken.findFirst({ where: { chain_id: form.chainId }, select });
+      return ofChain?.client.client_key ?? null;
     },
 
     async revokeAccessToken(tokenId: string, clientId: number): Promise<void> {

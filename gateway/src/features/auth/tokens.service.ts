@@ -9,7 +9,10 @@ import { AppError, insufficientScope, invalidToken } from '../../http/errors.js'
 import type { Logger } from '../../../../common/logger.js';
 import type { ClientEpochs } from './client-epochs.js';
 import type { IssueLimit } from './issue-limit.js';
+import { createClientSecrets } from '../clients/client-secrets.js';
+import { earlierTokens } from './earlier-tokens.js';
 import { createOAuthModel, type OAuthClient } from './oauth-model.js';
+import { createTokenChecks } from './token-checks.js';
 import { RefreshableClientCredentialsGrant } from './refreshable-client-credentials.grant.js';
 
 /** A token pair, and the client it was issued to (the request is logged and counted under it). */
@@ -94,7 +97,13 @@ export function createTokenService(deps: {
   logger: Logger;
   issueLimit: IssueLimit;
 }) {
-  const model = createOAuthModel({ ...deps, chainMaxMs: deps.config.tokens.chainMaxMs });
+  const model = createOAuthModel({
+    ...deps,
+    secrets: createClientSecrets(deps.config.secrets.keys),
+    checks: createTokenChecks(deps.config.secrets.keys),
+    earlier: earlierTokens(deps.db),
+    chainMaxMs: deps.config.tokens.chainMaxMs,
+  });
   const server = new OAuth2Server({
     model,
     accessTokenLifetime: deps.config.tokens.accessTtlSeconds,

@@ -1,15 +1,18 @@
-// Client secrets and tokens. Secrets are kept only as a slow scrypt hash; tokens are 256-bit
-// random strings kept only as their SHA-256 (fast is fine: they carry full entropy), each with a
-// short check of its own, so a made-up token is refused without a lookup (decision 0003).
-import { hash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-
-const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 } as const;
-
-function scryptAsync(secret: string, salt: Buffer, keylen: number, options: ScryptOptions) {
-  return new Promise<Buffer>((resolve, reject) => {
-    scrypt(secret, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key)));
-  });
-}
+// Client secrets, and the digest tokens are kept as (decision 0003). Both carry 256 random bits
+// made by the API, so a fast hash is as strong as a slow one: tokens are kept as their SHA-256
+// (auth/token-checks.ts makes them), secrets as an HMAC-SHA-256 under a key derived from SECRETS_KEY, so a copy of the database alone cannot test
+// a guess. Secrets stored by earlier versions as scrypt hashes are checked with scrypt once more
+// and stored again in the keyed form.
+import {
+  createHmac,
+  hash,
+  randomBytes,
+  scrypt,
+  timingSafeEqual,
+  type ScryptOptions,
+} from 'node:crypto';
+import pLimit from 'p-limit';
+import { derivedKeys, keyIdOf } from '../../../../common/secrets-key.js';
 
 export function generateSecret(): string {
   return randomBytes(32).toString('base64url');
@@ -19,67 +22,86 @@ export function generateClientKey(): string {
   return `ck_${randomBytes(16).toString('hex')}`;
 }
 
-/** 32 random bytes in base64url, then 6 characters (36 bits) of their SHA-256. */
-const TOKEN_RANDOM_LENGTH = 43;
-const TOKEN_CHECK_LENGTH = 6;
-const TOKEN_ALPHABET = /^[A-Za-z0-9_-]+$/;
-const checkOf = (random: string) =>
-  hash('sha256', random, 'base64url').slice(0, TOKEN_CHECK_LENGTH);
-
-export function generateToken(): string {
-  const random = randomBytes(32).toString('base64url');
-  return random + checkOf(random);
-}
-
-/** Whether a token could be one this API issued: its length, alphabet and check. */
-export function isWellFormedToken(token: string): boolean {
-  return (
-    token.length === TOKEN_RANDOM_LENGTH + TOKEN_CHECK_LENGTH &&
-    TOKEN_ALPHABET.test(token) &&
-    checkOf(token.slice(0, TOKEN_RANDOM_LENGTH)) === token.slice(TOKEN_RANDOM_LENGTH)
-  );
-}
-
-/**
- * A refresh token may also be of the form issued before tokens carried a check (43 characters),
- * so partners keep their chains across the upgrade; the failed-attempt throttle bounds the
- * lookups such tokens can cost. Access tokens of that form lived two hours at most.
- */
-export function isWellFormedRefreshToken(token: string): boolean {
-  return (
-    isWellFormedToken(token) || (token.length === TOKEN_RANDOM_LENGTH && TOKEN_ALPHABET.test(token))
-  );
-}
-
 export function sha256(value: string): string {
   return hash('sha256', value, 'hex');
 }
 
-export async function hashSecret(secret: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await scryptAsync(secret, salt, SCRYPT.keylen, SCRYPT);
-  return [
-    'scrypt',
-    SCRYPT.N,
-    SCRYPT.r,
-    SCRYPT.p,
-    salt.toString('base64url'),
-    key.toString('base64url'),
-  ].join('$');
+/** The HKDF label of the secrets' key: SECRETS_KEY serves other uses under other labels. */
+const SECRET_KEY_LABEL = 'dashboard-partner-api client secret v1';
+const HMAC_SCHEME = 'hmac-sha256';
+/** Compared against when the client key is unknown: a made-up key costs what a real one does. */
+const NO_SECRET = Buffer.alloc(32);
+
+/** What checking a secret against its stored form found. */
+export interface SecretCheck {
+  valid: boolean;
+  /** The form to store instead (an older form, or a key no longer first); null: keep it. */
+  restore: string | null;
+  /** The stored form names a key that none of SECRETS_KEY's keys is (dropped too soon). */
+  keyMissing: boolean;
 }
 
-// Verifying against this when the client key is unknown keeps the response time the same.
-const UNKNOWN_CLIENT_HASH =
-  'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+/**
+ * Secrets as stored: `hmac-sha256$<key id>$<base64url HMAC>` under SECRETS_KEY's first key,
+ * checked under the key the id names, so a key can be rotated while partners keep their secrets:
+ * a secret checked under an older key is stored again under the first (`restore`).
+ */
+export function createClientSecrets(secretsKeys: readonly string[]) {
+  const keys = derivedKeys(secretsKeys, SECRET_KEY_LABEL).map((key) => ({ key, id: keyIdOf(key) }));
+  const first = keys[0];
+  if (!first) throw new Error('client secrets need SECRETS_KEY');
+  const byId = new Map(keys.map((entry) => [entry.id, entry.key]));
+  const macOf = (key: Buffer, secret: string) => createHmac('sha256', key).update(secret).digest();
+  const hashOf = (secret: string) =>
+    [HMAC_SCHEME, first.id, macOf(first.key, secret).toString('base64url')].join('$');
 
-export async function verifySecret(secret: string, stored: string | null): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = (stored ?? UNKNOWN_CLIENT_HASH).split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64url');
+  function checkKeyed(secret: string, stored: string | null): SecretCheck {
+    const [scheme, id = '', mac = ''] = stored?.split('$') ?? [];
+    const key = scheme === HMAC_SCHEME ? byId.get(id) : undefined;
+    const expected = key ? Buffer.from(mac, 'base64url') : NO_SECRET;
+    const actual = macOf(key ?? first!.key, secret);
+    const valid =
+      key !== undefined && expected.length === actual.length && timingSafeEqual(actual, expected);
+    return {
+      valid,
+      restore: valid && id !== first!.id ? hashOf(secret) : null,
+      keyMissing: scheme === HMAC_SCHEME && !key,
+    };
+  }
+
+  return {
+    /** The form a new secret is stored in. */
+    hash: hashOf,
+    /** `stored` null: the client key is unknown, and the answer costs what a known one's does. */
+    async verify(secret: string, stored: string | null): Promise<SecretCheck> {
+      if (!stored?.startsWith('scrypt$')) return checkKeyed(secret, stored);
+      const valid = await oneScryptAtATime(() => verifyScrypt(secret, stored));
+      return { valid, restore: valid ? hashOf(secret) : null, keyMissing: false };
+    },
+  };
+}
+
+export type ClientSecrets = ReturnType<typeof createClientSecrets>;
+
+// The form of earlier versions: scrypt$N$r$p$salt$hash. Each check holds one of libuv's four
+// threads for tens of milliseconds, so one at a time per process: every other answer keeps
+// the thread pool while the old forms are replaced, one successful token request each.
+const oneScryptAtATime = pLimit(1);
+
+function scryptAsync(secret: string, salt: Buffer, keylen: number, options: ScryptOptions) {
+  return new Promise<Buffer>((resolve, reject) => {
+    scrypt(secret, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key)));
+  });
+}
+
+async function verifyScrypt(secret: string, stored: string): Promise<boolean> {
+  const [, n, r, p, salt, hashed] = stored.split('$');
+  if (!salt || !hashed) return false;
+  const expected = Buffer.from(hashed, 'base64url');
   const actual = await scryptAsync(secret, Buffer.from(salt, 'base64url'), expected.length, {
     N: Number(n),
     r: Number(r),
     p: Number(p),
   });
-  return timingSafeEqual(actual, expected) && stored !== null;
+  return timingSafeEqual(actual, expected);
 }

@@ -2,6 +2,7 @@
 import { loadConfigOrExit, type Config } from '../../../../common/config.js';
 import { createReadModelClient, type ReadModelClient } from '../../../../common/databases.js';
 import type { ClientEpochs } from '../auth/client-epochs.js';
+import { createClientSecrets } from './client-secrets.js';
 import { isScope, SCOPES, type Scope } from '../../../../api/scopes.js';
 import { announcingEpochs } from './announce.js';
 import { CliError } from '../../cli/operator-cli.js';
@@ -97,7 +98,13 @@ async function run(
       if (scopes.length === 0) throw new CliError('create needs --scopes a,b');
       const limits = args.limits ? parseLimits(args.limits) : undefined;
       const branchId = await existingBranch(db, args.branch);
-      const created = await createClient(db, { name: args.name, scopes, branchId, limits });
+      const secrets = createClientSecrets(config.secrets.keys);
+      const created = await createClient(db, secrets, {
+        name: args.name,
+        scopes,
+        branchId,
+        limits,
+      });
       print(
         { ...created, name: args.name, scopes, branch_id: branchId },
         `client created (id ${created.id})\nclient_key:    ${created.client_key}\nclient_secret: ${created.client_secret}\n` +
@@ -115,7 +122,8 @@ async function run(
     case 'enable':
       return done(await setClientActive(db, epochs, requireKey(), true), 'enabled');
     case 'rotate-secret': {
-      const secret = await rotateClientSecret(db, epochs, requireKey());
+      const secrets = createClientSecrets(config.secrets.keys);
+      const secret = await rotateClientSecret(db, epochs, secrets, requireKey());
       if (!secret) throw new CliError(`no client with key ${key}`);
       print(
         { client_key: key, client_secret: secret },
@@ -146,7 +154,10 @@ async function run(
 }
 
 export async function runCommand(args: CliArgs): Promise<void> {
-  const config = loadConfigOrExit();
+  // A new secret is stored keyed under SECRETS_KEY: in production, none is made without it.
+  const config = loadConfigOrExit({
+    needsSecretsKey: args.command === 'create' || args.command === 'rotate-secret',
+  });
   const db = createReadModelClient(config.db.url, { poolSize: 2 });
   const epochs = announcingEpochs(config);
   try {

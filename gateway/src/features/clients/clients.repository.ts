@@ -1,7 +1,7 @@
 import type { ReadModelClient, ReadModelPrisma } from '../../../../common/databases.js';
 import type { ClientEpochs } from '../auth/client-epochs.js';
 import { isScope, type Scope } from '../../../../api/scopes.js';
-import { generateClientKey, generateSecret, hashSecret } from './client-secrets.js';
+import { generateClientKey, generateSecret, type ClientSecrets } from './client-secrets.js';
 
 export interface ClientLimits {
   minute: number;
@@ -24,13 +24,13 @@ type Transaction = ReadModelPrisma.TransactionClient;
 /** Why every token of a client ended, as api_tokens.revoke_reason records it. */
 export type EndReason = 'revoked' | 'secret-rotated' | 'operator-revoked' | 'disabled';
 
-export async function createClient(db: ReadModelClient, input: NewClient) {
+export async function createClient(db: ReadModelClient, secrets: ClientSecrets, input: NewClient) {
   const clientSecret = generateSecret();
   const client = await db.apiClient.create({
     data: {
       name: input.name,
       client_key: generateClientKey(),
-      secret_hash: await hashSecret(clientSecret),
+      secret_hash: secrets.hash(clientSecret),
       scopes: input.scopes,
       branch_id: input.branchId,
       rate_limit_minute: input.limits?.minute ?? null,
@@ -43,6 +43,22 @@ export async function createClient(db: ReadModelClient, input: NewClient) {
 
 export function findClientByKey(db: ReadModelClient, clientKey: string) {
   return db.apiClient.findUnique({ where: { client_key: clientKey } });
+}
+
+/**
+ * Stores a secret checked against an older stored form in the current one; a rotation that
+ * replaced the old form meanwhile is kept.
+ */
+export async function restoreSecretHash(
+  db: ReadModelClient,
+  clientId: number,
+  checked: string,
+  current: string,
+): Promise<void> {
+  await db.apiClient.updateMany({
+    where: { id: clientId, secret_hash: checked },
+    data: { secret_hash: current },
+  });
 }
 
 export function listClients(db: ReadModelClient) {
@@ -139,10 +155,11 @@ export function setClientActive(
 export async function rotateClientSecret(
   db: ReadModelClient,
   epochs: ClientEpochs,
+  secrets: ClientSecrets,
   clientKey: string,
 ) {
   const clientSecret = generateSecret();
-  const secretHash = await hashSecret(clientSecret);
+  const secretHash = secrets.hash(clientSecret);
   const found = await changeEndingTokens(db, epochs, clientKey, 'secret-rotated', {
     secret_hash: secretHash,
   });
