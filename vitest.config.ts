@@ -31,6 +31,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['{gateway,worker,read-model,api,common}/**/*.unit.test.ts'],
+          // Property tests run a few thousand cases: beside three integration files, a second.
+          testTimeout: 30_000,
           maxWorkers: PARALLEL_FILES,
           sequence: { groupOrder: 0 },
         },

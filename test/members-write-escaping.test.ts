@@ -5,9 +5,8 @@
 // would otherwise be read as a character and the quote after it as the string's end. That server
 // is a private MariaDB: the shared server's mode is never touched.
 import * as mariadb from 'mariadb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { legacyConnectionOf } from '../common/databases.js';
-import { createThrowawayEnvironment } from '../scripts/throwaway-environment.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { createTestClient, issueToken, startGateway } from './support/gateway.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
@@ -35,11 +34,7 @@ afterAll(async () => {
 
 async function spareWithoutBackslashEscapes(): Promise<TestEnvironment> {
   spare = await SpareMariaDb.start();
-  const services = inject('services');
-  const env = await createThrowawayEnvironment(
-    { postgresUrl: services.postgresUrl, mysqlUrl: spare.url, redisUrl: services.redisUrl },
-    `t_${services.runId}`,
-  );
+  const env = await createTestEnvironment({ mariadb: spare });
   // After the dump is loaded; every session opened from now on starts in this mode.
   const root = await mariadb.createConnection(legacyConnectionOf(spare.url));
   await root.query(`SET GLOBAL sql_mode = CONCAT(@@GLOBAL.sql_mode, ',NO_BACKSLASH_ESCAPES')`);

@@ -4,9 +4,7 @@
 // a stopped replica costs no 5xx.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { createThrowawayEnvironment } from '../scripts/throwaway-environment.js';
-import type { TestEnvironment } from './support/environment.js';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,
   createTestClient,
@@ -36,11 +34,7 @@ let branch: number;
 
 beforeAll(async () => {
   servers = await PrimaryWithReplica.start();
-  const services = inject('services');
-  env = await createThrowawayEnvironment(
-    { ...services, postgresUrl: servers.primaryUrl },
-    `t_${services.runId}_rr`,
-  );
+  env = await createTestEnvironment({ postgresUrl: servers.primaryUrl });
   database = new URL(env.databaseUrl).pathname.slice(1);
   const replicaUrl = new URL(servers.replicaUrl);
   replicaUrl.pathname = `/${database}`;

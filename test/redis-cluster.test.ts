@@ -4,12 +4,10 @@
 // everything serving again within 15 s with no member write lost.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { createThrowawayEnvironment } from '../scripts/throwaway-environment.js';
 import { epochKey } from '../gateway/src/features/auth/client-epochs.js';
 import { createRedis } from '../common/redis.js';
 import { mergeUsage } from '../worker/src/usage/usage-merge.js';
-import type { TestEnvironment } from './support/environment.js';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,
   createTestClient,
@@ -33,11 +31,7 @@ let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
 
 beforeAll(async () => {
   cluster = await RedisClusterServers.start();
-  const services = inject('services');
-  env = await createThrowawayEnvironment(
-    { ...services, redisUrl: cluster.url },
-    `t_${services.runId}_cl`,
-  );
+  env = await createTestEnvironment({ redisUrl: cluster.url });
   dashboard = await LegacyDashboard.connect(env.legacyUrl);
   gateways = [await startGateway(env), await startGateway(env)];
   worker = await startWorker(env, { intervalMs: 200 });

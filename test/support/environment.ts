@@ -30,6 +30,8 @@ export interface TestEnvironmentOptions {
   syncSource?: SyncSource;
   /** Another PostgreSQL server than the suite's (a spare one). */
   postgresUrl?: string;
+  /** Another Redis than the suite's (a cluster of the test's own). */
+  redisUrl?: string;
   /**
    * The legacy server, a spare one the test owns. Without it, binlog gets a spare MariaDB of its
    * own writing the binary log (the suite's server may not), destroyed with the environment.
@@ -52,7 +54,7 @@ export async function createTestEnvironment(
       {
         postgresUrl: options.postgresUrl ?? services.postgresUrl,
         mysqlUrl: legacyServer?.url ?? services.mysqlUrl,
-        redisUrl: services.redisUrl,
+        redisUrl: options.redisUrl ?? services.redisUrl,
       },
       `t_${services.runId}`,
     );
