@@ -1,14 +1,15 @@
 // The commands of webhooks.cli.ts, against the read model through the webhook service, as an
 // operator: owner `null`, every client's subscriptions.
 import { loadConfigOrExit } from '../../../../common/config.js';
-import { createReadModelClient } from '../../../../common/databases.js';
+import { createReadModelClient, type ReadModelClient } from '../../../../common/databases.js';
 import { formatTable } from '../clients/table.js';
 import { CliError } from '../../cli/operator-cli.js';
 import { terminalJson } from '../../cli/terminal-text.js';
 import { DEFAULT_DELIVERIES, MAX_DELIVERIES, USAGE, type CliArgs } from './webhooks.usage.js';
+import { cliOperator } from '../operators/operator-audit.js';
+import { setSubscriptionEnabledAs } from './webhooks.operator.js';
 import {
   createWebhookService,
-  OPERATOR,
   type DeliveryFigures,
   type WebhookService,
 } from './webhooks.service.js';
@@ -118,7 +119,7 @@ function deliveriesTable(attempts: ReturnType<typeof attemptOf>[]): string {
   );
 }
 
-async function run(service: WebhookService, args: CliArgs): Promise<void> {
+async function run(db: ReadModelClient, service: WebhookService, args: CliArgs): Promise<void> {
   const { command } = args;
   const print = (json: unknown, text: string) => console.log(args.json ? terminalJson(json) : text);
   const existing = async (id: number) => {
@@ -145,14 +146,12 @@ async function run(service: WebhookService, args: CliArgs): Promise<void> {
     case 'disable':
     case 'enable': {
       const id = parseId(command, args.id);
-      const current = await existing(id);
-      // The operator's disable replaces an automatic one ("gone", "failing"): the partner can
-      // lift those, and the operator means to hold the subscription.
-      const changed =
-        command === 'disable' && current.disabled_reason === OPERATOR
-          ? current
-          : await service.setEnabled(null, id, command === 'enable', OPERATOR);
-      if (!changed) throw new CliError(`no webhook subscription with id ${id}`);
+      const changed = await setSubscriptionEnabledAs(
+        { db, service },
+        cliOperator(),
+        id,
+        command === 'enable',
+      );
       print(changed, subscriptionTable(changed));
       return;
     }
@@ -203,7 +202,7 @@ export async function runCommand(args: CliArgs): Promise<void> {
   const config = loadConfigOrExit({ needsSecretsKey: args.command === 'reencrypt-secrets' });
   const db = createReadModelClient(config.db.url, { poolSize: 2 });
   try {
-    await run(createWebhookService(db, config), args);
+    await run(db, createWebhookService(db, config), args);
   } finally {
     await db.$disconnect();
   }

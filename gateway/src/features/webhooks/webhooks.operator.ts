@@ -1,0 +1,34 @@
+// The operator's disable and enable of a webhook subscription, shared by the CLI
+// (webhooks.commands.ts) and the console (features/console/): the change and its record in the
+// operator audit.
+import type { ReadModelClient } from '../../../../common/databases.js';
+import { recordOperatorAction, type Operator } from '../operators/operator-audit.js';
+import { OperatorRefusal } from '../operators/refusal.js';
+import { OPERATOR, type WebhookService } from './webhooks.service.js';
+
+export async function setSubscriptionEnabledAs(
+  deps: { db: ReadModelClient; service: WebhookService },
+  operator: Operator,
+  id: number,
+  enabled: boolean,
+) {
+  const { service } = deps;
+  const current = await service.find(null, id);
+  if (!current) throw new OperatorRefusal(`no webhook subscription with id ${id}`);
+  // The operator's disable replaces an automatic one ("gone", "failing"): the partner can lift
+  // those, and the operator means to hold the subscription.
+  const changed =
+    !enabled && current.disabled_reason === OPERATOR
+      ? current
+      : await service.setEnabled(null, id, enabled, OPERATOR);
+  if (!changed) throw new OperatorRefusal(`no webhook subscription with id ${id}`);
+  const client = await deps.db.apiClient.findUnique({
+    where: { id: current.client_id },
+    select: { client_key: true },
+  });
+  await recordOperatorAction(deps.db, operator, enabled ? 'webhooks.enable' : 'webhooks.disable', {
+    clientKey: client?.client_key ?? null,
+    target: `subscription ${id}`,
+  });
+  return changed;
+}
