@@ -9,7 +9,7 @@ import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
 import { purgeExpired } from '../worker/src/retention.js';
 import { ConsoleBrowser } from './support/console-session.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
-import { startGateway, type RunningGateway } from './support/gateway.js';
+import { createTestClient, startGateway, type RunningGateway } from './support/gateway.js';
 import { operatorCliWith } from './support/operator-cli.js';
 
 let env: TestEnvironment;
@@ -200,6 +200,63 @@ describe('console sessions', () => {
       await off.close();
     }
   });
+});
+
+describe('console usage', () => {
+  it('when usage was counted, then the usage page totals by operation equal `npm run usage -- --by operation --json` over the same period', async () => {
+    const client = await createTestClient(gateway.db, { name: 'counted' });
+    const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 2 * 3_600_000);
+    await gateway.db.usageHour.createMany({
+      data: [
+        ['GET /api/v1/members', 200, 120],
+        ['GET /api/v1/members', 429, 7],
+        ['GET /api/v1/branches', 500, 2],
+      ].map(([operation, status, requests]) => ({
+        hour,
+        client_id: client.id,
+        operation: String(operation),
+        status: Number(status),
+        requests: Number(requests),
+        bytes_out: 100,
+      })),
+    });
+    const browser = new ConsoleBrowser(gateway);
+    await browser.signIn(env.redisPrefix);
+    const page = await browser.get('/console/usage?granularity=hour&by=operation');
+    expect(page.status).toBe(200);
+    const [, from, to] = /From (\S+Z) to (\S+Z)/.exec(page.html)!;
+    const totals = page.html.slice(page.html.indexOf('id="usage-totals"'));
+    const shown = [
+      ...totals.matchAll(/<tr><td><code>([^<]+)<\/code><\/td>((?:<td class="num">[^<]*<\/td>)+)/g),
+    ].map(([, operation, cells]) => [
+      operation,
+      ...[...cells!.matchAll(/<td class="num">([^<]*)<\/td>/g)].map((m) => m[1]),
+    ]);
+    const printed = JSON.parse(
+      await operatorCliWith(
+        env,
+        {},
+        'usage',
+        '--by',
+        'operation',
+        '--from',
+        from!,
+        '--to',
+        to!,
+        '--json',
+      ),
+    );
+    const expected = printed.rows.map((r: any): string[] => [
+      String(r.operation),
+      ...[r.requests, r.client_errors, r.server_errors, r.rate_limited, r.bytes_out].map(String),
+      ...[r.latency_ms.p50, r.latency_ms.p95, r.latency_ms.p99].map((n: number | null) =>
+        n === null ? '' : String(n),
+      ),
+    ]);
+    expect(expected.length).toBe(2);
+    expect(shown.sort()).toEqual(expected.sort());
+    // The CLI may compile dist/ first.
+  }, 120_000);
 });
 
 describe('operator audit', () => {
