@@ -32,7 +32,7 @@ export default tseslint.config(
   },
   {
     // No import circle anywhere: each module can be read, and changed, before the ones it uses.
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     plugins: { 'import-x': importX },
     settings: {
       ...importX.flatConfigs.typescript.settings,
@@ -42,7 +42,7 @@ export default tseslint.config(
   },
   {
     // Gateway and worker are scaled apart and share only read-model/, api/ and common/.
-    files: ['gateway/**/*.ts'],
+    files: ['gateway/**/*.{ts,tsx}'],
     rules: boundary(
       ['worker'],
       'The gateway never imports the worker: shared code lives in read-model/, api/ or common/.',
@@ -73,7 +73,7 @@ export default tseslint.config(
   {
     // The branch rule by construction: read features get the read model only through the
     // ScopedRead of their endpoint context (gateway/src/http/scoped-read.ts), never the client.
-    files: ['gateway/src/features/**/*.ts'],
+    files: ['gateway/src/features/**/*.{ts,tsx}'],
     ignores: [
       'gateway/src/features/auth/**',
       'gateway/src/features/clients/**',
@@ -85,6 +85,10 @@ export default tseslint.config(
       'gateway/src/features/members/legacy-connection.ts',
       // The audit trail of member writes: its own table, written, never read by an endpoint.
       'gateway/src/features/members/members.audit.ts',
+      // The operator's pages and audit: every client's data, as the operator CLIs see it.
+      'gateway/src/features/console/**',
+      'gateway/src/features/operators/**',
+      'gateway/src/features/webhooks/webhooks.operator.ts',
     ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -116,5 +120,15 @@ export default tseslint.config(
   {
     files: ['eslint.config.js', 'scripts/*.mjs', 'test/support/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // The pages' own script, run by the browser as it is (gateway/src/pages/assets.ts).
+    files: ['gateway/src/pages/static/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'script',
+      globals: { document: 'readonly', uPlot: 'readonly' },
+    },
   },
 );

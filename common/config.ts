@@ -182,6 +182,15 @@ const envSchema = z.object({
   USAGE_COUNTING: z.enum(['on', 'off']).default('on'),
   USAGE_MERGE_INTERVAL_MS: positiveInt.default(30000),
   USAGE_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(400),
+  // The operator console at /console (docs/decisions/0019-console.md); `off` removes it.
+  CONSOLE: z.enum(['on', 'off']).default('on'),
+  // Where operators and partners reach the gateway: sign-in links are made under it.
+  PUBLIC_BASE_URL: url(['http', 'https'])
+    .refine(isOrigin, { message: 'an origin such as https://api.example.com (no path)' })
+    .optional(),
+  // A console session ends after this long without a request, and this long after sign-in.
+  CONSOLE_SESSION_IDLE_MINUTES: z.coerce.number().positive().max(1440).default(30),
+  CONSOLE_SESSION_MAX_HOURS: z.coerce.number().positive().max(24).default(8),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Whether an incoming traceparent is joined (true) or only linked to (common/tracing.ts reads
   // it at start, before this module loads; validated here all the same).
@@ -289,6 +298,15 @@ function toConfig(env: z.infer<typeof envSchema>) {
       mergeIntervalMs: env.USAGE_MERGE_INTERVAL_MS,
       /** How long an hour's counts are kept before the worker deletes them. */
       retentionMs: Math.round(env.USAGE_RETENTION_DAYS * 86_400_000),
+    },
+    console: {
+      enabled: env.CONSOLE === 'on',
+      /** The origin sign-in links point to and state-changing requests must come from. */
+      publicOrigin: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
+      idleMs: Math.round(env.CONSOLE_SESSION_IDLE_MINUTES * 60_000),
+      maxMs: Math.round(env.CONSOLE_SESSION_MAX_HOURS * 3_600_000),
+      /** Production: the session cookie is `__Host-` prefixed and Secure (HTTPS only). */
+      secureCookie: env.NODE_ENV === 'production',
     },
     logLevel: env.LOG_LEVEL,
     /**

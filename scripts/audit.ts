@@ -1,9 +1,18 @@
 // `npm run audit -- [--member ID] [--client KEY] [--since DATE] [--limit N] [--json]`: the audit
 // trail of member writes (table member_write_audit), oldest first. One line per write: when,
 // client, request id, operation, member, status, and the fields it changed (before -> after).
+// With `--operator`: the operator audit instead (the console's and the CLIs' actions, table
+// operator_audit), the newest --limit records, oldest first: when, who, through what, from
+// where, the action and its client.
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../common/config.js';
-import { createReadModelClient, type ReadModelPrisma } from '../common/databases.js';
+import {
+  createReadModelClient,
+  type ReadModelClient,
+  type ReadModelPrisma,
+} from '../common/databases.js';
+import { escapeControls } from '../gateway/src/cli/terminal-text.js';
+import { listOperatorActions } from '../gateway/src/features/operators/operator-audit.js';
 
 class UsageError extends Error {}
 
@@ -46,11 +55,52 @@ const { values } = parseArgs({
     since: { type: 'string' },
     limit: { type: 'string', default: '1000' },
     json: { type: 'boolean', default: false },
+    operator: { type: 'boolean', default: false },
   },
 });
+
+async function printOperatorAudit(db: ReadModelClient) {
+  if (values.member !== undefined) throw new UsageError('--member does not apply to --operator');
+  const where = filtersOf(values);
+  const rows = (
+    await listOperatorActions(db, {
+      clientKey: where.client_key as string | undefined,
+      since: (where.at as { gte: Date } | undefined)?.gte,
+      limit: Number(values.limit) || 1000,
+    })
+  ).reverse();
+  if (values.json) {
+    console.log(
+      JSON.stringify(
+        rows.map((row) => ({ ...row, id: Number(row.id) })),
+        null,
+        2,
+      ),
+    );
+    return;
+  }
+  for (const row of rows) {
+    const line = [row.at.toISOString(), row.actor, row.source, row.address ?? '-', row.action];
+    line.push(row.client_key ?? '-', ...(row.target ? [row.target] : []));
+    console.log(escapeControls(line.join('  ')));
+  }
+  if (rows.length === 0) console.log('no operator actions match');
+}
+
 const config = loadConfigOrExit();
 const db = createReadModelClient(config.db.url, { poolSize: 1 });
 try {
+  if (values.operator) await printOperatorAudit(db);
+  else await printMemberWrites(db);
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exitCode = 2;
+} finally {
+  await db.$disconnect();
+}
+
+async function printMemberWrites(db: ReadModelClient) {
   const rows = await db.memberWriteAudit.findMany({
     where: filtersOf(values),
     orderBy: { id: 'asc' },
@@ -72,10 +122,4 @@ try {
     }
     if (rows.length === 0) console.log('no member writes match');
   }
-} catch (error) {
-  if (!(error instanceof UsageError)) throw error;
-  process.stderr.write(`${error.message}\n`);
-  process.exitCode = 2;
-} finally {
-  await db.$disconnect();
 }

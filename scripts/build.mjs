@@ -26,7 +26,12 @@ const SOURCES = [
   'tsconfig.json',
   'tsconfig.build.json',
 ];
-const ASSETS = ['prisma/read-model/migrations', 'prisma/legacy/schema.sql'];
+const ASSETS = [
+  'prisma/read-model/migrations',
+  'prisma/legacy/schema.sql',
+  // The pages' stylesheet and chart script (gateway/src/pages/assets.ts).
+  'gateway/src/pages/static',
+];
 
 function newestMtime(entry) {
   if (!existsSync(entry)) return 0;

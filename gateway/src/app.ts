@@ -13,6 +13,7 @@ import { oauthRoutes } from './features/auth/auth.routes.js';
 import { createClientEpochs } from './features/auth/client-epochs.js';
 import { createIssueLimit } from './features/auth/issue-limit.js';
 import { createTokenService } from './features/auth/tokens.service.js';
+import { consoleRoutes } from './features/console/console.routes.js';
 import { docsRoutes } from './features/docs/docs.routes.js';
 import { healthRoutes } from './features/health/health.routes.js';
 import { infoRoutes } from './features/info/info.routes.js';
@@ -149,6 +150,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(infoRoutes(ENDPOINTS, API_PREFIX), docsRoutes(ENDPOINTS, API_PREFIX));
   app.use(healthRoutes(deps));
   app.use(oauthRoutes(tokens, throttle));
+  // The operator's pages, after every API route: no API request walks their layers.
+  if (deps.config.console.enabled) app.use(consoleRoutes({ ...deps, epochs }));
 
   app.use(unknownRoute);
   app.use(failedAttempts);

@@ -10,7 +10,7 @@ const run = promisify(execFile);
 /** Runs `npm run <tool> -- ...args` and returns its standard output. */
 export function operatorCli(
   env: TestEnvironment,
-  tool: 'clients' | 'webhooks' | 'usage',
+  tool: 'clients' | 'webhooks' | 'usage' | 'console' | 'audit',
   ...args: string[]
 ): Promise<string> {
   return operatorCliWith(env, {}, tool, ...args);
@@ -20,7 +20,7 @@ export function operatorCli(
 export async function operatorCliWith(
   env: TestEnvironment,
   variables: Record<string, string>,
-  tool: 'clients' | 'webhooks' | 'usage',
+  tool: 'clients' | 'webhooks' | 'usage' | 'console' | 'audit',
   ...args: string[]
 ): Promise<string> {
   const { stdout } = await run('npm', ['run', '--silent', tool, '--', ...args], {

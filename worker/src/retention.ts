@@ -49,6 +49,19 @@ const audit = (retentionMs: number): Purge => ({
        ORDER BY at LIMIT $2)`,
 });
 
+/**
+ * Operator audit records (the console's and the CLI's actions, docs/decisions/0019-console.md)
+ * past the same AUDIT_RETENTION_DAYS, oldest first through the index on `at`.
+ */
+const operatorAudit = (retentionMs: number): Purge => ({
+  name: 'operator_audit',
+  retentionMs,
+  statement: `DELETE FROM operator_audit WHERE id IN (
+      SELECT id FROM operator_audit
+       WHERE at < now() - make_interval(secs => $1::float8 / 1000)
+       ORDER BY at LIMIT $2)`,
+});
+
 /** Every final state of a webhook event: one that will not be tried again unless replayed. */
 const FINAL_EVENT_STATES = EVENT_STATUSES.filter((status) => status !== 'pending')
   .map((status) => `'${status}'`)
@@ -115,6 +128,7 @@ export async function purgeExpired(
   const purges = [
     tokens(retention.tokensMs),
     audit(retention.auditMs),
+    operatorAudit(retention.auditMs),
     webhookEvents(retention.webhookEventsMs),
     usageHours(retention.usageMs),
     usageMerges,

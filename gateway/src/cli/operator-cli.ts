@@ -1,17 +1,14 @@
 // The operator CLIs' one way to run (npm run clients, npm run webhooks): parse the arguments,
 // answer --help at once, load the commands (and with them the database layer) only when one
 // runs, and turn every error into a message on stderr (JSON with --json) and an exit code.
+import { OperatorRefusal } from '../features/operators/refusal.js';
 import { escapeControls, terminalJson } from './terminal-text.js';
 
-/** A refusal the operator can act on: its message alone, and exit code 1 or 2. */
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: 1 | 2 = 2,
-  ) {
-    super(message);
-  }
-}
+/**
+ * A refusal the operator can act on: its message alone, and exit code 1 or 2. The services the
+ * CLI shares with the console throw the same class.
+ */
+export { OperatorRefusal as CliError } from '../features/operators/refusal.js';
 
 /** Exit codes: 0 done, 1 refused or failed, 2 a usage mistake (or as the CliError says). */
 export async function runOperatorCli<Args extends { help: boolean }>(
@@ -33,11 +30,11 @@ export async function runOperatorCli<Args extends { help: boolean }>(
     return 0;
   } catch (error) {
     const usage = String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
-    const known = error instanceof CliError || usage;
+    const known = error instanceof OperatorRefusal || usage;
     const message = known ? (error as Error).message : `failed: ${(error as Error).message}`;
     // A database error may quote partner text.
     console.error(json ? terminalJson({ error: message }) : escapeControls(message));
-    if (error instanceof CliError) return error.exitCode;
+    if (error instanceof OperatorRefusal) return error.exitCode;
     return usage ? 2 : 1;
   }
 }

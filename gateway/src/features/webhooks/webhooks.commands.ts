@@ -1,14 +1,15 @@
 // The commands of webhooks.cli.ts, against the read model through the webhook service, as an
 // operator: owner `null`, every client's subscriptions.
 import { loadConfigOrExit } from '../../../../common/config.js';
-import { createReadModelClient } from '../../../../common/databases.js';
+import { createReadModelClient, type ReadModelClient } from '../../../../common/databases.js';
 import { formatTable } from '../clients/table.js';
 import { CliError } from '../../cli/operator-cli.js';
 import { terminalJson } from '../../cli/terminal-text.js';
 import { DEFAULT_DELIVERIES, MAX_DELIVERIES, USAGE, type CliArgs } from './webhooks.usage.js';
+import { cliOperator } from '../operators/operator-audit.js';
+import { releaseHeldTargetAs, setSubscriptionEnabledAs } from './webhooks.operator.js';
 import {
   createWebhookService,
-  OPERATOR,
   type DeliveryFigures,
   type WebhookService,
 } from './webhooks.service.js';
@@ -118,7 +119,7 @@ function deliveriesTable(attempts: ReturnType<typeof attemptOf>[]): string {
   );
 }
 
-async function run(service: WebhookService, args: CliArgs): Promise<void> {
+async function run(db: ReadModelClient, service: WebhookService, args: CliArgs): Promise<void> {
   const { command } = args;
   const print = (json: unknown, text: string) => console.log(args.json ? terminalJson(json) : text);
   const existing = async (id: number) => {
@@ -147,22 +148,20 @@ async function run(service: WebhookService, args: CliArgs): Promise<void> {
       const id = parseId(command, args.id);
       if (command === 'enable' && !(await service.find(null, id))) {
         // Deleted by its client after the operator's disable: its target may be subscribed again.
-        const released = await service.releaseHeld(id);
-        if (released.length === 0) throw new CliError(`no webhook subscription with id ${id}`);
+        const released = await releaseHeldTargetAs({ db, service }, cliOperator(), id);
+        if (!released) throw new CliError(`no webhook subscription with id ${id}`);
         print(
           { id, deleted: true, released },
           `subscription ${id} was deleted by its client; its target may be subscribed to again`,
         );
         return;
       }
-      const current = await existing(id);
-      // The operator's disable replaces an automatic one ("gone", "failing"): the partner can
-      // lift those, and the operator means to hold the subscription.
-      const changed =
-        command === 'disable' && current.disabled_reason === OPERATOR
-          ? current
-          : await service.setEnabled(null, id, command === 'enable', OPERATOR);
-      if (!changed) throw new CliError(`no webhook subscription with id ${id}`);
+      const changed = await setSubscriptionEnabledAs(
+        { db, service },
+        cliOperator(),
+        id,
+        command === 'enable',
+      );
       print(changed, subscriptionTable(changed));
       return;
     }
@@ -213,7 +212,7 @@ export async function runCommand(args: CliArgs): Promise<void> {
   const config = loadConfigOrExit({ needsSecretsKey: args.command === 'reencrypt-secrets' });
   const db = createReadModelClient(config.db.url, { poolSize: 2 });
   try {
-    await run(createWebhookService(db, config), args);
+    await run(db, createWebhookService(db, config), args);
   } finally {
     await db.$disconnect();
   }

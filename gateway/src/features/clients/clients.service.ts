@@ -1,0 +1,150 @@
+// Operator actions on clients, shared by the CLI (clients.commands.ts) and the console
+// (features/console/): the checks of what the operator typed, the change, and its record in the
+// operator audit. A rule written here is written nowhere else.
+import type { ReadModelClient } from '../../../../common/databases.js';
+import { isScope, SCOPES, type Scope } from '../../../../api/scopes.js';
+import type { ClientEpochs } from '../auth/client-epochs.js';
+import type { ClientSecrets } from './client-secrets.js';
+import { recordOperatorAction, type Operator } from '../operators/operator-audit.js';
+import { OperatorRefusal } from '../operators/refusal.js';
+import {
+  createClient,
+  revokeClientTokens,
+  rotateClientSecret,
+  setClientActive,
+  setClientLimits,
+  setClientScopes,
+  type ClientLimits,
+} from './clients.repository.js';
+
+export interface ClientDeps {
+  db: ReadModelClient;
+  epochs: ClientEpochs;
+  /** How client secrets are kept (an HMAC under SECRETS_KEY, docs/decisions/0003-tokens.md). */
+  secrets: ClientSecrets;
+}
+
+/** A new client as the operator typed it: scopes `a,b`, limits `M/H/D`, branch an id. */
+export interface ClientForm {
+  name?: string | undefined;
+  scopes?: string | undefined;
+  branch?: string | undefined;
+  limits?: string | undefined;
+}
+
+export function parseScopes(value: string | undefined): Scope[] {
+  const names = (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = names.filter((name) => !isScope(name));
+  if (unknown.length > 0)
+    throw new OperatorRefusal(
+      `unknown scope(s): ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`,
+    );
+  return names as Scope[];
+}
+
+export function parseLimits(value: string): ClientLimits {
+  const match = /^(\d+)\/(\d+)\/(\d+)$/.exec(value);
+  const [minute, hour, day] = match ? match.slice(1).map(Number) : [];
+  if (!minute || !hour || !day)
+    throw new OperatorRefusal(`limits must be MINUTE/HOUR/DAY positive integers, got "${value}"`);
+  return { minute, hour, day };
+}
+
+/** The branch a client is bound to, which must exist in the read model; null for all branches. */
+async function existingBranch(db: ReadModelClient, value: string | undefined) {
+  if (value === undefined) return null;
+  const id = Number(value);
+  if (!Number.isInteger(id) || id <= 0 || id > 2_147_483_647)
+    throw new OperatorRefusal(`branch must be a positive integer, got "${value}"`);
+  const branch = await db.branch.findUnique({ where: { id }, select: { id: true } });
+  if (!branch) {
+    throw new OperatorRefusal(
+      `branch ${id} does not exist in the read model (is the worker syncing the dashboard?)`,
+      1,
+    );
+  }
+  return id;
+}
+
+/** Creates a client; its secret is in the answer and nowhere else. */
+export async function createClientAs(deps: ClientDeps, operator: Operator, form: ClientForm) {
+  const name = form.name?.trim();
+  if (!name) throw new OperatorRefusal('a client needs a name');
+  const scopes = parseScopes(form.scopes);
+  if (scopes.length === 0) throw new OperatorRefusal('a client needs at least one scope');
+  const limits = form.limits ? parseLimits(form.limits) : undefined;
+  const branchId = await existingBranch(deps.db, form.branch);
+  const created = await createClient(deps.db, deps.secrets, { name, scopes, branchId, limits });
+  await recordOperatorAction(deps.db, operator, 'clients.create', {
+    clientKey: created.client_key,
+  });
+  return { ...created, name, scopes, branch_id: branchId };
+}
+
+export const CLIENT_ACTIONS = ['disable', 'enable', 'rotate-secret', 'revoke-tokens'] as const;
+export type ClientAction = (typeof CLIENT_ACTIONS)[number];
+
+export const isClientAction = (value: string): value is ClientAction =>
+  (CLIENT_ACTIONS as readonly string[]).includes(value);
+
+/**
+ * Disables, enables, rotates the secret of, or ends the tokens of a client (each ending tokens
+ * does so on every gateway at once: clients.repository.ts). Returns the new secret of a rotation.
+ */
+export async function applyClientAction(
+  deps: ClientDeps,
+  operator: Operator,
+  action: ClientAction,
+  clientKey: string,
+): Promise<{ client_secret?: string }> {
+  const { db, epochs } = deps;
+  let answer: { client_secret?: string } | null = {};
+  switch (action) {
+    case 'disable':
+    case 'enable':
+      if (!(await setClientActive(db, epochs, clientKey, action === 'enable'))) answer = null;
+      break;
+    case 'rotate-secret': {
+      const secret = await rotateClientSecret(db, epochs, deps.secrets, clientKey);
+      answer = secret === null ? null : { client_secret: secret };
+      break;
+    }
+    case 'revoke-tokens':
+      if (!(await revokeClientTokens(db, epochs, clientKey))) answer = null;
+      break;
+  }
+  if (answer === null) throw new OperatorRefusal(`no client with key ${clientKey}`);
+  await recordOperatorAction(db, operator, `clients.${action}`, { clientKey });
+  return answer;
+}
+
+export async function setScopesAs(
+  deps: ClientDeps,
+  operator: Operator,
+  clientKey: string,
+  value: string | undefined,
+): Promise<Scope[]> {
+  const scopes = parseScopes(value);
+  if (scopes.length === 0) throw new OperatorRefusal('set-scopes needs KEY a,b');
+  if (!(await setClientScopes(deps.db, deps.epochs, clientKey, scopes)))
+    throw new OperatorRefusal(`no client with key ${clientKey}`);
+  await recordOperatorAction(deps.db, operator, 'clients.set-scopes', { clientKey });
+  return scopes;
+}
+
+/** Limits `M/H/D`, or `default` for the deployment's. */
+export async function setLimitsAs(
+  deps: ClientDeps,
+  operator: Operator,
+  clientKey: string,
+  value: string | undefined,
+): Promise<void> {
+  if (!value) throw new OperatorRefusal('set-limits needs KEY M/H/D (or "default")');
+  const limits = value === 'default' ? null : parseLimits(value);
+  if (!(await setClientLimits(deps.db, deps.epochs, clientKey, limits)))
+    throw new OperatorRefusal(`no client with key ${clientKey}`);
+  await recordOperatorAction(deps.db, operator, 'clients.set-limits', { clientKey });
+}

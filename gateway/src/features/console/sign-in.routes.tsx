@@ -1,0 +1,123 @@
+// Signing in to the console with a single-use link (`npm run console -- link`), signing out, and
+// the gate in front of every other console page. Opening a link only shows a button; pressing it
+// spends the link and opens a session under a new id.
+import type { Request, RequestHandler, Router } from 'express';
+import type { Config } from '../../../../common/config.js';
+import type { ReadModelClient } from '../../../../common/databases.js';
+import type { RedisClient } from '../../../../common/redis.js';
+import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
+import { Notice, sendPage } from '../../pages/layout.js';
+import { sessionOutlived } from '../../pages/session.js';
+import { peekSignInLink, spendSignInLink } from '../../pages/sign-in-links.js';
+import { recordOperatorAction } from '../operators/operator-audit.js';
+import { CONSOLE, consoleOperator, PublicPage } from './console-page.js';
+
+export interface SignInDeps {
+  config: Config;
+  db: ReadModelClient;
+  redis: RedisClient;
+}
+
+function SignedOut(props: { reason?: string }) {
+  return (
+    <PublicPage title="Sign in">
+      {props.reason ? (
+        <Notice kind="error">
+          <span safe>{props.reason}</span>
+        </Notice>
+      ) : (
+        ''
+      )}
+      <p>
+        Sign in with a link made on the gateway's host by <code>npm run console -- link</code>. Each
+        link works once and for a short time.
+      </p>
+    </PublicPage>
+  );
+}
+
+function InvalidLink() {
+  return (
+    <PublicPage title="This sign-in link does not work">
+      <Notice kind="error">
+        The link has been used already, has expired, or was never made. Ask for a new one:{' '}
+        <code>npm run console -- link</code>.
+      </Notice>
+    </PublicPage>
+  );
+}
+
+function ConfirmSignIn(props: { name: string; action: string; csrf: string }) {
+  return (
+    <PublicPage title="Sign in to the console">
+      <p>
+        This link signs in <strong safe>{props.name}</strong>. It works once: press the button to
+        use it.
+      </p>
+      {/* A whole page load: the session changes, and with it every page. */}
+      <form method="post" action={props.action} hx-boost="false">
+        <input type="hidden" name={CSRF_FIELD} value={props.csrf} />
+        <button type="submit">Sign in</button>
+      </form>
+    </PublicPage>
+  );
+}
+
+const regenerate = (req: Request) =>
+  new Promise<void>((resolve, reject) =>
+    req.session.regenerate((error) => (error ? reject(error as Error) : resolve())),
+  );
+const destroy = (req: Request) =>
+  new Promise<void>((resolve) => req.session.destroy(() => resolve()));
+
+/** Every console page but these routes' own needs a live operator session. */
+export function operatorOnly(config: Config): RequestHandler {
+  return async (req, res, next) => {
+    const { operator, signedInAt } = req.session;
+    if (operator && signedInAt !== undefined && !sessionOutlived(signedInAt, config)) return next();
+    const ended = operator !== undefined;
+    await destroy(req);
+    await sendPage(
+      res,
+      <SignedOut reason={ended ? 'Your session has ended: sign in again.' : undefined} />,
+      401,
+    );
+  };
+}
+
+export function signInRoutes(router: Router, deps: SignInDeps): void {
+  const { redis, config } = deps;
+  const prefix = config.redis.prefix;
+
+  router.get(CONSOLE, async (req, res) => {
+    if (req.session.operator) return res.redirect(303, `${CONSOLE}/clients`);
+    await sendPage(res, <SignedOut />);
+  });
+
+  router.get(`${CONSOLE}/sign-in/:token`, async (req, res) => {
+    const link = await peekSignInLink(redis, prefix, req.params.token);
+    if (!link) return sendPage(res, <InvalidLink />, 410);
+    await sendPage(
+      res,
+      <ConfirmSignIn name={link.name} action={req.originalUrl} csrf={csrfToken(req)} />,
+    );
+  });
+
+  router.post(`${CONSOLE}/sign-in/:token`, async (req, res) => {
+    const link = await spendSignInLink(redis, prefix, req.params.token);
+    if (!link) return sendPage(res, <InvalidLink />, 410);
+    // A new session id: one planted before sign-in is worth nothing after it.
+    await regenerate(req);
+    req.session.operator = { name: link.name };
+    req.session.signedInAt = Date.now();
+    await recordOperatorAction(deps.db, consoleOperator(req), 'console.sign-in');
+    res.redirect(303, `${CONSOLE}/clients`);
+  });
+
+  router.post(`${CONSOLE}/sign-out`, async (req, res) => {
+    if (req.session.operator)
+      await recordOperatorAction(deps.db, consoleOperator(req), 'console.sign-out');
+    await destroy(req);
+    res.redirect(303, CONSOLE);
+  });
+}

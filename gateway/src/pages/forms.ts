@@ -1,0 +1,47 @@
+// Every state-changing request of a page carries the session's CSRF token (csrf-sync, the
+// synchronizer token pattern) and comes from the page's own origin; otherwise 403. The Origin
+// check stands on its own: it refuses a cross-site form even where a token leaked.
+import type { Request, RequestHandler } from 'express';
+import { csrfSync } from 'csrf-sync';
+import type { Config } from '../../../common/config.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The hidden field every form carries. */
+export const CSRF_FIELD = '_csrf';
+
+const csrf = csrfSync({
+  getTokenFromRequest: (req) => {
+    const sent = (req.body as Record<string, unknown> | undefined)?.[CSRF_FIELD];
+    return typeof sent === 'string' ? sent : undefined;
+  },
+});
+
+/** The session's token, made on first use; forms put it in their CSRF_FIELD. */
+export const csrfToken = (req: Request): string => csrf.generateToken(req);
+
+export class ForbiddenRequest extends Error {}
+
+function sameOrigin(req: Request, publicOrigin: string): boolean {
+  const origin = req.get('origin');
+  if (!origin || origin === 'null') return false;
+  if (origin === publicOrigin) return true;
+  try {
+    // The origin the browser reached this gateway at (a proxy may sit in front of it).
+    return new URL(origin).host === req.get('host');
+  } catch {
+    return false;
+  }
+}
+
+/** Refuses (403) a state-changing request from another origin or without the session's token. */
+export function protectForms(config: Config): RequestHandler {
+  return (req, _res, next) => {
+    if (SAFE_METHODS.has(req.method)) return next();
+    if (!sameOrigin(req, config.console.publicOrigin))
+      return next(new ForbiddenRequest('the request did not come from this site'));
+    if (!csrf.isRequestValid(req))
+      return next(new ForbiddenRequest('the form has expired or did not come from this site'));
+    next();
+  };
+}

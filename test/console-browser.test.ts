@@ -1,0 +1,235 @@
+// /console in a real browser: headless Chromium from Debian's packages signs in with a link,
+// creates a client with the keyboard alone, and every page meets WCAG 2.1 AA (axe-core), prints no
+// console error under the CSP, asks nothing of another origin, and shows partner text as text.
+// Screenshots of each page are saved under the system's temp folder (printed by the run).
+import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { startGateway, type RunningGateway } from './support/gateway.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+const missing = ` (skipped: ${CHROMIUM} is not installed; apt-get install -y chromium)`;
+if (!hasChromium) console.warn(`console-browser.test.ts${missing}`);
+const SHOTS = join(tmpdir(), 'console-screenshots');
+
+let env: TestEnvironment | undefined;
+let gateway: RunningGateway | undefined;
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  mkdirSync(SHOTS, { recursive: true });
+  console.log(`console screenshots: ${SHOTS}`);
+  env = await createTestEnvironment();
+  gateway = await startGateway(env);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await gateway?.close();
+  await env?.destroy();
+});
+
+/** A page that records what must not happen: errors, requests elsewhere, dialogs. */
+async function watchedPage() {
+  const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(8000);
+  const problems: string[] = [];
+  const foreign: string[] = [];
+  const dialogs: string[] = [];
+  page.on('request', (request) => {
+    if (!request.url().startsWith(gateway!.url)) foreign.push(request.url());
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  return { page, problems, foreign, dialogs };
+}
+
+async function signIn(page: Page, name = 'Ayşe Operatör') {
+  const token = await createSignInLink(gateway!.redis, env!.redisPrefix, { name }, 60_000);
+  await page.goto(`${gateway!.url}/console/sign-in/${token}`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${gateway!.url}/console/clients`);
+}
+
+async function expectAccessible(page: Page, name: string) {
+  const results = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze();
+  const found = results.violations.map(
+    (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+  );
+  expect(found, name).toEqual([]);
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Presses Tab until the element matching `selector` has the focus. */
+async function tabTo(page: Page, selector: string) {
+  for (let i = 0; i < 80; i++) {
+    const target = page.locator(selector).first();
+    if (
+      (await target.count()) > 0 &&
+      (await target.evaluate((el: any) => el === el.ownerDocument.activeElement))
+    )
+      return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}
+
+describe('/console in headless Chromium', () => {
+  it.skipIf(!hasChromium)(
+    `when an operator signs in and creates a client with the keyboard only, then its secret is shown once, and each page is accessible, offline and within the CSP${hasChromium ? '' : missing}`,
+    async () => {
+      const { page, problems, foreign, dialogs } = await watchedPage();
+      const token = await createSignInLink(
+        gateway!.redis,
+        env!.redisPrefix,
+        { name: 'Ayşe' },
+        60_000,
+      );
+      await page.goto(`${gateway!.url}/console/sign-in/${token}`);
+      await expectAccessible(page, 'sign-in-confirm');
+      await tabTo(page, 'main button[type=submit]');
+      await page.keyboard.press('Enter');
+      await page.waitForURL(`${gateway!.url}/console/clients`);
+      await expectAccessible(page, 'clients-empty');
+
+      await tabTo(page, '#name');
+      await page.keyboard.type('Keyboard partner');
+      await tabTo(page, 'input[value="members:read"]');
+      await page.keyboard.press('Space');
+      await tabTo(page, 'input[value="webhooks:manage"]');
+      await page.keyboard.press('Space');
+      await tabTo(page, '#limits');
+      await page.keyboard.type('30/500/5000');
+      await tabTo(page, 'form.stack button[type=submit]');
+      await page.keyboard.press('Enter');
+      const notice = page.getByRole('status');
+      await expect.poll(() => notice.textContent()).toContain('client_secret');
+      const created = await gateway!.db.apiClient.findFirstOrThrow({
+        where: { name: 'Keyboard partner' },
+      });
+      expect(created.scopes).toEqual(['members:read', 'webhooks:manage']);
+      expect(created.rate_limit_minute).toBe(30);
+      expect(await notice.textContent()).toContain(created.client_key);
+      await expectAccessible(page, 'clients-created');
+
+      // Shown once: the page opened again holds no secret.
+      await page.goto(`${gateway!.url}/console/clients`);
+      expect(await page.getByRole('status').count()).toBe(0);
+
+      await page.getByRole('button', { name: 'Disable: Keyboard partner' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('disabled');
+      expect(
+        (await gateway!.db.apiClient.findUniqueOrThrow({ where: { id: created.id } })).is_active,
+      ).toBe(false);
+      await expectAccessible(page, 'clients-disabled');
+
+      expect(foreign).toEqual([]);
+      expect(problems).toEqual([]);
+      expect(dialogs).toEqual([]);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(
+    'when a client is named <img src=x onerror=alert(1)>, then the page shows the name as text and opens no dialog',
+    async () => {
+      const { page, problems, dialogs } = await watchedPage();
+      await signIn(page);
+      const name = '<img src=x onerror=alert(1)>';
+      await page.getByLabel('Name', { exact: true }).fill(name);
+      await page.getByLabel('members:list').check();
+      await page.getByRole('button', { name: 'Create client' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('client_secret');
+      await expect.poll(() => page.getByRole('cell', { name, exact: true }).count()).toBe(1);
+      expect(await page.locator('main img').count()).toBe(0);
+      expect(dialogs).toEqual([]);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(
+    'when the operator visits the webhooks, usage, sync health and audit pages, then each is accessible, offline and within the CSP, and the usage chart is drawn beside its table',
+    async () => {
+      const { page, problems, foreign } = await watchedPage();
+      await signIn(page);
+      const client = await gateway!.db.apiClient.findFirstOrThrow({ orderBy: { id: 'asc' } });
+      const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000);
+      await gateway!.db.usageHour.createMany({
+        data: [200, 404].map((status) => ({
+          hour,
+          client_id: client.id,
+          operation: 'GET /api/v1/members',
+          status,
+          requests: status === 200 ? 40 : 3,
+          bytes_out: 1000,
+        })),
+      });
+      for (const [label, path] of [
+        ['Webhooks', 'webhooks'],
+        ['Usage', 'usage'],
+        ['Sync health', 'sync'],
+        ['Audit', 'audit'],
+      ] as const) {
+        await page.getByRole('link', { name: label, exact: true }).click();
+        await page.waitForURL(`${gateway!.url}/console/${path}`);
+        if (path === 'usage') {
+          await expect.poll(() => page.locator('.chart canvas').count()).toBe(1);
+          const row = page.locator(
+            `#usage-series tr[data-t="${hour.getTime() / 1000}"] td[data-v]`,
+          );
+          expect(await row.allTextContents()).toEqual(['43', '3', '0', '0']);
+          expect(await page.locator('#usage-series tbody tr').count()).toBe(24);
+        }
+        await expectAccessible(page, path);
+      }
+      expect(await page.getByRole('cell', { name: 'console.sign-in' }).count()).toBeGreaterThan(0);
+      expect(foreign).toEqual([]);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(
+    'when a form is refused (an unknown scope, a malformed limit), then the page says why and keeps the operator on it',
+    async () => {
+      const { page } = await watchedPage();
+      await signIn(page);
+      await page.getByLabel('Name', { exact: true }).fill('limits wrong');
+      await page.getByLabel('members:list').check();
+      await page.getByLabel(/^Limits/).fill('10/abc');
+      await page.getByRole('button', { name: 'Create client' }).click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain('limits must be');
+      await expectAccessible(page, 'clients-refused');
+      await page.context().close();
+    },
+  );
+});

@@ -1,0 +1,321 @@
+// The console's sign-in and sessions from outside: single-use links that a mail scanner's GET does
+// not spend, links used, expired, edited or made up refused with a page; forms refused without the
+// session's CSRF token or from another origin; the cookie's flags; an idle session ends; partner
+// text shown as text; CONSOLE=off removes it all; the operator audit of CLI and console actions.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readModelPool } from '../common/databases.js';
+import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
+import { purgeExpired } from '../worker/src/retention.js';
+import { ConsoleBrowser } from './support/console-session.js';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { createTestClient, startGateway, type RunningGateway } from './support/gateway.js';
+import { operatorCliWith } from './support/operator-cli.js';
+
+let env: TestEnvironment;
+let gateway: RunningGateway;
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  gateway = await startGateway(env);
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await env?.destroy();
+});
+
+const newLink = (ttlMs = 60_000, name = 'Ayşe') =>
+  createSignInLink(gateway.redis, env.redisPrefix, { name }, ttlMs);
+
+describe('console sign-in links', () => {
+  it('when `npm run console -- link` prints a URL, then opening it twice only shows the button, and its POST signs in once', async () => {
+    const printed = await operatorCliWith(
+      env,
+      { PUBLIC_BASE_URL: gateway.url },
+      'console',
+      'link',
+      '--name',
+      'Ayşe',
+      '--ttl',
+      '5m',
+      '--json',
+    );
+    const { url } = JSON.parse(printed);
+    expect(url).toMatch(new RegExp(`^${gateway.url}/console/sign-in/[A-Za-z0-9_-]{43}$`));
+    const path = new URL(url).pathname;
+    const browser = new ConsoleBrowser(gateway);
+
+    // A scanner's GETs: each shows the confirm button, none spends the link.
+    for (let i = 0; i < 2; i++) {
+      const opened = await browser.get(path);
+      expect(opened.status).toBe(200);
+      expect(opened.html).toContain('Ayşe');
+      expect(opened.html).toMatch(/<button type="submit">Sign in<\/button>/);
+    }
+    const signedIn = await browser.post(path);
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get('location')).toBe('/console/clients');
+    expect((await browser.get('/console/clients')).status).toBe(200);
+
+    const again = await new ConsoleBrowser(gateway).post(path, {}, { csrf: null });
+    expect(again.status).toBe(403);
+    const reused = new ConsoleBrowser(gateway);
+    const reopened = await reused.get(path);
+    expect(reopened.status).toBe(410);
+    expect(reopened.html).toContain('This sign-in link does not work');
+  });
+
+  it('when a link is posted a second time, then it is refused with the page that says so', async () => {
+    const token = await newLink();
+    const first = new ConsoleBrowser(gateway);
+    await first.get(`/console/sign-in/${token}`);
+    const second = new ConsoleBrowser(gateway);
+    await second.get(`/console/sign-in/${token}`);
+    expect((await first.post(`/console/sign-in/${token}`)).status).toBe(303);
+    const refused = await second.post(`/console/sign-in/${token}`);
+    expect(refused.status).toBe(410);
+    expect(refused.html).toContain('has been used already, has expired, or was never made');
+    expect((await second.get('/console/clients')).status).toBe(401);
+  });
+
+  it('when a link has expired, is edited by one character or is made up, then it is refused', async () => {
+    const expired = await newLink(300);
+    const valid = await newLink();
+    await sleep(600);
+    const edited = `${valid.slice(0, -1)}${valid.endsWith('A') ? 'B' : 'A'}`;
+    for (const token of [expired, edited, 'x'.repeat(43), 'made-up', '..%2F..%2Fetc']) {
+      const browser = new ConsoleBrowser(gateway);
+      const opened = await browser.get(`/console/sign-in/${token}`);
+      expect(opened.status, token).toBe(410);
+      expect(opened.html).toContain('This sign-in link does not work');
+    }
+  });
+
+  it('when signed in, then the cookie is HttpOnly and SameSite=Strict, and a page without a session is 401', async () => {
+    const browser = new ConsoleBrowser(gateway);
+    await browser.signIn(env.redisPrefix);
+    const cookie = browser.setCookies.at(-1)!;
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Strict/i);
+    expect(cookie).toMatch(/Path=\//);
+    const anonymous = await new ConsoleBrowser(gateway).get('/console/clients');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.html).toContain('npm run console -- link');
+  });
+});
+
+describe('console forms', () => {
+  it('when a form is posted without the CSRF token, with another one, from another origin or with no Origin, then it is 403 and nothing changes', async () => {
+    const browser = new ConsoleBrowser(gateway);
+    await browser.signIn(env.redisPrefix);
+    await browser.get('/console/clients');
+    const before = await gateway.db.apiClient.count();
+    const form = { name: 'refused', scopes: 'members:read' };
+    const refusals = [
+      await browser.post('/console/clients', form, { csrf: null }),
+      await browser.post('/console/clients', form, { csrf: 'f'.repeat(256) }),
+      await browser.post('/console/clients', form, { origin: 'https://evil.example' }),
+      await browser.post('/console/clients', form, { origin: null }),
+      await browser.post('/console/sign-out', {}, { csrf: null }),
+    ];
+    expect(refusals.map((r) => r.status)).toEqual([403, 403, 403, 403, 403]);
+    expect(await gateway.db.apiClient.count()).toBe(before);
+
+    const accepted = await browser.post('/console/clients', form);
+    expect(accepted.status).toBe(200);
+    expect(accepted.html).toContain('client_secret');
+    expect(await gateway.db.apiClient.count()).toBe(before + 1);
+  });
+
+  it('when a client is named with markup, then the page shows it as text', async () => {
+    const browser = new ConsoleBrowser(gateway);
+    await browser.signIn(env.redisPrefix, '<b>operator</b>');
+    await browser.get('/console/clients');
+    const name = '<img src=x onerror=alert(1)>';
+    const created = await browser.post('/console/clients', { name, scopes: 'members:read' });
+    expect(created.status).toBe(200);
+    expect(created.html).toContain('<td>&lt;img src=x onerror=alert(1)></td>');
+    expect(created.html).toContain('<span>&lt;b>operator&lt;/b></span>');
+    // Outside quoted attribute values (where `<` is plain text), no tag of theirs is left.
+    const outsideAttributes = created.html.replace(/="[^"]*"/g, '=""');
+    expect(outsideAttributes).not.toContain('<img');
+    expect(outsideAttributes).not.toContain('<b>');
+  });
+
+  it('when the operator signs out, then the session no longer opens a page', async () => {
+    const browser = new ConsoleBrowser(gateway);
+    await browser.signIn(env.redisPrefix);
+    await browser.get('/console/clients');
+    expect((await browser.post('/console/sign-out')).status).toBe(303);
+    expect((await browser.get('/console/clients')).status).toBe(401);
+  });
+});
+
+describe('console sessions', () => {
+  it('when a session is idle longer than CONSOLE_SESSION_IDLE_MINUTES, then it has ended; a request before keeps it alive', async () => {
+    const idle = await startGateway(env, { CONSOLE_SESSION_IDLE_MINUTES: String(2 / 60) });
+    try {
+      const browser = new ConsoleBrowser(idle);
+      await browser.signIn(env.redisPrefix);
+      for (let i = 0; i < 3; i++) {
+        await sleep(1000);
+        expect((await browser.get('/console/clients')).status).toBe(200);
+      }
+      await sleep(2500);
+      const ended = await browser.get('/console/clients');
+      expect(ended.status).toBe(401);
+    } finally {
+      await idle.close();
+    }
+  });
+
+  it('when a session is older than CONSOLE_SESSION_MAX_HOURS, then it has ended whatever its activity', async () => {
+    const short = await startGateway(env, { CONSOLE_SESSION_MAX_HOURS: String(2 / 3600) });
+    try {
+      const browser = new ConsoleBrowser(short);
+      await browser.signIn(env.redisPrefix);
+      expect((await browser.get('/console/clients')).status).toBe(200);
+      await sleep(1200);
+      expect((await browser.get('/console/clients')).status).toBe(200);
+      await sleep(1200);
+      const ended = await browser.get('/console/clients');
+      expect(ended.status).toBe(401);
+      expect(ended.html).toContain('Your session has ended');
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('when CONSOLE=off, then neither the pages nor their assets are served', async () => {
+    const off = await startGateway(env, { CONSOLE: 'off' });
+    try {
+      for (const path of ['/console', '/console/clients', '/console/assets/htmx.min.js']) {
+        const answer = await fetch(`${off.url}${path}`);
+        expect(answer.status, path).toBe(404);
+        expect(answer.headers.get('set-cookie')).toBeNull();
+      }
+      expect((await fetch(`${gateway.url}/console/assets/htmx.min.js`)).status).toBe(200);
+    } finally {
+      await off.close();
+    }
+  });
+});
+
+describe('console usage', () => {
+  it('when usage was counted, then the usage page totals by operation equal `npm run usage -- --by operation --json` over the same period', async () => {
+    const client = await createTestClient(gateway.db, { name: 'counted' });
+    const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 2 * 3_600_000);
+    await gateway.db.usageHour.createMany({
+      data: [
+        ['GET /api/v1/members', 200, 120],
+        ['GET /api/v1/members', 429, 7],
+        ['GET /api/v1/branches', 500, 2],
+      ].map(([operation, status, requests]) => ({
+        hour,
+        client_id: client.id,
+        operation: String(operation),
+        status: Number(status),
+        requests: Number(requests),
+        bytes_out: 100,
+      })),
+    });
+    const browser = new ConsoleBrowser(gateway);
+    await browser.signIn(env.redisPrefix);
+    const page = await browser.get('/console/usage?granularity=hour&by=operation');
+    expect(page.status).toBe(200);
+    const [, from, to] = /From (\S+Z) to (\S+Z)/.exec(page.html)!;
+    const totals = page.html.slice(page.html.indexOf('id="usage-totals"'));
+    const shown = [
+      ...totals.matchAll(/<tr><td><code>([^<]+)<\/code><\/td>((?:<td class="num">[^<]*<\/td>)+)/g),
+    ].map(([, operation, cells]) => [
+      operation,
+      ...[...cells!.matchAll(/<td class="num">([^<]*)<\/td>/g)].map((m) => m[1]),
+    ]);
+    const printed = JSON.parse(
+      await operatorCliWith(
+        env,
+        {},
+        'usage',
+        '--by',
+        'operation',
+        '--from',
+        from!,
+        '--to',
+        to!,
+        '--json',
+      ),
+    );
+    const expected = printed.rows.map((r: any): string[] => [
+      String(r.operation),
+      ...[r.requests, r.client_errors, r.server_errors, r.rate_limited, r.bytes_out].map(String),
+      ...[r.latency_ms.p50, r.latency_ms.p95, r.latency_ms.p99].map((n: number | null) =>
+        n === null ? '' : String(n),
+      ),
+    ]);
+    expect(expected.length).toBe(2);
+    expect(shown.sort()).toEqual(expected.sort());
+    // The CLI may compile dist/ first.
+  }, 120_000);
+});
+
+describe('operator audit', () => {
+  it('when operators act from the CLI and the console, then `npm run audit -- --operator` lists who did what to which client, and from where', async () => {
+    const cli = (tool: 'clients' | 'audit', ...args: string[]) =>
+      operatorCliWith(env, {}, tool, ...args);
+    const created = JSON.parse(
+      await cli('clients', 'create', '--name', 'audited', '--scopes', 'members:read', '--json'),
+    );
+    await cli('clients', 'disable', created.client_key);
+    const browser = new ConsoleBrowser(gateway);
+    await browser.signIn(env.redisPrefix, 'Zeynep');
+    await browser.get('/console/clients');
+    const enabled = await browser.post(`/console/clients/${created.client_key}/enable`);
+    expect(enabled.status).toBe(200);
+    await browser.post(`/console/clients/${created.client_key}/revoke-tokens`);
+
+    const listed = JSON.parse(
+      await cli('audit', '--operator', '--client', created.client_key, '--json'),
+    ) as { action: string; source: string; actor: string; client_key: string; address: string }[];
+    expect(listed.map((r) => [r.action, r.source, r.actor === 'Zeynep', r.client_key])).toEqual([
+      ['clients.create', 'cli', false, created.client_key],
+      ['clients.disable', 'cli', false, created.client_key],
+      ['clients.enable', 'console', true, created.client_key],
+      ['clients.revoke-tokens', 'console', true, created.client_key],
+    ]);
+    expect(listed[2]!.address).toMatch(/127\.0\.0\.1/);
+    expect(listed[0]!.address).toBeTruthy();
+    const text = await cli('audit', '--operator', '--client', created.client_key);
+    expect(text).toMatch(/clients\.enable/);
+    expect(text).toContain('Zeynep  console');
+    const signIns = await gateway.db.operatorAudit.count({
+      where: { action: 'console.sign-in', actor: 'Zeynep' },
+    });
+    expect(signIns).toBe(1);
+  });
+
+  it('when operator audit records pass AUDIT_RETENTION_DAYS, then the worker deletes them and keeps the younger ones', async () => {
+    const at = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+    await gateway.db.operatorAudit.createMany({
+      data: [10, 600, 1, 0].map((m) => ({
+        at: at(m),
+        actor: `aged-${m}`,
+        source: 'cli',
+        action: 'clients.disable',
+      })),
+    });
+    const config = env.config({ AUDIT_RETENTION_DAYS: String(5 / 1440) });
+    const deleted = await purgeExpired(readModelPool(gateway.db), {
+      tokensMs: config.tokens.retentionMs,
+      auditMs: config.audit.retentionMs,
+      webhookEventsMs: config.webhooks.retentionMs,
+      usageMs: config.usage.retentionMs,
+    });
+    expect(deleted.operator_audit).toBeGreaterThanOrEqual(2);
+    const left = await gateway.db.operatorAudit.findMany({
+      where: { actor: { startsWith: 'aged-' } },
+      orderBy: { actor: 'asc' },
+    });
+    expect(left.map((r) => r.actor)).toEqual(['aged-0', 'aged-1']);
+  });
+});
