@@ -199,8 +199,6 @@ async function memberUpdateFollowed(
       modules.gateway,
     );
     stopped.push(gateway);
-    const worker = await startCompiledWorker({ ...variables, ...WORKER_PACE }, modules.worker);
-    stopped.push(worker);
     const { body: token } = await postJson(`${url}/api/v1/auth/token`, clientCredentials);
     const accessToken = (token.data as { access_token: string }).access_token;
     const subscribed = await postJson(
@@ -217,6 +215,10 @@ async function memberUpdateFollowed(
     const line = await gateway.waitForLine(
       (l) => l.msg === 'request' && l.request_id === updated.headers.get('x-request-id'),
     );
+    // Started once the gateway has put the written row and its trace in the read model: a sync
+    // pass that read the row first would have no write to link to.
+    const worker = await startCompiledWorker({ ...variables, ...WORKER_PACE }, modules.worker);
+    stopped.push(worker);
     const event = await eventually(() => {
       const found = partner.received.find(
         (e) => (e.parsed.data as { type: string; id: number }).id === memberId,
