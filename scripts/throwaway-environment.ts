@@ -59,9 +59,53 @@ function withDatabase(
   return url.toString();
 }
 
+/**
+ * Makes a migrated database named `name` on `postgresUrl`'s server, to be copied by
+ * createThrowawayEnvironment: a copy takes a tenth of the time of running every migration.
+ * Nothing may stay connected to it while it is copied.
+ */
+export async function createReadModelTemplate(postgresUrl: string, name: string): Promise<void> {
+  await migrateReadModel(withDatabase(postgresUrl, name));
+}
+
+/** Drops what createReadModelTemplate made. */
+export async function dropReadModelTemplate(postgresUrl: string, name: string): Promise<void> {
+  await dropDatabase(postgresUrl, name);
+}
+
+async function dropDatabase(postgresUrl: string, name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: withDatabase(postgresUrl, 'postgres') });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** The read model's database: a copy of `template` (on the same server) or migrated anew. */
+async function createReadModelDatabase(
+  postgresUrl: string,
+  name: string,
+  template: string | undefined,
+): Promise<void> {
+  if (!template) {
+    await migrateReadModel(withDatabase(postgresUrl, name));
+    return;
+  }
+  const admin = new pg.Client({ connectionString: withDatabase(postgresUrl, 'postgres') });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  } finally {
+    await admin.end();
+  }
+}
+
 export async function createThrowawayEnvironment(
   servers: ServerUrls,
   namePrefix: string,
+  options: { readModelTemplate?: string | undefined } = {},
 ): Promise<ThrowawayEnvironment> {
   const name = `${namePrefix}_${randomBytes(3).toString('hex')}`;
   const databaseUrl = withDatabase(servers.postgresUrl, name);
@@ -73,7 +117,7 @@ export async function createThrowawayEnvironment(
   const readOnly = account('ro');
   const gateway = account('gw');
 
-  await migrateReadModel(databaseUrl);
+  await createReadModelDatabase(servers.postgresUrl, name, options.readModelTemplate);
   await createLegacyDatabase(legacyUrl);
   const admin = await connectLegacy(servers.mysqlUrl, { database: null });
   try {
@@ -102,12 +146,7 @@ export async function createThrowawayEnvironment(
         ...overrides,
       }),
     async destroy() {
-      const pgAdmin = new pg.Client({
-        connectionString: withDatabase(servers.postgresUrl, 'postgres'),
-      });
-      await pgAdmin.connect();
-      await pgAdmin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await pgAdmin.end();
+      await dropDatabase(servers.postgresUrl, name);
       const mysqlAdmin = await connectLegacy(servers.mysqlUrl, { database: null });
       await mysqlAdmin.query(`DROP DATABASE IF EXISTS \`${name}\``);
       await dropLegacyUser(mysqlAdmin, readOnly);

@@ -57,6 +57,8 @@ export async function createTestEnvironment(
         redisUrl: options.redisUrl ?? services.redisUrl,
       },
       `t_${services.runId}`,
+      // The template lives on the suite's server only.
+      { readModelTemplate: options.postgresUrl ? undefined : services.readModelTemplate },
     );
     if (syncSource === 'binlog') await grantReplication(env);
     return {

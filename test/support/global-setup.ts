@@ -6,6 +6,10 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import {
+  createReadModelTemplate,
+  dropReadModelTemplate,
+} from '../../scripts/throwaway-environment.js';
 import { auditRunLogs } from './run-logs.js';
 import { installDataDir } from './spare-mariadb.js';
 import { privateDir, removeDir } from './spare-processes.js';
@@ -17,6 +21,8 @@ export interface TestServices {
   runId: string;
   /** A spare MariaDB's data directory, installed once and copied by each spare (spare-mariadb.ts). */
   mariadbTemplate: string;
+  /** A migrated read-model database on `postgresUrl`'s server, copied by each environment. */
+  readModelTemplate: string;
 }
 
 declare module 'vitest' {
@@ -58,6 +64,7 @@ export default async function setup(project: TestProject) {
     redisUrl: env.REDIS_URL || DEFAULTS.redisUrl,
     runId,
     mariadbTemplate,
+    readModelTemplate: `t_${runId}_template`,
   };
   if (!given && (await dockerAvailable())) {
     const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
@@ -79,10 +86,13 @@ export default async function setup(project: TestProject) {
       redisUrl: redis.getConnectionUrl(),
       runId,
       mariadbTemplate,
+      readModelTemplate: services.readModelTemplate,
     };
   }
+  await createReadModelTemplate(services.postgresUrl, services.readModelTemplate);
   project.provide('services', services);
   return async () => {
+    await dropReadModelTemplate(services.postgresUrl, services.readModelTemplate);
     await Promise.all(stops.map((stop) => stop()));
     removeDir(templateDir);
     const problems = auditRunLogs(runId);
