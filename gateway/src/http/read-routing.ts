@@ -83,7 +83,7 @@ interface WithKeepMax {
   gatewayKeepMax(key: string, value: string, ttlMs: number): Promise<number>;
 }
 
-export function createReadRouting(deps: {
+interface ReadRoutingDeps {
   primary: ReadModelClient;
   replicaUrls: readonly string[];
   maxLagMs: number;
@@ -91,133 +91,174 @@ export function createReadRouting(deps: {
   redis: RedisClient;
   prefix: string;
   logger: Logger;
-}): ReadRouting {
+}
+
+export function createReadRouting(deps: ReadRoutingDeps): ReadRouting {
   const primaryReads = createScopedReads(deps.primary);
-  const onPrimary = (read: ScopedRead): ReadChoice => ({
-    read,
+  const onPrimary = (scope: DataScope): ReadChoice => ({
+    read: primaryReads(scope),
     lagMs: 0,
     target: 'primary',
     failed: () => undefined,
   });
   if (deps.replicaUrls.length === 0) {
     return {
-      choose: (scope) => onPrimary(primaryReads(scope)),
+      choose: onPrimary,
       recordWrite: () => Promise.resolve(),
       replicas: () => [],
       close: () => Promise.resolve(),
     };
   }
 
-  const replicas: Replica[] = deps.replicaUrls.map((url, i) => {
-    const db = createReadModelClient(url, deps.poolOptions);
-    return {
-      name: `replica-${i + 1}`,
-      db,
-      pool: readModelPool(db),
-      reads: createScopedReads(db),
-      replayed: '',
-      lagMs: Infinity,
-      probedAt: 0,
-      down: true,
-    };
-  });
+  const replicas = deps.replicaUrls.map((url, i) => openReplica(url, i, deps.poolOptions));
   const primaryPool = readModelPool(deps.primary);
-  const usable = (r: Replica, now: number) =>
-    !r.down && now - r.probedAt < PROBE_STALE_MS && r.lagMs <= deps.maxLagMs;
+  const stopProbing = startProbing(replicas, primaryPool, deps.logger);
+  const keepMax = withKeepMax(deps.redis);
+  // Past this, any replica still in use has replayed the write anyway (it is at most maxLag
+  // behind).
+  const keptMs = deps.maxLagMs + 10_000;
+  const turn = { next: 0 };
+  return {
+    choose(scope, readAfter) {
+      const replica = nextReplica(replicas, turn, readAfter, deps.maxLagMs, Date.now());
+      return replica ? replicaChoice(replica, scope, deps.logger) : onPrimary(scope);
+    },
+    async recordWrite(clientId) {
+      const position = await primaryPosition(primaryPool);
+      await keepMax.gatewayKeepMax(readAfterKey(deps.prefix, clientId), position, keptMs);
+    },
+    replicas() {
+      const now = Date.now();
+      return replicas.map((r) => ({
+        name: r.name,
+        lagMs: r.lagMs,
+        usable: usable(r, now, deps.maxLagMs),
+      }));
+    },
+    async close() {
+      stopProbing();
+      await Promise.allSettled(replicas.map((r) => r.db.$disconnect()));
+    },
+  };
+}
 
-  // The insert position, not the write position: with synchronous_commit off, a commit the
-  // client has seen may not have been written yet, and a replica has it only once it has.
-  async function primaryPosition(): Promise<string> {
-    const { rows } = await primaryPool.query<{ lsn: string }>(
-      'SELECT pg_current_wal_insert_lsn()::text AS lsn',
-    );
-    return lsnKey(rows[0]?.lsn ?? '0/0');
+function openReplica(url: string, index: number, poolOptions: PoolOptions): Replica {
+  const db = createReadModelClient(url, poolOptions);
+  return {
+    name: `replica-${index + 1}`,
+    db,
+    pool: readModelPool(db),
+    reads: createScopedReads(db),
+    replayed: '',
+    lagMs: Infinity,
+    probedAt: 0,
+    down: true,
+  };
+}
+
+/** A replica takes reads when its last probe is recent, found it well and close enough behind. */
+export function usable(
+  replica: Pick<Replica, 'down' | 'probedAt' | 'lagMs'>,
+  now: number,
+  maxLagMs: number,
+): boolean {
+  return !replica.down && now - replica.probedAt < PROBE_STALE_MS && replica.lagMs <= maxLagMs;
+}
+
+/**
+ * The replica for the next read, in turn over the usable ones that have replayed `readAfter`;
+ * null for the primary (`readAfter` null: Redis could not say what the caller last wrote).
+ */
+export function nextReplica<R extends Pick<Replica, 'down' | 'probedAt' | 'lagMs' | 'replayed'>>(
+  replicas: readonly R[],
+  turn: { next: number },
+  readAfter: string | null,
+  maxLagMs: number,
+  now: number,
+): R | null {
+  if (readAfter === null) return null;
+  for (let i = 0; i < replicas.length; i++) {
+    const replica = replicas[(turn.next + i) % replicas.length];
+    if (!replica || !usable(replica, now, maxLagMs) || replica.replayed < readAfter) continue;
+    turn.next = (turn.next + i + 1) % replicas.length;
+    return replica;
   }
+  return null;
+}
 
-  async function probe(replica: Replica, primaryAt: string): Promise<void> {
-    try {
-      const { rows } = await replica.pool.query<{
-        standby: boolean;
-        replayed: string | null;
-        since_ms: number | null;
-      }>(
-        `SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS replayed,
-                (extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000)::float8 AS since_ms`,
-      );
-      const row = rows[0];
-      // A promoted replica is a primary of its own: what it holds may differ from ours.
-      if (!row?.standby || row.replayed === null) throw new Error('not a streaming replica');
-      const replayed = lsnKey(row.replayed);
-      replica.replayed = replayed;
-      replica.lagMs = replayed >= primaryAt ? 0 : (row.since_ms ?? Infinity);
-      replica.probedAt = Date.now();
-      if (replica.down) deps.logger.info({ replica: replica.name }, 'read replica in use');
-      replica.down = false;
-    } catch (error) {
+function replicaChoice(replica: Replica, scope: DataScope, logger: Logger): ReadChoice {
+  return {
+    read: replica.reads(scope),
+    lagMs: replica.lagMs,
+    target: replica.name,
+    failed: () => {
       if (!replica.down) {
-        deps.logger.warn({ replica: replica.name, err: error }, 'read replica skipped');
+        logger.warn({ replica: replica.name }, 'read replica failed a read; skipped');
       }
       replica.down = true;
-    }
-  }
+    },
+  };
+}
 
+// The insert position, not the write position: with synchronous_commit off, a commit the
+// client has seen may not have been written yet, and a replica has it only once it has.
+async function primaryPosition(primaryPool: pg.Pool): Promise<string> {
+  const { rows } = await primaryPool.query<{ lsn: string }>(
+    'SELECT pg_current_wal_insert_lsn()::text AS lsn',
+  );
+  return lsnKey(rows[0]?.lsn ?? '0/0');
+}
+
+/** Probes every replica each PROBE_MS until the returned function is called. */
+function startProbing(replicas: Replica[], primaryPool: pg.Pool, logger: Logger): () => void {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const loop = async () => {
     try {
-      const primaryAt = await primaryPosition();
-      await Promise.all(replicas.map((r) => probe(r, primaryAt)));
+      const primaryAt = await primaryPosition(primaryPool);
+      await Promise.all(replicas.map((r) => probe(r, primaryAt, logger)));
     } catch {
       // The primary is away: replicas keep their last state until PROBE_STALE_MS ends it.
     }
     if (!stopped) timer = setTimeout(() => void loop(), PROBE_MS);
   };
   void loop();
-
-  if (!('gatewayKeepMax' in deps.redis)) {
-    deps.redis.defineCommand('gatewayKeepMax', { numberOfKeys: 1, lua: SCRIPT_KEEP_MAX });
-  }
-  const keepMax = deps.redis as unknown as WithKeepMax;
-  // Past this, any replica still in use has replayed the write anyway (it is at most maxLag
-  // behind).
-  const keptMs = deps.maxLagMs + 10_000;
-
-  let next = 0;
-  return {
-    choose(scope, readAfter) {
-      if (readAfter !== null) {
-        const now = Date.now();
-        for (let i = 0; i < replicas.length; i++) {
-          const replica = replicas[(next + i) % replicas.length];
-          if (!replica || !usable(replica, now) || replica.replayed < readAfter) continue;
-          next = (next + i + 1) % replicas.length;
-          return {
-            read: replica.reads(scope),
-            lagMs: replica.lagMs,
-            target: replica.name,
-            failed: () => {
-              if (!replica.down) {
-                deps.logger.warn({ replica: replica.name }, 'read replica failed a read; skipped');
-              }
-              replica.down = true;
-            },
-          };
-        }
-      }
-      return onPrimary(primaryReads(scope));
-    },
-    async recordWrite(clientId) {
-      const position = await primaryPosition();
-      await keepMax.gatewayKeepMax(readAfterKey(deps.prefix, clientId), position, keptMs);
-    },
-    replicas() {
-      const now = Date.now();
-      return replicas.map((r) => ({ name: r.name, lagMs: r.lagMs, usable: usable(r, now) }));
-    },
-    async close() {
-      stopped = true;
-      clearTimeout(timer);
-      await Promise.allSettled(replicas.map((r) => r.db.$disconnect()));
-    },
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
   };
+}
+
+async function probe(replica: Replica, primaryAt: string, logger: Logger): Promise<void> {
+  try {
+    const { rows } = await replica.pool.query<{
+      standby: boolean;
+      replayed: string | null;
+      since_ms: number | null;
+    }>(
+      `SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS replayed,
+              (extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000)::float8 AS since_ms`,
+    );
+    const row = rows[0];
+    // A promoted replica is a primary of its own: what it holds may differ from ours.
+    if (!row?.standby || row.replayed === null) throw new Error('not a streaming replica');
+    const replayed = lsnKey(row.replayed);
+    replica.replayed = replayed;
+    replica.lagMs = replayed >= primaryAt ? 0 : (row.since_ms ?? Infinity);
+    replica.probedAt = Date.now();
+    if (replica.down) logger.info({ replica: replica.name }, 'read replica in use');
+    replica.down = false;
+  } catch (error) {
+    if (!replica.down) {
+      logger.warn({ replica: replica.name, err: error }, 'read replica skipped');
+    }
+    replica.down = true;
+  }
+}
+
+function withKeepMax(redis: RedisClient): WithKeepMax {
+  if (!('gatewayKeepMax' in redis)) {
+    redis.defineCommand('gatewayKeepMax', { numberOfKeys: 1, lua: SCRIPT_KEEP_MAX });
+  }
+  return redis as unknown as WithKeepMax;
 }
