@@ -15,6 +15,7 @@
 // Then both sources side by side, the ratio binlog/poll, and the goals met or not.
 //   npm run bench -- --only sources [--scale 350] [--lag-rate 50] [--lag-seconds 60]
 //     [--lag-scale 35] [--rest-seconds 60]
+import { SYNC_SOURCES, type SyncSource } from '../common/config.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { loadConfig } from '../common/config.js';
@@ -32,9 +33,6 @@ import { benchEnvironment, onInterrupt, releaseInTurn } from './cleanup.js';
 import { BENCH_SECRETS_KEY, buildIfStale, startWorker, type Started } from './gateway/processes.js';
 import { measureVisibility, percentile, type LagOptions } from './lag-writes.js';
 import { commitToReceived, startPartner, subscribePartner } from './webhooks.js';
-
-const SOURCES = ['poll', 'binlog'] as const;
-type Source = (typeof SOURCES)[number];
 
 export interface SourcesOptions extends LagOptions {
   /** The backfill's dashboard (350 ≈ 1,000,000 rows). */
@@ -69,7 +67,7 @@ async function grantReplication(env: ThrowawayEnvironment): Promise<void> {
 }
 
 /** The worker's variables: `env`'s read model and Redis prefix, the legacy database of `legacyUrl`. */
-function workerVariables(env: ThrowawayEnvironment, source: Source, legacyUrl: string) {
+function workerVariables(env: ThrowawayEnvironment, source: SyncSource, legacyUrl: string) {
   return {
     DATABASE_URL: env.databaseUrl,
     LEGACY_DATABASE_URL: legacyUrl,
@@ -130,7 +128,7 @@ async function settle(adminUrl: string): Promise<number> {
 /** Rows/s of `dashboard`'s first load into a new read model, with `source`. */
 async function backfillRate(
   servers: ServerUrls,
-  source: Source,
+  source: SyncSource,
   dashboard: ThrowawayEnvironment,
   rows: number,
 ): Promise<number> {
@@ -208,7 +206,7 @@ function stageFigures(markers: string[], stage: (marker: string) => number | und
 /** At rest, then under load, on a synced dashboard of `lagScale` with one webhook subscription. */
 async function restAndLoad(
   servers: ServerUrls,
-  source: Source,
+  source: SyncSource,
   options: SourcesOptions,
 ): Promise<Omit<SourceFigures, 'backfillRowsPerSecond'>> {
   const env = await benchEnvironment(`benchsrc_${source}`, servers);
@@ -296,7 +294,7 @@ const ratio = (binlog: number, poll: number) =>
     ? `${(binlog / poll).toFixed(2)}×`
     : '-';
 
-function printTable(figures: Record<Source, SourceFigures>, options: SourcesOptions) {
+function printTable(figures: Record<SyncSource, SourceFigures>, options: SourcesOptions) {
   const { poll, binlog } = figures;
   const met = (ok: boolean) => (ok ? 'met' : 'MISSED');
   const backfillRatio = binlog.backfillRowsPerSecond / poll.backfillRowsPerSecond;
@@ -350,7 +348,7 @@ function printTable(figures: Record<Source, SourceFigures>, options: SourcesOpti
   );
   console.log(row(header.slice(0, 4)) + '  goal');
   for (const line of lines) console.log(row(line.slice(0, 4)) + (line[4] ? `  ${line[4]}` : ''));
-  const missing = SOURCES.map((s) => {
+  const missing = SYNC_SOURCES.map((s) => {
     const f = figures[s];
     return f.visible.missing || f.received.missing
       ? `${s}: ${f.visible.missing} never visible, ${f.received.missing} never received`
@@ -384,8 +382,8 @@ export async function benchSources(options: SourcesOptions) {
     // Twice each, in the order poll, binlog, binlog, poll: what changes along the run (the server's
     // caches warming, the machine's other load) weighs on both alike; each source's figure is the
     // mean of its two.
-    const rates: Record<Source, number[]> = { poll: [], binlog: [] };
-    for (const source of [...SOURCES, ...SOURCES.toReversed()]) {
+    const rates: Record<SyncSource, number[]> = { poll: [], binlog: [] };
+    for (const source of [...SYNC_SOURCES, ...SYNC_SOURCES.toReversed()]) {
       rates[source].push(await backfillRate(servers, source, dashboard, rows));
     }
     const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
@@ -393,8 +391,8 @@ export async function benchSources(options: SourcesOptions) {
     await dashboard.destroy();
     dashboard = undefined;
 
-    const figures = {} as Record<Source, SourceFigures>;
-    for (const source of SOURCES) {
+    const figures = {} as Record<SyncSource, SourceFigures>;
+    for (const source of SYNC_SOURCES) {
       console.log(`${source}: at rest, then ${options.rate} changes/s for ${options.seconds} s`);
       figures[source] = {
         backfillRowsPerSecond: backfill[source],

@@ -3,6 +3,10 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { clusterSeedsOf } from './redis.js';
 
+/** Where the worker learns of legacy changes (SYNC_SOURCE). */
+export const SYNC_SOURCES = ['poll', 'binlog'] as const;
+export type SyncSource = (typeof SYNC_SOURCES)[number];
+
 const positiveInt = z.coerce.number().int().positive();
 const url = (protocols: string[]) =>
   z
@@ -130,7 +134,7 @@ const envSchema = z.object({
   RECONCILE_INTERVAL_MS: positiveInt.default(60000),
   // Where the worker learns of legacy changes: polling by change time, or the binary log with
   // polling kept as a slow safety net (docs/decisions/0016).
-  SYNC_SOURCE: z.enum(['poll', 'binlog']).default('poll'),
+  SYNC_SOURCE: z.enum(SYNC_SOURCES).default('poll'),
   CORS_ORIGINS: corsOrigins.default([]),
   TRUST_PROXY: trustProxy.default(false),
   // Unset: 9464 for the gateway, 9465 for the worker, so both run side by side on one host.

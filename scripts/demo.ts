@@ -6,7 +6,7 @@
 // saying why, where it does not.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfigOrExit } from '../common/config.js';
+import { loadConfigOrExit, type SyncSource } from '../common/config.js';
 import { createReadModelClient } from '../common/databases.js';
 import { SCOPES } from '../api/scopes.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
@@ -68,7 +68,7 @@ const legacyUrlOf = await legacyUrls();
  * SYNC_SOURCE=binlog where the server and the worker's user allow it (`npm run sync:preflight`'s
  * checks); poll otherwise, saying what is missing, rather than a worker that never syncs.
  */
-async function syncSource(workerUrl: string): Promise<'poll' | 'binlog'> {
+async function syncSource(workerUrl: string): Promise<SyncSource> {
   if (config.sync.source !== 'binlog') return 'poll';
   let missing: string[];
   try {

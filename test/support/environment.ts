@@ -8,6 +8,7 @@ import {
 } from '../../scripts/throwaway-environment.js';
 import { databaseName } from '../../scripts/legacy/legacy-database.js';
 import { BINLOG_GRANTS, grantLegacyUser } from '../../scripts/legacy/legacy-users.js';
+import type { SyncSource } from '../../common/config.js';
 import { SpareMariaDb } from './spare-mariadb.js';
 
 export type TestEnvironment = ThrowawayEnvironment;
@@ -18,12 +19,9 @@ export type TestEnvironment = ThrowawayEnvironment;
  */
 export const TEST_SECRETS_KEY = Buffer.from('test-suite secrets key, 32 bytes').toString('base64');
 
-/**
- * Where a worker learns of legacy changes (SYNC_SOURCE, docs/decisions/0016): the sync, order and
- * resilience tests run once with each, `describe.each(SYNC_SOURCES)`.
- */
-export const SYNC_SOURCES = ['poll', 'binlog'] as const;
-export type SyncSource = (typeof SYNC_SOURCES)[number];
+// Where a worker learns of legacy changes (SYNC_SOURCE, docs/decisions/0016): the sync, order and
+// resilience tests run once with each, `describe.each(SYNC_SOURCES)`.
+export { SYNC_SOURCES, type SyncSource } from '../../common/config.js';
 
 export interface TestEnvironmentOptions {
   /** The workers' SYNC_SOURCE (default poll); binlog needs a server writing the binary log. */

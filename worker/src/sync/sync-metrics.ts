@@ -1,6 +1,7 @@
 // Freshness of each synced table, for Prometheus. Read from sync_state, because with several
 // worker processes any one of them may have run a table last. The read is bounded and its last
 // result kept: a scrape must answer while PostgreSQL is down, when the figures matter most.
+import type { SyncSource } from '../../../common/config.js';
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { ReadModelClient } from '../../../common/databases.js';
 import { withTimeout } from '../../../common/with-timeout.js';
@@ -50,7 +51,7 @@ export function createSyncMetrics(readModel: ReadModelClient) {
     }
   }
 
-  let inUse: 'poll' | 'binlog' = 'poll';
+  let inUse: SyncSource = 'poll';
   let binlog: BinlogWatch | undefined;
   // Registered only once a follower reports (watchBinlog): a worker that polls shows neither.
   const bytesBehind = new Gauge({
@@ -212,7 +213,7 @@ export function createSyncMetrics(readModel: ReadModelClient) {
     recordFailure(table: string) {
       failures.inc({ table });
     },
-    setSource(next: 'poll' | 'binlog') {
+    setSource(next: SyncSource) {
       inUse = next;
       source.set({ source: 'poll' }, next === 'poll' ? 1 : 0);
       source.set({ source: 'binlog' }, next === 'binlog' ? 1 : 0);

@@ -1,6 +1,7 @@
 // Runs the sync of every table on BullMQ: one queue per table with global concurrency 1, so no
 // two runs of one table (sync or reconcile) ever overlap, whatever the number of worker
 // processes; job schedulers asserted in sync-upkeep.ts, the one place, and kept there.
+import type { SyncSource } from '../../../common/config.js';
 import { hostname } from 'node:os';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { RedisClient } from '../../../common/redis.js';
@@ -61,94 +62,22 @@ export interface SyncRunnerDeps extends SyncDatabases {
   /** How long deletes stay in the change feed (default 30 days). */
   changesRetentionMs?: number;
   /** Where changes are learnt of (SYNC_SOURCE); binlog needs legacyUrl, the worker's own. */
-  source?: 'poll' | 'binlog';
+  source?: SyncSource;
   legacyUrl?: string;
 }
 
 export async function startSyncRunner(deps: SyncRunnerDeps) {
   const tables = deps.tables ?? SYNC_TABLES;
-  const configured = { ...DEFAULT_SYNC_OPTIONS, ...deps.syncOptions };
-  let stopping = false;
-  // A stopping worker ends each run at its next batch boundary: the batch's rows and position
-  // commit together, so the next run (here after a restart, or on another worker) resumes
-  // exactly there. The engine reads its budget before every batch; stopping makes it zero.
-  const options: SyncOptions = {
-    ...configured,
-    get timeBudgetMs() {
-      return stopping ? 0 : configured.timeBudgetMs;
-    },
-  };
+  const stop = { stopping: false };
+  const options = stoppable({ ...DEFAULT_SYNC_OPTIONS, ...deps.syncOptions }, stop);
   // During an outage every poll fails the same way: one line per kind and 10 s, not hundreds.
   const log = throttledLog(deps.logger);
   const following = deps.source === 'binlog';
   if (following && !deps.legacyUrl) throw new Error('SYNC_SOURCE=binlog needs the legacy URL');
-  const intervalMs = following ? Math.max(deps.intervalMs, SAFETY_NET_POLL_MS) : deps.intervalMs;
-  const upkeepDeps: UpkeepDeps = {
-    ...deps,
-    intervalMs,
-    log,
-    // The normal interval's, whatever the source: while the log is followed, the log caught up
-    // is every table's sign of life (sync-metrics.ts), so a dead log shows as soon as polling
-    // would, not after as many of the safety net's 30 s.
-    staleAfterMs: (deps.staleAfterIntervals ?? 30) * deps.intervalMs,
-    upkeepIntervalMs: deps.upkeepIntervalMs ?? 5000,
-  };
+  const upkeepDeps = upkeepDepsOf(deps, following, log);
   const entries: TableQueue[] = [];
-  // Logged once per row and reason: a rejected row is retried on every pass without new lines.
-  const committed = changesCommittedChannel(deps.prefix);
-  const db: SyncRunnerDeps = {
-    ...deps,
-    onRejected: (rows: RejectedRow[]) => {
-      deps.metrics?.recordRejected(rows);
-      for (const r of rows)
-        deps.logger.warn({ table: r.table, id: r.id, reason: r.reason }, 'legacy row rejected');
-    },
-    // The webhook dispatcher, in this process or another, starts a pass at once (dispatch.ts);
-    // without Redis it keeps to its interval.
-    onCommitted: () => {
-      deps.connection
-        .publish(committed, '')
-        .catch((error: unknown) =>
-          log('warn', 'changes-committed', { err: error }, 'could not announce committed changes'),
-        );
-    },
-  };
-  const workers: Worker<TableJobData>[] = [];
-  let source: 'poll' | 'binlog' = following ? 'binlog' : 'poll';
-  deps.metrics?.setSource(source);
-  /** Polls at the normal rate while the log cannot be followed, at the safety net's otherwise. */
-  const useSource = async (next: 'poll' | 'binlog') => {
-    if (next === source) return;
-    source = next;
-    upkeepDeps.intervalMs = next === 'binlog' ? intervalMs : deps.intervalMs;
-    for (const entry of entries) await assertSchedules(entry, upkeepDeps);
-    deps.metrics?.setSource(next);
-    deps.logger.info({ source: next }, 'sync source changed');
-  };
-  /** Queues a reconciliation pass of every table and waits until each has finished one. */
-  const reconcileAll = async (since: Date, stopped: () => boolean) => {
-    const names = tables.map((t) => t.name);
-    for (let round = 0; !stopped(); round += 1) {
-      const done = await deps.readModel.syncState.findMany({
-        where: { table_name: { in: names }, reconciled_at: { gte: since } },
-        select: { table_name: true },
-      });
-      const finished = new Set(done.map((d) => d.table_name));
-      if (finished.size === names.length) return;
-      // A pass already under way when the fallback began ends before `since`: another is queued.
-      if (round % 5 === 0) {
-        for (const { table, queue } of entries.filter((e) => !finished.has(e.table.name))) {
-          const jobId = `fallback-${since.getTime()}-${table.name}-${round}`;
-          await queue.add(
-            JOBS.reconcile.name,
-            { table: table.name },
-            { ...TABLE_JOB_OPTIONS, jobId },
-          );
-        }
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
-  };
+  const db = withAnnouncements(deps, log);
+  const source = createSourceSwitch(following ? 'binlog' : 'poll', deps, upkeepDeps, entries);
   // Stores the log's position; the tables' runs wait for it (below), so it precedes any first load.
   const follower = following
     ? await startBinlogFollower({
@@ -156,43 +85,31 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
         legacyUrl: deps.legacyUrl!,
         tables,
         log,
-        useSource,
-        reconcileAll,
+        useSource: source.use,
+        reconcileAll: (since, stopped) =>
+          reconcileAll(deps.readModel, tables, entries, since, stopped),
       })
     : null;
 
+  const workers: Worker<TableJobData>[] = [];
   for (const [index, table] of tables.entries()) {
-    const queue = new Queue<TableJobData>(syncQueueName(table.name), {
-      connection: deps.connection,
-      prefix: deps.prefix,
-      streams: QUEUE_STREAMS,
-    });
-    queue.on('error', (error) =>
-      log('error', `queue:${table.name}`, { table: table.name, err: error }, 'sync queue error'),
-    );
-    const entry = { table, queue, phase: tablePhase(index, tables.length) };
+    const entry = openTableQueue(table, tablePhase(index, tables.length), deps, log);
     await assertSchedules(entry, upkeepDeps);
     entries.push(entry);
     const mayRun = follower?.positionStored ?? Promise.resolve(true);
-    workers.push(createTableWorker(table, db, queue, options, log, mayRun));
+    workers.push(createTableWorker(table, db, entry.queue, options, log, mayRun));
   }
   const upkeep = startUpkeep(entries, upkeepDeps, follower?.queue ?? null);
-  // The kept counts' deltas are folded every few seconds, so a list's total stays a sum over a
-  // few rows (read-model/kept-counts.ts); any number of workers may do it at once.
-  const folding = setInterval(() => {
-    foldKeptCounts(readModelPool(deps.readModel)).catch((error: unknown) =>
-      log('warn', 'kept-counts', { err: error }, 'could not fold kept counts'),
-    );
-  }, KEPT_COUNTS_FOLD_MS);
+  const folding = startFoldingKeptCounts(deps, log);
 
   return {
     queues: entries.map((e) => e.queue),
     upkeep,
     /** The source in use: binlog, or poll (configured, or while the log cannot be followed). */
-    source: () => source,
+    source: source.current,
     /** Stops taking jobs and waits for the ones running to finish. */
     async close() {
-      stopping = true;
+      stop.stopping = true;
       upkeep.stop();
       clearInterval(folding);
       // A connection Redis dropped (a restart) can fail a close; the others must still close,
@@ -209,6 +126,148 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
       }
     },
   };
+}
+
+type Log = ReturnType<typeof throttledLog>;
+
+/**
+ * A stopping worker ends each run at its next batch boundary: the batch's rows and position
+ * commit together, so the next run (here after a restart, or on another worker) resumes
+ * exactly there. The engine reads its budget before every batch; stopping makes it zero.
+ */
+function stoppable(configured: SyncOptions, stop: { stopping: boolean }): SyncOptions {
+  return {
+    ...configured,
+    get timeBudgetMs() {
+      return stop.stopping ? 0 : configured.timeBudgetMs;
+    },
+  };
+}
+
+function upkeepDepsOf(deps: SyncRunnerDeps, following: boolean, log: Log): UpkeepDeps {
+  return {
+    ...deps,
+    intervalMs: following ? followingIntervalMs(deps) : deps.intervalMs,
+    log,
+    // The normal interval's, whatever the source: while the log is followed, the log caught up
+    // is every table's sign of life (sync-metrics.ts), so a dead log shows as soon as polling
+    // would, not after as many of the safety net's 30 s.
+    staleAfterMs: (deps.staleAfterIntervals ?? 30) * deps.intervalMs,
+    upkeepIntervalMs: deps.upkeepIntervalMs ?? 5000,
+  };
+}
+
+/** Each table's poll interval while the binary log is followed: the safety net's. */
+const followingIntervalMs = (deps: SyncRunnerDeps) => Math.max(deps.intervalMs, SAFETY_NET_POLL_MS);
+
+/** The engine's databases, with what a run reports: rejected rows, and commits to announce. */
+function withAnnouncements(deps: SyncRunnerDeps, log: Log): SyncRunnerDeps {
+  const committed = changesCommittedChannel(deps.prefix);
+  return {
+    ...deps,
+    // Logged once per row and reason: a rejected row is retried on every pass without new lines.
+    onRejected: (rows: RejectedRow[]) => {
+      deps.metrics?.recordRejected(rows);
+      for (const r of rows)
+        deps.logger.warn({ table: r.table, id: r.id, reason: r.reason }, 'legacy row rejected');
+    },
+    // The webhook dispatcher, in this process or another, starts a pass at once (dispatch.ts);
+    // without Redis it keeps to its interval.
+    onCommitted: () => {
+      deps.connection
+        .publish(committed, '')
+        .catch((error: unknown) =>
+          log('warn', 'changes-committed', { err: error }, 'could not announce committed changes'),
+        );
+    },
+  };
+}
+
+/**
+ * The source in use, owned by the runner: the binary log's follower switches it to poll while
+ * the log cannot be followed and back, and each table then polls at the normal rate or at the
+ * safety net's.
+ */
+function createSourceSwitch(
+  initial: SyncSource,
+  deps: SyncRunnerDeps,
+  upkeepDeps: UpkeepDeps,
+  entries: readonly TableQueue[],
+) {
+  let source = initial;
+  deps.metrics?.setSource(source);
+  return {
+    current: () => source,
+    use: async (next: SyncSource) => {
+      if (next === source) return;
+      source = next;
+      upkeepDeps.intervalMs = next === 'binlog' ? followingIntervalMs(deps) : deps.intervalMs;
+      for (const entry of entries) await assertSchedules(entry, upkeepDeps);
+      deps.metrics?.setSource(next);
+      deps.logger.info({ source: next }, 'sync source changed');
+    },
+  };
+}
+
+/** Queues a reconciliation pass of every table and waits until each has finished one. */
+async function reconcileAll(
+  readModel: SyncRunnerDeps['readModel'],
+  tables: readonly SyncTable[],
+  /** The tables' queues, filled as they open. */
+  entries: readonly TableQueue[],
+  since: Date,
+  stopped: () => boolean,
+): Promise<void> {
+  const names = tables.map((t) => t.name);
+  for (let round = 0; !stopped(); round += 1) {
+    const done = await readModel.syncState.findMany({
+      where: { table_name: { in: names }, reconciled_at: { gte: since } },
+      select: { table_name: true },
+    });
+    const finished = new Set(done.map((d) => d.table_name));
+    if (finished.size === names.length) return;
+    // A pass already under way when the fallback began ends before `since`: another is queued.
+    if (round % 5 === 0) {
+      for (const { table, queue } of entries.filter((e) => !finished.has(e.table.name))) {
+        const jobId = `fallback-${since.getTime()}-${table.name}-${round}`;
+        await queue.add(
+          JOBS.reconcile.name,
+          { table: table.name },
+          { ...TABLE_JOB_OPTIONS, jobId },
+        );
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+function openTableQueue(
+  table: SyncTable,
+  phase: number,
+  deps: SyncRunnerDeps,
+  log: Log,
+): TableQueue {
+  const queue = new Queue<TableJobData>(syncQueueName(table.name), {
+    connection: deps.connection,
+    prefix: deps.prefix,
+    streams: QUEUE_STREAMS,
+  });
+  queue.on('error', (error) =>
+    log('error', `queue:${table.name}`, { table: table.name, err: error }, 'sync queue error'),
+  );
+  return { table, queue, phase };
+}
+
+/**
+ * The kept counts' deltas are folded every few seconds, so a list's total stays a sum over a
+ * few rows (read-model/kept-counts.ts); any number of workers may do it at once.
+ */
+function startFoldingKeptCounts(deps: SyncRunnerDeps, log: Log): NodeJS.Timeout {
+  return setInterval(() => {
+    foldKeptCounts(readModelPool(deps.readModel)).catch((error: unknown) =>
+      log('warn', 'kept-counts', { err: error }, 'could not fold kept counts'),
+    );
+  }, KEPT_COUNTS_FOLD_MS);
 }
 
 function createTableWorker(

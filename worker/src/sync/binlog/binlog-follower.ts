@@ -8,6 +8,7 @@
 // on any error of the log (the next scheduled job starts a new client from the stored position).
 // A log that refuses the worker's user (grants lost) is polled for meanwhile (accessDenied); a
 // log lost (position purged, server replaced) or silent is made up for by fallBack.
+import type { SyncSource } from '../../../../common/config.js';
 import ZongJi from '@vlasky/zongji';
 import type { AnyBinlogEvent, RowsEvent } from '@vlasky/zongji';
 import { Queue, Worker } from 'bullmq';
@@ -61,7 +62,7 @@ export interface BinlogFollowerDeps extends SyncDatabases {
   log: ThrottledLog;
   metrics?: SyncMetrics;
   /** Sets the tables' polling rate and the source metrics and health name (sync-runner.ts). */
-  useSource(source: 'poll' | 'binlog'): Promise<void>;
+  useSource(source: SyncSource): Promise<void>;
   /** A reconciliation pass of every table begun after `since`, awaited. */
   reconcileAll(since: Date, stopped: () => boolean): Promise<void>;
 }
