@@ -93,123 +93,150 @@ const MAX_PREPARED = 200;
  * transaction's reads); statement names are this instance's, the same on every connection.
  */
 export function createScopedSql(pool: pg.Pool): (scope: DataScope, on?: PgQueryable) => ScopedSql {
-  // One prepared statement per distinct text: the texts come from code, so they are few. The
-  // feed's vary with the types asked for and the cursor's place; past the first few hundred
-  // texts a statement runs unnamed, so no connection holds statements without bound.
+  const nameOf = preparedNames();
+  return (scope, on = pool) => scopedSql(scope, statementRunner(pool, on, nameOf));
+}
+
+/**
+ * One prepared statement per distinct text: the texts come from code, so they are few. The
+ * feed's vary with the types asked for and the cursor's place; past the first few hundred
+ * texts a statement runs unnamed, so no connection holds statements without bound.
+ */
+function preparedNames(): (text: string) => string | undefined {
   const names = new Map<string, string>();
-  const nameOf = (text: string) => {
+  return (text) => {
     let name = names.get(text);
     if (!name && names.size < MAX_PREPARED) names.set(text, (name = `gateway_${names.size + 1}`));
     return name;
   };
-  return (scope: DataScope, on: PgQueryable = pool): ScopedSql => {
-    // One connection (a transaction's) runs one statement at a time: pg would queue overlapping
-    // calls itself, but warns that pg 9 refuses them; the pool runs them side by side.
-    const inTurn: <T>(query: () => Promise<T>) => Promise<T> =
-      on === pool ? (query) => query() : pLimit(1);
-    const run = async (statement: Sql) => {
-      const text = statement.text;
-      const { values } = statement;
+}
+
+interface StatementRunner {
+  /** Rows as objects keyed by column. */
+  rows(statement: Sql): Promise<Record<string, unknown>[]>;
+  /** Rows as arrays of values, in the select list's order (no object per row from pg). */
+  values(statement: Sql): Promise<unknown[][]>;
+}
+
+function statementRunner(
+  pool: pg.Pool,
+  on: PgQueryable,
+  nameOf: (text: string) => string | undefined,
+): StatementRunner {
+  // One connection (a transaction's) runs one statement at a time: pg would queue overlapping
+  // calls itself, but warns that pg 9 refuses them; the pool runs them side by side.
+  const inTurn: <T>(query: () => Promise<T>) => Promise<T> =
+    on === pool ? (query) => query() : pLimit(1);
+  return {
+    async rows({ text, values }) {
       return (await inTurn(() => on.query({ name: nameOf(text), text, values, types })))
         .rows as Record<string, unknown>[];
-    };
-    /** Rows as arrays of values, in the select list's order (no object per row from pg). */
-    const runValues = async (statement: Sql) => {
-      const text = statement.text;
-      const { values } = statement;
+    },
+    async values({ text, values }) {
       return (
         await inTurn(() => on.query({ name: nameOf(text), text, values, types, rowMode: 'array' }))
       ).rows as unknown[][];
-    };
-    /** The query's FROM and WHERE, the caller's branch condition last. */
-    const filtered = (query: SqlQuery): Sql => {
-      const branch = scope.kind === 'branch' ? branchCondition(query.table, scope.branchId) : null;
-      const where = branch ? [...query.where, branch] : query.where;
-      const clause = where.length ? join(where, ') AND (', ' WHERE (', ')') : empty;
-      return sql`FROM ${ident(query.table)}${clause}`;
-    };
-    /** The kept branch keys of `kept`, as the rows the caller reads are keyed. */
-    const keysOf = (kept: KeptFilter) => keptBranchKeys(scope, kept.table, kept.branchId);
-    /** A page with its total as the last value of every row. */
-    const pageValues = (query: SqlPage<unknown>) => {
-      const { kept, window } = query;
-      const { list } = selectionOf(query.resource);
-      if (kept && query.orderBy === 'id' && window.skip >= ID_BLOCK) {
-        const page = { table: query.table, list, ...window };
-        const from = filtered({ ...query, where: [...query.where, sql`id >= ${BLOCK_START}`] });
-        return runValues(positionedPage(page, kept, keysOf(kept), from));
+    },
+  };
+}
+
+/** The query's FROM and WHERE, the caller's branch condition last. */
+export function filtered(scope: DataScope, query: SqlQuery): Sql {
+  const branch = scope.kind === 'branch' ? branchCondition(query.table, scope.branchId) : null;
+  const where = branch ? [...query.where, branch] : query.where;
+  const clause = where.length ? join(where, ') AND (', ' WHERE (', ')') : empty;
+  return sql`FROM ${ident(query.table)}${clause}`;
+}
+
+/** The kept branch keys of `kept`, as the rows the caller reads are keyed. */
+const keysOf = (scope: DataScope, kept: KeptFilter) =>
+  keptBranchKeys(scope, kept.table, kept.branchId);
+
+/** A page's statement, with its total as the last value of every row. */
+export function pageStatement(scope: DataScope, query: SqlPage<unknown>): Sql {
+  const { kept, window } = query;
+  const { list } = selectionOf(query.resource);
+  if (kept && query.orderBy === 'id' && window.skip >= ID_BLOCK) {
+    const page = { table: query.table, list, ...window };
+    const from = filtered(scope, { ...query, where: [...query.where, sql`id >= ${BLOCK_START}`] });
+    return positionedPage(page, kept, keysOf(scope, kept), from);
+  }
+  const from = filtered(scope, query);
+  const total = kept ? keptTotal(kept, keysOf(scope, kept)) : sql`SELECT count(*) ${from}`;
+  const order = raw(` ORDER BY ${query.orderBy}`);
+  const limit = sql` LIMIT ${window.take} OFFSET ${window.skip}`;
+  // Past the first page the rows skipped are walked as index entries only, and only the
+  // page's rows are read whole: page 2,000 of 50 skips 99,950 entries, not 99,950 rows.
+  const rows =
+    window.skip > 0
+      ? sql`FROM ${ident(query.table)} WHERE id IN (SELECT id ${from}${order}${limit})${order}`
+      : sql`${from}${order}${limit}`;
+  return sql`SELECT ${list}, (${total}) AS total ${rows}`;
+}
+
+function scopedSql(scope: DataScope, run: StatementRunner): ScopedSql {
+  const keptCount = async (kept: KeptFilter) => {
+    const keys = keysOf(scope, kept);
+    if (keys?.length === 0) return 0;
+    const [row] = await run.rows(keptTotal(kept, keys));
+    return Number(row?.n ?? 0);
+  };
+  const count = async (query: SqlQuery) => {
+    const [row] = await run.rows(sql`SELECT count(*) AS n ${filtered(scope, query)}`);
+    return Number(row?.n ?? 0);
+  };
+  return {
+    async rows<Item>(query: SqlSelect<Item>) {
+      const { list, objectOf } = selectionOf(query.resource);
+      const values = await run.values(sql`SELECT ${list} ${filtered(scope, query)}`);
+      return values.map(objectOf) as Item[];
+    },
+    async page<Item>(query: SqlPage<Item>) {
+      if (query.kept && keysOf(scope, query.kept)?.length === 0) return { rows: [], total: 0 };
+      const values = await run.values(pageStatement(scope, query));
+      const { count: columns, objectOf } = selectionOf(query.resource);
+      // An empty page has no row to carry the total: it is counted on its own.
+      if (values.length === 0) {
+        return { rows: [], total: await (query.kept ? keptCount(query.kept) : count(query)) };
       }
-      const from = filtered(query);
-      const total = kept ? keptTotal(kept, keysOf(kept)) : sql`SELECT count(*) ${from}`;
-      const order = raw(` ORDER BY ${query.orderBy}`);
-      const limit = sql` LIMIT ${window.take} OFFSET ${window.skip}`;
-      // Past the first page the rows skipped are walked as index entries only, and only the
-      // page's rows are read whole: page 2,000 of 50 skips 99,950 entries, not 99,950 rows.
-      const rows =
-        window.skip > 0
-          ? sql`FROM ${ident(query.table)} WHERE id IN (SELECT id ${from}${order}${limit})${order}`
-          : sql`${from}${order}${limit}`;
-      return runValues(sql`SELECT ${list}, (${total}) AS total ${rows}`);
-    };
-    const keptCount = async (kept: KeptFilter) => {
-      const keys = keysOf(kept);
-      if (keys?.length === 0) return 0;
-      const [row] = await run(keptTotal(kept, keys));
-      return Number(row?.n ?? 0);
-    };
-    const count = async (query: SqlQuery) => {
-      const [row] = await run(sql`SELECT count(*) AS n ${filtered(query)}`);
-      return Number(row?.n ?? 0);
-    };
-    return {
-      async rows<Item>(query: SqlSelect<Item>) {
-        const { list, objectOf } = selectionOf(query.resource);
-        const values = await runValues(sql`SELECT ${list} ${filtered(query)}`);
-        return values.map(objectOf) as Item[];
-      },
-      async page<Item>(query: SqlPage<Item>) {
-        if (query.kept && keysOf(query.kept)?.length === 0) return { rows: [], total: 0 };
-        const values = await pageValues(query);
-        const { count: columns, objectOf } = selectionOf(query.resource);
-        // An empty page has no row to carry the total: it is counted on its own.
-        if (values.length === 0) {
-          return { rows: [], total: await (query.kept ? keptCount(query.kept) : count(query)) };
-        }
-        return { rows: values.map(objectOf) as Item[], total: Number(values[0]![columns]) };
-      },
-      count,
-      keptCount: (table, filter) => keptCount({ table, ...filter }),
-      async daySums(table, filter) {
-        const keys = keptBranchKeys(scope, table, filter.branchId);
-        if (keys?.length === 0) return [];
-        const rows = await run(daySumsStatement(table, keys, filter));
-        return rows.map((r) => ({
-          kind: r.kind as string,
-          n: Number(r.n),
-          amount: r.amount as string,
-        }));
-      },
-      async changes(query) {
-        const rows = await run(changesStatement(scope, query));
-        return {
-          xmin: BigInt(rows[0]!.snapshot_xmin as string),
-          horizon: BigInt(rows[0]!.horizon as string),
-          rows: rows
-            .filter((row) => row.xid !== null)
-            .map((row) => ({
-              xid: BigInt(row.xid as string),
-              kind: row.kind === 0 ? 0 : 1,
-              type: row.type as string,
-              id: Number(row.id),
-              branch_id: row.branch_id === null ? null : Number(row.branch_id),
-              changed_at: row.changed_at as string,
-            })),
-        };
-      },
-      async snapshotXmin() {
-        const [row] = await run(SNAPSHOT_XMIN);
-        return BigInt(row!.xmin as string);
-      },
-    };
+      return { rows: values.map(objectOf) as Item[], total: Number(values[0]![columns]) };
+    },
+    count,
+    keptCount: (table, filter) => keptCount({ table, ...filter }),
+    async daySums(table, filter) {
+      const keys = keptBranchKeys(scope, table, filter.branchId);
+      if (keys?.length === 0) return [];
+      const rows = await run.rows(daySumsStatement(table, keys, filter));
+      return rows.map((r) => ({
+        kind: r.kind as string,
+        n: Number(r.n),
+        amount: r.amount as string,
+      }));
+    },
+    async changes(query) {
+      return changesPageOf(await run.rows(changesStatement(scope, query)));
+    },
+    async snapshotXmin() {
+      const [row] = await run.rows(SNAPSHOT_XMIN);
+      return BigInt(row!.xmin as string);
+    },
+  };
+}
+
+/** The feed statement's rows: its snapshot's xmin and purge horizon on each, a key per change. */
+function changesPageOf(rows: Record<string, unknown>[]): ChangesPage {
+  return {
+    xmin: BigInt(rows[0]!.snapshot_xmin as string),
+    horizon: BigInt(rows[0]!.horizon as string),
+    rows: rows
+      .filter((row) => row.xid !== null)
+      .map((row) => ({
+        xid: BigInt(row.xid as string),
+        kind: row.kind === 0 ? 0 : 1,
+        type: row.type as string,
+        id: Number(row.id),
+        branch_id: row.branch_id === null ? null : Number(row.branch_id),
+        changed_at: row.changed_at as string,
+      })),
   };
 }
