@@ -81,80 +81,18 @@ export function createUsageCounter(options: {
   log: ThrottledLog;
 }): UsageCounter {
   if (!options.counting) return NO_USAGE_COUNTER;
-  const { redis, log } = options;
+  const { log } = options;
   const keys = usageKeys(options.prefix);
-  if (!('gatewayUsageFlush' in redis)) {
-    redis.defineCommand('gatewayUsageFlush', { numberOfKeys: 2, lua: FLUSH_SCRIPT });
-  }
-  const command = redis as unknown as WithFlushCommand;
-
-  let hour = 0;
-  let hourEnd = 0;
-  let cells = new Map<string, LiveCell>();
-  /** Earlier hours' cells, counted before the hour turned and not flushed yet. */
-  let earlier: { hour: number; cells: Map<string, LiveCell> }[] = [];
+  const command = withFlushCommand(options.redis);
+  const counts: LiveCounts = { hour: 0, hourEnd: 0, cells: new Map(), earlier: [] };
   /** Calls Redis has not acknowledged: sent again, each under its own mark, before new counts. */
-  let unacknowledged: { id: string; args: (string | number)[] }[] = [];
+  let unacknowledged: FlushCall[] = [];
   let flushing: Promise<void> | null = null;
-
-  function count(
-    clientId: number,
-    method: string,
-    route: string | null,
-    status: number,
-    ms: number,
-    bytesOut: number,
-  ): void {
-    const now = Date.now();
-    if (now >= hourEnd) {
-      if (cells.size > 0) earlier.push({ hour, cells });
-      cells = new Map();
-      hour = now - (now % HOUR_MS);
-      hourEnd = hour + HOUR_MS;
-    }
-    const key = `${clientId} ${status} ${method} ${route}`;
-    let cell = cells.get(key);
-    if (cell === undefined) {
-      const latency = new Array<number>(LATENCY_BUCKETS).fill(0);
-      cell = { clientId, method, route, status, requests: 0, bytesOut: 0, latency };
-      cells.set(key, cell);
-    }
-    cell.requests += 1;
-    cell.bytesOut += bytesOut;
-    cell.latency[latencyBucketOf(ms)]! += 1;
-  }
-
-  /** Everything counted so far as script calls; the counters start again from nothing. */
-  function takeCounts(): { id: string; args: (string | number)[] }[] {
-    const hours = [...earlier, { hour, cells }];
-    earlier = [];
-    cells = new Map();
-    const fields: [string, number][] = [];
-    for (const { hour: start, cells: counted } of hours) {
-      for (const live of counted.values()) {
-        const cell: UsageCell = {
-          hour: start,
-          clientId: live.clientId,
-          operation: operationOf(live.method, live.route),
-          status: live.status,
-          requests: live.requests,
-          bytesOut: live.bytesOut,
-          latency: live.latency,
-        };
-        fields.push(...cellFields(cell));
-      }
-    }
-    const calls: { id: string; args: (string | number)[] }[] = [];
-    for (let i = 0; i < fields.length; i += FIELDS_PER_CALL) {
-      calls.push({ id: randomUUID(), args: fields.slice(i, i + FIELDS_PER_CALL).flat() });
-    }
-    return calls;
-  }
 
   async function send(): Promise<void> {
     // While Redis owes an answer, new counts stay in memory: what is kept is bounded by the
     // cells counted, not by the length of the outage.
-    if (unacknowledged.length === 0) unacknowledged = takeCounts();
+    if (unacknowledged.length === 0) unacknowledged = flushCallsOf(takeHours(counts));
     while (unacknowledged.length > 0) {
       const call = unacknowledged[0]!;
       try {
@@ -184,13 +122,103 @@ export function createUsageCounter(options: {
   const timer = setInterval(() => void flush(), options.flushIntervalMs);
   timer.unref();
   return {
-    count,
+    count: (clientId, method, route, status, ms, bytesOut) =>
+      countRequest(counts, Date.now(), clientId, method, route, status, ms, bytesOut),
     flush,
     async close() {
       clearInterval(timer);
       await flush();
     },
   };
+}
+
+function withFlushCommand(redis: RedisClient): WithFlushCommand {
+  if (!('gatewayUsageFlush' in redis)) {
+    redis.defineCommand('gatewayUsageFlush', { numberOfKeys: 2, lua: FLUSH_SCRIPT });
+  }
+  return redis as unknown as WithFlushCommand;
+}
+
+/** What one process has counted and not yet flushed, by hour. */
+export interface LiveCounts {
+  /** The current hour's start and end (epoch ms), and its cells. */
+  hour: number;
+  hourEnd: number;
+  cells: Map<string, LiveCell>;
+  /** Earlier hours' cells, counted before the hour turned and not flushed yet. */
+  earlier: HourCells[];
+}
+
+interface HourCells {
+  hour: number;
+  cells: Map<string, LiveCell>;
+}
+
+interface FlushCall {
+  /** The flush's mark: a call sent again under it is added once. */
+  id: string;
+  args: (string | number)[];
+}
+
+/** One answered request into its hour's cell: a map lookup and a few increments. */
+export function countRequest(
+  counts: LiveCounts,
+  now: number,
+  clientId: number,
+  method: string,
+  route: string | null,
+  status: number,
+  ms: number,
+  bytesOut: number,
+): void {
+  if (now >= counts.hourEnd) {
+    if (counts.cells.size > 0) counts.earlier.push({ hour: counts.hour, cells: counts.cells });
+    counts.cells = new Map();
+    counts.hour = now - (now % HOUR_MS);
+    counts.hourEnd = counts.hour + HOUR_MS;
+  }
+  const key = `${clientId} ${status} ${method} ${route}`;
+  let cell = counts.cells.get(key);
+  if (cell === undefined) {
+    const latency = new Array<number>(LATENCY_BUCKETS).fill(0);
+    cell = { clientId, method, route, status, requests: 0, bytesOut: 0, latency };
+    counts.cells.set(key, cell);
+  }
+  cell.requests += 1;
+  cell.bytesOut += bytesOut;
+  cell.latency[latencyBucketOf(ms)]! += 1;
+}
+
+/** Every hour counted so far; the counters start again from nothing. */
+export function takeHours(counts: LiveCounts): HourCells[] {
+  const hours = [...counts.earlier, { hour: counts.hour, cells: counts.cells }];
+  counts.earlier = [];
+  counts.cells = new Map();
+  return hours;
+}
+
+/** The hours' cells as script calls of at most FIELDS_PER_CALL fields each. */
+export function flushCallsOf(hours: readonly HourCells[]): FlushCall[] {
+  const fields: [string, number][] = [];
+  for (const { hour, cells } of hours) {
+    for (const live of cells.values()) {
+      const cell: UsageCell = {
+        hour,
+        clientId: live.clientId,
+        operation: operationOf(live.method, live.route),
+        status: live.status,
+        requests: live.requests,
+        bytesOut: live.bytesOut,
+        latency: live.latency,
+      };
+      fields.push(...cellFields(cell));
+    }
+  }
+  const calls: FlushCall[] = [];
+  for (let i = 0; i < fields.length; i += FIELDS_PER_CALL) {
+    calls.push({ id: randomUUID(), args: fields.slice(i, i + FIELDS_PER_CALL).flat() });
+  }
+  return calls;
 }
 
 /**
