@@ -57,132 +57,155 @@ export interface Line {
   paceAt: number;
 }
 
-export function createShares(options: {
+interface SharesOptions {
   perSubscription: number;
   /** The process's tries at once: a share grows no further. */
   most: number;
   /** The bound on one try: a probe's answer is known by then. */
   timeoutMs: number;
   now?: () => number;
-}) {
-  const now = options.now ?? Date.now;
-  const slowAnswerMs = options.timeoutMs / 3;
-  const lines = new Map<number, Line>();
-  const backOffs = new Map<number, BackOff>();
+}
 
-  /**
-   * Whether a try may be sent now (and whether as the probe, which `claim` takes), or until when
-   * it must wait.
-   */
-  function admit(
-    subscriptionId: number,
-    claim: boolean,
-  ): { probe: boolean } | { deferUntil: number } {
-    const backOff = backOffs.get(subscriptionId);
-    if (!backOff) return { probe: false };
-    const at = now();
-    if (at < backOff.until) return { deferUntil: backOff.until };
-    // A probe that never settled (its try threw) is replaced once its time is up.
-    if (backOff.probeEndsAt !== null && at < backOff.probeEndsAt) {
-      return { deferUntil: backOff.probeEndsAt };
-    }
-    if (claim) backOff.probeEndsAt = at + options.timeoutMs;
-    return { probe: true };
-  }
+/** One process's shares: the lines of tries in flight and the back-offs, by subscription. */
+interface SharesState {
+  options: SharesOptions;
+  now: () => number;
+  slowAnswerMs: number;
+  lines: Map<number, Line>;
+  backOffs: Map<number, BackOff>;
+}
 
-  /**
-   * When a try turned away from a full line is likely to find room: the line frees one place per
-   * answer time divided by its places, and each try turned away takes the next such time.
-   */
-  function paced(line: Line): number {
-    const at = now();
-    const answerMs = Math.max(line.answerMs ?? at - line.openedAt, LEAST_PACE_MS);
-    line.paceAt = Math.max(line.paceAt, at) + answerMs / line.concurrency;
-    return Math.ceil(line.paceAt);
-  }
-
-  /** A try's end: a time-out starts or lengthens the back-off; an answer ends it. */
-  function settle(
-    subscriptionId: number,
-    line: Line,
-    probe: boolean,
-    answer: { timedOut: boolean; durationMs: number },
-  ): number | null {
-    line.answerMs =
-      line.answerMs === null ? answer.durationMs : (line.answerMs * 3 + answer.durationMs) / 4;
-    const backOff = backOffs.get(subscriptionId);
-    if (!answer.timedOut) {
-      if (answer.durationMs >= slowAnswerMs) line.concurrency = options.perSubscription;
-      else if (answer.durationMs < FAST_ANSWER_MS && line.concurrency < options.most) {
-        line.concurrency += 1;
-      }
-      backOffs.delete(subscriptionId);
-      return null;
-    }
-    line.concurrency = options.perSubscription;
-    if (!backOff) {
-      const started = { until: now() + BACK_OFF_FIRST_MS, stepMs: BACK_OFF_FIRST_MS };
-      backOffs.set(subscriptionId, { ...started, probeEndsAt: null });
-      return started.until;
-    }
-    // The first tries, sent before the first time-out, time out after it: the back-off stands.
-    if (!probe) return null;
-    backOff.stepMs = Math.min(backOff.stepMs * 2, BACK_OFF_MAX_MS);
-    backOff.until = now() + backOff.stepMs;
-    backOff.probeEndsAt = null;
-    return backOff.until;
-  }
-
-  /**
-   * Whether a try of the subscription may be sent now, at once: if so, it holds a place in its
-   * share until `run` settles it (every entry must be run); if not, it is turned away without
-   * waiting anywhere.
-   */
-  function enter(subscriptionId: number): Entry | TurnedAway {
-    const early = admit(subscriptionId, false);
-    if ('deferUntil' in early) return early;
-    let line = lines.get(subscriptionId);
-    if (line && line.inFlight >= line.concurrency) return { waitUntil: paced(line) };
-    const admitted = admit(subscriptionId, true);
-    if ('deferUntil' in admitted) return admitted;
-    if (!line) {
-      line = {
-        inFlight: 0,
-        concurrency: options.perSubscription,
-        openedAt: now(),
-        answerMs: null,
-        paceAt: 0,
-      };
-      lines.set(subscriptionId, line);
-    }
-    line.inFlight += 1;
-    return { subscriptionId, line, probe: admitted.probe };
-  }
-
-  /**
-   * An entered try: `send` runs, and its answer moves the share. `backOffUntil` is set when this
-   * try started or lengthened the subscription's back-off.
-   */
-  async function run<T>(
-    entry: Entry,
-    send: () => Promise<T>,
-    timedOut: (result: T) => boolean,
-  ): Promise<{ sent: T; backOffUntil: number | null }> {
-    const { subscriptionId, line } = entry;
-    try {
-      const started = now();
-      const sent = await send();
-      const answer = { timedOut: timedOut(sent), durationMs: now() - started };
-      return { sent, backOffUntil: settle(subscriptionId, line, entry.probe, answer) };
-    } finally {
-      // A subscription without tries in flight keeps no line; its back-off, if any, stays until
-      // an answer.
-      line.inFlight -= 1;
-      if (line.inFlight === 0 && lines.get(subscriptionId) === line) lines.delete(subscriptionId);
-    }
-  }
-
-  return { enter, run };
+export function createShares(options: SharesOptions) {
+  const state: SharesState = {
+    options,
+    now: options.now ?? Date.now,
+    slowAnswerMs: options.timeoutMs / 3,
+    lines: new Map(),
+    backOffs: new Map(),
+  };
+  return {
+    enter: (subscriptionId: number) => enter(state, subscriptionId),
+    run: <T>(entry: Entry, send: () => Promise<T>, timedOut: (result: T) => boolean) =>
+      run(state, entry, send, timedOut),
+  };
 }
 
 export type Shares = ReturnType<typeof createShares>;
+
+/**
+ * Whether a try may be sent now (and whether as the probe, which `claim` takes), or until when
+ * it must wait.
+ */
+function admit(
+  state: SharesState,
+  subscriptionId: number,
+  claim: boolean,
+): { probe: boolean } | { deferUntil: number } {
+  const backOff = state.backOffs.get(subscriptionId);
+  if (!backOff) return { probe: false };
+  const at = state.now();
+  if (at < backOff.until) return { deferUntil: backOff.until };
+  // A probe that never settled (its try threw) is replaced once its time is up.
+  if (backOff.probeEndsAt !== null && at < backOff.probeEndsAt) {
+    return { deferUntil: backOff.probeEndsAt };
+  }
+  if (claim) backOff.probeEndsAt = at + state.options.timeoutMs;
+  return { probe: true };
+}
+
+/**
+ * When a try turned away from a full line is likely to find room: the line frees one place per
+ * answer time divided by its places, and each try turned away takes the next such time.
+ */
+function paced(state: SharesState, line: Line): number {
+  const at = state.now();
+  const answerMs = Math.max(line.answerMs ?? at - line.openedAt, LEAST_PACE_MS);
+  line.paceAt = Math.max(line.paceAt, at) + answerMs / line.concurrency;
+  return Math.ceil(line.paceAt);
+}
+
+/** A try's end: a time-out starts or lengthens the back-off; an answer ends it. */
+function settle(
+  state: SharesState,
+  subscriptionId: number,
+  line: Line,
+  probe: boolean,
+  answer: { timedOut: boolean; durationMs: number },
+): number | null {
+  const { options, backOffs } = state;
+  line.answerMs =
+    line.answerMs === null ? answer.durationMs : (line.answerMs * 3 + answer.durationMs) / 4;
+  const backOff = backOffs.get(subscriptionId);
+  if (!answer.timedOut) {
+    if (answer.durationMs >= state.slowAnswerMs) line.concurrency = options.perSubscription;
+    else if (answer.durationMs < FAST_ANSWER_MS && line.concurrency < options.most) {
+      line.concurrency += 1;
+    }
+    backOffs.delete(subscriptionId);
+    return null;
+  }
+  line.concurrency = options.perSubscription;
+  if (!backOff) {
+    const started = { until: state.now() + BACK_OFF_FIRST_MS, stepMs: BACK_OFF_FIRST_MS };
+    backOffs.set(subscriptionId, { ...started, probeEndsAt: null });
+    return started.until;
+  }
+  // The first tries, sent before the first time-out, time out after it: the back-off stands.
+  if (!probe) return null;
+  backOff.stepMs = Math.min(backOff.stepMs * 2, BACK_OFF_MAX_MS);
+  backOff.until = state.now() + backOff.stepMs;
+  backOff.probeEndsAt = null;
+  return backOff.until;
+}
+
+/**
+ * Whether a try of the subscription may be sent now, at once: if so, it holds a place in its
+ * share until `run` settles it (every entry must be run); if not, it is turned away without
+ * waiting anywhere.
+ */
+function enter(state: SharesState, subscriptionId: number): Entry | TurnedAway {
+  const early = admit(state, subscriptionId, false);
+  if ('deferUntil' in early) return early;
+  let line = state.lines.get(subscriptionId);
+  if (line && line.inFlight >= line.concurrency) return { waitUntil: paced(state, line) };
+  const admitted = admit(state, subscriptionId, true);
+  if ('deferUntil' in admitted) return admitted;
+  if (!line) {
+    line = {
+      inFlight: 0,
+      concurrency: state.options.perSubscription,
+      openedAt: state.now(),
+      answerMs: null,
+      paceAt: 0,
+    };
+    state.lines.set(subscriptionId, line);
+  }
+  line.inFlight += 1;
+  return { subscriptionId, line, probe: admitted.probe };
+}
+
+/**
+ * An entered try: `send` runs, and its answer moves the share. `backOffUntil` is set when this
+ * try started or lengthened the subscription's back-off.
+ */
+async function run<T>(
+  state: SharesState,
+  entry: Entry,
+  send: () => Promise<T>,
+  timedOut: (result: T) => boolean,
+): Promise<{ sent: T; backOffUntil: number | null }> {
+  const { subscriptionId, line } = entry;
+  try {
+    const started = state.now();
+    const sent = await send();
+    const answer = { timedOut: timedOut(sent), durationMs: state.now() - started };
+    return { sent, backOffUntil: settle(state, subscriptionId, line, entry.probe, answer) };
+  } finally {
+    // A subscription without tries in flight keeps no line; its back-off, if any, stays until
+    // an answer.
+    line.inFlight -= 1;
+    if (line.inFlight === 0 && state.lines.get(subscriptionId) === line) {
+      state.lines.delete(subscriptionId);
+    }
+  }
+}
