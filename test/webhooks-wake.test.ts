@@ -2,6 +2,7 @@
 // interval set far beyond the test, a change the poll or the binary log brings still reaches the
 // partner about as soon as the read model has it. The sync and the webhook worker run apart, as
 // with WORKER_ROLES, and meet only in Redis.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTestEnvironment,
@@ -81,5 +82,33 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
     const ms = event.at - Date.parse(change.changed_at);
     console.log(`${source}: read model → webhook received ${ms} ms`);
     expect(ms).toBeLessThan(2000);
+  });
+
+  it('when a transaction older than the change is still open as the sync announces it, then the webhook arrives once that transaction ends, not at the next interval', async () => {
+    // An older transaction on the same server hides every later one from the feed.
+    const holder = new pg.Client({ connectionString: env.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_current_xact_id()');
+      const memberId = await dashboard.insertMember({ branch_id: branchId, full_name: 'Bekleyen' });
+      await eventually(async () => {
+        const rows = await gateway.db.$queryRaw<
+          unknown[]
+        >`SELECT 1 FROM members WHERE id = ${memberId}`;
+        expect(rows).toHaveLength(1);
+      }, 15_000);
+      const arrived = () =>
+        receiver.received.some(
+          (received) => (received.parsed.data as { id: number }).id === memberId,
+        );
+      expect(arrived()).toBe(false);
+      await holder.query('COMMIT');
+      const endedAt = Date.now();
+      await eventually(() => expect(arrived()).toBe(true), 15_000);
+      expect(Date.now() - endedAt).toBeLessThan(2000);
+    } finally {
+      await holder.end();
+    }
   });
 });

@@ -179,143 +179,82 @@ interface PageOutcome {
 const NOTHING: PageOutcome = { events: [], more: false, ahead: [] };
 
 export function startDispatch(deps: DispatchDeps) {
-  const scopedSql = createScopedSql(deps.pool);
+  const dispatcher: Dispatcher = {
+    ...deps,
+    scopedSql: createScopedSql(deps.pool),
+    dispatching: pLimit(DISPATCH_CONCURRENCY),
+  };
+  const pass = () => dispatchAll(dispatcher);
+  const snapshot = async () => {
+    const [row] = await pgRows<{ xmin: string; xmax: string }>(deps.pool, SNAPSHOT_BOUNDS);
+    return { xmin: BigInt(row!.xmin), xmax: BigInt(row!.xmax) };
+  };
+  return { dispatchAll: pass, ...startPasses(pass, snapshot, deps) };
+}
 
-  /** The page's events of every follower served, on the page's transaction; their ids. */
-  async function recordEvents(
-    client: pg.PoolClient,
-    page: ChangePage,
-    served: readonly { id: number; first: number }[],
-  ): Promise<string[]> {
-    // One body per change, the same for every follower: its cursor is the change's feed key.
-    const now = new Date();
-    const bodies = page.changes.map(({ change, key }) =>
-      eventBody(change, deps.cursors.encode(key), now),
-    );
-    const traceParents = await traceParentsOf(client, page.changes);
-    const rows = await pgRows<{ id: string }>(
-      client,
-      insertEvents(page, bodies, traceParents, served),
-    );
-    return rows.map((row) => row.id);
-  }
+/** What a dispatcher works with: its dependencies, its scoped reads and its views at once. */
+interface Dispatcher extends DispatchDeps {
+  scopedSql: ReturnType<typeof createScopedSql>;
+  dispatching: ReturnType<typeof pLimit>;
+}
 
-  /**
-   * One page of a view, read from the earliest position of its followers, into each follower's
-   * events after its own position. Followers whose view changed since the pass listed them are
-   * left to the next pass, which lists them under their new view.
-   */
-  async function dispatchPage(view: View, ids: readonly number[]): Promise<PageOutcome> {
-    const client = await deps.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const locked = await pgRows<Positioned>(client, lockFollowers(ids));
-      const followers = locked.filter((follower) => viewOf(follower)?.key === view.key);
-      if (followers.length === 0) {
-        await client.query('ROLLBACK');
-        return NOTHING;
-      }
-      const positions = followers.map(positionOf);
-      const after = positions.reduce((a, b) => (compareFeedKeys(a, b) <= 0 ? a : b));
-      const limit = Math.max(
-        MIN_PAGE,
-        Math.min(PAGE, Math.floor(EVENTS_PER_PAGE / followers.length)),
-      );
-      // Read on this transaction's connection: no second connection is needed while it holds one.
-      const scoped = scopedSql(dataScopeOf(view.branchId), client);
-      const page = await readChangePage(scoped, { types: view.types, after, limit });
-      // A follower whose position is at or past the page's end has read it all: after a short
-      // page nothing waits for it; after a full one its own page comes next.
-      const served: { id: number; first: number }[] = [];
-      const ahead: number[] = [];
-      followers.forEach((follower, i) => {
-        const position = positions[i]!;
-        if (compareFeedKeys(position, page.next) < 0) {
-          const first = page.changes.findIndex(({ key }) => compareFeedKeys(key, position) > 0);
-          served.push({ id: follower.id, first: first < 0 ? page.changes.length + 1 : first + 1 });
-        } else if (page.hasMore) {
-          ahead.push(follower.id);
-        }
-      });
-      if (served.length === 0) {
-        await client.query('ROLLBACK');
-        return { ...NOTHING, ahead };
-      }
-      const events = page.changes.length > 0 ? await recordEvents(client, page, served) : [];
-      await pgRows(
-        client,
-        movePositions(
-          served.map(({ id }) => id),
-          page.next,
-        ),
-      );
-      await client.query('COMMIT');
-      return { events, more: page.hasMore, ahead };
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  }
+const SNAPSHOT_BOUNDS = sql`
+  SELECT pg_snapshot_xmin(s)::text AS xmin, pg_snapshot_xmax(s)::text AS xmax
+    FROM pg_current_snapshot() s`;
 
-  /** Every page a view's followers need this pass, events queued; whether more are waiting. */
-  async function dispatchView(view: View, ids: readonly number[]): Promise<boolean> {
-    let more = false;
-    for (let waiting = ids; waiting.length > 0;) {
-      const page = await dispatchPage(view, waiting);
-      // Queued after the commit; if Redis is down now, the delivery's sweep queues them later.
-      await deps.delivery
-        .enqueue(
-          page.events.map((eventId) => ({ id: eventId, attempt: 1 })),
-          { batch: true },
-        )
-        .catch((error: unknown) =>
-          deps.log('warn', 'webhook-enqueue', { err: error }, 'events not queued; the sweep will'),
-        );
-      more ||= page.more;
-      waiting = page.ahead;
-    }
-    return more;
-  }
+/**
+ * The rest before another pass while a woken change may still be hidden: the feed shows a
+ * transaction once every older one on the server has ended, and one still running (another
+ * table's sync, a member write, another database's work) may hide the change just announced.
+ */
+const HELD_BACK_RETRY_MS = 50;
+/** How long a wake-up is followed so: a transaction open longer is left to the interval. */
+const WAKE_FOLLOWED_MS = 5000;
 
-  const dispatching = pLimit(DISPATCH_CONCURRENCY);
-
-  /** Every view of the enabled subscriptions once; whether one has more waiting. */
-  async function dispatchAll(): Promise<boolean> {
-    const views = new Map<string, { view: View; ids: number[] }>();
-    for (const follower of await pgRows<Follower>(deps.pool, ENABLED_FOLLOWERS)) {
-      const view = viewOf(follower);
-      if (!view) continue;
-      const entry = views.get(view.key);
-      if (entry) entry.ids.push(follower.id);
-      else views.set(view.key, { view, ids: [follower.id] });
-    }
-    // Every page ends before the pass does, failed or not: the next pass never overlaps this one.
-    const passes = await Promise.allSettled(
-      [...views.values()].map(({ view, ids }) => dispatching(() => dispatchView(view, ids))),
-    );
-    const failed = passes.find((pass) => pass.status === 'rejected');
-    if (failed) throw failed.reason;
-    return passes.some((pass) => pass.status === 'fulfilled' && pass.value);
-  }
-
+/**
+ * Passes one after another: the next `intervalMs` after a pass, at once after one that left
+ * more waiting, or as soon as the one under way ends after a wake-up. A wake-up is followed
+ * until a pass has read past every transaction that had begun when it came (`HELD_BACK_RETRY_MS`
+ * apart), so the change it announced is never left for the interval.
+ */
+function startPasses(
+  pass: () => Promise<boolean>,
+  snapshot: () => Promise<{ xmin: bigint; xmax: bigint }>,
+  deps: Pick<DispatchDeps, 'intervalMs' | 'log'>,
+) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let passing = false;
-  /** A wake-up came during a pass: the next one starts as soon as it ends. */
+  /** A wake-up no pass has answered yet: the next one starts as soon as the one under way ends. */
   let woken = false;
+  /** A pass must read past this transaction id: a woken change lies below it. */
+  let readPast: bigint | null = null;
+  /** Past this, a transaction still hiding it is left to the interval's passes. */
+  let readPastUntil = 0;
   let stopped = false;
+  /** One pass; the rest before the next. */
+  const once = async (): Promise<number> => {
+    const answering = woken;
+    woken = false;
+    if (answering || readPast !== null) {
+      const bounds = await snapshot();
+      if (answering && (readPast === null || bounds.xmax > readPast)) {
+        readPast = bounds.xmax;
+        readPastUntil = Date.now() + WAKE_FOLLOWED_MS;
+      }
+      // This pass's reads see every transaction below readPast: the wake-up is answered.
+      if (bounds.xmin >= readPast! || Date.now() > readPastUntil) readPast = null;
+    }
+    const more = await pass();
+    if (more) return 0;
+    return readPast === null ? deps.intervalMs : Math.min(HELD_BACK_RETRY_MS, deps.intervalMs);
+  };
   const tick = () => {
     passing = true;
-    woken = false;
-    running = dispatchAll().then(
-      (more) => rest(more ? 0 : deps.intervalMs),
-      (error: unknown) => {
-        deps.log('warn', 'webhook-dispatch', { err: error }, 'dispatch failed; retrying');
-        rest(deps.intervalMs);
-      },
-    );
+    running = once().then(rest, (error: unknown) => {
+      deps.log('warn', 'webhook-dispatch', { err: error }, 'dispatch failed; retrying');
+      rest(deps.intervalMs);
+    });
   };
   const rest = (ms: number) => {
     passing = false;
@@ -325,19 +264,15 @@ export function startDispatch(deps: DispatchDeps) {
     if (!stopped) timer = setTimeout(tick, ms);
   };
   schedule(0);
-
   return {
-    dispatchAll,
     /**
      * Changes were committed (the sync says so): a pass starts now, or right after the one under
      * way, rather than at the end of the interval.
      */
     wake() {
       if (stopped) return;
-      if (passing) {
-        woken = true;
-        return;
-      }
+      woken = true;
+      if (passing) return;
       clearTimeout(timer);
       schedule(0);
     },
@@ -347,4 +282,155 @@ export function startDispatch(deps: DispatchDeps) {
       await running;
     },
   };
+}
+
+/** The enabled subscriptions grouped by view; those receiving nothing now are left out. */
+export function viewsOf(followers: readonly Follower[]): { view: View; ids: number[] }[] {
+  const views = new Map<string, { view: View; ids: number[] }>();
+  for (const follower of followers) {
+    const view = viewOf(follower);
+    if (!view) continue;
+    const entry = views.get(view.key);
+    if (entry) entry.ids.push(follower.id);
+    else views.set(view.key, { view, ids: [follower.id] });
+  }
+  return [...views.values()];
+}
+
+/** Every view of the enabled subscriptions once; whether one has more waiting. */
+async function dispatchAll(dispatcher: Dispatcher): Promise<boolean> {
+  const views = viewsOf(await pgRows<Follower>(dispatcher.pool, ENABLED_FOLLOWERS));
+  // Every page ends before the pass does, failed or not: the next pass never overlaps this one.
+  const passes = await Promise.allSettled(
+    views.map(({ view, ids }) => dispatcher.dispatching(() => dispatchView(dispatcher, view, ids))),
+  );
+  const failed = passes.find((pass) => pass.status === 'rejected');
+  if (failed) throw failed.reason;
+  return passes.some((pass) => pass.status === 'fulfilled' && pass.value);
+}
+
+/** Every page a view's followers need this pass, events queued; whether more are waiting. */
+async function dispatchView(
+  dispatcher: Dispatcher,
+  view: View,
+  ids: readonly number[],
+): Promise<boolean> {
+  let more = false;
+  for (let waiting = ids; waiting.length > 0;) {
+    const page = await dispatchPage(dispatcher, view, waiting);
+    // Queued after the commit; if Redis is down now, the delivery's sweep queues them later.
+    await dispatcher.delivery
+      .enqueue(
+        page.events.map((eventId) => ({ id: eventId, attempt: 1 })),
+        { batch: true },
+      )
+      .catch((error: unknown) =>
+        dispatcher.log(
+          'warn',
+          'webhook-enqueue',
+          { err: error },
+          'events not queued; the sweep will',
+        ),
+      );
+    more ||= page.more;
+    waiting = page.ahead;
+  }
+  return more;
+}
+
+/** Feed keys one page reads for this many followers. */
+const pageLimit = (followers: number) =>
+  Math.max(MIN_PAGE, Math.min(PAGE, Math.floor(EVENTS_PER_PAGE / followers)));
+
+/**
+ * One page of a view, read from the earliest position of its followers, into each follower's
+ * events after its own position. Followers whose view changed since the pass listed them are
+ * left to the next pass, which lists them under their new view.
+ */
+async function dispatchPage(
+  dispatcher: Dispatcher,
+  view: View,
+  ids: readonly number[],
+): Promise<PageOutcome> {
+  const client = await dispatcher.pool.connect();
+  try {
+    await client.query('BEGIN');
+    const locked = await pgRows<Positioned>(client, lockFollowers(ids));
+    const followers = locked.filter((follower) => viewOf(follower)?.key === view.key);
+    if (followers.length === 0) {
+      await client.query('ROLLBACK');
+      return NOTHING;
+    }
+    const positions = followers.map(positionOf);
+    const after = positions.reduce((a, b) => (compareFeedKeys(a, b) <= 0 ? a : b));
+    // Read on this transaction's connection: no second connection is needed while it holds one.
+    const scoped = dispatcher.scopedSql(dataScopeOf(view.branchId), client);
+    const limit = pageLimit(followers.length);
+    const page = await readChangePage(scoped, { types: view.types, after, limit });
+    const { served, ahead } = servedBy(page, followers, positions);
+    if (served.length === 0) {
+      await client.query('ROLLBACK');
+      return { ...NOTHING, ahead };
+    }
+    const events =
+      page.changes.length > 0 ? await recordEvents(dispatcher, client, page, served) : [];
+    await pgRows(
+      client,
+      movePositions(
+        served.map(({ id }) => id),
+        page.next,
+      ),
+    );
+    await client.query('COMMIT');
+    return { events, more: page.hasMore, ahead };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * Which followers a page serves, each from its first change past its position (1-based), and
+ * which lie past the page's end. A follower whose position is at or past the page's end has read
+ * it all: after a short page nothing waits for it; after a full one its own page comes next.
+ */
+export function servedBy(
+  page: Pick<ChangePage, 'changes' | 'next' | 'hasMore'>,
+  followers: readonly { id: number }[],
+  positions: readonly ChangeKey[],
+): { served: { id: number; first: number }[]; ahead: number[] } {
+  const served: { id: number; first: number }[] = [];
+  const ahead: number[] = [];
+  followers.forEach((follower, i) => {
+    const position = positions[i]!;
+    if (compareFeedKeys(position, page.next) < 0) {
+      const first = page.changes.findIndex(({ key }) => compareFeedKeys(key, position) > 0);
+      served.push({ id: follower.id, first: first < 0 ? page.changes.length + 1 : first + 1 });
+    } else if (page.hasMore) {
+      ahead.push(follower.id);
+    }
+  });
+  return { served, ahead };
+}
+
+/** The page's events of every follower served, on the page's transaction; their ids. */
+async function recordEvents(
+  dispatcher: Dispatcher,
+  client: pg.PoolClient,
+  page: ChangePage,
+  served: readonly { id: number; first: number }[],
+): Promise<string[]> {
+  // One body per change, the same for every follower: its cursor is the change's feed key.
+  const now = new Date();
+  const bodies = page.changes.map(({ change, key }) =>
+    eventBody(change, dispatcher.cursors.encode(key), now),
+  );
+  const traceParents = await traceParentsOf(client, page.changes);
+  const rows = await pgRows<{ id: string }>(
+    client,
+    insertEvents(page, bodies, traceParents, served),
+  );
+  return rows.map((row) => row.id);
 }
