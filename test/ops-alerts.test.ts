@@ -25,7 +25,7 @@ interface RuleTests {
   tests: { name: string; alert_rule_test: { alertname: string; exp_alerts?: unknown[] }[] }[];
 }
 interface Dashboard {
-  panels: { type: string; title: string; targets?: { expr: string }[] }[];
+  panels: { id: number; type: string; title: string; targets?: { expr: string }[] }[];
 }
 
 const rules = (parse(readFileSync(RULES, 'utf8')) as RuleFile).groups.flatMap((g) => g.rules);
@@ -132,6 +132,8 @@ describe('queries against what the processes export', () => {
   });
 
   it('when the dashboard is loaded, then every panel has queries, each naming metrics the gateway or the worker exports', () => {
+    const ids = dashboard.panels.map((p) => p.id);
+    expect(new Set(ids).size).toBe(ids.length);
     const panels = dashboard.panels.filter((p) => p.type !== 'row');
     expect(panels.length).toBeGreaterThan(20);
     for (const panel of panels) {
