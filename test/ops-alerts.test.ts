@@ -78,10 +78,15 @@ describe('alert rules', () => {
   });
 });
 
+const scrape = async (port: unknown) =>
+  (await fetch(`http://127.0.0.1:${port as number}/metrics`)).text();
+
 describe('queries against what the processes export', () => {
   let env: TestEnvironment;
   let processes: RunningProcess[] = [];
   let exported: Set<string>;
+  let gatewayUrl: string;
+  let gatewayPort: unknown;
 
   beforeAll(async () => {
     // Following the binary log, so that the worker exports the sync_binlog_* gauges too.
@@ -90,11 +95,12 @@ describe('queries against what the processes export', () => {
     const gateway = startProcess('gateway', variables);
     const worker = startProcess('worker', variables);
     processes = [gateway, worker];
-    const gatewayPort = (await gateway.waitForLine((l) => l.msg === 'metrics listening')).port;
+    gatewayUrl = `http://127.0.0.1:${
+      (await gateway.waitForLine((l) => l.msg === 'gateway listening')).port as number
+    }`;
+    gatewayPort = (await gateway.waitForLine((l) => l.msg === 'metrics listening')).port;
     const workerPort = (await worker.waitForLine((l) => l.msg === 'sync worker started'))
       .metricsPort;
-    const scrape = async (port: unknown) =>
-      (await fetch(`http://127.0.0.1:${port as number}/metrics`)).text();
     exported = await eventually(
       async () => {
         const names = new Set(
@@ -121,6 +127,38 @@ describe('queries against what the processes export', () => {
           'on (job) b_total and max_over_time(c{source="binlog"}[30m]) == 1',
       ),
     ).toEqual(['a_bucket', 'b_total', 'c']);
+  });
+
+  it('when token requests fail, then the gateway labels them with the routes and statuses the token rules select', async () => {
+    const post = (path: string, body: string, type: string) =>
+      fetch(`${gatewayUrl}${path}`, { method: 'POST', headers: { 'content-type': type }, body });
+    const json = 'application/json';
+    const answers = await Promise.all([
+      post('/api/v1/auth/token', '{"client_key":"ck_unknown","client_secret":"wrong"}', json),
+      post('/api/v1/auth/refresh', '{"refresh_token":"unknown"}', json),
+      post(
+        '/oauth/token',
+        'grant_type=client_credentials&client_id=ck_unknown&client_secret=wrong',
+        'application/x-www-form-urlencoded',
+      ),
+    ]);
+    // Credentials in the form: the standard endpoint answers 400 invalid_client (RFC 6749, 5.2).
+    expect(answers.map((a) => a.status)).toEqual([401, 401, 400]);
+    const exposition = await scrape(gatewayPort);
+    const ruleText = readFileSync(RULES, 'utf8');
+    for (const [route, status] of [
+      ['/api/v1/auth/token', 401],
+      ['/api/v1/auth/refresh', 401],
+      ['/oauth/token', 400],
+    ] as const) {
+      expect(exposition).toMatch(
+        new RegExp(
+          `gateway_http_request_duration_seconds_count\\{[^}]*route="${route}",status="${status}"`,
+        ),
+      );
+      expect(ruleText).toContain(route);
+    }
+    expect(ruleText).toContain('status=~"400|401"');
   });
 
   it('when every alert rule is read, then each names metrics the gateway or the worker exports', () => {
