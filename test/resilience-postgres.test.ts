@@ -1,7 +1,7 @@
 // PostgreSQL stopped and frozen under load, on a private server: every request is answered
-// 200 or 503 with Retry-After within 3 s (never a 500, never a hang), /readyz within 1 s,
-// recovery needs no restart, valid credentials get a token at once afterwards (503s never
-// count as failed logins), and the sync catches up to zero differences.
+// 200 or 503 with Retry-After within 3 s (never a 500, never a hang), /readyz within 1 s, the
+// gateway_dependency_up gauge 0, recovery needs no restart, valid credentials get a token at once
+// afterwards (503s never count as failed logins), and the sync catches up to zero differences.
 // Outages last OUTAGE_MS (8 s in the suite; RESILIENCE_OUTAGE_MS=20000 for the full figure).
 // With each sync source: a binary log follower resumes from the position PostgreSQL holds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,6 +143,14 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
     }
   }
 
+  /** The gateway's gateway_dependency_up{dependency="postgresql"}, as a scrape reads it. */
+  async function postgresqlUp() {
+    const gauge = (await gateway.metrics.registry.getMetricsAsJSON()).find(
+      (m) => m.name === 'gateway_dependency_up',
+    );
+    return gauge?.values.find((v) => v.labels.dependency === 'postgresql')?.value;
+  }
+
   async function duringOutage(begin: () => void | Promise<void>, end: () => void | Promise<void>) {
     const pair = await issueTokenPair(gateway, client);
     const traffic = load();
@@ -150,6 +158,7 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
     await begin();
     await dashboard.insertMember({ branch_id: branchId });
     await tokenRoutesDuringOutage(pair);
+    expect(await postgresqlUp()).toBe(0);
     await pause(OUTAGE_MS);
     await end();
     await eventually(
@@ -157,6 +166,7 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
       15_000,
       200,
     );
+    expect(await postgresqlUp()).toBe(1);
     await pause(1000);
     return traffic.stop();
   }

@@ -64,4 +64,23 @@ describe('Redis frozen', () => {
     }
     await expect.poll(async () => (await timed(closed.url)).status, { timeout: 10_000 }).toBe(200);
   });
+
+  it('when Redis stops answering, then the gateway_dependency_up gauge says so, and 1 again once it answers', async () => {
+    const up = async () => {
+      const gauge = (await open.metrics.registry.getMetricsAsJSON()).find(
+        (m) => m.name === 'gateway_dependency_up',
+      );
+      return Object.fromEntries(
+        (gauge?.values ?? []).map((v) => [String(v.labels.dependency), v.value]),
+      );
+    };
+    expect(await up()).toEqual({ postgresql: 1, redis: 1 });
+    redis.freeze();
+    try {
+      expect(await up()).toEqual({ postgresql: 1, redis: 0 });
+    } finally {
+      redis.thaw();
+    }
+    await expect.poll(up, { timeout: 10_000 }).toEqual({ postgresql: 1, redis: 1 });
+  });
 });

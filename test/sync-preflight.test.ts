@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { legacyConnectionOf } from '../common/databases.js';
 import { createLegacyDatabase } from '../scripts/legacy/legacy-database.js';
 import { provisionLegacyUser, SYNC_GRANTS, urlAs } from '../scripts/legacy/legacy-users.js';
+import { binlogPreflight, readBinlogServerFacts } from '../worker/src/sync/preflight.js';
 import { SpareMariaDb } from './support/spare-mariadb.js';
 
 const run = promisify(execFile);
@@ -119,5 +120,38 @@ describe('npm run sync:preflight', () => {
     expect(report.stdout).toContain(
       "missing SELECT on dashboard (not granted): GRANT SELECT ON `dashboard`.* TO 'api_stranger'@'%';",
     );
+  });
+});
+
+describe('MySQL 8.4 readiness', () => {
+  it('when binlog_row_metadata is not FULL, then it advises FULL without counting it missing, and reports gtid_mode', async () => {
+    await asRoot((admin) => admin.query("SET GLOBAL binlog_row_metadata = 'MINIMAL'"));
+    const report = await preflight(rootUrl);
+    expect(report.stdout).toMatch(
+      /^advised binlog_row_metadata \(MINIMAL\): FULL advised, not required/m,
+    );
+    expect(report.stdout).toMatch(/^ok +gtid_mode: \(absent: MariaDB's GTIDs are always on\)$/m);
+    expect(report.stdout).toMatch(/^ready: /m);
+    expect(report.code).toBe(0);
+
+    await asRoot((admin) => admin.query("SET GLOBAL binlog_row_metadata = 'FULL'"));
+    const full = await preflight(rootUrl);
+    expect(full.stdout).toMatch(/^ok +binlog_row_metadata: FULL$/m);
+  });
+
+  // MariaDB has no binlog_row_value_options: the server's own facts, with MySQL's variable set.
+  it('when binlog_row_value_options is PARTIAL_JSON, then it refuses it and names the setting that clears it', async () => {
+    const facts = await asRoot((admin) => readBinlogServerFacts(admin, 'dashboard'));
+    const withOption = (value: string) =>
+      binlogPreflight({
+        ...facts,
+        variables: new Map([...facts.variables, ['binlog_row_value_options', value]]),
+      }).find((f) => f.what === 'binlog_row_value_options');
+
+    const partial = withOption('PARTIAL_JSON');
+    expect(partial?.fix).toContain("SET GLOBAL binlog_row_value_options = ''");
+    expect(partial?.fix).toMatch(/JSON column is logged as a diff the worker cannot read/);
+    expect(withOption('')).toEqual({ what: 'binlog_row_value_options', seen: '(empty)' });
+    expect(facts.variables.has('binlog_row_value_options')).toBe(false);
   });
 });

@@ -15,6 +15,7 @@ import { createIssueLimit } from './features/auth/issue-limit.js';
 import { createTokenService } from './features/auth/tokens.service.js';
 import { consoleRoutes } from './features/console/console.routes.js';
 import { docsRoutes } from './features/docs/docs.routes.js';
+import { watchDependencies } from './features/health/health.metrics.js';
 import { healthRoutes } from './features/health/health.routes.js';
 import { infoRoutes } from './features/info/info.routes.js';
 import { createMemberWrites } from './features/members/members.write.js';
@@ -96,6 +97,7 @@ export function createApp(deps: AppDeps): express.Express {
   });
   const tokens = createTokenService({ ...deps, epochs, issueLimit });
   const metrics = deps.metrics ?? createGatewayMetrics();
+  watchDependencies(metrics.registry, deps);
   const guard = createGuard(admission({ ...deps, metrics }));
   const throttle = createAuthThrottle({
     redis: deps.redis,

@@ -27,7 +27,11 @@ try {
     const findings = binlogPreflight(await readBinlogServerFacts(conn, database));
     for (const f of findings) {
       console.log(
-        f.fix ? `missing ${f.what} (${f.seen}): ${f.fix}` : `ok      ${f.what}: ${f.seen}`,
+        f.fix
+          ? `missing ${f.what} (${f.seen}): ${f.fix}`
+          : f.advice
+            ? `advised ${f.what} (${f.seen}): ${f.advice}`
+            : `ok      ${f.what}: ${f.seen}`,
       );
     }
     const missing = findings.filter((f) => f.fix).length;

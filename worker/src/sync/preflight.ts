@@ -19,6 +19,15 @@ const VARIABLES = [
   // MySQL 8.0.20+: the binlog client cannot read compressed transactions (MariaDB's
   // log_bin_compress it can).
   'binlog_transaction_compression',
+  // MySQL 8.0.3+: PARTIAL_JSON logs an update of a JSON column as a diff, which the binlog
+  // client cannot decode.
+  'binlog_row_value_options',
+  // Reported, not required: the follower resumes by file and position either way.
+  'gtid_mode',
+  // FULL lets the client read each table's columns from the log itself, with no lookup in
+  // information_schema that pauses the stream (and none that an ALTER TABLE made meanwhile can
+  // mislead); MariaDB 10.5+ has it too.
+  'binlog_row_metadata',
 ] as const;
 
 export interface BinlogServerFacts {
@@ -39,6 +48,8 @@ export interface PreflightFinding {
   seen: string;
   /** The setting or GRANT to add; absent when nothing is missing. */
   fix?: string;
+  /** A setting worth making that is not required: the follower works without it. */
+  advice?: string;
 }
 
 const quoteId = (name: string) => `\`${name.replace(/`/g, '``')}\``;
@@ -110,7 +121,40 @@ export function binlogPreflight(facts: BinlogServerFacts): PreflightFinding[] {
   if (facts.variables.has('binlog_transaction_compression')) {
     expect('binlog_transaction_compression', 'OFF', true);
   }
+  if (facts.variables.has('binlog_row_value_options')) {
+    const seen = facts.variables.get('binlog_row_value_options') || '(empty)';
+    findings.push({
+      what: 'binlog_row_value_options',
+      seen,
+      ...(/PARTIAL_JSON/i.test(seen)
+        ? {
+            fix:
+              "binlog_row_value_options = '' under [mysqld] in the server's configuration, and at " +
+              "once: SET GLOBAL binlog_row_value_options = '' (with PARTIAL_JSON an update of a " +
+              'JSON column is logged as a diff the worker cannot read: it would stop following ' +
+              'the log at the first and poll instead)',
+          }
+        : {}),
+    });
+  }
   findings.push(retention(facts.variables));
+  findings.push({
+    what: 'gtid_mode',
+    seen: facts.variables.get('gtid_mode') ?? "(absent: MariaDB's GTIDs are always on)",
+  });
+  const metadata = value('binlog_row_metadata');
+  findings.push({
+    what: 'binlog_row_metadata',
+    seen: metadata,
+    ...(metadata === 'FULL'
+      ? {}
+      : {
+          advice:
+            "FULL advised, not required: binlog_row_metadata = FULL under [mysqld] in the server's " +
+            'configuration (dynamic): each table map then names its columns, so the worker reads ' +
+            'no column list from information_schema while following the log',
+        }),
+  });
 
   const missingGlobal = [
     ['REPLICATION SLAVE'],

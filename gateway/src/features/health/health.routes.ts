@@ -23,6 +23,17 @@ export interface HealthDeps {
   isStopping?: () => boolean;
 }
 
+/** PostgreSQL and Redis, checked in parallel, each within the bound. */
+export async function checkDependencies(
+  deps: Pick<HealthDeps, 'db' | 'redis'>,
+): Promise<Record<'postgresql' | 'redis', State>> {
+  const [postgresql, redis] = await Promise.all([
+    probe(() => deps.db.$queryRaw`SELECT 1`),
+    probe(() => deps.redis.ping()),
+  ]);
+  return { postgresql, redis };
+}
+
 /**
  * /healthz: the process answers. /readyz: PostgreSQL and Redis answer too, checked in parallel
  * and within 1 s; a 503 names who does not. A stopping gateway is not ready either, so the
@@ -34,10 +45,7 @@ export function healthRoutes(deps: HealthDeps): Router {
     res.json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const [postgresql, redis] = await Promise.all([
-      probe(() => deps.db.$queryRaw`SELECT 1`),
-      probe(() => deps.redis.ping()),
-    ]);
+    const { postgresql, redis } = await checkDependencies(deps);
     const stopping = deps.isStopping?.() ?? false;
     const ready = postgresql === 'up' && redis === 'up' && !stopping;
     res.status(ready ? 200 : 503).json({

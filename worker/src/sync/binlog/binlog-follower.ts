@@ -398,10 +398,22 @@ function follow(deps: BinlogFollowerDeps, state: LogState, fail: (error: unknown
     else if (!timer || (deferred && batchKeys > 0)) schedule(BATCH_MS, false);
   };
 
-  client.on('binlog', (event: AnyBinlogEvent) => {
+  const heard = () => {
     lastHeard = Date.now();
     state.heardAt = lastHeard;
     state.silentSince = undefined;
+  };
+  // Any event is a sign of life, the ones the client filters out too (other databases' rows):
+  // the server sends no heartbeat while it streams events, so a long transaction elsewhere
+  // would otherwise look like silence. Bytes on the log's socket are counted, from the moment
+  // the dump is asked for (the socket is the TLS one by then, if the URL asks for TLS).
+  client.on('ready', () => {
+    const socket = (client.connection as unknown as { stream?: NodeJS.ReadableStream } | null)
+      ?.stream;
+    socket?.on('data', heard);
+  });
+  client.on('binlog', (event: AnyBinlogEvent) => {
+    heard();
     if (!answered) {
       // The log answers: back from polling, if the worker fell back to it.
       answered = true;
@@ -452,8 +464,13 @@ function follow(deps: BinlogFollowerDeps, state: LogState, fail: (error: unknown
       position: Number(from.position),
       ...(database ? { includeSchema: { [database]: [...byLegacyTable.keys()] } } : {}),
     });
-    // Neither the library nor the server sends heartbeats unless the link asks for them.
-    client.connection?.query(`SET @master_heartbeat_period = ${HEARTBEAT_MS * 1_000_000}`);
+    // Neither the library nor the server sends heartbeats unless the link asks for them. MySQL
+    // 8.4 reads @source_heartbeat_period, MariaDB and older MySQL @master_heartbeat_period; both
+    // are user variables, so each server reads its own and ignores the other.
+    const period = HEARTBEAT_MS * 1_000_000;
+    client.connection?.query(
+      `SET @master_heartbeat_period = ${period}, @source_heartbeat_period = ${period}`,
+    );
     deps.logger.info(
       { file: from.file, position: Number(from.position) },
       'following the binary log',
