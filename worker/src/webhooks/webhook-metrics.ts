@@ -2,7 +2,7 @@
 // bounded); per-subscription figures come from the API and the operator CLI.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type pg from 'pg';
-import type { TryResult } from './send.js';
+import type { TryResult } from '../../../api/webhooks/send.js';
 
 export function createWebhookMetrics(registry: Registry, pool: pg.Pool) {
   const tries = new Counter({
