@@ -222,6 +222,12 @@ describe('rotate-secret with an overlap', () => {
     expect(await statuses(client, client.client_secret, [first])).toEqual([401, 401, 401, 401]);
     expect(await statuses(client, second.client_secret, [secondPair])).toEqual(Array(4).fill(200));
     expect(await tokenStatus(two, client.client_key, third.client_secret)).toBe(200);
+    // The operator's list tells when the previous secret ends, and shows no secret's HMAC.
+    const listed = (
+      JSON.parse(await operatorCli(env, 'clients', 'list', '--json')) as object[]
+    ).find((c) => (c as { client_key: string }).client_key === client.client_key);
+    expect(listed).toMatchObject({ previous_secret_until: third.previous_secret_until });
+    expect(Object.keys(listed!).filter((key) => key.includes('hash'))).toEqual([]);
   });
 
   it('when rotated without --overlap, then it works as before: the old secret and every token end at once', async () => {

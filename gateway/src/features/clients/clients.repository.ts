@@ -62,7 +62,10 @@ export async function restoreSecretHash(
 }
 
 export function listClients(db: ReadModelClient) {
-  return db.apiClient.findMany({ orderBy: { id: 'asc' }, omit: { secret_hash: true } });
+  return db.apiClient.findMany({
+    orderBy: { id: 'asc' },
+    omit: { secret_hash: true, previous_secret_hash: true },
+  });
 }
 
 export type ListedClient = Awaited<ReturnType<typeof listClients>>[number] & {
