@@ -63,6 +63,18 @@ async function rotate(client: TestClient, ...options: string[]): Promise<Rotated
   return rotated;
 }
 
+/** The standard endpoint's client_credentials grant, HTTP Basic, as OAuth libraries call it. */
+const oauthStatus = async (gateway: RunningGateway, key: string, secret: string) =>
+  (
+    await getJson(`${gateway.url}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${key}:${secret}`).toString('base64')}`,
+      },
+      body: 'grant_type=client_credentials',
+    })
+  ).status;
 const tokenStatus = async (gateway: RunningGateway, key: string, secret: string) =>
   (await postJson(`${gateway.url}/api/v1/auth/token`, { client_key: key, client_secret: secret }))
     .status;
@@ -195,6 +207,8 @@ describe('rotate-secret with an overlap', () => {
       Array(8).fill(200),
     );
 
+    expect(await oauthStatus(two, client.client_key, client.client_secret)).toBe(200);
+
     await operatorCli(env, 'clients', 'end-previous-secret', client.client_key);
     const ended = Date.now();
     expect(await statuses(client, client.client_secret, [before, during])).toEqual(
@@ -202,7 +216,9 @@ describe('rotate-secret with an overlap', () => {
     );
     expect(await refreshStatus(two, during)).toBe(401);
     expect(Date.now() - ended).toBeLessThan(1000);
+    expect(await oauthStatus(one, client.client_key, client.client_secret)).toBe(401);
     expect(await statuses(client, rotated.client_secret, [fresh])).toEqual(Array(4).fill(200));
+    expect(await oauthStatus(two, client.client_key, rotated.client_secret)).toBe(200);
     expect(
       await one.db.operatorAudit.count({
         where: { client_key: client.client_key, action: 'clients.end-previous-secret' },
