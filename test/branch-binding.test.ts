@@ -247,7 +247,7 @@ describe('the branch-binding table', () => {
     );
     const unguarded = PROTECTED_ENDPOINTS.filter((e) => e.method === 'GET' && !e.branchData);
     // Packages and the market belong to no branch; webhook subscriptions and usage belong to
-    // their client.
+    // their client; the event types follow its scopes.
     expect(unguarded.map((e) => e.operationId).sort()).toEqual(
       [
         'getPackage',
@@ -256,6 +256,7 @@ describe('the branch-binding table', () => {
         'listPackages',
         'getWebhook',
         'listWebhookDeliveries',
+        'listWebhookEventTypes',
         'listWebhooks',
         'getUsage',
       ].sort(),

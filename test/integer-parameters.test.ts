@@ -64,6 +64,7 @@ const NOT_DECIMAL = ['1e1', '0x10', '1.0', ' 1', '+1', '1 ', '0b1', '0o7', 'Infi
 const VALID_BODIES: Record<string, unknown> = {
   updateMember: { surname: null },
   replayWebhook: { since: '2026-11-25T00:00:00Z' },
+  updateWebhook: { description: 'Turnike' },
 };
 
 const label = (p: IntegerParameter) => `${p.endpoint.method} ${p.endpoint.path} ${p.in} ${p.name}`;

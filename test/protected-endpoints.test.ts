@@ -64,6 +64,9 @@ const SUCCESS_INPUTS: Record<string, SuccessInput> = {
     body: () => ({ since: new Date(Date.now() - 3_600_000).toISOString() }),
   },
   listWebhookDeliveries: subscription,
+  updateWebhook: { ownSubscription: true, body: () => ({ description: 'Turnike' }) },
+  // Nothing listens at TARGET: the test's outcome is in its 200 answer.
+  testWebhook: subscription,
 };
 
 const inputOf = (endpoint: ProtectedEndpoint) => SUCCESS_INPUTS[endpoint.operationId] ?? {};

@@ -130,14 +130,9 @@ export function createApp(deps: AppDeps): express.Express {
           ...deps.config.changes,
           cursors: createCursorCodec(deps.config.secrets.keys),
         },
-        webhooks: {
-          service: createWebhookService(deps.db, deps.config),
-          targets: {
-            allowPrivate: deps.config.webhooks.allowPrivateTargets,
-            allowHttp: deps.config.webhooks.allowHttp,
-            dnsServers: deps.webhookDnsServers,
-          },
-        },
+        webhooks: createWebhookService(deps.db, deps.config, {
+          dnsServers: deps.webhookDnsServers,
+        }),
         usage: {
           pool: readModelPool(deps.db),
           limiter: createClientLimiter(deps.redis, deps.config.redis.prefix),

@@ -2,7 +2,6 @@
 // here, beside the features, so the declaration machinery (http/endpoint.ts) knows no feature:
 // every endpoint is declared with this file's defineEndpoint.
 import type { CursorCodec } from '../../api/changes/cursor.js';
-import type { TargetRules } from '../../api/webhooks/targets.js';
 import type { Config } from '../../common/config.js';
 import type { PgQueryable } from '../../read-model/sql.js';
 import type { AuthThrottle } from './features/auth/auth-throttle.js';
@@ -18,7 +17,7 @@ export interface EndpointServices {
   memberWrites: MemberWrites;
   /** How long the change feed keeps deletes (CHANGES_RETENTION_DAYS); its signed cursors. */
   changes: { retentionMs: number; cursors: CursorCodec };
-  webhooks: { service: WebhookService; targets: TargetRules };
+  webhooks: WebhookService;
   /** GET /usage: the counts (the read model's pool), the limiter's windows, the default limits. */
   usage: { pool: PgQueryable; limiter: ClientLimiter; rateLimits: Config['rateLimit'] };
 }

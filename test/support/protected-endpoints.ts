@@ -28,7 +28,7 @@ export interface BranchData {
 
 export interface ProtectedEndpoint {
   operationId: string;
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   /** null: a valid token is enough (revoke). */
   scope: Scope | null;
@@ -148,6 +148,9 @@ export const BRANCH_DATA: Record<string, BranchData | null> = {
   enableWebhook: null,
   replayWebhook: null,
   listWebhookDeliveries: null,
+  listWebhookEventTypes: null,
+  updateWebhook: null,
+  testWebhook: null,
   // A client's usage is its own, whatever its branch (test/usage.test.ts).
   getUsage: null,
 };

@@ -23,6 +23,8 @@ export type Answer = (request: Received) => {
   headers?: Record<string, string>;
   /** Held this long before answering (a slow partner). */
   delayMs?: number;
+  /** The answer's body; none by default. */
+  body?: string;
 };
 
 export async function startReceiver(options: { secrets: Map<string, string> }) {
@@ -66,7 +68,7 @@ export async function startReceiver(options: { secrets: Map<string, string> }) {
       };
       const reply = answer(entry);
       received.push(entry);
-      const send = () => res.writeHead(reply.status, reply.headers).end();
+      const send = () => res.writeHead(reply.status, reply.headers).end(reply.body);
       if (reply.delayMs) setTimeout(send, reply.delayMs);
       else send();
     });

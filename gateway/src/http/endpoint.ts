@@ -73,7 +73,7 @@ export interface EndpointSpec<
 > {
   operationId: string;
   group: EndpointGroup;
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** OpenAPI form under /api/v1, e.g. `/members/{id}`. */
   path: `/${string}`;
   summary: string;
@@ -189,7 +189,7 @@ const jsonBody = express.json({ limit: '100kb' });
  * walks costs each of them). Input no route can use is refused before the token is checked.
  */
 export function mountEndpoints<S>(
-  target: Pick<Router, 'get' | 'post' | 'put' | 'delete'>,
+  target: Pick<Router, 'get' | 'post' | 'put' | 'patch' | 'delete'>,
   endpoints: readonly Endpoint<S>[],
   deps: MountDeps<S>,
   prefix = '',
@@ -202,7 +202,7 @@ export function mountEndpoints<S>(
     const body = endpoint.body ? [jsonBody] : [];
     const guard = endpoint.access === 'public' ? [] : [deps.guard(endpoint.access)];
     const before = endpoint.before?.(deps.services) ?? [];
-    const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     target[method](
       prefix + expressPath(endpoint.path),
       ...body,

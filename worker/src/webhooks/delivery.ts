@@ -9,7 +9,6 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import type { RedisClient } from '../../../common/redis.js';
 import type pg from 'pg';
-import { Webhook } from 'standardwebhooks';
 import type { throttledLog } from '../../../common/log-throttle.js';
 import { tracing } from '../../../common/traces.js';
 import { closeWithin } from '../close-within.js';
@@ -27,7 +26,8 @@ import {
   type DeliverJobData,
 } from '../queues.js';
 import { nextDelayMs, retryAfterMs } from './retry.js';
-import type { Sender, TryResult } from './send.js';
+import type { Sender, TryResult } from '../../../api/webhooks/send.js';
+import { signedHeaders, signingSecrets } from '../../../api/webhooks/signing.js';
 import { createShares, type Entry, type TurnedAway } from './shares.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 
@@ -91,15 +91,6 @@ const CANCEL = `
   UPDATE webhook_events SET status = 'cancelled'
    WHERE id = ANY($1::bigint[]) AND status = 'pending'`;
 
-/** The stored secrets that sign now: the current one, and the previous one within its 24 hours. */
-function secretsOf(event: EventToSend, now: number): string[] {
-  const previousValid =
-    event.previous_secret !== null &&
-    event.previous_secret_until !== null &&
-    event.previous_secret_until.getTime() > now;
-  return previousValid ? [event.secret, event.previous_secret!] : [event.secret];
-}
-
 // One statement for a job's tries: each recorded, each event moved on; a try made twice (a job
 // run again) records twice, harmlessly.
 const RECORD_TRIES = `
@@ -135,20 +126,6 @@ const SUBSCRIPTION_STATE = `
          disabled_reason = CASE WHEN $3::text IS NULL OR NOT enabled THEN disabled_reason ELSE $3 END,
          disabled_at = CASE WHEN $3::text IS NULL OR NOT enabled THEN disabled_at ELSE now() END
    WHERE id = $1`;
-
-/** The Standard Webhooks headers of one try: every current secret signs. */
-export function signedHeaders(
-  event: { message_id: string; body: string; secrets: readonly string[] },
-  now = new Date(),
-) {
-  return {
-    'webhook-id': event.message_id,
-    'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-    'webhook-signature': event.secrets
-      .map((secret) => new Webhook(secret).sign(event.message_id, now, event.body))
-      .join(' '),
-  };
-}
 
 export function startDelivery(deps: DeliveryDeps) {
   const queue = new Queue<DeliverJobData>(WEBHOOK_QUEUE, {
@@ -255,7 +232,7 @@ export function startDelivery(deps: DeliveryDeps) {
     };
     const signable = due.flatMap((event) => {
       try {
-        return [{ event, secrets: secretsOf(event, Date.now()).map(open) }];
+        return [{ event, secrets: signingSecrets(event, Date.now()).map(open) }];
       } catch (error) {
         deps.log(
           'error',

@@ -11,7 +11,7 @@ import { webhookSecrets } from '../../../api/webhooks/secrets.js';
 import { changesCommittedChannel } from '../queues.js';
 import { startDelivery } from './delivery.js';
 import { startDispatch } from './dispatch.js';
-import { createSender } from './send.js';
+import { createSender } from '../../../api/webhooks/send.js';
 import { createWebhookMetrics } from './webhook-metrics.js';
 
 const SWEEP_INTERVAL_MS = 2000;

@@ -4,6 +4,7 @@
 import type { ReadModelClient } from '../../../../common/databases.js';
 import { dataScopeOf, type DataScope } from '../../../../api/data-scope.js';
 import { currentScopes } from '../clients/clients.repository.js';
+import { secretEndsAt } from './secret-overlap.js';
 
 export interface AuthContext {
   clientId: number;
@@ -16,7 +17,10 @@ export interface AuthContext {
 
 export interface ActiveToken {
   auth: AuthContext;
-  /** Access-token expiry, ms since the epoch; checked on every request, cached or not. */
+  /**
+   * Access-token expiry, or the end of the overlap of the secret that issued it if earlier (ms
+   * since the epoch); checked on every request, cached or not.
+   */
   expiresAt: number;
 }
 
@@ -32,6 +36,9 @@ export async function readAccessToken(
   // A pair of an earlier generation was saved after its client's tokens were all ended.
   if (!row || row.revoked_at || !row.client.is_active) return null;
   if (row.generation !== row.client.token_generation) return null;
+  // A pair of a secret replaced with an overlap ends with the overlap, cached or not.
+  const secretEnd = secretEndsAt(row.secret_version, row.client);
+  if (secretEnd <= Date.now()) return null;
   const held = currentScopes(row.client) as string[];
   const client = row.client;
   return {
@@ -47,7 +54,7 @@ export async function readAccessToken(
         day: client.rate_limit_day,
       },
     },
-    expiresAt: row.access_expires_at.getTime(),
+    expiresAt: Math.min(row.access_expires_at.getTime(), secretEnd),
   };
 }
 

@@ -20,10 +20,13 @@ import {
 import type { ClientEpochs } from './client-epochs.js';
 import type { EarlierTokens } from './earlier-tokens.js';
 import type { IssueLimit } from './issue-limit.js';
+import { previousSecretLives, secretEndsAt } from './secret-overlap.js';
 import type { TokenChecks } from './token-checks.js';
 
 export interface OAuthClient extends OAuth2Server.Client {
   record: ApiClientRecord;
+  /** The secret_version of the secret the client authenticated with (decision 0003). */
+  secretVersion: number;
 }
 
 /** The "user" of a client-credentials token is the client itself, plus the token chain. */
@@ -35,12 +38,17 @@ export interface OAuthUser extends OAuth2Server.User {
   chainStartedAt: Date | null;
   /** The client's token generation when the chain began (token_generation). */
   generation: number;
+  /** The secret_version of the secret that began the chain. */
+  secretVersion: number;
 }
 
 const GRANTS = ['client_credentials', 'refresh_token'];
 
-function toOAuthClient(record: ApiClientRecord): OAuthClient {
-  return { id: String(record.id), grants: GRANTS, record };
+function toOAuthClient(
+  record: ApiClientRecord,
+  secretVersion = record.secret_version,
+): OAuthClient {
+  return { id: String(record.id), grants: GRANTS, record, secretVersion };
 }
 
 /**
@@ -66,8 +74,14 @@ export function createOAuthModel(deps: {
 }) {
   const { db } = deps;
 
-  /** Whether `secret` is the client's; an older stored form is replaced on success. */
-  async function secretMatches(record: ApiClientRecord | null, secret: string): Promise<boolean> {
+  /**
+   * The secret_version of the client's secret `secret` is: its current one (an older stored form
+   * is replaced), or the previous one within its overlap; null when it is neither.
+   */
+  async function versionOfSecret(
+    record: ApiClientRecord | null,
+    secret: string,
+  ): Promise<number | null> {
     const stored = record?.secret_hash ?? null;
     const check = await deps.secrets.verify(secret, stored);
     if (check.keyMissing) {
@@ -79,7 +93,10 @@ export function createOAuthModel(deps: {
     if (check.valid && check.restore && record && stored) {
       await restoreSecretHash(db, record.id, stored, check.restore);
     }
-    return check.valid;
+    if (check.valid && record) return record.secret_version;
+    if (!record?.previous_secret_hash || !previousSecretLives(record)) return null;
+    const previous = await deps.secrets.verify(secret, record.previous_secret_hash);
+    return previous.valid ? record.secret_version - 1 : null;
   }
 
   /**
@@ -130,14 +147,15 @@ export function createOAuthModel(deps: {
       const record = await findClientByKey(db, clientKey);
       // A client at its issuance limit costs no check of its secret.
       if (record) await deps.issueLimit.check(record.id);
+      let secretVersion = record?.secret_version;
       if (clientSecret != null) {
-        const valid = await secretMatches(record, clientSecret);
-        if (!valid || !record) return false;
+        secretVersion = (await versionOfSecret(record, clientSecret)) ?? undefined;
+        if (secretVersion === undefined || !record) return false;
       } else if (!record) {
         return false;
       }
       assertMayObtainTokens(record);
-      return toOAuthClient(record);
+      return toOAuthClient(record, secretVersion);
     },
 
     // Called by both client-credentials grants once the client authenticated, before a pair is
@@ -150,6 +168,7 @@ export function createOAuthModel(deps: {
         beginsChain: true,
         chainStartedAt: null,
         generation: client.record.token_generation,
+        secretVersion: client.secretVersion,
       };
     },
 
@@ -176,6 +195,7 @@ export function createOAuthModel(deps: {
         chain_id: chainId,
         chain_started_at: chainStartedAt,
         generation: user.generation,
+        secret_version: user.secretVersion,
         keyed_check: true,
         access_token_hash: sha256(token.accessToken),
         refresh_token_hash: token.refreshToken ? sha256(token.refreshToken) : null,
@@ -229,6 +249,8 @@ export function createOAuthModel(deps: {
         return null;
       }
       if (row.revoked_at || row.generation !== row.client.token_generation) return null;
+      // A chain begun with a secret replaced with an overlap ends with the overlap.
+      if (secretEndsAt(row.secret_version, row.client) <= Date.now()) return null;
       // Expired tokens are refused here, not by the library after the count: whoever holds an
       // expired one cannot use up its client's issuance.
       if (row.refresh_expires_at.getTime() <= Date.now()) return null;
@@ -247,6 +269,7 @@ export function createOAuthModel(deps: {
           beginsChain: false,
           chainStartedAt: row.chain_started_at,
           generation: row.generation,
+          secretVersion: row.secret_version,
         } satisfies OAuthUser,
         tokenId: row.id,
       };

@@ -58,7 +58,7 @@ export const changesQuery = z.object({
   }),
 });
 
-const changeSchema = z
+export const changeSchema = z
   .object({
     type: z.enum(TYPE_NAMES as [string, ...string[]]),
     id: z.int(),

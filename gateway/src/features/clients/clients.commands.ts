@@ -11,10 +11,14 @@ import { listClientsWithLastUse, type ListedClient } from './clients.repository.
 import {
   applyClientAction,
   createClientAs,
+  endPreviousSecretAs,
   isClientAction,
+  MAX_SECRET_OVERLAP_MS,
+  rotateSecretAs,
   setLimitsAs,
   setScopesAs,
 } from './clients.service.js';
+import { parseDuration } from '../../cli/durations.js';
 import { formatTable } from './table.js';
 
 function listTable(clients: ListedClient[], config: Config): string {
@@ -60,6 +64,20 @@ async function run(
   const operator = cliOperator();
   const done = (what: string) => print({ client_key: key, result: what }, `${key}: ${what}`);
 
+  if (command === 'rotate-secret') {
+    const overlapMs =
+      args.overlap === undefined
+        ? undefined
+        : parseDuration(args.overlap, '--overlap', MAX_SECRET_OVERLAP_MS);
+    const rotated = await rotateSecretAs(deps, operator, requireKey(), { overlapMs });
+    const until = rotated.previous_secret_until?.toISOString() ?? null;
+    print(
+      { client_key: key, ...rotated, previous_secret_until: until },
+      `client_secret: ${rotated.client_secret}\nThe secret is shown only this once.` +
+        (until ? `\nThe previous secret works until ${until}.` : ''),
+    );
+    return;
+  }
   if (isClientAction(command)) {
     const { client_secret } = await applyClientAction(deps, operator, command, requireKey());
     if (client_secret === undefined) return done(ACTION_RESULTS[command]);
@@ -88,6 +106,9 @@ async function run(
       const scopes = await setScopesAs(deps, operator, requireKey(), arg);
       return done(`scopes set to ${scopes.join(',')}`);
     }
+    case 'end-previous-secret':
+      await endPreviousSecretAs(deps, operator, requireKey());
+      return done('previous secret ended');
     case 'set-limits':
       await setLimitsAs(deps, operator, requireKey(), arg);
       return done(`limits set to ${arg}`);

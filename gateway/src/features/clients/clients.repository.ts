@@ -62,7 +62,10 @@ export async function restoreSecretHash(
 }
 
 export function listClients(db: ReadModelClient) {
-  return db.apiClient.findMany({ orderBy: { id: 'asc' }, omit: { secret_hash: true } });
+  return db.apiClient.findMany({
+    orderBy: { id: 'asc' },
+    omit: { secret_hash: true, previous_secret_hash: true },
+  });
 }
 
 export type ListedClient = Awaited<ReturnType<typeof listClients>>[number] & {
@@ -151,19 +154,87 @@ export function setClientActive(
     : changeEndingTokens(db, epochs, clientKey, 'disabled', { is_active: false });
 }
 
-/** A new secret, and the end of every token obtained with the old one; null for an unknown key. */
+/**
+ * A new secret; null for an unknown key. Without an overlap, every token obtained with the old
+ * one ends at once. With one, the old secret keeps issuing tokens, and its tokens stay valid,
+ * until `overlapMs` from now (auth/secret-overlap.ts); a secret replaced by an earlier rotation,
+ * still in its overlap, ends now with its tokens.
+ */
 export async function rotateClientSecret(
   db: ReadModelClient,
   epochs: ClientEpochs,
   secrets: ClientSecrets,
   clientKey: string,
-) {
+  options: { overlapMs?: number | undefined } = {},
+): Promise<{ clientSecret: string; previousSecretUntil: Date | null } | null> {
   const clientSecret = generateSecret();
   const secretHash = secrets.hash(clientSecret);
-  const found = await changeEndingTokens(db, epochs, clientKey, 'secret-rotated', {
-    secret_hash: secretHash,
+  const { overlapMs } = options;
+  if (overlapMs === undefined) {
+    const found = await changeEndingTokens(db, epochs, clientKey, 'secret-rotated', {
+      secret_hash: secretHash,
+      secret_version: { increment: 1 },
+      previous_secret_hash: null,
+      previous_secret_until: null,
+    });
+    return found ? { clientSecret, previousSecretUntil: null } : null;
+  }
+  const previousSecretUntil = new Date(Date.now() + overlapMs);
+  const rotated = await db.$transaction(async (tx) => {
+    // The row locked, so two rotations at once each replace the secret the other left.
+    const [client] = await tx.$queryRaw<{ id: number; secret_hash: string }[]>`
+      SELECT id, secret_hash FROM api_clients WHERE client_key = ${clientKey} FOR NO KEY UPDATE`;
+    if (!client) return null;
+    await tx.apiClient.update({
+      where: { id: client.id },
+      data: {
+        secret_hash: secretHash,
+        secret_version: { increment: 1 },
+        previous_secret_hash: client.secret_hash,
+        previous_secret_until: previousSecretUntil,
+      },
+    });
+    return client.id;
   });
-  return found ? clientSecret : null;
+  if (rotated === null) return null;
+  await epochs.bump(rotated);
+  return { clientSecret, previousSecretUntil };
+}
+
+/**
+ * Ends the overlap of a rotation now: the previous secret is refused and its tokens end, on every
+ * gateway (the epoch moves). False for an unknown key; a client without a previous secret is
+ * left as it is.
+ */
+export async function endPreviousClientSecret(
+  db: ReadModelClient,
+  epochs: ClientEpochs,
+  clientKey: string,
+): Promise<boolean> {
+  const ended = await db.$transaction(async (tx) => {
+    const client = await tx.apiClient.findUnique({
+      where: { client_key: clientKey },
+      select: { id: true, secret_version: true },
+    });
+    if (!client) return null;
+    await tx.apiClient.update({
+      where: { id: client.id },
+      data: { previous_secret_hash: null, previous_secret_until: null },
+    });
+    // Marked for the retention purge; refused already by their secret_version.
+    await tx.apiToken.updateMany({
+      where: {
+        client_id: client.id,
+        secret_version: { lt: client.secret_version },
+        revoked_at: null,
+      },
+      data: { revoked_at: new Date(), revoke_reason: 'secret-rotated' },
+    });
+    return client.id;
+  });
+  if (ended === null) return false;
+  await epochs.bump(ended);
+  return true;
 }
 
 /** The operator's revoke-tokens: every token of the client ends; the secret stays. */

@@ -9,6 +9,7 @@ import { recordOperatorAction, type Operator } from '../operators/operator-audit
 import { OperatorRefusal } from '../operators/refusal.js';
 import {
   createClient,
+  endPreviousClientSecret,
   revokeClientTokens,
   rotateClientSecret,
   setClientActive,
@@ -108,8 +109,8 @@ export async function applyClientAction(
       if (!(await setClientActive(db, epochs, clientKey, action === 'enable'))) answer = null;
       break;
     case 'rotate-secret': {
-      const secret = await rotateClientSecret(db, epochs, deps.secrets, clientKey);
-      answer = secret === null ? null : { client_secret: secret };
+      const rotated = await rotateClientSecret(db, epochs, deps.secrets, clientKey);
+      answer = rotated === null ? null : { client_secret: rotated.clientSecret };
       break;
     }
     case 'revoke-tokens':
@@ -147,4 +148,54 @@ export async function setLimitsAs(
   if (!(await setClientLimits(deps.db, deps.epochs, clientKey, limits)))
     throw new OperatorRefusal(`no client with key ${clientKey}`);
   await recordOperatorAction(deps.db, operator, 'clients.set-limits', { clientKey });
+}
+
+/** The longest overlap a rotation may give the old secret. */
+export const MAX_SECRET_OVERLAP_MS = 7 * 86_400_000;
+
+/** A rotated secret, shown once, and when the old one stops (null: it already has). */
+export interface RotatedSecret {
+  client_secret: string;
+  previous_secret_until: Date | null;
+}
+
+/**
+ * Rotates a client's secret. Without `overlapMs` as rotate-secret always did: the old secret and
+ * every token of the client end at once. With it, both secrets issue tokens until the overlap
+ * ends; then the old one is refused and the tokens it issued end, on every gateway
+ * (docs/decisions/0003-tokens.md).
+ */
+export async function rotateSecretAs(
+  deps: ClientDeps,
+  operator: Operator,
+  clientKey: string,
+  options: { overlapMs?: number | undefined } = {},
+): Promise<RotatedSecret> {
+  const { overlapMs } = options;
+  if (overlapMs !== undefined && !(overlapMs > 0 && overlapMs <= MAX_SECRET_OVERLAP_MS))
+    throw new OperatorRefusal('the overlap must be more than 0 and at most 7 days');
+  const rotated = await rotateClientSecret(deps.db, deps.epochs, deps.secrets, clientKey, {
+    overlapMs,
+  });
+  if (rotated === null) throw new OperatorRefusal(`no client with key ${clientKey}`);
+  const until = rotated.previousSecretUntil;
+  await recordOperatorAction(deps.db, operator, 'clients.rotate-secret', {
+    clientKey,
+    target: until ? `previous secret until ${until.toISOString()}` : null,
+  });
+  return { client_secret: rotated.clientSecret, previous_secret_until: until };
+}
+
+/**
+ * Ends a rotation's overlap now: the previous secret is refused and the tokens it issued end, on
+ * every gateway. A client without a previous secret is left as it is.
+ */
+export async function endPreviousSecretAs(
+  deps: ClientDeps,
+  operator: Operator,
+  clientKey: string,
+): Promise<void> {
+  if (!(await endPreviousClientSecret(deps.db, deps.epochs, clientKey)))
+    throw new OperatorRefusal(`no client with key ${clientKey}`);
+  await recordOperatorAction(deps.db, operator, 'clients.end-previous-secret', { clientKey });
 }

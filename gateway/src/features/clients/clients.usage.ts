@@ -8,8 +8,12 @@ commands:
   list                    every client: key, name, scopes, branch, limits, state, last use
   disable KEY | enable KEY
                           disabling ends every token of the client; enabling brings none back
-  rotate-secret KEY       new secret, printed only this once; the old one and every token of the
-                          client stop working at once, on every gateway
+  rotate-secret KEY [--overlap 24h]
+                          new secret, printed only this once; the old one and every token of the
+                          client stop working at once, on every gateway. With --overlap (up to
+                          168h), both secrets issue tokens until it ends; then the old one and
+                          the tokens it issued stop working, on every gateway
+  end-previous-secret KEY the overlap ends now: the old secret and its tokens stop working
   revoke-tokens KEY       every access and refresh token of the client stops working at once
   set-scopes KEY a,b
   set-limits KEY M/H/D    per-minute/hour/day request limits, or "default"
@@ -29,5 +33,6 @@ export interface CliArgs {
   scopes?: string | undefined;
   branch?: string | undefined;
   limits?: string | undefined;
+  overlap?: string | undefined;
   json: boolean;
 }

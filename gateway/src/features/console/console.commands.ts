@@ -5,6 +5,7 @@ import { loadConfigOrExit } from '../../../../common/config.js';
 import { createReadModelClient } from '../../../../common/databases.js';
 import { createRedis } from '../../../../common/redis.js';
 import { withTimeout } from '../../../../common/with-timeout.js';
+import { parseDuration } from '../../cli/durations.js';
 import { CliError } from '../../cli/operator-cli.js';
 import { terminalJson } from '../../cli/terminal-text.js';
 import { createSignInLink } from '../../pages/sign-in-links.js';
@@ -12,18 +13,9 @@ import { cliOperator, recordOperatorAction } from '../operators/operator-audit.j
 import { CONSOLE } from './console-page.js';
 import { USAGE, type ConsoleCliArgs } from './console.usage.js';
 
-const UNITS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
 const MAX_TTL_MS = 24 * 3_600_000;
 
-export function parseTtl(value: string): number {
-  const match = /^(\d+)([smh])$/.exec(value);
-  const ms = match ? Number(match[1]) * UNITS[match[2] as keyof typeof UNITS] : 0;
-  if (ms <= 0 || ms > MAX_TTL_MS)
-    throw new CliError(
-      `--ttl must be a duration such as 90s, 15m or 2h (at most 24h), got "${value}"`,
-    );
-  return ms;
-}
+export const parseTtl = (value: string) => parseDuration(value, '--ttl', MAX_TTL_MS);
 
 export async function runCommand(args: ConsoleCliArgs): Promise<void> {
   if (args.command !== 'link')

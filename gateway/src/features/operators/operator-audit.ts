@@ -9,6 +9,7 @@ export const OPERATOR_ACTIONS = [
   'clients.disable',
   'clients.enable',
   'clients.rotate-secret',
+  'clients.end-previous-secret',
   'clients.revoke-tokens',
   'clients.set-scopes',
   'clients.set-limits',

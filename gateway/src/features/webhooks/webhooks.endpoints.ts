@@ -3,15 +3,19 @@
 // and the client's scopes, and the target must be a public address unless operators allow
 // private ones.
 import type { z } from 'zod';
-import { targetProblem } from '../../../../api/webhooks/targets.js';
 import { defineEndpoint } from '../../endpoint-services.js';
-import { notFound, validationError } from '../../http/errors.js';
+import { notFound } from '../../http/errors.js';
 import { idParams } from '../../http/filters.js';
 import { listPage, paginationQuery } from '../../http/pagination.js';
-import { typesAsked } from '../changes/changes.endpoints.js';
+import { eventTypesFor } from './webhooks.event-types.js';
+import { TESTS_PER_MINUTE } from './webhooks.test-event.js';
 import {
   attemptSchema,
   createBody,
+  eventTypeListResponse,
+  updateBody,
+  webhookTestResponse,
+  webhookUpdatedResponse,
   replayBody,
   webhookAttemptListResponse,
   webhookCreatedResponse,
@@ -66,22 +70,23 @@ export const webhookEndpoints = [
     status: 201,
     tables: [],
     handle: async ({ body, auth, services }) => {
-      const caller = auth();
-      const types = typesAsked(body.types, caller.scopes);
-      if (types.length === 0) {
-        throw validationError([
-          { field: 'types', message: 'İstemcinin okuma yetkisi olan bir tür yok.' },
-        ]);
-      }
-      const problem = await targetProblem(body.url, services.webhooks.targets);
-      if (problem) throw validationError([{ field: 'url', message: problem.reason }]);
-      const created = await services.webhooks.service.create(caller.clientId, {
-        url: body.url,
-        types,
-        description: body.description ?? null,
-      });
+      const created = await services.webhooks.subscribe(auth(), body);
       return { success: true, data: { ...toApi(created), secret: created.secret } };
     },
+  }),
+  // Before GET /webhooks/{id}, which would take `event-types` for an id.
+  defineEndpoint({
+    operationId: 'listWebhookEventTypes',
+    group: 'webhooks',
+    method: 'GET',
+    path: '/webhooks/event-types',
+    summary: 'Abone olunabilecek olay türleri',
+    description:
+      "The change feed's types this client may subscribe to: those whose read scope it holds. Each brings `<type>.upsert` and `<type>.delete` events; the example is an upsert's body as delivered. A test event (POST /webhooks/{id}/test) has the type `webhook.test` and is sent to no subscription otherwise.",
+    access: 'webhooks:manage',
+    response: eventTypeListResponse,
+    tables: [],
+    handle: ({ auth }) => Promise.resolve({ success: true, data: eventTypesFor(auth().scopes) }),
   }),
   defineEndpoint({
     operationId: 'listWebhooks',
@@ -93,7 +98,7 @@ export const webhookEndpoints = [
     response: webhookListResponse,
     tables: [],
     handle: async ({ auth, services }) => {
-      const rows = await services.webhooks.service.list(auth().clientId);
+      const rows = await services.webhooks.list(auth().clientId);
       return { success: true, data: rows.map(toApi) };
     },
   }),
@@ -110,9 +115,44 @@ export const webhookEndpoints = [
     response: webhookResponse,
     tables: [],
     handle: async ({ params, auth, services }) => {
-      const row = found(await services.webhooks.service.find(auth().clientId, params.id));
-      const deliveries = await services.webhooks.service.figures(row.id);
+      const row = found(await services.webhooks.find(auth().clientId, params.id));
+      const deliveries = await services.webhooks.figures(row.id);
       return { success: true, data: { ...toApi(row), deliveries } };
+    },
+  }),
+  defineEndpoint({
+    operationId: 'updateWebhook',
+    group: 'webhooks',
+    method: 'PATCH',
+    path: '/webhooks/{id}',
+    summary: 'Webhook aboneliğini değiştir',
+    description:
+      "Changes the URL, the types or the description; what the body leaves out stays. The subscription keeps its place in the change feed: no change is skipped or sent twice, and events not yet delivered go to the new URL. The URL and the types are checked as on creation (400 `VALIDATION_ERROR`; a type outside the client's scopes 403 `INSUFFICIENT_SCOPE`); a target the API operator disabled is 403 `INSUFFICIENT_SCOPE`, and so is moving a subscription the operator disabled to another target. The signing secret does not change.",
+    access: 'webhooks:manage',
+    params: idParams,
+    body: updateBody,
+    response: webhookUpdatedResponse,
+    tables: [],
+    handle: async ({ params, body, auth, services }) => {
+      const row = found(await services.webhooks.update(auth(), params.id, body));
+      return { success: true, data: toApi(row) };
+    },
+  }),
+  defineEndpoint({
+    operationId: 'testWebhook',
+    group: 'webhooks',
+    method: 'POST',
+    path: '/webhooks/{id}/test',
+    summary: 'Test olayı gönder',
+    description: `Sends a \`webhook.test\` event to the subscription's URL at once, signed and sent as every delivery is (the Standard Webhooks headers, every current secret signing, the same target rules and timeout, redirects not followed), and answers its outcome: \`delivered\` for a 2xx, the status, the duration and the answer's first 1,024 characters as text (or why there was none). The answer is 200 whatever the endpoint answered. The test is not an event of the feed: it is not retried, not replayed and not counted in the delivery figures. A subscription disabled automatically can be tested; one the API operator disabled cannot (403 \`INSUFFICIENT_SCOPE\`). At most ${TESTS_PER_MINUTE} tests per subscription in a minute: past it, 429 \`RATE_LIMIT_EXCEEDED\` with \`Retry-After\` (seconds) equal to \`retryAfter\` in the body. Body: \`{type: "webhook.test", timestamp, data: {subscription_id, message}}\`.`,
+    access: 'webhooks:manage',
+    params: idParams,
+    bodyOptional: true,
+    response: webhookTestResponse,
+    tables: [],
+    handle: async ({ params, auth, services }) => {
+      const outcome = found(await services.webhooks.sendTest(auth(), params.id));
+      return { success: true, data: outcome };
     },
   }),
   defineEndpoint({
@@ -128,7 +168,7 @@ export const webhookEndpoints = [
     response: webhookDeletedResponse,
     tables: [],
     handle: async ({ params, auth, services }) => {
-      if (!(await services.webhooks.service.remove(auth().clientId, params.id))) {
+      if (!(await services.webhooks.remove(auth().clientId, params.id))) {
         throw notFound('Abonelik bulunamadı.');
       }
       return { success: true, message: 'Abonelik silindi.' };
@@ -148,7 +188,7 @@ export const webhookEndpoints = [
     response: webhookRotatedResponse,
     tables: [],
     handle: async ({ params, auth, services }) => {
-      const row = found(await services.webhooks.service.rotateSecret(auth().clientId, params.id));
+      const row = found(await services.webhooks.rotateSecret(auth().clientId, params.id));
       return { success: true, data: { ...toApi(row), secret: row.secret } };
     },
   }),
@@ -166,9 +206,7 @@ export const webhookEndpoints = [
     response: webhookEnabledResponse,
     tables: [],
     handle: async ({ params, auth, services }) => {
-      const row = found(
-        await services.webhooks.service.setEnabled(auth().clientId, params.id, true),
-      );
+      const row = found(await services.webhooks.setEnabled(auth().clientId, params.id, true));
       return { success: true, data: toApi(row) };
     },
   }),
@@ -188,7 +226,7 @@ export const webhookEndpoints = [
     tables: [],
     handle: async ({ params, body, auth, services }) => {
       const replayed = found(
-        await services.webhooks.service.replay(
+        await services.webhooks.replay(
           auth().clientId,
           params.id,
           new Date(body.since),
@@ -212,7 +250,7 @@ export const webhookEndpoints = [
     response: webhookAttemptListResponse,
     tables: [],
     handle: async ({ params, query, auth, services }) => {
-      const { service } = services.webhooks;
+      const service = services.webhooks;
       const row = found(await service.find(auth().clientId, params.id));
       return listPage(query, {
         rows: (window) => service.attempts(row.id, window),

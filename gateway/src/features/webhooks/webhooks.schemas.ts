@@ -5,6 +5,8 @@ import { TYPE_NAMES } from '../../../../api/changes/change-types.js';
 import { MAX_URL_LENGTH } from '../../../../api/webhooks/targets.js';
 import { DELIVERY_OUTCOMES, DISABLED_REASONS } from '../../../../api/webhooks/vocabulary.js';
 import { listResponse } from '../../http/pagination.js';
+import { changeSchema } from '../changes/changes.endpoints.js';
+import { eventTypesFor } from './webhooks.event-types.js';
 
 const EXAMPLE = {
   id: 7,
@@ -103,19 +105,33 @@ export const attemptSchema = z
     ],
   });
 
+/** Feed type names (GET /webhooks/event-types lists those the caller may choose). */
+const typesField = z.array(z.string()).min(1);
+const TYPES_TEXT = `subset of ${TYPE_NAMES.join(', ')} (see GET /webhooks/event-types)`;
+
 export const createBody = z
   .object({
     url: z.string().max(MAX_URL_LENGTH),
-    types: z
-      .array(z.string())
-      .min(1)
+    types: typesField
       .optional()
-      .meta({
-        description: `subset of ${TYPE_NAMES.join(', ')}; default: every type the scopes allow`,
-      }),
+      .meta({ description: `${TYPES_TEXT}; default: every type the scopes allow` }),
     description: z.string().max(500).optional(),
   })
   .meta({ id: 'WebhookCreateRequest' });
+
+export const updateBody = z
+  .object({
+    url: z.string().max(MAX_URL_LENGTH).optional(),
+    types: typesField.optional().meta({ description: `${TYPES_TEXT}; replaces the list` }),
+    description: z.string().max(500).nullable().optional().meta({ description: 'null clears it' }),
+  })
+  .refine((patch) => Object.values(patch).some((value) => value !== undefined), {
+    message: 'En az bir alan (url, types, description) gerekli.',
+  })
+  .meta({
+    id: 'WebhookUpdateRequest',
+    examples: [{ url: 'https://partner.example.com/hooks/club-v2' }],
+  });
 
 export const replayBody = z
   .object({
@@ -145,3 +161,54 @@ export const webhookRotatedResponse = item(withSecret, 'WebhookRotatedResponse')
 export const webhookEnabledResponse = item(webhookSchema, 'WebhookEnabledResponse');
 export const webhookReplayResponse = item(z.object({ replayed: z.int() }), 'WebhookReplayResponse');
 export const webhookAttemptListResponse = listResponse(attemptSchema, 'WebhookAttemptListResponse');
+
+export const webhookUpdatedResponse = item(webhookSchema, 'WebhookUpdatedResponse');
+
+export const webhookTestResponse = item(
+  z
+    .object({
+      webhook_id: z.string().meta({ description: 'the `webhook-id` header the test carried' }),
+      outcome: z.enum(DELIVERY_OUTCOMES),
+      status_code: z.int().nullable(),
+      duration_ms: z.int(),
+      response: z.string().nullable().meta({
+        description:
+          "the answer's first 1,024 characters as text, or why there was none; the endpoint's text, never to be rendered as HTML",
+      }),
+    })
+    .meta({
+      id: 'WebhookTestResult',
+      examples: [
+        {
+          webhook_id: 'msg_9b2f7c1e04d84a5f8e3a6c2d1b0f4e7a',
+          outcome: 'delivered',
+          status_code: 200,
+          duration_ms: 63,
+          response: '{"ok":true}',
+        },
+      ],
+    }),
+  'WebhookTestResponse',
+);
+
+const eventBodySchema = z
+  .object({
+    type: z.string().meta({ description: '`<type>.upsert` or `<type>.delete`' }),
+    timestamp: z.iso.datetime(),
+    data: changeSchema,
+    cursor: z.string().meta({ description: 'resumes GET /changes right after the change' }),
+  })
+  .meta({ id: 'WebhookEventBody' });
+
+export const eventTypeSchema = z
+  .object({
+    type: z.enum(TYPE_NAMES as [string, ...string[]]).meta({ description: 'what `types` names' }),
+    scope: z.string().meta({ description: 'the scope that reads it' }),
+    events: z.array(z.string()).meta({ description: "the `type` of its events' bodies" }),
+    example: eventBodySchema,
+  })
+  .meta({ id: 'WebhookEventType', examples: eventTypesFor(['members:read']).slice(0, 1) });
+
+export const eventTypeListResponse = z
+  .object({ success: z.boolean(), data: z.array(eventTypeSchema) })
+  .meta({ id: 'WebhookEventTypeListResponse' });

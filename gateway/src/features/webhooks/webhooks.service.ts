@@ -11,26 +11,51 @@ import {
   PREVIOUS_SECRET_MS,
   webhookSecrets,
 } from '../../../../api/webhooks/secrets.js';
-import type { DisabledReason } from '../../../../api/webhooks/vocabulary.js';
+import type { TargetRules } from '../../../../api/webhooks/targets.js';
 import { AppError, insufficientScope, validationError } from '../../http/errors.js';
 import { deliveryFigures } from './webhooks.figures.js';
+import {
+  checkTarget,
+  holdsTarget,
+  OPERATOR,
+  subscribedTypes,
+  targetHeld,
+  type Caller,
+} from './webhooks.rules.js';
+import { sendTestEvent, type TestOutcome } from './webhooks.test-event.js';
 
 export type { DeliveryFigures } from './webhooks.figures.js';
+export { OPERATOR, type Caller } from './webhooks.rules.js';
+export type { TestOutcome } from './webhooks.test-event.js';
 
 export type Owner = number | null;
 
-/** The reason an operator's disable records; only an operator lifts it. */
-export const OPERATOR: DisabledReason = 'operator';
-
-const targetHeld = () =>
+const subscriptionHeld = () =>
   insufficientScope(
-    'Bu adrese giden abonelik operatör tarafından devre dışı bırakıldı; yalnızca operatör yeniden etkinleştirebilir.',
+    'Bu abonelik operatör tarafından devre dışı bırakıldı; yalnızca operatör değiştirebilir.',
   );
 
+/** A new subscription as its client asks for it (POST /webhooks, the portal). */
+export interface SubscriptionRequest {
+  url: string;
+  /** Feed type names; by default every type the caller's scopes read. */
+  types?: readonly string[] | undefined;
+  description?: string | null | undefined;
+}
+
+/** A subscription as stored. */
 export interface SubscriptionInput {
   url: string;
   types: string[];
   description: string | null;
+}
+
+/** A change to a subscription (PATCH /webhooks/{id}, the portal): what is left out stays. */
+export interface SubscriptionPatch {
+  url?: string | undefined;
+  types?: readonly string[] | undefined;
+  /** null clears it. */
+  description?: string | null | undefined;
 }
 
 const PUBLIC_FIELDS = {
@@ -45,10 +70,18 @@ const PUBLIC_FIELDS = {
   created_at: true,
 } as const;
 
-/** WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT, WEBHOOK_REPLAY_MAX, WEBHOOK_REPLAYS_PER_HOUR (common/config.ts). */
+/**
+ * WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT, WEBHOOK_REPLAY_MAX, WEBHOOK_REPLAYS_PER_HOUR, and the
+ * target rules and timeout deliveries follow (common/config.ts).
+ */
 export type WebhookLimits = Pick<
   Config['webhooks'],
-  'maxSubscriptionsPerClient' | 'replayMax' | 'replaysPerHour'
+  | 'maxSubscriptionsPerClient'
+  | 'replayMax'
+  | 'replaysPerHour'
+  | 'allowPrivateTargets'
+  | 'allowHttp'
+  | 'timeoutMs'
 >;
 
 const tooManyReplays = (perHour: number, retryAfter: number) =>
@@ -71,32 +104,23 @@ export interface Reencrypted {
   unreadable: { id: number; reason: string }[];
 }
 
-type Transaction = Parameters<Parameters<ReadModelClient['$transaction']>[0]>[0];
-
-/**
- * Whether the client may not subscribe to this URL: the operator disabled a subscription of its to
- * the same target (targetKey), still there or deleted since (webhook_held_targets).
- */
-async function holdsTarget(tx: Transaction, owner: number, url: string): Promise<boolean> {
-  const target = targetKey(url);
-  if (await tx.webhookHeldTarget.count({ where: { client_id: owner, target } })) return true;
-  const disabled = await tx.webhookSubscription.findMany({
-    where: { client_id: owner, disabled_reason: OPERATOR },
-    select: { url: true },
-  });
-  return disabled.some((s) => targetKey(s.url) === target);
-}
-
 /**
  * Secrets are sealed under SECRETS_KEY as they are stored (api/webhooks/secrets.ts); the gateway
- * never opens one: only the worker does, to sign.
+ * opens one only to sign a test event (webhooks.test-event.ts). `dnsServers`: name servers for
+ * targets' names instead of the system's (tests).
  */
 export function createWebhookService(
   db: ReadModelClient,
   config: { webhooks: WebhookLimits; secrets: Pick<Config['secrets'], 'keys'> },
+  options: { dnsServers?: readonly string[] | undefined } = {},
 ) {
   const limits = config.webhooks;
   const secrets = webhookSecrets(config.secrets.keys);
+  const targets: TargetRules = {
+    allowPrivate: limits.allowPrivateTargets,
+    allowHttp: limits.allowHttp,
+    dnsServers: options.dnsServers,
+  };
   const owned = (owner: Owner, id: number) => ({
     id,
     ...(owner === null ? {} : { client_id: owner }),
@@ -106,48 +130,108 @@ export function createWebhookService(
   const find = (owner: Owner, id: number) =>
     db.webhookSubscription.findFirst({ where: owned(owner, id), select: PUBLIC_FIELDS });
 
+  /**
+   * Stores a subscription whose types and target are already checked (subscribe checks a
+   * client's). New subscriptions start at the feed's present: their events are the changes
+   * after. A target the operator holds is 403. At most WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT per
+   * client.
+   */
+  async function create(owner: number, input: SubscriptionInput) {
+    const [row] = await db.$queryRaw<{ xmin: string }[]>`
+      SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`;
+    const start = presentOf(BigInt(row!.xmin));
+    const secret = newWebhookSecret();
+    const max = limits.maxSubscriptionsPerClient;
+    const created = await db.$transaction(async (tx) => {
+      // One client's creates wait for each other here, so two at once cannot both see room.
+      // NO KEY UPDATE: token rows referring to the client are not held back.
+      await tx.$queryRaw`SELECT 1 FROM api_clients WHERE id = ${owner} FOR NO KEY UPDATE`;
+      if (await holdsTarget(tx, owner, input.url)) throw targetHeld();
+      const held = await tx.webhookSubscription.count({ where: { client_id: owner } });
+      if (held >= max) {
+        throw validationError(
+          [{ field: 'subscriptions', message: `${held} abonelik var; en fazla ${max}.` }],
+          `Bir istemci en fazla ${max} webhook aboneliği oluşturabilir; kullanılmayanları silin.`,
+        );
+      }
+      return tx.webhookSubscription.create({
+        data: {
+          client_id: owner,
+          url: input.url,
+          types: input.types,
+          description: input.description,
+          secret: secrets.seal(secret),
+          feed_xid: start.xid,
+          feed_kind: start.kind,
+          feed_type: start.type,
+          feed_id: start.id,
+        },
+        select: PUBLIC_FIELDS,
+      });
+    });
+    return { ...created, secret };
+  }
+
   return {
     find,
+    create,
     figures: (id: number) => deliveryFigures(db, id),
 
     /**
-     * New subscriptions start at the feed's present: their events are the changes after. At most
-     * WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT per client.
+     * A client's new subscription (POST /webhooks, the portal): types follow the caller's scopes,
+     * the target the delivery rules (webhooks.rules.ts), then as create.
      */
-    async create(owner: number, input: SubscriptionInput) {
-      const [row] = await db.$queryRaw<{ xmin: string }[]>`
-        SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`;
-      const start = presentOf(BigInt(row!.xmin));
-      const secret = newWebhookSecret();
-      const max = limits.maxSubscriptionsPerClient;
-      const created = await db.$transaction(async (tx) => {
-        // One client's creates wait for each other here, so two at once cannot both see room.
-        // NO KEY UPDATE: token rows referring to the client are not held back.
-        await tx.$queryRaw`SELECT 1 FROM api_clients WHERE id = ${owner} FOR NO KEY UPDATE`;
-        if (await holdsTarget(tx, owner, input.url)) throw targetHeld();
-        const held = await tx.webhookSubscription.count({ where: { client_id: owner } });
-        if (held >= max) {
-          throw validationError(
-            [{ field: 'subscriptions', message: `${held} abonelik var; en fazla ${max}.` }],
-            `Bir istemci en fazla ${max} webhook aboneliği oluşturabilir; kullanılmayanları silin.`,
-          );
-        }
-        return tx.webhookSubscription.create({
+    async subscribe(caller: Caller, request: SubscriptionRequest) {
+      const types = subscribedTypes(request.types, caller.scopes);
+      await checkTarget(request.url, targets);
+      return create(caller.clientId, {
+        url: request.url,
+        types,
+        description: request.description ?? null,
+      });
+    },
+
+    /**
+     * Changes the URL, types or description, checked as subscribe checks them; the subscription
+     * keeps its place in the feed, and its pending events go to the new URL. Its client cannot
+     * move a subscription the operator disabled, nor point one at a target the operator holds
+     * (403). Null when the caller has no such subscription.
+     */
+    async update(caller: Caller, id: number, patch: SubscriptionPatch) {
+      const owner = caller.clientId;
+      const types = patch.types && subscribedTypes(patch.types, caller.scopes);
+      if (patch.url !== undefined) await checkTarget(patch.url, targets);
+      return db.$transaction(async (tx) => {
+        // Ordered with the operator's disable, so a move never escapes a hold landing meanwhile.
+        const [current] = await tx.$queryRaw<{ url: string; reason: string | null }[]>`
+          SELECT url, disabled_reason AS reason FROM webhook_subscriptions
+           WHERE id = ${id} AND client_id = ${owner} FOR UPDATE`;
+        if (!current) return null;
+        const moved = patch.url !== undefined && targetKey(patch.url) !== targetKey(current.url);
+        if (moved && current.reason === OPERATOR) throw subscriptionHeld();
+        if (moved && (await holdsTarget(tx, owner, patch.url!))) throw targetHeld();
+        return tx.webhookSubscription.update({
+          where: { id },
           data: {
-            client_id: owner,
-            url: input.url,
-            types: input.types,
-            description: input.description,
-            secret: secrets.seal(secret),
-            feed_xid: start.xid,
-            feed_kind: start.kind,
-            feed_type: start.type,
-            feed_id: start.id,
+            ...(patch.url !== undefined ? { url: patch.url } : {}),
+            ...(types ? { types } : {}),
+            ...(patch.description !== undefined ? { description: patch.description } : {}),
           },
           select: PUBLIC_FIELDS,
         });
       });
-      return { ...created, secret };
+    },
+
+    /**
+     * A signed `webhook.test` event sent at once, its outcome answered and not recorded; at most
+     * TESTS_PER_MINUTE per subscription. Null when the caller has no such subscription.
+     */
+    sendTest(caller: Caller, id: number): Promise<TestOutcome | null> {
+      return sendTestEvent(
+        { db, secrets, targets, timeoutMs: limits.timeoutMs },
+        caller.clientId,
+        id,
+      );
     },
 
     list(owner: Owner, options: { clientKey?: string } = {}) {

@@ -1,10 +1,12 @@
 // One HTTP try of one event: POST of the stored body, signed, through a lookup that refuses
-// non-public addresses and a check of the URL's form (api/webhooks/targets.ts), bounded by WEBHOOK_TIMEOUT_MS, redirects not
-// followed. Its outcome is one of a few words, the figures and the answer's first 1,024 chars.
+// non-public addresses and a check of the URL's form (targets.ts), bounded by WEBHOOK_TIMEOUT_MS,
+// redirects not followed. Its outcome is one of a few words, the figures and the answer's first
+// 1,024 chars. The worker's deliveries and the gateway's test events (POST /webhooks/{id}/test)
+// go through it alike.
 import http from 'node:http';
 import https from 'node:https';
-import { deliveryProblem, guardedLookup, type TargetRules } from '../../../api/webhooks/targets.js';
-import type { DeliveryOutcome } from '../../../api/webhooks/vocabulary.js';
+import { deliveryProblem, guardedLookup, type TargetRules } from './targets.js';
+import type { DeliveryOutcome } from './vocabulary.js';
 
 export interface TryResult {
   outcome: DeliveryOutcome;
