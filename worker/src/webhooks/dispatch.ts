@@ -203,19 +203,20 @@ const SNAPSHOT_BOUNDS = sql`
     FROM pg_current_snapshot() s`;
 
 /**
- * The rest before another pass while a woken change may still be hidden: the feed shows a
+ * The rests between passes while a woken change may still be hidden: the feed shows a
  * transaction once every older one on the server has ended, and one still running (another
  * table's sync, a member write, another database's work) may hide the change just announced.
+ * They double from the first to the last, so a transaction left open for long costs a pass a
+ * second at most.
  */
-const HELD_BACK_RETRY_MS = 50;
-/** How long a wake-up is followed so: a transaction open longer is left to the interval. */
-const WAKE_FOLLOWED_MS = 5000;
+const HELD_BACK_FIRST_MS = 50;
+const HELD_BACK_MOST_MS = 1000;
 
 /**
  * Passes one after another: the next `intervalMs` after a pass, at once after one that left
  * more waiting, or as soon as the one under way ends after a wake-up. A wake-up is followed
- * until a pass has read past every transaction that had begun when it came (`HELD_BACK_RETRY_MS`
- * apart), so the change it announced is never left for the interval.
+ * until a pass has read past every transaction that had begun when it came, so the change it
+ * announced is never left for the interval.
  */
 function startPasses(
   pass: () => Promise<boolean>,
@@ -229,8 +230,8 @@ function startPasses(
   let woken = false;
   /** A pass must read past this transaction id: a woken change lies below it. */
   let readPast: bigint | null = null;
-  /** Past this, a transaction still hiding it is left to the interval's passes. */
-  let readPastUntil = 0;
+  /** The rest before the next pass while readPast stands. */
+  let heldBackMs = HELD_BACK_FIRST_MS;
   let stopped = false;
   /** One pass; the rest before the next. */
   const once = async (): Promise<number> => {
@@ -240,14 +241,17 @@ function startPasses(
       const bounds = await snapshot();
       if (answering && (readPast === null || bounds.xmax > readPast)) {
         readPast = bounds.xmax;
-        readPastUntil = Date.now() + WAKE_FOLLOWED_MS;
+        heldBackMs = HELD_BACK_FIRST_MS;
       }
       // This pass's reads see every transaction below readPast: the wake-up is answered.
-      if (bounds.xmin >= readPast! || Date.now() > readPastUntil) readPast = null;
+      if (bounds.xmin >= readPast!) readPast = null;
     }
     const more = await pass();
     if (more) return 0;
-    return readPast === null ? deps.intervalMs : Math.min(HELD_BACK_RETRY_MS, deps.intervalMs);
+    if (readPast === null) return deps.intervalMs;
+    const restMs = Math.min(heldBackMs, deps.intervalMs);
+    heldBackMs = Math.min(heldBackMs * 2, HELD_BACK_MOST_MS);
+    return restMs;
   };
   const tick = () => {
     passing = true;
