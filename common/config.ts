@@ -2,6 +2,7 @@
 import { accessSync, constants } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { legacyTlsProblem } from './legacy-tls.js';
 import { clusterSeedsOf } from './redis.js';
 
 const positiveInt = z.coerce.number().int().positive();
@@ -111,7 +112,16 @@ const envSchema = z.object({
   // Read replicas of DATABASE_URL for the gateway's reads; none by default.
   DATABASE_READ_URLS: z.string().transform(list).pipe(z.array(postgresUrl)).default([]),
   READ_REPLICA_MAX_LAG_MS: positiveInt.default(5000),
-  LEGACY_DATABASE_URL: url(['mysql', 'mariadb']).default('mysql://root@127.0.0.1:3306/dashboard'),
+  LEGACY_DATABASE_URL: url(['mysql', 'mariadb'])
+    .superRefine((value, ctx) => {
+      const problem = legacyTlsProblem(value);
+      const authority = new URL(value).searchParams.get('ssl-ca');
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      if (authority !== null && !isReadableFile(authority)) {
+        ctx.addIssue({ code: 'custom', message: 'ssl-ca names a file this process cannot read' });
+      }
+    })
+    .default('mysql://root@127.0.0.1:3306/dashboard'),
   // One server (redis://, rediss://) or the seed nodes of a Redis Cluster
   // (redis+cluster://a:p,b:p).
   REDIS_URL: z

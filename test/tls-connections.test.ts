@@ -1,13 +1,16 @@
 // Encrypted connections where the URL asks for them (docs/operations.md, "Encrypted
-// connections"): private PostgreSQL and Redis servers of this test's own, each started with a
+// connections"): private MySQL (MariaDB), PostgreSQL and Redis servers of this test's own, each started with a
 // certificate signed by an authority the test makes, and one signed by another authority. Each
 // client, configured to trust the first authority, works with the first server and refuses the
 // second.
+import ZongJi from '@vlasky/zongji';
+import * as mariadb from 'mariadb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../common/config.js';
-import { createReadModelClient, readModelPool } from '../common/databases.js';
+import { createReadModelClient, legacyConnectionOf, readModelPool } from '../common/databases.js';
 import { createRedis } from '../common/redis.js';
 import { migrateReadModel } from '../prisma/read-model/migrate.js';
+import { binlogConnectionOf } from '../worker/src/sync/binlog/binlog-follower.js';
 import {
   issueServerCertificate,
   makeAuthority,
@@ -15,6 +18,7 @@ import {
   type ServerCertificate,
 } from './support/certificates.js';
 import { createTestEnvironment } from './support/environment.js';
+import { SpareMariaDb } from './support/spare-mariadb.js';
 import { SparePostgres } from './support/spare-postgres.js';
 import { privateDir, removeDir } from './support/spare-processes.js';
 import { SpareRedis } from './support/spare-redis.js';
@@ -121,5 +125,61 @@ describe('Redis over rediss://', () => {
     expect(refused?.message).toMatch(REFUSED);
     // The system's authorities do not know the test's own either.
     expect((await connectWith({ REDIS_URL: trusted.url }))?.message).toMatch(REFUSED);
+  });
+});
+
+describe('MySQL with ssl-ca in LEGACY_DATABASE_URL', () => {
+  let trusted: SpareMariaDb;
+  let untrusted: SpareMariaDb;
+  const verifyIdentity = (server: SpareMariaDb) =>
+    `${server.url}?ssl-mode=VERIFY_IDENTITY&ssl-ca=${ours.certFile}`;
+
+  beforeAll(async () => {
+    [trusted, untrusted] = await Promise.all([
+      SpareMariaDb.start({ binaryLog: true, tls: signed }),
+      SpareMariaDb.start({ binaryLog: true, tls: stranger }),
+    ]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([trusted?.destroy(), untrusted?.destroy()]);
+  });
+
+  /** The cipher the server reports for a connection with the options every legacy pool takes. */
+  async function legacyCipher(url: string) {
+    const options = legacyConnectionOf(loadConfig({ LEGACY_DATABASE_URL: url }).legacy.url);
+    const connection = await mariadb.createConnection({ ...options, connectTimeout: 2000 });
+    try {
+      const rows: { Value: string }[] = await connection.query(
+        "SHOW SESSION STATUS LIKE 'Ssl_cipher'",
+      );
+      return rows[0]?.Value;
+    } finally {
+      await connection.end();
+    }
+  }
+
+  /** Whether the worker's binary-log client starts reading: null, or the error it reported. */
+  async function binlogClientError(url: string) {
+    const client = new ZongJi(binlogConnectionOf(url));
+    try {
+      return await new Promise<Error | null>((resolve) => {
+        client.on('ready', () => resolve(null));
+        client.on('error', resolve);
+        client.start({ serverId: 0x7e_57, startAtEnd: true, includeEvents: ['rotate'] });
+      });
+    } finally {
+      client.stop();
+    }
+  }
+
+  it('when the configured authority signed the server certificate, then the legacy connections and the binary-log client connect over TLS', async () => {
+    expect(await legacyCipher(verifyIdentity(trusted))).toMatch(/^TLS_/);
+    expect(await binlogClientError(verifyIdentity(trusted))).toBe(null);
+  });
+
+  it('when another authority signed it, then the legacy connections and the binary-log client refuse the server', async () => {
+    await expect(legacyCipher(verifyIdentity(untrusted))).rejects.toThrow(REFUSED);
+    expect((await binlogClientError(verifyIdentity(untrusted)))?.message).toMatch(REFUSED);
   });
 });
