@@ -1,8 +1,9 @@
 // What the read-model runner does when a migration cannot finish (docs/decisions/0021): a
 // concurrent index build cut short leaves an invalid index that the next run drops and builds
-// again; one that fails (duplicates under a unique index) leaves none behind and says why; a lock
-// that never frees fails the run after its bounded retries with a message saying what to look
-// for; and a migration that misuses CONCURRENTLY is refused before anything runs.
+// again; one that fails (duplicates under a unique index) leaves none behind and says why; a
+// failed attempt in the ledger is retried for a concurrent index only; a lock that never frees
+// fails the run after its bounded retries with a message saying what to look for; and a
+// migration that misuses CONCURRENTLY is refused before anything runs.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONCURRENT_INDEX_MARKER } from '../prisma/read-model/migration-files.js';
@@ -114,6 +115,40 @@ describe('the read-model runner when a migration cannot finish', () => {
       expect(await indexState(scratch, 'codes_unique')).toBe('valid');
       await expect(client.query('INSERT INTO codes (code) VALUES (1)')).rejects.toThrow(
         /duplicate key/,
+      );
+    });
+  });
+
+  it('when the ledger records a failed attempt, then a concurrent index is built again and the attempt marked rolled back, while any other migration waits to be resolved by hand', async () => {
+    await withCodes('ledger', async (scratch) => {
+      const client = await scratch.connect();
+      // What `prisma migrate deploy` leaves of a migration that failed: a row never finished.
+      const failedAttempt = (name: string) =>
+        client.query(
+          `INSERT INTO _prisma_migrations (id, checksum, migration_name, logs)
+           VALUES (gen_random_uuid(), 'x', $1, 'failed')`,
+          [name],
+        );
+      scratch.add(
+        '002_codes_code',
+        concurrentIndex('CREATE INDEX CONCURRENTLY codes_code ON codes (code);'),
+      );
+      await failedAttempt('002_codes_code');
+      expect(await scratch.migrate()).toEqual(['002_codes_code']);
+      expect(await indexState(scratch, 'codes_code')).toBe('valid');
+      const { rows } = await client.query<{ finished: boolean; rolled_back: boolean }>(
+        `SELECT finished_at IS NOT NULL AS finished, rolled_back_at IS NOT NULL AS rolled_back
+           FROM _prisma_migrations WHERE migration_name = '002_codes_code' ORDER BY started_at`,
+      );
+      expect(rows).toEqual([
+        { finished: false, rolled_back: true },
+        { finished: true, rolled_back: false },
+      ]);
+
+      scratch.add('003_codes_note', 'ALTER TABLE codes ADD COLUMN note text;');
+      await failedAttempt('003_codes_note');
+      await expect(scratch.migrate()).rejects.toThrow(
+        'migration 003_codes_note failed earlier; resolve it by hand',
       );
     });
   });
