@@ -77,7 +77,10 @@ export async function benchLag(options: LagOptions & { scale: number }) {
       do run = await syncTable(table, { legacy, readModel });
       while (!run.caughtUp);
     }
-    const connection = createRedis(config.redis.url, { forWorker: true });
+    const connection = createRedis(config.redis.url, {
+      forWorker: true,
+      caFile: config.redis.caFile,
+    });
     const runner = await startSyncRunner({
       legacy,
       readModel,

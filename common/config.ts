@@ -1,6 +1,8 @@
 // The only reader of process.env. Every operator variable is validated here, once, at start.
+import { accessSync, constants } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { legacyTlsProblem } from './legacy-tls.js';
 import { clusterSeedsOf } from './redis.js';
 
 /** Where the worker learns of legacy changes (SYNC_SOURCE). */
@@ -15,6 +17,26 @@ const url = (protocols: string[]) =>
     .refine((value) => protocols.some((p) => value.startsWith(`${p}://`)), {
       message: `expected a ${protocols.join(' or ')} URL`,
     });
+
+const isReadableFile = (file: string) => {
+  try {
+    accessSync(file, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+/**
+ * A PostgreSQL URL; its TLS settings are libpq's parameters, which pg reads from it (`sslmode`,
+ * `sslrootcert` naming the authority's certificate file, read when a connection opens).
+ */
+const postgresUrl = url(['postgresql', 'postgres']).refine(
+  (value) => {
+    const authority = new URL(value).searchParams.get('sslrootcert');
+    return authority === null || isReadableFile(authority);
+  },
+  { message: 'sslrootcert names a file this process cannot read' },
+);
 
 const list = (value: string) =>
   value
@@ -90,17 +112,20 @@ const envSchema = z.object({
   NODE_ENV: z.string().optional(),
   // The first key signs (and will encrypt), every one verifies: a list rotates keys.
   SECRETS_KEY: secretsKeys.optional(),
-  DATABASE_URL: url(['postgresql', 'postgres']).default(
-    'postgresql://postgres@127.0.0.1:5432/dashboard_api',
-  ),
+  DATABASE_URL: postgresUrl.default('postgresql://postgres@127.0.0.1:5432/dashboard_api'),
   // Read replicas of DATABASE_URL for the gateway's reads; none by default.
-  DATABASE_READ_URLS: z
-    .string()
-    .transform(list)
-    .pipe(z.array(url(['postgresql', 'postgres'])))
-    .default([]),
+  DATABASE_READ_URLS: z.string().transform(list).pipe(z.array(postgresUrl)).default([]),
   READ_REPLICA_MAX_LAG_MS: positiveInt.default(5000),
-  LEGACY_DATABASE_URL: url(['mysql', 'mariadb']).default('mysql://root@127.0.0.1:3306/dashboard'),
+  LEGACY_DATABASE_URL: url(['mysql', 'mariadb'])
+    .superRefine((value, ctx) => {
+      const problem = legacyTlsProblem(value);
+      const authority = new URL(value).searchParams.get('ssl-ca');
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      if (authority !== null && !isReadableFile(authority)) {
+        ctx.addIssue({ code: 'custom', message: 'ssl-ca names a file this process cannot read' });
+      }
+    })
+    .default('mysql://root@127.0.0.1:3306/dashboard'),
   // One server (redis://, rediss://) or the seed nodes of a Redis Cluster
   // (redis+cluster://a:p,b:p).
   REDIS_URL: z
@@ -109,6 +134,8 @@ const envSchema = z.object({
       message: 'expected a redis://, rediss:// or redis+cluster://host:port[,host:port...] URL',
     })
     .default('redis://127.0.0.1:6379'),
+  // The authority that signed a rediss:// server's certificate (PEM); the system's by default.
+  REDIS_CA_FILE: z.string().refine(isReadableFile, 'not a file this process can read').optional(),
   REDIS_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only')
@@ -202,10 +229,15 @@ const envSchema = z.object({
 });
 
 // node refuses a head bound beyond the request's: the head is part of the request.
-const checkedEnvSchema = envSchema.refine(
-  (env) => env.HTTP_HEADERS_TIMEOUT_MS <= env.HTTP_REQUEST_TIMEOUT_MS,
-  { path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS' },
-);
+const checkedEnvSchema = envSchema
+  .refine((env) => env.HTTP_HEADERS_TIMEOUT_MS <= env.HTTP_REQUEST_TIMEOUT_MS, {
+    path: ['HTTP_HEADERS_TIMEOUT_MS'],
+    message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
+  })
+  .refine((env) => env.REDIS_CA_FILE === undefined || env.REDIS_URL.startsWith('rediss'), {
+    path: ['REDIS_CA_FILE'],
+    message: 'only for a rediss:// (TLS) REDIS_URL',
+  });
 
 export type Config = ReturnType<typeof toConfig>;
 
@@ -239,6 +271,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
     redis: {
       url: env.REDIS_URL,
       prefix: env.REDIS_PREFIX,
+      /** The certificate authority a rediss:// server is verified against (a PEM file). */
+      caFile: env.REDIS_CA_FILE,
       commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS,
     },
     tokens: {

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEVELOPMENT_SECRETS_KEY, loadConfig } from './config.js';
 
@@ -37,6 +38,51 @@ describe('loadConfig', () => {
     expect(message).toMatch(/PORT/);
     expect(message).toMatch(/DATABASE_URL/);
     expect(message).toMatch(/SYNC_INTERVAL_MS/);
+  });
+});
+
+describe('encrypted connections', () => {
+  const readable = fileURLToPath(import.meta.url);
+  const missing = '/nonexistent/authority.pem';
+
+  it('when the URLs name readable authority files, then they are kept', () => {
+    const config = loadConfig({
+      DATABASE_URL: `postgresql://api@db.example/api?sslmode=verify-full&sslrootcert=${readable}`,
+      LEGACY_DATABASE_URL: `mysql://sync@mysql.example/dashboard?ssl-mode=VERIFY_CA&ssl-ca=${readable}`,
+      REDIS_URL: 'rediss://redis.example:6380',
+      REDIS_CA_FILE: readable,
+    });
+    expect(config.db.url).toContain(`sslrootcert=${readable}`);
+    expect(config.legacy.url).toContain(`ssl-ca=${readable}`);
+    expect(config.redis.caFile).toBe(readable);
+  });
+
+  it('when an authority file cannot be read, then the configuration is refused naming the variable', () => {
+    expect(() =>
+      loadConfig({
+        DATABASE_URL: `postgresql://api@db.example/api?sslmode=verify-full&sslrootcert=${missing}`,
+        DATABASE_READ_URLS: `postgresql://api@replica.example/api?sslrootcert=${missing}`,
+        LEGACY_DATABASE_URL: `mysql://sync@mysql.example/dashboard?ssl-ca=${missing}`,
+        REDIS_URL: 'rediss://redis.example:6380',
+        REDIS_CA_FILE: missing,
+      }),
+    ).toThrow(
+      'invalid configuration: DATABASE_URL: sslrootcert names a file this process cannot read; DATABASE_READ_URLS.0: sslrootcert names a file this process cannot read; LEGACY_DATABASE_URL: ssl-ca names a file this process cannot read; REDIS_CA_FILE: not a file this process can read',
+    );
+  });
+
+  it('when LEGACY_DATABASE_URL asks for encryption without verification, then the configuration is refused', () => {
+    expect(() =>
+      loadConfig({ LEGACY_DATABASE_URL: 'mysql://sync@mysql.example/dashboard?ssl-mode=REQUIRED' }),
+    ).toThrow(
+      'invalid configuration: LEGACY_DATABASE_URL: ssl-mode must be one of DISABLED, VERIFY_CA, VERIFY_IDENTITY (a connection is verified, or not encrypted)',
+    );
+  });
+
+  it('when REDIS_CA_FILE is set for a plain redis:// URL, then the configuration is refused', () => {
+    expect(() => loadConfig({ REDIS_CA_FILE: readable })).toThrow(
+      'invalid configuration: REDIS_CA_FILE: only for a rediss:// (TLS) REDIS_URL',
+    );
   });
 });
 

@@ -5,6 +5,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { EventEmitter } from 'node:events';
 import * as mariadb from 'mariadb';
 import pg from 'pg';
+import { legacyTlsOf } from './legacy-tls.js';
 import { PrismaClient as LegacyClient } from '../prisma/generated/legacy/client.js';
 import { PrismaClient as ReadModelClient } from '../prisma/generated/read-model/client.js';
 
@@ -76,9 +77,10 @@ export function readModelPool(db: ReadModelClient): pg.Pool {
   return pool;
 }
 
-/** Where a mysql:// URL points, as the MariaDB driver's connection options. */
+/** Where a mysql:// URL points, and how it is encrypted, as the MariaDB driver's options. */
 export function legacyConnectionOf(url: string): mariadb.ConnectionConfig {
   const parsed = new URL(url);
+  const tls = legacyTlsOf(url);
   return {
     host: parsed.hostname,
     port: parsed.port ? Number(parsed.port) : 3306,
@@ -88,6 +90,16 @@ export function legacyConnectionOf(url: string): mariadb.ConnectionConfig {
     // The driver writes a failed statement's parameters (a member's tc_no, phone) into the
     // error's message and `sql` unless told not to; the statement alone says what failed.
     logParam: false,
+    ...(tls
+      ? {
+          ssl: {
+            ...(tls.ca ? { ca: tls.ca } : {}),
+            rejectUnauthorized: true,
+            // The driver checks the name itself, after the handshake, unless told how.
+            ...(tls.verifyIdentity ? {} : { checkServerIdentity: () => undefined }),
+          },
+        }
+      : {}),
   };
 }
 

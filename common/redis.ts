@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 /** One Redis server or a Redis Cluster: every caller works with either (docs/decisions/0013). */
@@ -45,9 +46,16 @@ export function clusterSeedsOf(url: string): ClusterSeeds | null {
  */
 export function createRedis(
   url: string,
-  options: { forWorker?: boolean; commandTimeoutMs?: number } = {},
+  options: {
+    forWorker?: boolean;
+    commandTimeoutMs?: number;
+    /** REDIS_CA_FILE: the authority a rediss:// server's certificate must be signed by. */
+    caFile?: string | undefined;
+  } = {},
 ): RedisClient {
   const forWorker = options.forWorker ?? false;
+  // ioredis verifies the server's certificate (and its name) against these, or the system's.
+  const tls = options.caFile ? { ca: readFileSync(options.caFile) } : {};
   const perNode: RedisOptions = {
     maxRetriesPerRequest: forWorker ? null : 1,
     // A Redis that stops answering without closing the connection (frozen, host gone) must not
@@ -64,7 +72,7 @@ export function createRedis(
     return new Cluster(seeds.nodes, {
       redisOptions: {
         ...perNode,
-        ...(seeds.tls ? { tls: {} } : {}),
+        ...(seeds.tls ? { tls } : {}),
         ...(seeds.username ? { username: seeds.username } : {}),
         ...(seeds.password !== undefined ? { password: seeds.password } : {}),
       },
@@ -79,6 +87,8 @@ export function createRedis(
   }
   return new Redis(url, {
     ...perNode,
+    // A rediss:// URL turns TLS on; these options say whom to trust.
+    ...(url.startsWith('rediss:') ? { tls } : {}),
     enableOfflineQueue: forWorker,
     lazyConnect: false,
     enableAutoPipelining,

@@ -25,7 +25,10 @@ const poolOptions = {
   connectTimeoutMs: config.db.connectTimeoutMs,
 };
 const db = createReadModelClient(config.db.url, poolOptions);
-const redis = createRedis(config.redis.url, { commandTimeoutMs: config.redis.commandTimeoutMs });
+const redis = createRedis(config.redis.url, {
+  commandTimeoutMs: config.redis.commandTimeoutMs,
+  caFile: config.redis.caFile,
+});
 redis.on('error', (error) => log('warn', 'redis', { err: error }, 'redis error'));
 const reads = createReadRouting({
   primary: db,

@@ -1,16 +1,25 @@
 // `npm run db:migrate`: creates the API's PostgreSQL database if needed and applies the
 // migrations in prisma/read-model/migrations, keeping Prisma's own _prisma_migrations ledger
 // (same table, checksums and lock), so `prisma migrate deploy` and this runner agree about what
-// is applied. See docs/decisions/0001-migrations-without-schema-engine.md.
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+// is applied. Each migration runs under a lock_timeout, so it never holds a queue of requests
+// behind a lock it waits for; a concurrent index is built outside a transaction. See
+// docs/decisions/0001-migrations-without-schema-engine.md and 0021-rolling-upgrades.md.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { applyMigration, LOCK_RETRIES, type LockRetries } from './apply-migration.js';
+import { MIGRATIONS_DIR, readMigrations, type Migration } from './migration-files.js';
 
-const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+export { readMigrations, type Migration } from './migration-files.js';
+
 // The advisory lock key Prisma Migrate takes, so the two never run at once.
 const PRISMA_MIGRATE_LOCK = 72707369;
+
+export interface MigrateOptions {
+  /** The migrations folder (tests make their own). */
+  dir?: string;
+  lockRetries?: LockRetries;
+}
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "id" VARCHAR(36) PRIMARY KEY NOT NULL,
@@ -23,21 +32,11 @@ const LEDGER = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "applied_steps_count" INTEGER NOT NULL DEFAULT 0
 )`;
 
-export interface Migration {
-  name: string;
-  sql: string;
+interface LedgerRow {
+  id: string;
+  migration_name: string;
   checksum: string;
-}
-
-export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => entry.name)
-    .sort()
-    .map((name) => {
-      const sql = readFileSync(path.join(dir, name, 'migration.sql'), 'utf8');
-      return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
-    });
+  finished_at: Date | null;
 }
 
 async function ensureDatabase(url: string): Promise<void> {
@@ -60,24 +59,42 @@ async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
+/**
+ * The ledger row of a migration that failed earlier blocks the run, as Prisma's does, except for
+ * a concurrent index: building it again is safe, so the row is marked rolled back, as
+ * `prisma migrate resolve --rolled-back` would.
+ */
+async function settleFailed(client: pg.Client, migration: Migration, row: LedgerRow) {
+  if (migration.concurrentIndex === null) {
+    throw new Error(`migration ${migration.name} failed earlier; resolve it by hand`);
+  }
+  await client.query('UPDATE _prisma_migrations SET rolled_back_at = now() WHERE id = $1', [
+    row.id,
+  ]);
+}
+
 /** Applies pending migrations; returns the names applied. Refuses an edited applied migration. */
-export async function migrateReadModel(url: string): Promise<string[]> {
+export async function migrateReadModel(
+  url: string,
+  options: MigrateOptions = {},
+): Promise<string[]> {
+  const migrations = readMigrations(options.dir ?? MIGRATIONS_DIR);
+  const retries = options.lockRetries ?? LOCK_RETRIES;
   await ensureDatabase(url);
   const client = new pg.Client({ connectionString: url });
+  // A connection lost mid-migration fails the pending query, which the run reports; the event
+  // would otherwise end the process first.
+  client.on('error', () => undefined);
   await client.connect();
   const applied: string[] = [];
   try {
     await client.query('SELECT pg_advisory_lock($1)', [PRISMA_MIGRATE_LOCK]);
     await client.query(LEDGER);
-    const { rows } = await client.query<{
-      migration_name: string;
-      checksum: string;
-      finished_at: Date | null;
-    }>(
-      'SELECT migration_name, checksum, finished_at FROM _prisma_migrations WHERE rolled_back_at IS NULL',
+    const { rows } = await client.query<LedgerRow>(
+      'SELECT id, migration_name, checksum, finished_at FROM _prisma_migrations WHERE rolled_back_at IS NULL',
     );
     const done = new Map(rows.map((r) => [r.migration_name, r]));
-    for (const migration of readMigrations()) {
+    for (const migration of migrations) {
       const previous = done.get(migration.name);
       if (previous?.finished_at) {
         if (previous.checksum !== migration.checksum) {
@@ -85,22 +102,15 @@ export async function migrateReadModel(url: string): Promise<string[]> {
         }
         continue;
       }
-      if (previous)
-        throw new Error(`migration ${migration.name} failed earlier; resolve it by hand`);
-      await client.query('BEGIN');
+      if (previous) await settleFailed(client, migration, previous);
       try {
-        await client.query(migration.sql);
-        await client.query(
-          `INSERT INTO _prisma_migrations (id, checksum, migration_name, finished_at, applied_steps_count)
-           VALUES (gen_random_uuid(), $1, $2, now(), 1)`,
-          [migration.checksum, migration.name],
-        );
-        await client.query('COMMIT');
+        await applyMigration(client, migration, retries);
       } catch (error) {
-        await client.query('ROLLBACK');
-        throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`, {
-          cause: error,
-        });
+        const { message, detail } = error as { message: string; detail?: string };
+        throw new Error(
+          `migration ${migration.name} failed: ${message}${detail ? ` (${detail})` : ''}`,
+          { cause: error },
+        );
       }
       applied.push(migration.name);
     }

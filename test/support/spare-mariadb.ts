@@ -5,6 +5,7 @@ import { execFile, spawn } from 'node:child_process';
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { ServerCertificate } from './certificates.js';
 import { freePort, privateDir, SpareServer } from './spare-processes.js';
 
 export interface SpareMariaDbOptions {
@@ -18,6 +19,8 @@ export interface SpareMariaDbOptions {
    * generated dashboard asks for the shared server's 128.
    */
   bufferPoolMb?: number;
+  /** A certificate offered to clients that ask for TLS; none: no TLS. */
+  tls?: ServerCertificate;
 }
 
 /** An empty server's data directory, as a new installation has it. */
@@ -37,6 +40,7 @@ export class SpareMariaDb extends SpareServer {
   protected readonly stopSignal = 'SIGTERM';
   binaryLog = false;
   bufferPoolMb = 32;
+  tls: ServerCertificate | null = null;
 
   /**
    * A data directory fresh from `mariadb-install-db` that start() copies instead of installing
@@ -48,6 +52,7 @@ export class SpareMariaDb extends SpareServer {
     const server = new SpareMariaDb(await freePort(), privateDir('spare-mariadb-', null));
     server.binaryLog = options.binaryLog ?? false;
     server.bufferPoolMb = options.bufferPoolMb ?? 32;
+    server.tls = options.tls ?? null;
     try {
       if (SpareMariaDb.template) cpSync(SpareMariaDb.template, server.dataDir, { recursive: true });
       else await installDataDir(server.dataDir);
@@ -91,6 +96,7 @@ export class SpareMariaDb extends SpareServer {
         '--innodb-flush-log-at-trx-commit=0',
         '--character-set-server=utf8mb4',
         '--collation-server=utf8mb4_turkish_ci',
+        ...(this.tls ? [`--ssl-cert=${this.tls.certFile}`, `--ssl-key=${this.tls.keyFile}`] : []),
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );

@@ -2,8 +2,9 @@
 // test can stop, start again on the same port and data, and freeze: outages are rehearsed here,
 // never on the shared server.
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ServerCertificate } from './certificates.js';
 import { freePort, osUser, privateDir, SpareServer, type OsUser } from './spare-processes.js';
 
 export function binDir(): string {
@@ -23,13 +24,17 @@ export class SparePostgres extends SpareServer {
     port: number,
     dir: string,
     protected readonly user: OsUser | null,
+    /** Offered to clients that ask for TLS (ssl=on); none: no TLS. */
+    private readonly tls: ServerCertificate | null = null,
   ) {
     super(port, dir);
   }
 
-  static async start(): Promise<SparePostgres> {
+  static async start(options: { tls?: ServerCertificate } = {}): Promise<SparePostgres> {
     const user = process.getuid?.() === 0 ? osUser('postgres') : null;
-    const server = new SparePostgres(await freePort(), privateDir('spare-pg-', user), user);
+    const dir = privateDir('spare-pg-', user);
+    const tls = options.tls ? ownCopy(options.tls, dir, user) : null;
+    const server = new SparePostgres(await freePort(), dir, user, tls);
     try {
       execFileSync(
         join(binDir(), 'initdb'),
@@ -63,8 +68,27 @@ export class SparePostgres extends SpareServer {
         'synchronous_commit=off',
         '-c',
         'full_page_writes=off',
+        ...(this.tls
+          ? ['-c', 'ssl=on', '-c', `ssl_cert_file=${this.tls.certFile}`].concat([
+              '-c',
+              `ssl_key_file=${this.tls.keyFile}`,
+            ])
+          : []),
       ]),
       { stdio: ['ignore', 'pipe', 'pipe'], ...(this.user ?? {}) },
     );
   }
+}
+
+/** The server refuses a key file that is not its own and private: a copy in its directory. */
+function ownCopy(tls: ServerCertificate, dir: string, user: OsUser | null): ServerCertificate {
+  const copy = { certFile: join(dir, 'server.pem'), keyFile: join(dir, 'server.key') };
+  copyFileSync(tls.certFile, copy.certFile);
+  copyFileSync(tls.keyFile, copy.keyFile);
+  chmodSync(copy.keyFile, 0o600);
+  if (user) {
+    chownSync(copy.certFile, user.uid, user.gid);
+    chownSync(copy.keyFile, user.uid, user.gid);
+  }
+  return copy;
 }

@@ -28,7 +28,7 @@ const log = throttledLog(logger);
 const bounds = { queryTimeoutMs: config.sync.queryTimeoutMs, connectTimeoutMs: 5000 };
 const legacy = createLegacyClient(config.legacy.url, bounds);
 const readModel = createReadModelClient(config.db.url, bounds);
-const connection = createRedis(config.redis.url, { forWorker: true });
+const connection = createRedis(config.redis.url, { forWorker: true, caFile: config.redis.caFile });
 connection.on('error', (error) => log('warn', 'redis', { err: error }, 'redis error'));
 const metrics = createSyncMetrics(readModel);
 /** Set once the worker has started: the operator's listener (below). */

@@ -15,7 +15,7 @@ export function announcingEpochs(config: Config): ClientEpochs & { close(): void
   let opened: { redis: ReturnType<typeof createRedis>; ready: Promise<boolean> } | null = null;
   const open = () => {
     if (!opened) {
-      const redis = createRedis(config.redis.url);
+      const redis = createRedis(config.redis.url, { caFile: config.redis.caFile });
       redis.on('error', () => undefined);
       const ready = once(redis, 'ready').then(
         () => true,

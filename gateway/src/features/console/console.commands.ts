@@ -24,7 +24,7 @@ export async function runCommand(args: ConsoleCliArgs): Promise<void> {
   const operator = cliOperator();
   const name = args.name?.trim() || operator.actor;
   const config = loadConfigOrExit();
-  const redis = createRedis(config.redis.url);
+  const redis = createRedis(config.redis.url, { caFile: config.redis.caFile });
   redis.on('error', () => undefined);
   const db = createReadModelClient(config.db.url, { poolSize: 1 });
   try {

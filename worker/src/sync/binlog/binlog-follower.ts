@@ -13,6 +13,7 @@ import ZongJi from '@vlasky/zongji';
 import type { AnyBinlogEvent, RowsEvent } from '@vlasky/zongji';
 import { Queue, Worker } from 'bullmq';
 import { legacyConnectionOf } from '../../../../common/databases.js';
+import { legacyTlsOf } from '../../../../common/legacy-tls.js';
 import type { ThrottledLog } from '../../../../common/log-throttle.js';
 import type { Logger } from '../../../../common/logger.js';
 import type { RedisClient } from '../../../../common/redis.js';
@@ -286,22 +287,30 @@ async function firstLoadsDone(deps: BinlogFollowerDeps, stopping: () => boolean)
   }
 }
 
+/** The binary-log client's connection (mysql2's options): the legacy URL's server, user, TLS. */
+export function binlogConnectionOf(url: string) {
+  const { host, port, user, password } = legacyConnectionOf(url);
+  const tls = legacyTlsOf(url);
+  return {
+    host,
+    port,
+    user,
+    ...(password ? { password } : {}),
+    ...(tls ? { ssl: { ...tls, rejectUnauthorized: true } } : {}),
+    // Values are not read (only keys are); text dates spare the decoding.
+    dateStrings: true,
+    charset: 'utf8mb4_general_ci',
+  };
+}
+
 /** One client of the log from the stored position, until stopped or an error. */
 function follow(deps: BinlogFollowerDeps, state: LogState, fail: (error: unknown) => void) {
   const byLegacyTable = new Map<string, SyncTable[]>();
   for (const table of deps.tables) {
     byLegacyTable.set(table.from.table, [...(byLegacyTable.get(table.from.table) ?? []), table]);
   }
-  const { host, port, user, password, database } = legacyConnectionOf(deps.legacyUrl);
-  const client = new ZongJi({
-    host,
-    port,
-    user,
-    ...(password ? { password } : {}),
-    // Values are not read (only keys are); text dates spare the decoding.
-    dateStrings: true,
-    charset: 'utf8mb4_general_ci',
-  });
+  const { database } = legacyConnectionOf(deps.legacyUrl);
+  const client = new ZongJi(binlogConnectionOf(deps.legacyUrl));
   let file = '';
   let through: BinlogPosition | null = null;
   let serverId = 0n;
