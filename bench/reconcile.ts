@@ -1,7 +1,7 @@
 // The cost of one full reconciliation pass over every table of an already synced dashboard:
 // seconds, legacy rows covered by the checksums, rows read one by one from differing buckets, and
 // the legacy server's CPU and rows read meanwhile (shared server: other users' load counts too).
-import type { SyncDatabases } from '../worker/src/sync/sync-engine.js';
+import type { SyncDatabases } from '../worker/src/sync/sync-databases.js';
 import { reconcileTable } from '../worker/src/sync/reconcile.js';
 import { SYNC_TABLES } from '../read-model/tables/index.js';
 import { legacyLoadSince, legacyLoadSnapshot } from './legacy-load.js';

@@ -23,7 +23,7 @@ import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { core, NodeSDK, tracing as sdkTracing } from '@opentelemetry/sdk-node';
 import { PrismaInstrumentation } from '@prisma/instrumentation';
-import type { Tracing } from './traces.js';
+import type { Tracing } from './tracing-interface.js';
 
 /**
  * The ESM loader hook that lets the instrumentations patch what an `import` loads; limited to the

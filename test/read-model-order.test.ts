@@ -8,7 +8,8 @@ import { createLegacyClient } from '../common/databases.js';
 import { syncTableNamed } from '../read-model/tables/index.js';
 import type { SyncTable } from '../read-model/table-definition.js';
 import { reconcileTable } from '../worker/src/sync/reconcile.js';
-import { syncTable, type SyncDatabases } from '../worker/src/sync/sync-engine.js';
+import type { SyncDatabases } from '../worker/src/sync/sync-databases.js';
+import { syncTable } from '../worker/src/sync/sync-engine.js';
 import {
   createTestEnvironment,
   SYNC_SOURCES,

@@ -9,7 +9,8 @@ import { deleteAndFlipUnseen } from './support/random-dashboard.js';
 import { reconcileOnce, syncOnce } from './support/sync-once.js';
 import { verifyEnvironment } from './support/verify.js';
 import { createLegacyClient } from '../common/databases.js';
-import { DEFAULT_SYNC_OPTIONS, syncTable } from '../worker/src/sync/sync-engine.js';
+import { DEFAULT_SYNC_OPTIONS } from '../worker/src/sync/sync-databases.js';
+import { syncTable } from '../worker/src/sync/sync-engine.js';
 import { syncTableNamed } from '../read-model/tables/index.js';
 
 let env: TestEnvironment;

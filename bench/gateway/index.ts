@@ -18,7 +18,7 @@ import { applyLoad, loadGenerator, type LoadResult } from './load.js';
 import { startBaseline, startGateway, startOtlpSink, type Started } from './processes.js';
 import { printProfileSplit } from './profile.js';
 import { createBenchClient, seedMembers } from './seed.js';
-import { printTargets } from './targets.js';
+import { printTargets, type Measured, type Target } from './targets.js';
 import { benchTokenFlood } from './token-flood.js';
 
 export interface GatewayBenchOptions {
@@ -58,9 +58,6 @@ gateway RSS under ${seconds} s of ${search.path} (${search.connections} connecti
  * `uncounted`: the second gateway, USAGE_COUNTING=off; `traced`: the third, counting as `gateway`
  * does and tracing every request; `gateway` counts as production does, without tracing.
  */
-export type Target = 'gateway' | 'baseline' | 'uncounted' | 'traced';
-/** Every round's result of each endpoint measured, per target. */
-export type Measured = Map<BenchEndpoint, Record<Target, LoadResult[]>>;
 export type Credentials = {
   client_key: string;
   client_secret: string;

@@ -5,9 +5,13 @@
 // whether the ratio of the means meets it. A ratio's spread pairs round i with round i, both
 // having run in that round under the same load on the machine.
 import { DEEP_PAGE, type BenchEndpoint } from './endpoints.js';
-import type { Measured, Target } from './index.js';
 import type { LoadResult } from './load.js';
 import type { Started } from './processes.js';
+
+/** What a request is sent through: the gateway as run, or one of the same run's references. */
+export type Target = 'gateway' | 'baseline' | 'uncounted' | 'traced';
+/** Every round's result of each endpoint measured, per target. */
+export type Measured = Map<BenchEndpoint, Record<Target, LoadResult[]>>;
 
 type Figure = 'req/s' | 'p50 ms' | 'p99 ms';
 

@@ -5,7 +5,7 @@
 // numbers per bucket cross the network; the reconciliation descends into buckets that differ.
 import { empty, ident, raw, sql } from '../../../read-model/sql.js';
 import { legacyRows } from './legacy-reader.js';
-import type { SyncDatabases } from './sync-engine.js';
+import type { SyncDatabases } from './sync-databases.js';
 import {
   legacySource,
   type ColumnType,

@@ -5,7 +5,7 @@ import { empty, ident, join, raw, sql } from '../../../read-model/sql.js';
 import { Prisma } from '../../../prisma/generated/read-model/client.js';
 import { columnName } from '../../../read-model/transaction.js';
 import { legacyRows } from './legacy-reader.js';
-import type { SyncDatabases } from './sync-engine.js';
+import type { SyncDatabases } from './sync-databases.js';
 import { mapLegacyRows } from '../../../read-model/rejects.js';
 import {
   legacySource,

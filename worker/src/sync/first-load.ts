@@ -8,7 +8,7 @@ import type { SyncTable } from '../../../read-model/table-definition.js';
 import { SYNC_TABLES } from '../../../read-model/tables/index.js';
 import { readModelTransaction } from '../../../read-model/transaction.js';
 import { legacyClock } from './legacy-reader.js';
-import type { SyncDatabases, SyncOptions } from './sync-engine.js';
+import type { SyncDatabases, SyncOptions } from './sync-databases.js';
 import type { Position } from './sync-position.js';
 
 /**

@@ -17,7 +17,7 @@ import { applyLegacyRows } from '../../../read-model/writes.js';
 import { nextReadOrder, purgeDeletes } from '../../../read-model/read-order.js';
 import { readModelTransaction } from '../../../read-model/transaction.js';
 import { legacyRows } from './legacy-reader.js';
-import type { SyncDatabases } from './sync-engine.js';
+import type { SyncDatabases } from './sync-databases.js';
 import { legacySource, type SyncTable } from '../../../read-model/table-definition.js';
 
 export interface ReconcileOptions {

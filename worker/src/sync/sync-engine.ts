@@ -12,11 +12,7 @@
 // start, minus the look-back, for the rows changed while it ran (its start: first-load.ts).
 // Positions and the batch query: sync-position.ts; the legacy reads: legacy-reader.ts.
 import pLimit from 'p-limit';
-import {
-  readModelPool,
-  type LegacyClient,
-  type ReadModelClient,
-} from '../../../common/databases.js';
+import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
 import { tracing } from '../../../common/traces.js';
 import { refreshDependentsOfTable } from '../../../read-model/dependents.js';
 import {
@@ -26,29 +22,15 @@ import {
 } from '../../../read-model/first-load-writes.js';
 import { legacyRowObjects, type LegacyBatch } from '../../../read-model/legacy-rows.js';
 import { nextReadOrder, type ReadOrder } from '../../../read-model/read-order.js';
-import type { RejectListener } from '../../../read-model/rejects.js';
 import type { SyncTable } from '../../../read-model/table-definition.js';
 import { membersTable } from '../../../read-model/tables/members.table.js';
 import { readModelTransaction } from '../../../read-model/transaction.js';
 import { applyLegacyRows } from '../../../read-model/writes.js';
 import { memberWriteTraceParents } from '../write-traces.js';
 import { restoreIndexes, startFirstLoad } from './first-load.js';
+import { DEFAULT_SYNC_OPTIONS, type SyncDatabases, type SyncOptions } from './sync-databases.js';
 import { legacyBatch, legacyClock } from './legacy-reader.js';
 import { batchQuery, positionAfter, type Position } from './sync-position.js';
-
-export interface SyncOptions {
-  /** Seconds behind legacy "now" that the stored position stays, for late commits. */
-  lookbackSeconds: number;
-  batchSize: number;
-  /** A run stops after this long even if not caught up; the next run resumes from the position. */
-  timeBudgetMs: number;
-}
-
-export const DEFAULT_SYNC_OPTIONS: SyncOptions = {
-  lookbackSeconds: 10,
-  batchSize: 5000,
-  timeBudgetMs: 20_000,
-};
 
 export interface SyncRunResult {
   table: string;
@@ -58,20 +40,6 @@ export interface SyncRunResult {
   /** Where the run's time went: reading the legacy table, writing the read model. */
   legacyReadMs: number;
   writeMs: number;
-}
-
-export interface SyncDatabases {
-  legacy: LegacyClient;
-  readModel: ReadModelClient;
-  /** Told of newly rejected rows, to count and log them (rejects.ts). */
-  onRejected?: RejectListener;
-  /**
-   * Awaited after each legacy read of a table's rows, before they are written: lets a test hold
-   * a read's rows while other writes happen (test/read-model-order.test.ts).
-   */
-  afterRead?: (table: SyncTable) => Promise<void>;
-  /** Told after each transaction that wrote rows of the read model (it has committed). */
-  onCommitted?: () => void;
 }
 
 export async function syncTable(

@@ -22,12 +22,8 @@ import {
 import { DEFAULT_RECONCILE_OPTIONS, reconcileTable } from './reconcile.js';
 import type { RejectedRow } from '../../../read-model/rejects.js';
 import type { SyncMetrics } from './sync-metrics.js';
-import {
-  DEFAULT_SYNC_OPTIONS,
-  syncTable,
-  type SyncDatabases,
-  type SyncOptions,
-} from './sync-engine.js';
+import { DEFAULT_SYNC_OPTIONS, type SyncDatabases, type SyncOptions } from './sync-databases.js';
+import { syncTable } from './sync-engine.js';
 import { startBinlogFollower } from './binlog/binlog-follower.js';
 import {
   assertSchedules,

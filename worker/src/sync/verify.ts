@@ -5,7 +5,7 @@ import {
   type KeptDifference,
 } from '../../../read-model/kept-counts.js';
 import { compareTable } from './compare.js';
-import type { SyncDatabases } from './sync-engine.js';
+import type { SyncDatabases } from './sync-databases.js';
 import type { SyncTable } from '../../../read-model/table-definition.js';
 
 export interface TableReport {

@@ -4,12 +4,7 @@
 // skips a change (api/changes/change-statement.ts) and never leaves the caller's branch.
 import { z } from 'zod';
 import { readChangePage } from '../../../../api/changes/change-page.js';
-import {
-  CHANGE_TYPES,
-  changeTypeNamed,
-  TYPE_NAMES,
-  typesRead,
-} from '../../../../api/changes/change-types.js';
+import { CHANGE_TYPES, TYPE_NAMES } from '../../../../api/changes/change-types.js';
 import {
   floorOf,
   isPurgedPast,
@@ -19,8 +14,9 @@ import {
   type CursorCodec,
 } from '../../../../api/changes/cursor.js';
 import { defineEndpoint } from '../../endpoint-services.js';
-import { AppError, insufficientScope, validationError } from '../../http/errors.js';
+import { AppError, validationError } from '../../http/errors.js';
 import { decimalInteger } from '../../http/filters.js';
+import { typesAsked } from './types-asked.js';
 
 /** The cursor `text` holds; a 400 when it is not one of ours (edited, made up, malformed). */
 function cursorOf(cursors: CursorCodec, text: string): Cursor {
@@ -92,29 +88,6 @@ export const changesResponse = z
     has_more: z.boolean(),
   })
   .meta({ id: 'ChangeListResponse' });
-
-/**
- * The types asked for, each allowed by the caller's scopes; by default every type they allow,
- * which may be none (the feed is then empty).
- */
-export function typesAsked(
-  types: readonly string[] | undefined,
-  scopes: readonly string[],
-): string[] {
-  if (types === undefined) return typesRead(scopes);
-  const named = [...new Set(types)];
-  const unknown = named.filter((type) => !changeTypeNamed(type));
-  if (unknown.length > 0) {
-    throw validationError([
-      {
-        field: 'types',
-        message: `Bilinmeyen tür: ${unknown.join(', ')}. Türler: ${TYPE_NAMES.join(', ')}.`,
-      },
-    ]);
-  }
-  if (typesRead(scopes, named).length < named.length) throw insufficientScope();
-  return named;
-}
 
 export const listChangesEndpoint = defineEndpoint({
   operationId: 'listChanges',

@@ -5,7 +5,7 @@ import type { ReadModelClient } from '../../../../common/databases.js';
 import { targetKey, targetProblem, type TargetRules } from '../../../../api/webhooks/targets.js';
 import type { DisabledReason } from '../../../../api/webhooks/vocabulary.js';
 import { insufficientScope, validationError } from '../../http/errors.js';
-import { typesAsked } from '../changes/changes.endpoints.js';
+import { typesAsked } from '../changes/types-asked.js';
 
 /** The client a request is made for: its id, and the scopes its token holds now. */
 export interface Caller {

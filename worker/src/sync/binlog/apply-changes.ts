@@ -14,7 +14,7 @@ import {
 import { columnName, readModelTransaction } from '../../../../read-model/transaction.js';
 import { applyLegacyRows } from '../../../../read-model/writes.js';
 import { legacyRows } from '../legacy-reader.js';
-import type { SyncDatabases } from '../sync-engine.js';
+import type { SyncDatabases } from '../sync-databases.js';
 import { writeBinlogPosition, type BinlogPosition } from './binlog-position.js';
 
 /** The keys a batch's row events touched, per synced table. */

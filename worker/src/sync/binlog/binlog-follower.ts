@@ -21,7 +21,7 @@ import type { SyncTable } from '../../../../read-model/table-definition.js';
 import { columnName, readModelTransaction } from '../../../../read-model/transaction.js';
 import { closeWithin } from '../../close-within.js';
 import { BINLOG_QUEUE, QUEUE_STREAMS } from '../../queues.js';
-import type { SyncDatabases } from '../sync-engine.js';
+import type { SyncDatabases } from '../sync-databases.js';
 import type { SyncMetrics } from '../sync-metrics.js';
 import { assertFollowerSchedule } from '../sync-upkeep.js';
 import { applyChangedKeys, type ChangedKeys } from './apply-changes.js';

@@ -5,7 +5,7 @@ import type { ReadModelClient } from '../../../../common/databases.js';
 import type { ReadModelTx } from '../../../../read-model/transaction.js';
 import { sql } from '../../../../read-model/sql.js';
 import { legacyRows } from '../legacy-reader.js';
-import type { SyncDatabases } from '../sync-engine.js';
+import type { SyncDatabases } from '../sync-databases.js';
 
 export interface BinlogPosition {
   serverId: bigint;
