@@ -49,6 +49,21 @@ export default tseslint.config(
     ),
   },
   {
+    // Trust (tokens, secrets, epochs) stands below the HTTP layer and every feature.
+    files: ['gateway/src/trust/**/*.ts'],
+    rules: boundary(
+      ['worker', 'features', 'http', 'pages'],
+      'gateway/src/trust/ imports only api/ and common/: the HTTP layer and the features stand on it.',
+    ),
+  },
+  {
+    files: ['gateway/src/http/**/*.ts'],
+    rules: boundary(
+      ['worker', 'features', 'pages'],
+      'The HTTP layer imports no feature: what it needs of tokens and secrets is in gateway/src/trust/.',
+    ),
+  },
+  {
     files: ['worker/**/*.ts'],
     rules: boundary(
       ['gateway'],

@@ -20,3 +20,8 @@ export type Scope = (typeof SCOPES)[number];
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }
+
+/** The scopes a client holds now, ignoring names that are no longer scopes. */
+export function currentScopes(client: { scopes: readonly string[] }): Scope[] {
+  return client.scopes.filter(isScope);
+}

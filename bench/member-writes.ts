@@ -9,7 +9,7 @@
 // throwaway environment on the configured servers, dropped at the end.
 import { createReadModelClient } from '../common/databases.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
-import { createClientSecrets } from '../gateway/src/features/clients/client-secrets.js';
+import { createClientSecrets } from '../gateway/src/trust/client-secrets.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
 import { benchEnvironment, makeTempDir, releaseInTurn, removeTempDir } from './cleanup.js';
 import { applyLoad, loadGenerator, type LoadRequest } from './gateway/load.js';

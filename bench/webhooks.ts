@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../common/config.js';
 import { createReadModelClient, readModelPool, type ReadModelClient } from '../common/databases.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
-import { createClientSecrets } from '../gateway/src/features/clients/client-secrets.js';
+import { createClientSecrets } from '../gateway/src/trust/client-secrets.js';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';

@@ -10,7 +10,7 @@ import { loadConfigOrExit, type SyncSource } from '../common/config.js';
 import { createReadModelClient } from '../common/databases.js';
 import { SCOPES } from '../api/scopes.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
-import { createClientSecrets } from '../gateway/src/features/clients/client-secrets.js';
+import { createClientSecrets } from '../gateway/src/trust/client-secrets.js';
 import { migrateReadModel } from '../prisma/read-model/migrate.js';
 import { randomBytes } from 'node:crypto';
 import { binlogPreflight, readBinlogServerFacts } from '../worker/src/sync/preflight.js';

@@ -3,7 +3,7 @@
 // checked. See docs/decisions/0003-tokens.md.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../gateway/src/features/clients/client-secrets.js';
+import { sha256 } from '../gateway/src/trust/client-secrets.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   createTestClient,

@@ -2,7 +2,7 @@
 // rotation, reuse detection (also under a race), revocation, and every applicable error row.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../gateway/src/features/clients/client-secrets.js';
+import { sha256 } from '../gateway/src/trust/client-secrets.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,

@@ -5,7 +5,7 @@
 // limited per client (TOKEN_ISSUE_PER_MINUTE). See docs/decisions/0003-tokens.md.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../gateway/src/features/clients/client-secrets.js';
+import { sha256 } from '../gateway/src/trust/client-secrets.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { operatorCli } from './support/operator-cli.js';
 import {

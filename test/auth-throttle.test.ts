@@ -4,7 +4,7 @@
 // Requests leave from distinct loopback addresses (127.0.0.x), so each test has its own IPs.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../gateway/src/features/clients/client-secrets.js';
+import { sha256 } from '../gateway/src/trust/client-secrets.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   createTestClient,

@@ -2,8 +2,8 @@
 // both hold a token in their caches refuse it on their very next request once it is revoked,
 // rotated, or its client disabled through either of them or through the operator's commands.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClientEpochs } from '../gateway/src/features/auth/client-epochs.js';
-import { sha256 } from '../gateway/src/features/clients/client-secrets.js';
+import { createClientEpochs } from '../gateway/src/trust/client-epochs.js';
+import { sha256 } from '../gateway/src/trust/client-secrets.js';
 import {
   setClientActive,
   setClientScopes,

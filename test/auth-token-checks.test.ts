@@ -4,7 +4,7 @@
 // no partner out. Lookups are counted by the gateway's own token-read metric.
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../gateway/src/features/clients/client-secrets.js';
+import { sha256 } from '../gateway/src/trust/client-secrets.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,

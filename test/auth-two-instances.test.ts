@@ -2,7 +2,7 @@
 // client take effect on the other instance on its very next request.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClientEpochs } from '../gateway/src/features/auth/client-epochs.js';
+import { createClientEpochs } from '../gateway/src/trust/client-epochs.js';
 import { setClientActive } from '../gateway/src/features/clients/clients.repository.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {

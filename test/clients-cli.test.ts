@@ -2,7 +2,7 @@
 // driven from outside as an operator would, and what each does to a running gateway at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setClientLimits } from '../gateway/src/features/clients/clients.repository.js';
-import { createClientEpochs } from '../gateway/src/features/auth/client-epochs.js';
+import { createClientEpochs } from '../gateway/src/trust/client-epochs.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { operatorCli } from './support/operator-cli.js';
 import {

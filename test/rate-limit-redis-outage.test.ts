@@ -8,7 +8,7 @@ import { createReadModelClient } from '../common/databases.js';
 import { createLogger } from '../common/logger.js';
 import { createRedis } from '../common/redis.js';
 import { createApp } from '../gateway/src/app.js';
-import { sha256 } from '../gateway/src/features/clients/client-secrets.js';
+import { sha256 } from '../gateway/src/trust/client-secrets.js';
 import { createGatewayMetrics } from '../gateway/src/http/metrics.js';
 import { NO_USAGE_COUNTER } from '../gateway/src/http/usage-counter.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';

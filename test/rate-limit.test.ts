@@ -7,7 +7,7 @@ import {
   createClient,
   type ClientLimits,
 } from '../gateway/src/features/clients/clients.repository.js';
-import { createClientSecrets } from '../gateway/src/features/clients/client-secrets.js';
+import { createClientSecrets } from '../gateway/src/trust/client-secrets.js';
 import {
   createTestEnvironment,
   TEST_SECRETS_KEY,

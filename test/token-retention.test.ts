@@ -4,7 +4,7 @@ import { inject } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readModelPool } from '../common/databases.js';
 import { throttledLog } from '../common/log-throttle.js';
-import { sha256 } from '../gateway/src/features/clients/client-secrets.js';
+import { sha256 } from '../gateway/src/trust/client-secrets.js';
 import { startRetention } from '../worker/src/retention.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {

@@ -8,7 +8,7 @@ import { foldTurkish } from '../../common/turkish.js';
 import type { ReadModelClient } from '../../common/databases.js';
 import { SCOPES } from '../../api/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
-import { createClientSecrets } from '../../gateway/src/features/clients/client-secrets.js';
+import { createClientSecrets } from '../../gateway/src/trust/client-secrets.js';
 import { BENCH_SECRETS_KEY } from './processes.js';
 
 const FIRST_NAMES = ['Ahmet', 'Mehmet', 'Ayşe', 'Fatma', 'Mustafa', 'Emine', 'Ali', 'Zeynep'];

@@ -10,7 +10,7 @@ import type { Logger } from '../../common/logger.js';
 import { throttledLog } from '../../common/log-throttle.js';
 import { createAuthThrottle, failedAttempts } from './features/auth/auth-throttle.js';
 import { oauthRoutes } from './features/auth/auth.routes.js';
-import { createClientEpochs } from './features/auth/client-epochs.js';
+import { createClientEpochs } from './trust/client-epochs.js';
 import { createIssueLimit } from './features/auth/issue-limit.js';
 import { createTokenService } from './features/auth/tokens.service.js';
 import { consoleRoutes } from './features/console/console.routes.js';

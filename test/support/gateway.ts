@@ -21,7 +21,7 @@ import { createUsageCounter, type UsageCounter } from '../../gateway/src/http/us
 import { throttledLog } from '../../common/log-throttle.js';
 import type { Scope } from '../../api/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
-import { createClientSecrets } from '../../gateway/src/features/clients/client-secrets.js';
+import { createClientSecrets } from '../../gateway/src/trust/client-secrets.js';
 import { assertMatchesDocument } from './contract.js';
 import { TEST_SECRETS_KEY, type TestEnvironment } from './environment.js';
 import { noteCredentials, runLogger } from './run-logs.js';

@@ -11,11 +11,11 @@ import {
   TokenCache,
   type AuthContext,
   type CachedToken,
-} from '../features/auth/access-tokens.js';
+} from '../trust/access-tokens.js';
 import type { Scope } from '../../../api/scopes.js';
-import { sha256 } from '../features/clients/client-secrets.js';
-import { earlierTokens } from '../features/auth/earlier-tokens.js';
-import { createTokenChecks } from '../features/auth/token-checks.js';
+import { sha256 } from '../trust/client-secrets.js';
+import { earlierTokens } from '../trust/earlier-tokens.js';
+import { createTokenChecks } from '../trust/token-checks.js';
 import { identifyClient } from './access-log.js';
 import { insufficientScope, invalidToken } from './errors.js';
 import type { GatewayMetrics } from './metrics.js';

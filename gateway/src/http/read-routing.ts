@@ -20,7 +20,7 @@ import {
 } from '../../../common/databases.js';
 import type { RedisClient } from '../../../common/redis.js';
 import type { DataScope } from '../../../api/data-scope.js';
-import { readAfterKey } from '../features/auth/client-epochs.js';
+import { readAfterKey } from '../trust/client-epochs.js';
 import { createScopedReads, type ScopedRead } from './scoped-read.js';
 
 const PROBE_MS = 250;

@@ -9,19 +9,19 @@ import type OAuth2Server from '@node-oauth/oauth2-server';
 import type { ReadModelClient } from '../../../../common/databases.js';
 import type { Logger } from '../../../../common/logger.js';
 import { insufficientScope } from '../../http/errors.js';
-import { sha256, type ClientSecrets } from '../clients/client-secrets.js';
+import { sha256, type ClientSecrets } from '../../trust/client-secrets.js';
+import { currentScopes } from '../../../../api/scopes.js';
 import {
-  currentScopes,
   endClientTokens,
   findClientByKey,
   restoreSecretHash,
   type ApiClientRecord,
 } from '../clients/clients.repository.js';
-import type { ClientEpochs } from './client-epochs.js';
-import type { EarlierTokens } from './earlier-tokens.js';
+import type { ClientEpochs } from '../../trust/client-epochs.js';
+import type { EarlierTokens } from '../../trust/earlier-tokens.js';
 import type { IssueLimit } from './issue-limit.js';
-import { previousSecretLives, secretEndsAt } from './secret-overlap.js';
-import type { TokenChecks } from './token-checks.js';
+import { previousSecretLives, secretEndsAt } from '../../trust/secret-overlap.js';
+import type { TokenChecks } from '../../trust/token-checks.js';
 
 export interface OAuthClient extends OAuth2Server.Client {
   record: ApiClientRecord;

@@ -7,12 +7,12 @@ import type { ReadModelClient } from '../../../../common/databases.js';
 import type { RequestClient } from '../../http/access-log.js';
 import { AppError, insufficientScope, invalidToken } from '../../http/errors.js';
 import type { Logger } from '../../../../common/logger.js';
-import type { ClientEpochs } from './client-epochs.js';
+import type { ClientEpochs } from '../../trust/client-epochs.js';
 import type { IssueLimit } from './issue-limit.js';
-import { createClientSecrets } from '../clients/client-secrets.js';
-import { earlierTokens } from './earlier-tokens.js';
+import { createClientSecrets } from '../../trust/client-secrets.js';
+import { earlierTokens } from '../../trust/earlier-tokens.js';
 import { createOAuthModel, type OAuthClient } from './oauth-model.js';
-import { createTokenChecks } from './token-checks.js';
+import { createTokenChecks } from '../../trust/token-checks.js';
 import { RefreshableClientCredentialsGrant } from './refreshable-client-credentials.grant.js';
 
 /** A token pair, and the client it was issued to (the request is logged and counted under it). */

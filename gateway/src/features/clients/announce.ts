@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../../../common/config.js';
 import { createRedis } from '../../../../common/redis.js';
-import { createClientEpochs, type ClientEpochs } from '../auth/client-epochs.js';
+import { createClientEpochs, type ClientEpochs } from '../../trust/client-epochs.js';
 
 const CONNECT_WAIT_MS = 3000;
 

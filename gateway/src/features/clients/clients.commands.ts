@@ -1,9 +1,9 @@
 // The commands of clients.cli.ts, against the read model.
 import { loadConfigOrExit, type Config } from '../../../../common/config.js';
 import { createReadModelClient, type ReadModelClient } from '../../../../common/databases.js';
-import type { ClientEpochs } from '../auth/client-epochs.js';
+import type { ClientEpochs } from '../../trust/client-epochs.js';
 import { announcingEpochs } from './announce.js';
-import { createClientSecrets } from './client-secrets.js';
+import { createClientSecrets } from '../../trust/client-secrets.js';
 import { CliError } from '../../cli/operator-cli.js';
 import { cliOperator } from '../operators/operator-audit.js';
 import { USAGE, type CliArgs } from './clients.usage.js';

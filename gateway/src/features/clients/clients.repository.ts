@@ -1,7 +1,11 @@
 import type { ReadModelClient, ReadModelPrisma } from '../../../../common/databases.js';
-import type { ClientEpochs } from '../auth/client-epochs.js';
-import { isScope, type Scope } from '../../../../api/scopes.js';
-import { generateClientKey, generateSecret, type ClientSecrets } from './client-secrets.js';
+import type { ClientEpochs } from '../../trust/client-epochs.js';
+import type { Scope } from '../../../../api/scopes.js';
+import {
+  generateClientKey,
+  generateSecret,
+  type ClientSecrets,
+} from '../../trust/client-secrets.js';
 
 export interface ClientLimits {
   minute: number;
@@ -157,7 +161,7 @@ export function setClientActive(
 /**
  * A new secret; null for an unknown key. Without an overlap, every token obtained with the old
  * one ends at once. With one, the old secret keeps issuing tokens, and its tokens stay valid,
- * until `overlapMs` from now (auth/secret-overlap.ts); a secret replaced by an earlier rotation,
+ * until `overlapMs` from now (trust/secret-overlap.ts); a secret replaced by an earlier rotation,
  * still in its overlap, ends now with its tokens.
  */
 export async function rotateClientSecret(
@@ -262,9 +266,4 @@ export function setClientLimits(
     rate_limit_hour: limits?.hour ?? null,
     rate_limit_day: limits?.day ?? null,
   });
-}
-
-/** The scopes a client holds now, ignoring names that are no longer scopes. */
-export function currentScopes(client: { scopes: string[] }): Scope[] {
-  return client.scopes.filter(isScope);
 }

@@ -3,8 +3,8 @@
 // operator audit. A rule written here is written nowhere else.
 import type { ReadModelClient } from '../../../../common/databases.js';
 import { isScope, SCOPES, type Scope } from '../../../../api/scopes.js';
-import type { ClientEpochs } from '../auth/client-epochs.js';
-import type { ClientSecrets } from './client-secrets.js';
+import type { ClientEpochs } from '../../trust/client-epochs.js';
+import type { ClientSecrets } from '../../trust/client-secrets.js';
 import { recordOperatorAction, type Operator } from '../operators/operator-audit.js';
 import { OperatorRefusal } from '../operators/refusal.js';
 import {

@@ -2,7 +2,7 @@
 // a Lua script, atomic, so a concurrent burst over any number of instances admits exactly the
 // limit. All keys of one client share a hash tag. See docs/decisions/0004 and 0005.
 import type { RedisClient } from '../../../../common/redis.js';
-import { clientKeyBase, epochKey, readAfterKey } from '../../features/auth/client-epochs.js';
+import { clientKeyBase, epochKey, readAfterKey } from '../../trust/client-epochs.js';
 import { WINDOW_NAMES, type WindowName, type WindowState } from './rate-limit-headers.js';
 
 const WINDOW_MS: Record<WindowName, number> = {

@@ -4,7 +4,7 @@
 import type { Response } from 'express';
 import type { Config } from '../../../../common/config.js';
 import type { Logger } from '../../../../common/logger.js';
-import type { AuthContext } from '../../features/auth/access-tokens.js';
+import type { AuthContext } from '../../trust/access-tokens.js';
 import { AppError } from '../errors.js';
 import type { GatewayMetrics } from '../metrics.js';
 import type { LimiterOutcome, Limits } from './client-limiter.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createClientSecrets } from '../clients/client-secrets.js';
+import { createClientSecrets } from './client-secrets.js';
 import { createTokenChecks } from './token-checks.js';
 
 const key = (n: number) => Buffer.alloc(32, n).toString('base64');

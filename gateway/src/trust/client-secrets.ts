@@ -1,6 +1,6 @@
 // Client secrets, and the digest tokens are kept as (decision 0003). Both carry 256 random bits
 // made by the API, so a fast hash is as strong as a slow one: tokens are kept as their SHA-256
-// (auth/token-checks.ts makes them), secrets as an HMAC-SHA-256 under a key derived from SECRETS_KEY, so a copy of the database alone cannot test
+// (token-checks.ts makes them), secrets as an HMAC-SHA-256 under a key derived from SECRETS_KEY, so a copy of the database alone cannot test
 // a guess. Secrets stored by earlier versions as scrypt hashes are checked with scrypt once more
 // and stored again in the keyed form.
 import {
@@ -12,7 +12,7 @@ import {
   type ScryptOptions,
 } from 'node:crypto';
 import pLimit from 'p-limit';
-import { derivedKeys, keyIdOf } from '../../../../common/secrets-key.js';
+import { derivedKeys, keyIdOf } from '../../../common/secrets-key.js';
 
 export function generateSecret(): string {
   return randomBytes(32).toString('base64url');
