@@ -16,6 +16,7 @@ export const OPERATOR_ACTIONS = [
   'webhooks.enable',
   'console.link',
   'console.sign-in',
+  'console.sign-in-refused',
   'console.sign-out',
 ] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
