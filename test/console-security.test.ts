@@ -9,7 +9,12 @@ import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
 import { purgeExpired } from '../worker/src/retention.js';
 import { ConsoleBrowser } from './support/console-session.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
-import { createTestClient, startGateway, type RunningGateway } from './support/gateway.js';
+import {
+  createTestClient,
+  insertBranch,
+  startGateway,
+  type RunningGateway,
+} from './support/gateway.js';
 import { operatorCliWith } from './support/operator-cli.js';
 
 let env: TestEnvironment;
@@ -149,6 +154,65 @@ describe('console forms', () => {
     await browser.get('/console/clients');
     expect((await browser.post('/console/sign-out')).status).toBe(303);
     expect((await browser.get('/console/clients')).status).toBe(401);
+  });
+});
+
+describe('console client editing', () => {
+  it('when an operator edits scopes, limits and branch, then the client has them as the CLI lists it, each change is audited, and a refused change says why', async () => {
+    const client = await createTestClient(gateway.db, { scopes: ['members:list'] });
+    await insertBranch(gateway.db, 21);
+    const browser = new ConsoleBrowser(gateway);
+    await browser.signIn(env.redisPrefix, 'Editor');
+    const path = `/console/clients/${client.client_key}/edit`;
+    const page = await browser.get(path);
+    expect(page.status).toBe(200);
+    expect(page.html).toMatch(/value="members:list" checked/);
+
+    const saved = await browser.post(path, {
+      scopes: ['members:read', 'staff:read'],
+      limits: '5/50/500',
+      branch: '21',
+    });
+    expect(saved.status).toBe(200);
+    expect(saved.html).toContain(`${client.client_key}: scopes, limits, branch saved.`);
+    const listed = (
+      JSON.parse(await operatorCliWith(env, {}, 'clients', 'list', '--json')) as any[]
+    ).find((c) => c.client_key === client.client_key);
+    expect(listed).toMatchObject({
+      scopes: ['members:read', 'staff:read'],
+      branch_id: 21,
+      rate_limit_minute: 5,
+      rate_limit_hour: 50,
+      rate_limit_day: 500,
+    });
+    const audited = await gateway.db.operatorAudit.findMany({
+      where: { client_key: client.client_key },
+      orderBy: { id: 'asc' },
+    });
+    expect(audited.map((r) => [r.action, r.actor, r.source])).toEqual([
+      ['clients.set-scopes', 'Editor', 'console'],
+      ['clients.set-limits', 'Editor', 'console'],
+      ['clients.set-branch', 'Editor', 'console'],
+    ]);
+
+    const refused = await browser.post(path, {
+      scopes: ['members:read', 'staff:read'],
+      limits: '5/50/500',
+      branch: '99',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('branch 99 does not exist');
+    const after = await gateway.db.apiClient.findUniqueOrThrow({ where: { id: client.id } });
+    expect(after.branch_id).toBe(21);
+
+    const unchanged = await browser.post(path, {
+      scopes: ['members:read', 'staff:read'],
+      limits: '',
+      branch: '',
+    });
+    expect(unchanged.html).toContain('limits, branch saved');
+    const reset = await gateway.db.apiClient.findUniqueOrThrow({ where: { id: client.id } });
+    expect([reset.rate_limit_minute, reset.branch_id]).toEqual([null, null]);
   });
 });
 

@@ -12,6 +12,7 @@ import {
   applyClientAction,
   createClientAs,
   isClientAction,
+  setBranchAs,
   setLimitsAs,
   setScopesAs,
 } from './clients.service.js';
@@ -91,6 +92,10 @@ async function run(
     case 'set-limits':
       await setLimitsAs(deps, operator, requireKey(), arg);
       return done(`limits set to ${arg}`);
+    case 'set-branch': {
+      const branchId = await setBranchAs(deps, operator, requireKey(), arg);
+      return done(`branch set to ${branchId === null ? 'all' : branchId}`);
+    }
     default:
       throw new CliError(
         command ? `unknown command "${command}" (see npm run clients -- --help)` : USAGE,

@@ -193,6 +193,16 @@ export function setClientLimits(
   });
 }
 
+/** The branch every request of the client is bound to; null for every branch. */
+export function setClientBranch(
+  db: ReadModelClient,
+  epochs: ClientEpochs,
+  clientKey: string,
+  branchId: number | null,
+) {
+  return updateClient(db, epochs, clientKey, { branch_id: branchId });
+}
+
 /** The scopes a client holds now, ignoring names that are no longer scopes. */
 export function currentScopes(client: { scopes: string[] }): Scope[] {
   return client.scopes.filter(isScope);

@@ -12,6 +12,7 @@ export const OPERATOR_ACTIONS = [
   'clients.revoke-tokens',
   'clients.set-scopes',
   'clients.set-limits',
+  'clients.set-branch',
   'webhooks.disable',
   'webhooks.enable',
   'console.link',
