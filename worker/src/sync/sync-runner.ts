@@ -37,11 +37,9 @@ import {
 } from './sync-upkeep.js';
 import type { SyncTable } from '../../../read-model/table-definition.js';
 import { SYNC_TABLES } from '../../../read-model/tables/index.js';
+import { passIntervalMs } from '../../../read-model/sync-health.js';
 
 const KEPT_COUNTS_FOLD_MS = 5000;
-/** While the binary log is followed, each table is still polled this often, as a safety net. */
-const SAFETY_NET_POLL_MS = 30_000;
-
 /** This process among the workers sharing the queues. */
 const WORKER_NAME = `${hostname()}:${process.pid}`;
 
@@ -82,7 +80,7 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
   const log = throttledLog(deps.logger);
   const following = deps.source === 'binlog';
   if (following && !deps.legacyUrl) throw new Error('SYNC_SOURCE=binlog needs the legacy URL');
-  const intervalMs = following ? Math.max(deps.intervalMs, SAFETY_NET_POLL_MS) : deps.intervalMs;
+  const intervalMs = passIntervalMs(following ? 'binlog' : 'poll', deps.intervalMs);
   const upkeepDeps: UpkeepDeps = {
     ...deps,
     intervalMs,
