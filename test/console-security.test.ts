@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readModelPool } from '../common/databases.js';
 import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
 import { purgeExpired } from '../worker/src/retention.js';
-import { ConsoleBrowser } from './support/console-session.js';
+import { ConsoleBrowser, usageRowsPrinted, usageTotalsShown } from './support/console-session.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   createTestClient,
@@ -288,15 +288,8 @@ describe('console usage', () => {
     await browser.signIn(env.redisPrefix);
     const page = await browser.get('/console/usage?granularity=hour&by=operation');
     expect(page.status).toBe(200);
-    const [, from, to] = /From (\S+Z) to (\S+Z)/.exec(page.html)!;
-    const totals = page.html.slice(page.html.indexOf('id="usage-totals"'));
-    const shown = [
-      ...totals.matchAll(/<tr><td><code>([^<]+)<\/code><\/td>((?:<td class="num">[^<]*<\/td>)+)/g),
-    ].map(([, operation, cells]) => [
-      operation,
-      ...[...cells!.matchAll(/<td class="num">([^<]*)<\/td>/g)].map((m) => m[1]),
-    ]);
-    const printed = JSON.parse(
+    const { from, to, rows: shown } = usageTotalsShown(page.html);
+    const expected = usageRowsPrinted(
       await operatorCliWith(
         env,
         {},
@@ -304,19 +297,12 @@ describe('console usage', () => {
         '--by',
         'operation',
         '--from',
-        from!,
+        from,
         '--to',
-        to!,
+        to,
         '--json',
       ),
     );
-    const expected = printed.rows.map((r: any): string[] => [
-      String(r.operation),
-      ...[r.requests, r.client_errors, r.server_errors, r.rate_limited, r.bytes_out].map(String),
-      ...[r.latency_ms.p50, r.latency_ms.p95, r.latency_ms.p99].map((n: number | null) =>
-        n === null ? '' : String(n),
-      ),
-    ]);
     expect(expected.length).toBe(2);
     expect(shown.sort()).toEqual(expected.sort());
     // The CLI may compile dist/ first.
