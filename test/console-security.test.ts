@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readModelPool } from '../common/databases.js';
 import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
+import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { purgeExpired } from '../worker/src/retention.js';
 import { ConsoleBrowser, usageRowsPrinted, usageTotalsShown } from './support/console-session.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
@@ -311,31 +312,65 @@ describe('console usage', () => {
 
 describe('operator audit', () => {
   it('when operators act from the CLI and the console, then `npm run audit -- --operator` lists who did what to which client, and from where', async () => {
-    const cli = (tool: 'clients' | 'audit', ...args: string[]) =>
+    const cli = (tool: 'clients' | 'audit' | 'webhooks', ...args: string[]) =>
       operatorCliWith(env, {}, tool, ...args);
     const created = JSON.parse(
       await cli('clients', 'create', '--name', 'audited', '--scopes', 'members:read', '--json'),
     );
-    await cli('clients', 'disable', created.client_key);
+    const key = created.client_key as string;
+    const subscription = await createWebhookService(gateway.db, env.config()).create(created.id, {
+      url: 'https://partner.example.com/audited',
+      types: ['members'],
+      description: null,
+    });
+    await cli('clients', 'disable', key);
+    await cli('clients', 'rotate-secret', key);
+    await cli('webhooks', 'disable', String(subscription.id));
     const browser = new ConsoleBrowser(gateway);
     await browser.signIn(env.redisPrefix, 'Zeynep');
     await browser.get('/console/clients');
-    const enabled = await browser.post(`/console/clients/${created.client_key}/enable`);
+    const enabled = await browser.post(`/console/clients/${key}/enable`);
     expect(enabled.status).toBe(200);
-    await browser.post(`/console/clients/${created.client_key}/revoke-tokens`);
+    await browser.post(`/console/clients/${key}/revoke-tokens`);
+    expect((await browser.post(`/console/clients/${key}/rotate-secret`)).status).toBe(200);
+    await browser.post(`/console/clients/${key}/disable`);
+    await browser.get('/console/webhooks');
+    expect((await browser.post(`/console/webhooks/${subscription.id}/enable`)).status).toBe(200);
+    await browser.post(`/console/webhooks/${subscription.id}/disable`);
+    await cli('webhooks', 'enable', String(subscription.id));
 
-    const listed = JSON.parse(
-      await cli('audit', '--operator', '--client', created.client_key, '--json'),
-    ) as { action: string; source: string; actor: string; client_key: string; address: string }[];
-    expect(listed.map((r) => [r.action, r.source, r.actor === 'Zeynep', r.client_key])).toEqual([
-      ['clients.create', 'cli', false, created.client_key],
-      ['clients.disable', 'cli', false, created.client_key],
-      ['clients.enable', 'console', true, created.client_key],
-      ['clients.revoke-tokens', 'console', true, created.client_key],
+    const listed = JSON.parse(await cli('audit', '--operator', '--client', key, '--json')) as {
+      action: string;
+      source: string;
+      actor: string;
+      client_key: string;
+      address: string;
+      at: string;
+      target: string | null;
+    }[];
+    expect(listed.map((r) => [r.action, r.source, r.actor === 'Zeynep'])).toEqual([
+      ['clients.create', 'cli', false],
+      ['clients.disable', 'cli', false],
+      ['clients.rotate-secret', 'cli', false],
+      ['webhooks.disable', 'cli', false],
+      ['clients.enable', 'console', true],
+      ['clients.revoke-tokens', 'console', true],
+      ['clients.rotate-secret', 'console', true],
+      ['clients.disable', 'console', true],
+      ['webhooks.enable', 'console', true],
+      ['webhooks.disable', 'console', true],
+      ['webhooks.enable', 'cli', false],
     ]);
-    expect(listed[2]!.address).toMatch(/127\.0\.0\.1/);
-    expect(listed[0]!.address).toBeTruthy();
-    const text = await cli('audit', '--operator', '--client', created.client_key);
+    // Which client, when and from where, on every record.
+    for (const r of listed) {
+      expect(r.client_key).toBe(key);
+      expect(r.address).toMatch(r.source === 'console' ? /127\.0\.0\.1/ : /./);
+      expect(Date.now() - new Date(r.at).getTime()).toBeLessThan(120_000);
+    }
+    expect(listed.filter((r) => r.action.startsWith('webhooks.')).map((r) => r.target)).toEqual(
+      Array(4).fill(`subscription ${subscription.id}`),
+    );
+    const text = await cli('audit', '--operator', '--client', key);
     expect(text).toMatch(/clients\.enable/);
     expect(text).toContain('Zeynep  console');
     const signIns = await gateway.db.operatorAudit.count({
