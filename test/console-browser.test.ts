@@ -2,14 +2,11 @@
 // creates a client with the keyboard alone, and every page meets WCAG 2.1 AA (axe-core), prints no
 // console error under the CSP, asks nothing of another origin, and shows partner text as text.
 // Screenshots of each page are saved under the system's temp folder (printed by the run).
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
 import {
+  expectAccessible,
   hasChromium,
   launchChromium,
   missingChromium as missing,
@@ -34,7 +31,6 @@ import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.
 import { SYNC_TABLES } from '../read-model/tables/index.js';
 
 if (!hasChromium) console.warn(`console-browser.test.ts${missing}`);
-const SHOTS = join(tmpdir(), 'console-screenshots');
 
 let env: TestEnvironment | undefined;
 let gateway: RunningGateway | undefined;
@@ -44,8 +40,6 @@ let browser: Browser | undefined;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  mkdirSync(SHOTS, { recursive: true });
-  console.log(`console screenshots: ${SHOTS}`);
   env = await createTestEnvironment();
   gateway = await startGateway(env);
   other = await startGateway(env);
@@ -61,17 +55,6 @@ afterAll(async () => {
 
 const watchedPage = () => watchedPageOf(browser!, gateway!.url);
 const signIn = (page: Page) => signInWithLink(page, gateway!, env!.redisPrefix);
-
-async function expectAccessible(page: Page, name: string) {
-  const results = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    .analyze();
-  const found = results.violations.map(
-    (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-  );
-  expect(found, name).toEqual([]);
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
 
 /** Disables and enables a subscription from the webhooks page, then opens its deliveries. */
 async function disableAndEnable(page: Page, id: number) {

@@ -3,7 +3,12 @@
 // answer whose state or code was edited is refused, as is the same answer used twice.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium, missingChromium } from './support/chromium.js';
+import {
+  expectAccessible,
+  hasChromium,
+  launchChromium,
+  missingChromium,
+} from './support/chromium.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { startGateway, type RunningGateway } from './support/gateway.js';
 import { startOidcProvider, type RunningOidcProvider } from './support/oidc-provider.js';
@@ -46,6 +51,7 @@ async function newPage() {
 /** Starts from the console's sign-in page and signs in at the provider as `email`. */
 async function atProvider(page: Page, email: string) {
   await page.goto(`${gateway!.url}/console`);
+  await expectAccessible(page, 'sign-in-oidc');
   await page.getByRole('link', { name: "Sign in with your organisation's account" }).click();
   await page.waitForURL(`${provider!.issuer}/**`);
   await page.locator('input[name=login]').fill(email);
@@ -85,6 +91,7 @@ describe.skipIf(!hasChromium)(
       await atProvider(page, 'ops@club.example');
       await page.waitForURL(`${gateway!.url}/console/oidc/callback?**`);
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Signed in');
+      await expectAccessible(page, 'oidc-signed-in');
       await page.getByRole('link', { name: 'Open the console' }).click();
       await page.waitForURL(`${gateway!.url}/console/clients`);
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Clients');
@@ -109,6 +116,7 @@ describe.skipIf(!hasChromium)(
       expect(await page.getByRole('alert').textContent()).toContain(
         'someone@elsewhere.example may not sign in to this console',
       );
+      await expectAccessible(page, 'oidc-refused');
       const answer = await page.goto(`${gateway!.url}/console/clients`);
       expect(answer!.status()).toBe(401);
       expect(await signInRecords('someone@elsewhere.example')).toEqual([]);

@@ -1,8 +1,13 @@
 // Headless Chromium from Debian's packages (never a downloaded browser) for the console's browser
 // tests: how it is launched, a page that records what must not happen (console errors, requests
-// off the origin, dialogs), and signing in with a link.
-import { existsSync } from 'node:fs';
+// off the origin, dialogs), signing in with a link, and the accessibility check that saves each
+// page's screenshot under the system's temp folder.
+import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { createSignInLink } from '../../gateway/src/pages/sign-in-links.js';
 import type { RunningGateway } from './gateway.js';
 
@@ -58,4 +63,23 @@ export async function signInWithLink(
   await page.goto(`${gateway.url}/console/sign-in/${token}`);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${gateway.url}/console/clients`);
+}
+
+/** Where each checked page's screenshot goes (printed once by the run). */
+const SHOTS = join(tmpdir(), 'console-screenshots');
+let announced = false;
+
+/** WCAG 2.1 AA by axe-core, 0 violations; then the page's screenshot as `name`.png. */
+export async function expectAccessible(page: Page, name: string) {
+  const results = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze();
+  const found = results.violations.map(
+    (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+  );
+  expect(found, name).toEqual([]);
+  mkdirSync(SHOTS, { recursive: true });
+  if (!announced) console.log(`console screenshots: ${SHOTS}`);
+  announced = true;
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
