@@ -1,4 +1,4 @@
-// npm run bench [-- --only gateway|backfill|lag|webhooks|sources|member-writes|scale|soak]
+// npm run bench [-- --only gateway|backfill|lag|webhooks|sources|member-writes|scale|soak|console]
 //   [--seconds S] [--rounds R] [--members N] [--soak S] [--profile] [--endpoint NAME] [--scale S]
 //   [--lag-rate R --lag-seconds S --lag-scale S] [--rest-seconds S]
 //   [--minutes N --faults --report-every-seconds S]
@@ -16,11 +16,14 @@
 //             (bench/sources.ts).
 //   member-writes: POST /members latency (p50, p95) beside GET /members/{id}
 //             (bench/member-writes.ts).
+//   console:  the console's usage and clients pages at `members` members and 30 days of usage
+//             for 100 clients (p95), and members reads with CONSOLE on and off (bench/console.ts).
 //   scale:    req/s with 1 and 2 gateway processes behind one port (node:cluster), backfill rows/s
 //             with 1 and 2 worker processes, each with the ratio 2/1, and the cores in use by the
 //             load generator, the processes and the servers (bench/scale.ts).
 import { parseArgs } from 'node:util';
 import { benchBackfill } from './backfill.js';
+import { benchConsole } from './console.js';
 import { cleanUpOnInterrupt } from './cleanup.js';
 import { benchGateway } from './gateway/index.js';
 import { benchLag } from './lag.js';
@@ -39,6 +42,7 @@ const BENCHMARKS = [
   'member-writes',
   'scale',
   'soak',
+  'console',
 ] as const;
 const NUMBERS = [
   'seconds',
@@ -109,6 +113,14 @@ if (wanted('gateway')) {
     soak: Number(values.soak),
     profile: values.profile,
     endpoint: values.endpoint,
+  });
+}
+if (wanted('console')) {
+  console.log('\n== console: its pages at scale, and members reads with the console on and off');
+  await benchConsole({
+    seconds: Number(values.seconds),
+    rounds: Number(values.rounds),
+    members: Number(values.members),
   });
 }
 if (wanted('backfill')) {

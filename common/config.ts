@@ -59,6 +59,19 @@ const corsOrigins = z
     message: 'comma-separated origins such as https://shop.example.com (no path, no trailing /)',
   });
 
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** An issuer over https, or http on this host only (a provider a test starts). */
+const isOidcIssuer = (value: string) => {
+  try {
+    const { protocol, hostname } = new URL(value);
+    return protocol === 'https:' || (protocol === 'http:' && LOOPBACK_HOSTS.has(hostname));
+  } catch {
+    return false;
+  }
+};
+/** `someone@example.com` or `@example.com`. */
+const isAllowedEmail = (value: string) => /^[^@\s,]*@[^@\s,]+\.[^@\s,]+$/.test(value);
+
 const isRedisUrl = (value: string) => {
   try {
     const seeds = clusterSeedsOf(value);
@@ -222,12 +235,34 @@ const envSchema = z.object({
   // A console session ends after this long without a request, and this long after sign-in.
   CONSOLE_SESSION_IDLE_MINUTES: z.coerce.number().positive().max(1440).default(30),
   CONSOLE_SESSION_MAX_HOURS: z.coerce.number().positive().max(24).default(8),
+  // Operators sign in through this OpenID Connect provider too when all four are set; ALLOWED is
+  // comma-separated e-mails and `@domain`s. Plain http only for a provider on this host (tests).
+  CONSOLE_OIDC_ISSUER: z
+    .string()
+    .url()
+    .refine(isOidcIssuer, { message: 'an https URL (http only for localhost or 127.0.0.1)' })
+    .optional(),
+  CONSOLE_OIDC_CLIENT_ID: z.string().optional(),
+  CONSOLE_OIDC_CLIENT_SECRET: z.string().optional(),
+  CONSOLE_OIDC_ALLOWED: z
+    .string()
+    .transform((value) => list(value).map((item) => item.toLowerCase()))
+    .refine((items) => items.length > 0 && items.every(isAllowedEmail), {
+      message: 'comma-separated e-mail addresses or @domain names',
+    })
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Whether an incoming traceparent is joined (true) or only linked to (common/tracing.ts reads
   // it at start, before this module loads; validated here all the same).
   OTEL_TRUST_INCOMING: z.enum(['true', 'false']).default('false'),
 });
 
+const OIDC_VARIABLES = [
+  'CONSOLE_OIDC_ISSUER',
+  'CONSOLE_OIDC_CLIENT_ID',
+  'CONSOLE_OIDC_CLIENT_SECRET',
+  'CONSOLE_OIDC_ALLOWED',
+] as const;
 // node refuses a head bound beyond the request's: the head is part of the request.
 const checkedEnvSchema = envSchema
   .refine((env) => env.HTTP_HEADERS_TIMEOUT_MS <= env.HTTP_REQUEST_TIMEOUT_MS, {
@@ -237,6 +272,11 @@ const checkedEnvSchema = envSchema
   .refine((env) => env.REDIS_CA_FILE === undefined || env.REDIS_URL.startsWith('rediss'), {
     path: ['REDIS_CA_FILE'],
     message: 'only for a rediss:// (TLS) REDIS_URL',
+  })
+  // Half a sign-in configuration would be a console that silently offers only links.
+  .refine((env) => new Set(OIDC_VARIABLES.map((name) => env[name] === undefined)).size === 1, {
+    path: ['CONSOLE_OIDC_ISSUER'],
+    message: `set all of ${OIDC_VARIABLES.join(', ')} or none`,
   });
 
 export type Config = ReturnType<typeof toConfig>;
@@ -345,6 +385,20 @@ function toConfig(env: z.infer<typeof envSchema>) {
       maxMs: Math.round(env.CONSOLE_SESSION_MAX_HOURS * 3_600_000),
       /** Production: the session cookie is `__Host-` prefixed and Secure (HTTPS only). */
       secureCookie: env.NODE_ENV === 'production',
+      /** Sign-in through an OpenID Connect provider, beside links; null when not configured. */
+      oidc:
+        env.CONSOLE_OIDC_ISSUER !== undefined &&
+        env.CONSOLE_OIDC_CLIENT_ID !== undefined &&
+        env.CONSOLE_OIDC_CLIENT_SECRET !== undefined &&
+        env.CONSOLE_OIDC_ALLOWED !== undefined
+          ? {
+              issuer: env.CONSOLE_OIDC_ISSUER,
+              clientId: env.CONSOLE_OIDC_CLIENT_ID,
+              clientSecret: env.CONSOLE_OIDC_CLIENT_SECRET,
+              /** Lower-case e-mail addresses, and `@domain` for every address of a domain. */
+              allowed: env.CONSOLE_OIDC_ALLOWED,
+            }
+          : null,
     },
     logLevel: env.LOG_LEVEL,
     /**

@@ -185,3 +185,40 @@ describe('WEBHOOK_RETENTION_DAYS', () => {
     },
   );
 });
+
+describe('CONSOLE_OIDC_*', () => {
+  const oidc = {
+    CONSOLE_OIDC_ISSUER: 'https://id.example.com',
+    CONSOLE_OIDC_CLIENT_ID: 'console',
+    CONSOLE_OIDC_CLIENT_SECRET: 'secret',
+    CONSOLE_OIDC_ALLOWED: 'Ops@Club.example, @branch.example',
+  };
+
+  it('when none is set, then operators sign in by link only', () => {
+    expect(loadConfig({}).console.oidc).toBeNull();
+  });
+
+  it('when all four are set, then the provider is used, and addresses are kept in lower case', () => {
+    expect(loadConfig(oidc).console.oidc).toEqual({
+      issuer: 'https://id.example.com',
+      clientId: 'console',
+      clientSecret: 'secret',
+      allowed: ['ops@club.example', '@branch.example'],
+    });
+  });
+
+  it('when only some are set, an issuer is plain http elsewhere than this host, or ALLOWED is no address, then the configuration is refused', () => {
+    expect(() => loadConfig({ ...oidc, CONSOLE_OIDC_CLIENT_SECRET: '' })).toThrow(
+      /CONSOLE_OIDC_ISSUER: set all of/,
+    );
+    expect(() => loadConfig({ ...oidc, CONSOLE_OIDC_ISSUER: 'http://id.example.com' })).toThrow(
+      /CONSOLE_OIDC_ISSUER: an https URL/,
+    );
+    expect(
+      loadConfig({ ...oidc, CONSOLE_OIDC_ISSUER: 'http://127.0.0.1:4000' }).console.oidc,
+    ).not.toBeNull();
+    expect(() => loadConfig({ ...oidc, CONSOLE_OIDC_ALLOWED: 'ops, club' })).toThrow(
+      /CONSOLE_OIDC_ALLOWED: comma-separated e-mail addresses/,
+    );
+  });
+});

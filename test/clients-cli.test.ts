@@ -9,6 +9,7 @@ import {
   bearer,
   createTestClient,
   getJson,
+  insertBranch,
   issueTokenPair,
   postJson,
   startGateway,
@@ -30,21 +31,7 @@ afterAll(async () => {
 
 const clients = (...args: string[]) => operatorCli(env, 'clients', ...args);
 
-async function insertReadModelBranch(id: number) {
-  const now = new Date();
-  await gateway.db.branch.upsert({
-    where: { id },
-    create: {
-      id,
-      name: `Şube ${id}`,
-      status: 'Aktif',
-      created_at: now,
-      updated_at: now,
-      search_text: `sube ${id}`,
-    },
-    update: {},
-  });
-}
+const insertReadModelBranch = (id: number) => insertBranch(gateway.db, id);
 
 const token = (key: string, secret: string) =>
   postJson(`${gateway.url}/api/v1/auth/token`, { client_key: key, client_secret: secret });
@@ -143,6 +130,23 @@ describe('npm run clients', () => {
     expect(
       await gateway.db.apiClient.findUniqueOrThrow({ where: { id: client.id }, select: limits }),
     ).toEqual({ rate_limit_minute: null, rate_limit_hour: null, rate_limit_day: null });
+  });
+
+  it('when set-branch names a branch, then the client is bound to it, and `all` unbinds it; an unknown branch exits 1', async () => {
+    const client = await createTestClient(gateway.db);
+    await insertReadModelBranch(12);
+    const branchOf = async () =>
+      (await gateway.db.apiClient.findUniqueOrThrow({ where: { id: client.id } })).branch_id;
+    expect(await clients('set-branch', client.client_key, '12')).toContain('branch set to 12');
+    expect(await branchOf()).toBe(12);
+    expect((await token(client.client_key, client.client_secret)).body.data.branch_id).toBe(12);
+    await clients('set-branch', client.client_key, 'all');
+    expect(await branchOf()).toBeNull();
+    await expect(clients('set-branch', client.client_key, '98')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/branch 98 does not exist/),
+    });
+    expect(await branchOf()).toBeNull();
   });
 
   it('when the key is unknown, then it exits non-zero naming it', async () => {

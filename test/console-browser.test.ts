@@ -2,90 +2,73 @@
 // creates a client with the keyboard alone, and every page meets WCAG 2.1 AA (axe-core), prints no
 // console error under the CSP, asks nothing of another origin, and shows partner text as text.
 // Screenshots of each page are saved under the system's temp folder (printed by the run).
-import { existsSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
+import {
+  expectAccessible,
+  hasChromium,
+  launchChromium,
+  missingChromium as missing,
+  signInWithLink,
+  watchedPage as watchedPageOf,
+} from './support/chromium.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
-import { startGateway, type RunningGateway } from './support/gateway.js';
+import {
+  bearer,
+  createTestClient,
+  getJson,
+  issueTokenPair,
+  postJson,
+  startGateway,
+  type RunningGateway,
+} from './support/gateway.js';
+import { usageRowsPrinted, usageTotalsShown } from './support/console-session.js';
+import { operatorCliWith } from './support/operator-cli.js';
+import { recordWebhookEvent } from './support/webhook-history.js';
+import { eventually, startWorker } from './support/worker.js';
+import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
+import { SYNC_TABLES } from '../read-model/tables/index.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-const missing = ` (skipped: ${CHROMIUM} is not installed; apt-get install -y chromium)`;
 if (!hasChromium) console.warn(`console-browser.test.ts${missing}`);
-const SHOTS = join(tmpdir(), 'console-screenshots');
 
 let env: TestEnvironment | undefined;
 let gateway: RunningGateway | undefined;
+/** A second gateway on the same databases and Redis, as a deployment runs several. */
+let other: RunningGateway | undefined;
 let browser: Browser | undefined;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  mkdirSync(SHOTS, { recursive: true });
-  console.log(`console screenshots: ${SHOTS}`);
   env = await createTestEnvironment();
   gateway = await startGateway(env);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  other = await startGateway(env);
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
+  await other?.close();
   await gateway?.close();
   await env?.destroy();
 });
 
-/** A page that records what must not happen: errors, requests elsewhere, dialogs. */
-async function watchedPage() {
-  const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(8000);
-  const problems: string[] = [];
-  const foreign: string[] = [];
-  const dialogs: string[] = [];
-  page.on('request', (request) => {
-    if (!request.url().startsWith(gateway!.url)) foreign.push(request.url());
-  });
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(error.message));
-  page.on('dialog', (dialog) => {
-    dialogs.push(dialog.message());
-    void dialog.dismiss();
-  });
-  return { page, problems, foreign, dialogs };
-}
+const watchedPage = () => watchedPageOf(browser!, gateway!.url);
+const signIn = (page: Page) => signInWithLink(page, gateway!, env!.redisPrefix);
 
-async function signIn(page: Page, name = 'Ayşe Operatör') {
-  const token = await createSignInLink(gateway!.redis, env!.redisPrefix, { name }, 60_000);
-  await page.goto(`${gateway!.url}/console/sign-in/${token}`);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${gateway!.url}/console/clients`);
-}
-
-async function expectAccessible(page: Page, name: string) {
-  const results = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    .analyze();
-  const found = results.violations.map(
-    (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-  );
-  expect(found, name).toEqual([]);
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+/** Disables and enables a subscription from the webhooks page, then opens its deliveries. */
+async function disableAndEnable(page: Page, id: number) {
+  const enabled = async () =>
+    (await gateway!.db.webhookSubscription.findUniqueOrThrow({ where: { id } })).enabled;
+  await page.getByRole('button', { name: `Disable subscription ${id}` }).click();
+  await expect.poll(enabled).toBe(false);
+  await expectAccessible(page, 'webhooks-disabled');
+  await page.getByRole('button', { name: `Enable subscription ${id}` }).click();
+  await expect.poll(enabled).toBe(true);
+  await page.getByRole('link', { name: `Deliveries of subscription ${id}` }).click();
+  await page.waitForURL(`${gateway!.url}/console/webhooks/${id}`);
+  await expect.poll(() => page.getByRole('cell', { name: '503' }).count()).toBeGreaterThan(0);
+  await expectAccessible(page, 'webhook-deliveries');
 }
 
 /** Presses Tab until the element matching `selector` has the focus. */
@@ -140,16 +123,49 @@ describe('/console in headless Chromium', () => {
       expect(await notice.textContent()).toContain(created.client_key);
       await expectAccessible(page, 'clients-created');
 
+      const secret = (await page.locator('dl.secret dd code').nth(1).textContent())!;
+      const partner = { ...created, client_secret: secret };
+      const { access_token } = await issueTokenPair(gateway!, partner);
+      const statuses = async () =>
+        Promise.all(
+          [gateway!, other!].map(
+            async (g) => (await getJson(`${g.url}/api/v1/webhooks`, bearer(access_token))).status,
+          ),
+        );
+      expect(await statuses()).toEqual([200, 200]);
+
       // Shown once: the page opened again holds no secret.
       await page.goto(`${gateway!.url}/console/clients`);
       expect(await page.getByRole('status').count()).toBe(0);
 
+      const clicked = Date.now();
       await page.getByRole('button', { name: 'Disable: Keyboard partner' }).click();
+      await eventually(async () => expect(await statuses()).toEqual([401, 401]), 3000, 20);
+      expect(Date.now() - clicked).toBeLessThan(1000);
       await expect.poll(() => page.getByRole('status').textContent()).toContain('disabled');
       expect(
         (await gateway!.db.apiClient.findUniqueOrThrow({ where: { id: created.id } })).is_active,
       ).toBe(false);
       await expectAccessible(page, 'clients-disabled');
+
+      await page.getByRole('button', { name: 'Rotate secret: Keyboard partner' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('New secret');
+      const rotated = (await page.locator('dl.secret dd code').nth(1).textContent())!;
+      expect(rotated).not.toBe(secret);
+      await expectAccessible(page, 'clients-rotated');
+      await page.getByRole('button', { name: 'Enable: Keyboard partner' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('enabled');
+      const tokenWith = (clientSecret: string) =>
+        postJson(`${gateway!.url}/api/v1/auth/token`, {
+          client_key: created.client_key,
+          client_secret: clientSecret,
+        });
+      expect((await tokenWith(secret)).status).toBe(401);
+      expect((await tokenWith(rotated)).status).toBe(200);
+
+      await page.getByRole('link', { name: 'Edit: Keyboard partner' }).click();
+      await page.waitForURL(`${gateway!.url}/console/clients/${created.client_key}/edit`);
+      await expectAccessible(page, 'client-edit');
 
       expect(foreign).toEqual([]);
       expect(problems).toEqual([]);
@@ -181,7 +197,10 @@ describe('/console in headless Chromium', () => {
     async () => {
       const { page, problems, foreign } = await watchedPage();
       await signIn(page);
-      const client = await gateway!.db.apiClient.findFirstOrThrow({ orderBy: { id: 'asc' } });
+      const client = await createTestClient(gateway!.db, {
+        name: 'Club app',
+        scopes: ['members:list', 'webhooks:manage'],
+      });
       const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000);
       await gateway!.db.usageHour.createMany({
         data: [200, 404].map((status) => ({
@@ -193,6 +212,28 @@ describe('/console in headless Chromium', () => {
           bytes_out: 1000,
         })),
       });
+      // Pages with something on them: a subscription with deliveries, the tables a worker synced.
+      const subscription = await createWebhookService(gateway!.db, env!.config()).create(
+        client.id,
+        { url: 'https://partner.example.com/hook', types: ['members'], description: 'CRM' },
+      );
+      await recordWebhookEvent(
+        gateway!.db,
+        subscription.id,
+        'delivered',
+        [
+          { outcome: 'failed', status_code: 503, response: 'Service Unavailable' },
+          { outcome: 'delivered', status_code: 200, response: 'ok' },
+        ],
+        new Date(Date.now() - 600_000),
+      );
+      const worker = await startWorker(env!);
+      await eventually(
+        async () => expect(await gateway!.db.syncState.count()).toBe(SYNC_TABLES.length),
+        60_000,
+      );
+      await worker.close();
+
       for (const [label, path] of [
         ['Webhooks', 'webhooks'],
         ['Usage', 'usage'],
@@ -209,13 +250,41 @@ describe('/console in headless Chromium', () => {
           expect(await row.allTextContents()).toEqual(['43', '3', '0', '0']);
           expect(await page.locator('#usage-series tbody tr').count()).toBe(24);
         }
+        if (path === 'sync') {
+          for (const table of SYNC_TABLES)
+            expect(
+              await page.locator(`tr[data-table="${table.name}"] td`).nth(1).textContent(),
+            ).toBe('poll');
+        }
         await expectAccessible(page, path);
+        if (path === 'webhooks') await disableAndEnable(page, subscription.id);
       }
       expect(await page.getByRole('cell', { name: 'console.sign-in' }).count()).toBeGreaterThan(0);
+
+      // The usage page's totals are `npm run usage -- --json`'s for the same hours.
+      await page.goto(`${gateway!.url}/console/usage?granularity=hour&by=operation`);
+      const { from, to, rows } = usageTotalsShown(await page.content());
+      const printed = usageRowsPrinted(
+        await operatorCliWith(
+          env!,
+          {},
+          'usage',
+          '--by',
+          'operation',
+          '--from',
+          from,
+          '--to',
+          to,
+          '--json',
+        ),
+      );
+      expect(printed.length).toBeGreaterThan(0);
+      expect(rows.sort()).toEqual(printed.sort());
       expect(foreign).toEqual([]);
       expect(problems).toEqual([]);
       await page.context().close();
     },
+    120_000,
   );
 
   it.skipIf(!hasChromium)(

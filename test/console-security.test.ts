@@ -6,10 +6,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readModelPool } from '../common/databases.js';
 import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
+import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { purgeExpired } from '../worker/src/retention.js';
-import { ConsoleBrowser } from './support/console-session.js';
+import { ConsoleBrowser, usageRowsPrinted, usageTotalsShown } from './support/console-session.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
-import { createTestClient, startGateway, type RunningGateway } from './support/gateway.js';
+import {
+  createTestClient,
+  insertBranch,
+  startGateway,
+  type RunningGateway,
+} from './support/gateway.js';
 import { operatorCliWith } from './support/operator-cli.js';
 
 let env: TestEnvironment;
@@ -152,6 +158,65 @@ describe('console forms', () => {
   });
 });
 
+describe('console client editing', () => {
+  it('when an operator edits scopes, limits and branch, then the client has them as the CLI lists it, each change is audited, and a refused change says why', async () => {
+    const client = await createTestClient(gateway.db, { scopes: ['members:list'] });
+    await insertBranch(gateway.db, 21);
+    const browser = new ConsoleBrowser(gateway);
+    await browser.signIn(env.redisPrefix, 'Editor');
+    const path = `/console/clients/${client.client_key}/edit`;
+    const page = await browser.get(path);
+    expect(page.status).toBe(200);
+    expect(page.html).toMatch(/value="members:list" checked/);
+
+    const saved = await browser.post(path, {
+      scopes: ['members:read', 'staff:read'],
+      limits: '5/50/500',
+      branch: '21',
+    });
+    expect(saved.status).toBe(200);
+    expect(saved.html).toContain(`${client.client_key}: scopes, limits, branch saved.`);
+    const listed = (
+      JSON.parse(await operatorCliWith(env, {}, 'clients', 'list', '--json')) as any[]
+    ).find((c) => c.client_key === client.client_key);
+    expect(listed).toMatchObject({
+      scopes: ['members:read', 'staff:read'],
+      branch_id: 21,
+      rate_limit_minute: 5,
+      rate_limit_hour: 50,
+      rate_limit_day: 500,
+    });
+    const audited = await gateway.db.operatorAudit.findMany({
+      where: { client_key: client.client_key },
+      orderBy: { id: 'asc' },
+    });
+    expect(audited.map((r) => [r.action, r.actor, r.source])).toEqual([
+      ['clients.set-scopes', 'Editor', 'console'],
+      ['clients.set-limits', 'Editor', 'console'],
+      ['clients.set-branch', 'Editor', 'console'],
+    ]);
+
+    const refused = await browser.post(path, {
+      scopes: ['members:read', 'staff:read'],
+      limits: '5/50/500',
+      branch: '99',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('branch 99 does not exist');
+    const after = await gateway.db.apiClient.findUniqueOrThrow({ where: { id: client.id } });
+    expect(after.branch_id).toBe(21);
+
+    const unchanged = await browser.post(path, {
+      scopes: ['members:read', 'staff:read'],
+      limits: '',
+      branch: '',
+    });
+    expect(unchanged.html).toContain('limits, branch saved');
+    const reset = await gateway.db.apiClient.findUniqueOrThrow({ where: { id: client.id } });
+    expect([reset.rate_limit_minute, reset.branch_id]).toEqual([null, null]);
+  });
+});
+
 describe('console sessions', () => {
   it('when a session is idle longer than CONSOLE_SESSION_IDLE_MINUTES, then it has ended; a request before keeps it alive', async () => {
     const idle = await startGateway(env, { CONSOLE_SESSION_IDLE_MINUTES: String(2 / 60) });
@@ -224,15 +289,8 @@ describe('console usage', () => {
     await browser.signIn(env.redisPrefix);
     const page = await browser.get('/console/usage?granularity=hour&by=operation');
     expect(page.status).toBe(200);
-    const [, from, to] = /From (\S+Z) to (\S+Z)/.exec(page.html)!;
-    const totals = page.html.slice(page.html.indexOf('id="usage-totals"'));
-    const shown = [
-      ...totals.matchAll(/<tr><td><code>([^<]+)<\/code><\/td>((?:<td class="num">[^<]*<\/td>)+)/g),
-    ].map(([, operation, cells]) => [
-      operation,
-      ...[...cells!.matchAll(/<td class="num">([^<]*)<\/td>/g)].map((m) => m[1]),
-    ]);
-    const printed = JSON.parse(
+    const { from, to, rows: shown } = usageTotalsShown(page.html);
+    const expected = usageRowsPrinted(
       await operatorCliWith(
         env,
         {},
@@ -240,19 +298,12 @@ describe('console usage', () => {
         '--by',
         'operation',
         '--from',
-        from!,
+        from,
         '--to',
-        to!,
+        to,
         '--json',
       ),
     );
-    const expected = printed.rows.map((r: any): string[] => [
-      String(r.operation),
-      ...[r.requests, r.client_errors, r.server_errors, r.rate_limited, r.bytes_out].map(String),
-      ...[r.latency_ms.p50, r.latency_ms.p95, r.latency_ms.p99].map((n: number | null) =>
-        n === null ? '' : String(n),
-      ),
-    ]);
     expect(expected.length).toBe(2);
     expect(shown.sort()).toEqual(expected.sort());
     // The CLI may compile dist/ first.
@@ -261,31 +312,65 @@ describe('console usage', () => {
 
 describe('operator audit', () => {
   it('when operators act from the CLI and the console, then `npm run audit -- --operator` lists who did what to which client, and from where', async () => {
-    const cli = (tool: 'clients' | 'audit', ...args: string[]) =>
+    const cli = (tool: 'clients' | 'audit' | 'webhooks', ...args: string[]) =>
       operatorCliWith(env, {}, tool, ...args);
     const created = JSON.parse(
       await cli('clients', 'create', '--name', 'audited', '--scopes', 'members:read', '--json'),
     );
-    await cli('clients', 'disable', created.client_key);
+    const key = created.client_key as string;
+    const subscription = await createWebhookService(gateway.db, env.config()).create(created.id, {
+      url: 'https://partner.example.com/audited',
+      types: ['members'],
+      description: null,
+    });
+    await cli('clients', 'disable', key);
+    await cli('clients', 'rotate-secret', key);
+    await cli('webhooks', 'disable', String(subscription.id));
     const browser = new ConsoleBrowser(gateway);
     await browser.signIn(env.redisPrefix, 'Zeynep');
     await browser.get('/console/clients');
-    const enabled = await browser.post(`/console/clients/${created.client_key}/enable`);
+    const enabled = await browser.post(`/console/clients/${key}/enable`);
     expect(enabled.status).toBe(200);
-    await browser.post(`/console/clients/${created.client_key}/revoke-tokens`);
+    await browser.post(`/console/clients/${key}/revoke-tokens`);
+    expect((await browser.post(`/console/clients/${key}/rotate-secret`)).status).toBe(200);
+    await browser.post(`/console/clients/${key}/disable`);
+    await browser.get('/console/webhooks');
+    expect((await browser.post(`/console/webhooks/${subscription.id}/enable`)).status).toBe(200);
+    await browser.post(`/console/webhooks/${subscription.id}/disable`);
+    await cli('webhooks', 'enable', String(subscription.id));
 
-    const listed = JSON.parse(
-      await cli('audit', '--operator', '--client', created.client_key, '--json'),
-    ) as { action: string; source: string; actor: string; client_key: string; address: string }[];
-    expect(listed.map((r) => [r.action, r.source, r.actor === 'Zeynep', r.client_key])).toEqual([
-      ['clients.create', 'cli', false, created.client_key],
-      ['clients.disable', 'cli', false, created.client_key],
-      ['clients.enable', 'console', true, created.client_key],
-      ['clients.revoke-tokens', 'console', true, created.client_key],
+    const listed = JSON.parse(await cli('audit', '--operator', '--client', key, '--json')) as {
+      action: string;
+      source: string;
+      actor: string;
+      client_key: string;
+      address: string;
+      at: string;
+      target: string | null;
+    }[];
+    expect(listed.map((r) => [r.action, r.source, r.actor === 'Zeynep'])).toEqual([
+      ['clients.create', 'cli', false],
+      ['clients.disable', 'cli', false],
+      ['clients.rotate-secret', 'cli', false],
+      ['webhooks.disable', 'cli', false],
+      ['clients.enable', 'console', true],
+      ['clients.revoke-tokens', 'console', true],
+      ['clients.rotate-secret', 'console', true],
+      ['clients.disable', 'console', true],
+      ['webhooks.enable', 'console', true],
+      ['webhooks.disable', 'console', true],
+      ['webhooks.enable', 'cli', false],
     ]);
-    expect(listed[2]!.address).toMatch(/127\.0\.0\.1/);
-    expect(listed[0]!.address).toBeTruthy();
-    const text = await cli('audit', '--operator', '--client', created.client_key);
+    // Which client, when and from where, on every record.
+    for (const r of listed) {
+      expect(r.client_key).toBe(key);
+      expect(r.address).toMatch(r.source === 'console' ? /127\.0\.0\.1/ : /./);
+      expect(Date.now() - new Date(r.at).getTime()).toBeLessThan(120_000);
+    }
+    expect(listed.filter((r) => r.action.startsWith('webhooks.')).map((r) => r.target)).toEqual(
+      Array(4).fill(`subscription ${subscription.id}`),
+    );
+    const text = await cli('audit', '--operator', '--client', key);
     expect(text).toMatch(/clients\.enable/);
     expect(text).toContain('Zeynep  console');
     const signIns = await gateway.db.operatorAudit.count({

@@ -164,6 +164,9 @@ describe('a stored position the server no longer holds', () => {
     }
     const position = await worker.readModel.binlogPosition.findUniqueOrThrow({ where: { id: 1 } });
     expect(position.file).toBe(end!.File);
+    // Counted for the console's sync health page.
+    expect(position.fallbacks).toBeGreaterThanOrEqual(1);
+    expect(position.fell_back_at).not.toBeNull();
 
     // And the log is followed again: a delete within seconds.
     const again = await dashboard.insertMemberPackage({

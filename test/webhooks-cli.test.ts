@@ -7,6 +7,7 @@ import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { operatorCli } from './support/operator-cli.js';
 import { createTestClient, type TestClient } from './support/gateway.js';
+import { recordWebhookEvent, type RecordedTry } from './support/webhook-history.js';
 
 let env: TestEnvironment;
 let db: ReadModelClient;
@@ -19,36 +20,8 @@ const LONG_ANSWER = `Service Unavailable: ${'x'.repeat(200)}`;
 
 const webhooks = (...args: string[]) => operatorCli(env, 'webhooks', ...args);
 
-/** One event with its tries, oldest first, as the worker would have recorded them. */
-async function recordEvent(
-  subscriptionId: number,
-  status: EventStatus,
-  tries: { outcome: string; status_code: number | null; response: string | null }[],
-  at: Date,
-) {
-  const event = await db.webhookEvent.create({
-    data: {
-      subscription_id: subscriptionId,
-      event_type: 'members.upsert',
-      body: '{}',
-      changed_at: at,
-      status,
-      attempts: tries.length,
-    },
-  });
-  for (const [n, attempt] of tries.entries()) {
-    await db.webhookAttempt.create({
-      data: {
-        event_id: event.id,
-        subscription_id: subscriptionId,
-        attempted_at: new Date(at.getTime() + n * 1000),
-        duration_ms: 40 + n,
-        ...attempt,
-      },
-    });
-  }
-  return event;
-}
+const recordEvent = (subscriptionId: number, status: EventStatus, tries: RecordedTry[], at: Date) =>
+  recordWebhookEvent(db, subscriptionId, status, tries, at);
 
 beforeAll(async () => {
   env = await createTestEnvironment();

@@ -69,3 +69,27 @@ export class ConsoleBrowser {
     if (answer.status !== 303) throw new Error(`sign-in answered ${answer.status}`);
   }
 }
+
+/** The usage page's period and its totals table, one row of cell texts per line. */
+export function usageTotalsShown(html: string) {
+  const [, from, to] = /From (\S+Z) to (\S+Z)/.exec(html)!;
+  const totals = html.slice(html.indexOf('id="usage-totals"'));
+  const rows = [
+    ...totals.matchAll(/<tr><td><code>([^<]+)<\/code><\/td>((?:<td class="num">[^<]*<\/td>)+)/g),
+  ].map(([, name, cells]) => [
+    name!,
+    ...[...cells!.matchAll(/<td class="num">([^<]*)<\/td>/g)].map((m) => m[1]!),
+  ]);
+  return { from: from!, to: to!, rows };
+}
+
+/** `npm run usage -- --by operation --json`'s rows as the page's totals show them. */
+export function usageRowsPrinted(printed: string): string[][] {
+  return (JSON.parse(printed) as { rows: any[] }).rows.map((r): string[] => [
+    String(r.operation),
+    ...[r.requests, r.client_errors, r.server_errors, r.rate_limited, r.bytes_out].map(String),
+    ...[r.latency_ms.p50, r.latency_ms.p95, r.latency_ms.p99].map((n: number | null) =>
+      n === null ? '' : String(n),
+    ),
+  ]);
+}

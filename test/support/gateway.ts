@@ -134,6 +134,23 @@ export async function createTestClient(
   return client;
 }
 
+/** A branch in the read model, as the worker would have synced it from the dashboard. */
+export async function insertBranch(db: ReadModelClient, id: number): Promise<void> {
+  const now = new Date();
+  await db.branch.upsert({
+    where: { id },
+    create: {
+      id,
+      name: `Şube ${id}`,
+      status: 'Aktif',
+      created_at: now,
+      updated_at: now,
+      search_text: `sube ${id}`,
+    },
+    update: {},
+  });
+}
+
 /**
  * The one way tests call the gateway: every answer, success or error, is checked against the
  * OpenAPI document before the test sees it (test/support/contract.ts).

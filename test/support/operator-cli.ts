@@ -20,7 +20,7 @@ export function operatorCli(
 export async function operatorCliWith(
   env: TestEnvironment,
   variables: Record<string, string>,
-  tool: 'clients' | 'webhooks' | 'usage' | 'console' | 'audit',
+  tool: 'clients' | 'webhooks' | 'usage' | 'console' | 'audit' | 'sync:verify',
   ...args: string[]
 ): Promise<string> {
   const { stdout } = await run('npm', ['run', '--silent', tool, '--', ...args], {

@@ -34,11 +34,9 @@ import {
 } from './sync-upkeep.js';
 import type { SyncTable } from '../../../read-model/table-definition.js';
 import { SYNC_TABLES } from '../../../read-model/tables/index.js';
+import { passIntervalMs } from '../../../read-model/sync-health.js';
 
 const KEPT_COUNTS_FOLD_MS = 5000;
-/** While the binary log is followed, each table is still polled this often, as a safety net. */
-const SAFETY_NET_POLL_MS = 30_000;
-
 /** This process among the workers sharing the queues. */
 const WORKER_NAME = `${hostname()}:${process.pid}`;
 
@@ -143,7 +141,7 @@ function stoppable(configured: SyncOptions, stop: { stopping: boolean }): SyncOp
 function upkeepDepsOf(deps: SyncRunnerDeps, following: boolean, log: Log): UpkeepDeps {
   return {
     ...deps,
-    intervalMs: following ? followingIntervalMs(deps) : deps.intervalMs,
+    intervalMs: passIntervalMs(following ? 'binlog' : 'poll', deps.intervalMs),
     log,
     // The normal interval's, whatever the source: while the log is followed, the log caught up
     // is every table's sign of life (sync-metrics.ts), so a dead log shows as soon as polling
@@ -152,9 +150,6 @@ function upkeepDepsOf(deps: SyncRunnerDeps, following: boolean, log: Log): Upkee
     upkeepIntervalMs: deps.upkeepIntervalMs ?? 5000,
   };
 }
-
-/** Each table's poll interval while the binary log is followed: the safety net's. */
-const followingIntervalMs = (deps: SyncRunnerDeps) => Math.max(deps.intervalMs, SAFETY_NET_POLL_MS);
 
 /** The engine's databases, with what a run reports: rejected rows, and commits to announce. */
 function withAnnouncements(deps: SyncRunnerDeps, log: Log): SyncRunnerDeps {
@@ -197,7 +192,7 @@ function createSourceSwitch(
     use: async (next: SyncSource) => {
       if (next === source) return;
       source = next;
-      upkeepDeps.intervalMs = next === 'binlog' ? followingIntervalMs(deps) : deps.intervalMs;
+      upkeepDeps.intervalMs = passIntervalMs(next, deps.intervalMs);
       for (const entry of entries) await assertSchedules(entry, upkeepDeps);
       deps.metrics?.setSource(next);
       deps.logger.info({ source: next }, 'sync source changed');

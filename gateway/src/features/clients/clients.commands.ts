@@ -15,6 +15,7 @@ import {
   isClientAction,
   MAX_SECRET_OVERLAP_MS,
   rotateSecretAs,
+  setBranchAs,
   setLimitsAs,
   setScopesAs,
 } from './clients.service.js';
@@ -112,6 +113,10 @@ async function run(
     case 'set-limits':
       await setLimitsAs(deps, operator, requireKey(), arg);
       return done(`limits set to ${arg}`);
+    case 'set-branch': {
+      const branchId = await setBranchAs(deps, operator, requireKey(), arg);
+      return done(`branch set to ${branchId === null ? 'all' : branchId}`);
+    }
     default:
       throw new CliError(
         command ? `unknown command "${command}" (see npm run clients -- --help)` : USAGE,

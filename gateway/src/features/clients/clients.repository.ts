@@ -267,3 +267,13 @@ export function setClientLimits(
     rate_limit_day: limits?.day ?? null,
   });
 }
+
+/** The branch every request of the client is bound to; null for every branch. */
+export function setClientBranch(
+  db: ReadModelClient,
+  epochs: ClientEpochs,
+  clientKey: string,
+  branchId: number | null,
+) {
+  return updateClient(db, epochs, clientKey, { branch_id: branchId });
+}

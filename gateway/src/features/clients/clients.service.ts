@@ -13,6 +13,7 @@ import {
   revokeClientTokens,
   rotateClientSecret,
   setClientActive,
+  setClientBranch,
   setClientLimits,
   setClientScopes,
   type ClientLimits,
@@ -198,4 +199,22 @@ export async function endPreviousSecretAs(
   if (!(await endPreviousClientSecret(deps.db, deps.epochs, clientKey)))
     throw new OperatorRefusal(`no client with key ${clientKey}`);
   await recordOperatorAction(deps.db, operator, 'clients.end-previous-secret', { clientKey });
+}
+
+/**
+ * Binds the client to a branch of the read model, or (`all`) to none; every gateway applies it to
+ * the client's live tokens within a second (the client's epoch moves, decision 0003).
+ */
+export async function setBranchAs(
+  deps: ClientDeps,
+  operator: Operator,
+  clientKey: string,
+  value: string | undefined,
+): Promise<number | null> {
+  if (!value) throw new OperatorRefusal('set-branch needs KEY ID (or "all")');
+  const branchId = value === 'all' ? null : await existingBranch(deps.db, value);
+  if (!(await setClientBranch(deps.db, deps.epochs, clientKey, branchId)))
+    throw new OperatorRefusal(`no client with key ${clientKey}`);
+  await recordOperatorAction(deps.db, operator, 'clients.set-branch', { clientKey });
+  return branchId;
 }

@@ -17,12 +17,13 @@ commands:
   revoke-tokens KEY       every access and refresh token of the client stops working at once
   set-scopes KEY a,b
   set-limits KEY M/H/D    per-minute/hour/day request limits, or "default"
+  set-branch KEY ID       binds the client to a branch of the read model, or "all" for none
 
 options:
   --json                  machine-readable output (errors too, on stderr)
   -h, --help              this text
 
---branch must name a branch of the read model (synced from the dashboard).
+--branch and set-branch must name a branch of the read model (synced from the dashboard).
 Exit codes: 0 done, 1 refused (unknown branch, database error), 2 usage error or unknown key.`;
 
 export interface CliArgs {

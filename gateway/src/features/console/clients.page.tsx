@@ -176,6 +176,12 @@ function ClientsTable(props: { clients: ListedClient[]; config: Config; csrf: st
                   : 'never'}
               </td>
               <td class="actions">
+                <a
+                  href={`${PAGE}/${encodeURIComponent(c.client_key)}/edit`}
+                  aria-label={`Edit: ${c.name}`}
+                >
+                  Edit
+                </a>
                 {(c.is_active
                   ? (['disable', 'rotate-secret', 'revoke-tokens'] as const)
                   : (['enable', 'rotate-secret'] as const)

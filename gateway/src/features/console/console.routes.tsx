@@ -14,6 +14,7 @@ import type { ClientEpochs } from '../../trust/client-epochs.js';
 import { createClientSecrets } from '../../trust/client-secrets.js';
 import { createWebhookService } from '../webhooks/webhooks.service.js';
 import { auditPage } from './audit.page.js';
+import { clientEditPage } from './client-edit.page.js';
 import { clientsPage } from './clients.page.js';
 import { syncPage } from './sync.page.js';
 import { usagePage } from './usage.page.js';
@@ -65,7 +66,10 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   );
   signInRoutes(router, deps);
   router.use(CONSOLE, operatorOnly(deps.config));
-  clientsPage(router, { ...deps, secrets: createClientSecrets(deps.config.secrets.keys) });
+  const clientDeps = { ...deps, secrets: createClientSecrets(deps.config.secrets.keys) };
+  // Before the clients page, whose POST /console/clients/:key/:action would take `edit` too.
+  clientEditPage(router, clientDeps);
+  clientsPage(router, clientDeps);
   webhooksPage(router, { db: deps.db, service: createWebhookService(deps.db, deps.config) });
   usagePage(router, deps);
   syncPage(router, deps);

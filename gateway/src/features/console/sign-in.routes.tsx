@@ -1,5 +1,6 @@
-// Signing in to the console with a single-use link (`npm run console -- link`), signing out, and
-// the gate in front of every other console page. Opening a link only shows a button; pressing it
+// Signing in to the console with a single-use link (`npm run console -- link`) or, when
+// configured, through an OpenID Connect provider (oidc.routes.tsx), signing out, and the gate in
+// front of every other console page. Opening a link only shows a button; pressing it
 // spends the link and opens a session under a new id.
 import type { Request, RequestHandler, Router } from 'express';
 import type { Config } from '../../../../common/config.js';
@@ -11,6 +12,7 @@ import { sessionOutlived } from '../../pages/session.js';
 import { peekSignInLink, spendSignInLink } from '../../pages/sign-in-links.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
 import { CONSOLE, consoleOperator, PublicPage } from './console-page.js';
+import { OIDC_START, oidcRoutes } from './oidc.routes.js';
 
 export interface SignInDeps {
   config: Config;
@@ -18,7 +20,7 @@ export interface SignInDeps {
   redis: RedisClient;
 }
 
-function SignedOut(props: { reason?: string }) {
+function SignedOut(props: { reason?: string; oidc: boolean }) {
   return (
     <PublicPage title="Sign in">
       {props.reason ? (
@@ -32,6 +34,16 @@ function SignedOut(props: { reason?: string }) {
         Sign in with a link made on the gateway's host by <code>npm run console -- link</code>. Each
         link works once and for a short time.
       </p>
+      {props.oidc ? (
+        <p>
+          {/* A whole page load: the provider's pages are not this site's. */}
+          <a href={OIDC_START} hx-boost="false">
+            Sign in with your organisation's account
+          </a>
+        </p>
+      ) : (
+        ''
+      )}
     </PublicPage>
   );
 }
@@ -79,7 +91,10 @@ export function operatorOnly(config: Config): RequestHandler {
     await destroy(req);
     await sendPage(
       res,
-      <SignedOut reason={ended ? 'Your session has ended: sign in again.' : undefined} />,
+      <SignedOut
+        reason={ended ? 'Your session has ended: sign in again.' : undefined}
+        oidc={config.console.oidc !== null}
+      />,
       401,
     );
   };
@@ -91,7 +106,7 @@ export function signInRoutes(router: Router, deps: SignInDeps): void {
 
   router.get(CONSOLE, async (req, res) => {
     if (req.session.operator) return res.redirect(303, `${CONSOLE}/clients`);
-    await sendPage(res, <SignedOut />);
+    await sendPage(res, <SignedOut oidc={config.console.oidc !== null} />);
   });
 
   router.get(`${CONSOLE}/sign-in/:token`, async (req, res) => {
@@ -113,6 +128,8 @@ export function signInRoutes(router: Router, deps: SignInDeps): void {
     await recordOperatorAction(deps.db, consoleOperator(req), 'console.sign-in');
     res.redirect(303, `${CONSOLE}/clients`);
   });
+
+  oidcRoutes(router, deps);
 
   router.post(`${CONSOLE}/sign-out`, async (req, res) => {
     if (req.session.operator)

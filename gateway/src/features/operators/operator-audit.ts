@@ -13,10 +13,12 @@ export const OPERATOR_ACTIONS = [
   'clients.revoke-tokens',
   'clients.set-scopes',
   'clients.set-limits',
+  'clients.set-branch',
   'webhooks.disable',
   'webhooks.enable',
   'console.link',
   'console.sign-in',
+  'console.sign-in-refused',
   'console.sign-out',
 ] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];

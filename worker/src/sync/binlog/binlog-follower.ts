@@ -261,7 +261,12 @@ async function fallBack(
     deps,
     async () => {
       const end = await currentBinlogPosition(deps);
-      await readModelTransaction(deps.readModel, (tx) => writeBinlogPosition(tx, end));
+      await readModelTransaction(deps.readModel, async (tx) => {
+        await writeBinlogPosition(tx, end);
+        // Counted for the console's sync health page.
+        await tx.$executeRaw`UPDATE binlog_position
+          SET fallbacks = fallbacks + 1, fell_back_at = now() WHERE id = 1`;
+      });
       return end;
     },
     stopping,

@@ -1,0 +1,120 @@
+// Operators' sign-in through an OpenID Connect provider (CONSOLE_OIDC_*): the authorization code
+// flow with PKCE, a state and a nonce, by openid-client. What a flow must remember between the
+// redirect to the provider and its answer (verifier, state, nonce) is kept in Redis for ten
+// minutes under the hash of a random value held in a cookie of that browser, and spent by the
+// answer (GETDEL): a flow is finished once, by the browser that began it.
+import { createHash, randomBytes } from 'node:crypto';
+import * as oidc from 'openid-client';
+import type { Config } from '../../../../common/config.js';
+import type { RedisClient } from '../../../../common/redis.js';
+
+export type OidcSettings = NonNullable<Config['console']['oidc']>;
+
+/** How long an operator has at the provider before the flow must begin again. */
+export const FLOW_TTL_MS = 10 * 60_000;
+
+interface PendingFlow {
+  verifier: string;
+  state: string;
+  nonce: string;
+}
+
+/** Why a provider's answer did not sign anyone in. */
+export class OidcRefusal extends Error {}
+
+/** An address is let in when it is listed, or its domain is (`@example.com`). */
+export function isAllowedOperator(email: string, allowed: readonly string[]): boolean {
+  const address = email.toLowerCase();
+  return allowed.includes(address) || allowed.includes(address.slice(address.lastIndexOf('@')));
+}
+
+const flowKey = (prefix: string, binding: string) =>
+  `${prefix}:pages:oidc:${createHash('sha256').update(binding).digest('base64url')}`;
+
+/**
+ * The provider's metadata, fetched on the first sign-in (a provider that is down then does not
+ * keep the gateway from starting) and kept; a failed fetch is tried again by the next sign-in.
+ */
+export function oidcProvider(settings: OidcSettings) {
+  let discovered: Promise<oidc.Configuration> | undefined;
+  const configuration = () => {
+    discovered ??= oidc
+      .discovery(
+        new URL(settings.issuer),
+        settings.clientId,
+        settings.clientSecret,
+        undefined,
+        // The configuration admits http only for a provider on this host.
+        settings.issuer.startsWith('http:') ? { execute: [oidc.allowInsecureRequests] } : {},
+      )
+      .catch((error: unknown) => {
+        discovered = undefined;
+        throw error;
+      });
+    return discovered;
+  };
+
+  return {
+    /** Where to send the browser, and the binding its cookie keeps until the answer. */
+    async begin(redis: RedisClient, prefix: string, redirectUri: string) {
+      const config = await configuration();
+      const flow: PendingFlow = {
+        verifier: oidc.randomPKCECodeVerifier(),
+        state: oidc.randomState(),
+        nonce: oidc.randomNonce(),
+      };
+      const binding = randomBytes(32).toString('base64url');
+      await redis.set(flowKey(prefix, binding), JSON.stringify(flow), 'PX', FLOW_TTL_MS);
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: redirectUri,
+        scope: 'openid email',
+        code_challenge: await oidc.calculatePKCECodeChallenge(flow.verifier),
+        code_challenge_method: 'S256',
+        state: flow.state,
+        nonce: flow.nonce,
+      });
+      return { url: url.href, binding };
+    },
+
+    /**
+     * The provider's answer at `currentUrl`: the code exchanged (with the verifier, the state and
+     * the nonce checked), and the e-mail address the provider vouches for, if it is allowed.
+     */
+    async finish(
+      redis: RedisClient,
+      prefix: string,
+      binding: string | undefined,
+      currentUrl: URL,
+    ): Promise<string> {
+      const stored = binding ? await redis.getdel(flowKey(prefix, binding)) : null;
+      if (stored === null)
+        throw new OidcRefusal('this sign-in was not begun here, or took too long');
+      const flow = JSON.parse(stored) as PendingFlow;
+      const config = await configuration();
+      let tokens;
+      try {
+        tokens = await oidc.authorizationCodeGrant(config, currentUrl, {
+          pkceCodeVerifier: flow.verifier,
+          expectedState: flow.state,
+          expectedNonce: flow.nonce,
+          idTokenExpected: true,
+        });
+      } catch (error) {
+        throw new OidcRefusal('the provider did not confirm this sign-in', { cause: error });
+      }
+      const claims = tokens.claims()!;
+      // A provider may keep the address for its userinfo endpoint (OpenID Connect Core 5.4).
+      const profile =
+        typeof claims.email === 'string'
+          ? claims
+          : await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
+      if (typeof profile.email !== 'string' || profile.email_verified === false)
+        throw new OidcRefusal('the provider gave no verified e-mail address');
+      if (!isAllowedOperator(profile.email, settings.allowed))
+        throw new OidcRefusal(`${profile.email} may not sign in to this console`);
+      return profile.email.toLowerCase();
+    },
+  };
+}
+
+export type OidcProvider = ReturnType<typeof oidcProvider>;
