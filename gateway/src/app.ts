@@ -14,6 +14,7 @@ import { createClientEpochs } from './features/auth/client-epochs.js';
 import { createIssueLimit } from './features/auth/issue-limit.js';
 import { createTokenService } from './features/auth/tokens.service.js';
 import { consoleRoutes } from './features/console/console.routes.js';
+import { portalRoutes } from './features/portal/portal.routes.js';
 import { docsRoutes } from './features/docs/docs.routes.js';
 import { healthRoutes } from './features/health/health.routes.js';
 import { infoRoutes } from './features/info/info.routes.js';
@@ -105,6 +106,21 @@ export function createApp(deps: AppDeps): express.Express {
     logger: deps.logger,
   });
 
+  // The API's and the portal's: one set of rules for a client's webhooks and usage.
+  const webhooks = {
+    service: createWebhookService(deps.db, deps.config),
+    targets: {
+      allowPrivate: deps.config.webhooks.allowPrivateTargets,
+      allowHttp: deps.config.webhooks.allowHttp,
+      dnsServers: deps.webhookDnsServers,
+    },
+  };
+  const usage = {
+    pool: readModelPool(deps.db),
+    limiter: createClientLimiter(deps.redis, deps.config.redis.prefix),
+    rateLimits: deps.config.rateLimit,
+  };
+
   app.use(requestId);
   app.use(accessLog(deps.logger, metrics, deps.usage ?? NO_USAGE_COUNTER));
   const crossOrigin = corsFor(deps.config.http.corsOrigins);
@@ -128,19 +144,8 @@ export function createApp(deps: AppDeps): express.Express {
           ...deps.config.changes,
           cursors: createCursorCodec(deps.config.secrets.keys),
         },
-        webhooks: {
-          service: createWebhookService(deps.db, deps.config),
-          targets: {
-            allowPrivate: deps.config.webhooks.allowPrivateTargets,
-            allowHttp: deps.config.webhooks.allowHttp,
-            dnsServers: deps.webhookDnsServers,
-          },
-        },
-        usage: {
-          pool: readModelPool(deps.db),
-          limiter: createClientLimiter(deps.redis, deps.config.redis.prefix),
-          rateLimits: deps.config.rateLimit,
-        },
+        webhooks,
+        usage,
       },
       dataAges: createDataAges(deps.db),
       reads,
@@ -150,8 +155,12 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(infoRoutes(ENDPOINTS, API_PREFIX), docsRoutes(ENDPOINTS, API_PREFIX));
   app.use(healthRoutes(deps));
   app.use(oauthRoutes(tokens, throttle));
-  // The operator's pages, after every API route: no API request walks their layers.
-  if (deps.config.console.enabled) app.use(consoleRoutes({ ...deps, epochs }));
+  // The operator's and the partners' pages, after every API route: no API request walks their
+  // layers.
+  if (deps.config.console.enabled) {
+    app.use(consoleRoutes({ ...deps, epochs }));
+    app.use(portalRoutes({ ...deps, epochs, webhooks, usage }));
+  }
 
   app.use(unknownRoute);
   app.use(failedAttempts);

@@ -14,6 +14,7 @@ function parse(argv: string[]): CliArgs & { help: boolean } {
       scopes: { type: 'string' },
       branch: { type: 'string' },
       limits: { type: 'string' },
+      ttl: { type: 'string', default: '15m' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },

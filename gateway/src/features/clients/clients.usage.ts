@@ -13,6 +13,9 @@ commands:
   revoke-tokens KEY       every access and refresh token of the client stops working at once
   set-scopes KEY a,b
   set-limits KEY M/H/D    per-minute/hour/day request limits, or "default"
+  portal-link KEY [--ttl 15m]
+                          prints a URL that signs the client's partner in to /portal, once,
+                          within --ttl (s, m or h; at most 24h); under PUBLIC_BASE_URL
 
 options:
   --json                  machine-readable output (errors too, on stderr)
@@ -29,5 +32,6 @@ export interface CliArgs {
   scopes?: string | undefined;
   branch?: string | undefined;
   limits?: string | undefined;
+  ttl: string;
   json: boolean;
 }

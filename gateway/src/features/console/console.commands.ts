@@ -1,29 +1,14 @@
 // The commands of console.cli.ts: a sign-in link, stored in the deployment's Redis as a hash
 // (pages/sign-in-links.ts), and its making recorded in the operator audit.
-import { once } from 'node:events';
 import { loadConfigOrExit } from '../../../../common/config.js';
 import { createReadModelClient } from '../../../../common/databases.js';
-import { createRedis } from '../../../../common/redis.js';
-import { withTimeout } from '../../../../common/with-timeout.js';
+import { parseTtl, withRedis } from '../../cli/link-options.js';
 import { CliError } from '../../cli/operator-cli.js';
 import { terminalJson } from '../../cli/terminal-text.js';
 import { createSignInLink } from '../../pages/sign-in-links.js';
 import { cliOperator, recordOperatorAction } from '../operators/operator-audit.js';
 import { CONSOLE } from './console-page.js';
 import { USAGE, type ConsoleCliArgs } from './console.usage.js';
-
-const UNITS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
-const MAX_TTL_MS = 24 * 3_600_000;
-
-export function parseTtl(value: string): number {
-  const match = /^(\d+)([smh])$/.exec(value);
-  const ms = match ? Number(match[1]) * UNITS[match[2] as keyof typeof UNITS] : 0;
-  if (ms <= 0 || ms > MAX_TTL_MS)
-    throw new CliError(
-      `--ttl must be a duration such as 90s, 15m or 2h (at most 24h), got "${value}"`,
-    );
-  return ms;
-}
 
 export async function runCommand(args: ConsoleCliArgs): Promise<void> {
   if (args.command !== 'link')
@@ -32,22 +17,20 @@ export async function runCommand(args: ConsoleCliArgs): Promise<void> {
   const operator = cliOperator();
   const name = args.name?.trim() || operator.actor;
   const config = loadConfigOrExit();
-  const redis = createRedis(config.redis.url);
-  redis.on('error', () => undefined);
   const db = createReadModelClient(config.db.url, { poolSize: 1 });
   try {
-    await withTimeout(once(redis, 'ready'), 3000);
-    const token = await createSignInLink(redis, config.redis.prefix, { name }, ttlMs);
-    await recordOperatorAction(db, operator, 'console.link');
-    const url = `${config.console.publicOrigin}${CONSOLE}/sign-in/${token}`;
-    const expiresAt = new Date(Date.now() + ttlMs).toISOString();
-    console.log(
-      args.json
-        ? terminalJson({ url, name, expires_at: expiresAt })
-        : `${url}\nSigns in ${name} once, until ${expiresAt}.`,
-    );
+    await withRedis(config.redis.url, async (redis) => {
+      const token = await createSignInLink(redis, config.redis.prefix, { name }, ttlMs);
+      await recordOperatorAction(db, operator, 'console.link');
+      const url = `${config.console.publicOrigin}${CONSOLE}/sign-in/${token}`;
+      const expiresAt = new Date(Date.now() + ttlMs).toISOString();
+      console.log(
+        args.json
+          ? terminalJson({ url, name, expires_at: expiresAt })
+          : `${url}\nSigns in ${name} once, until ${expiresAt}.`,
+      );
+    });
   } finally {
-    redis.disconnect();
     await db.$disconnect();
   }
 }

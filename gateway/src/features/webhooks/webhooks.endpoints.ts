@@ -3,12 +3,11 @@
 // and the client's scopes, and the target must be a public address unless operators allow
 // private ones.
 import type { z } from 'zod';
-import { targetProblem } from '../../../../api/webhooks/targets.js';
 import { defineEndpoint } from '../../endpoint-services.js';
-import { notFound, validationError } from '../../http/errors.js';
+import { notFound } from '../../http/errors.js';
 import { idParams } from '../../http/filters.js';
 import { listPage, paginationQuery } from '../../http/pagination.js';
-import { typesAsked } from '../changes/changes.endpoints.js';
+import { subscribe } from './subscribe.js';
 import {
   attemptSchema,
   createBody,
@@ -66,20 +65,7 @@ export const webhookEndpoints = [
     status: 201,
     tables: [],
     handle: async ({ body, auth, services }) => {
-      const caller = auth();
-      const types = typesAsked(body.types, caller.scopes);
-      if (types.length === 0) {
-        throw validationError([
-          { field: 'types', message: 'İstemcinin okuma yetkisi olan bir tür yok.' },
-        ]);
-      }
-      const problem = await targetProblem(body.url, services.webhooks.targets);
-      if (problem) throw validationError([{ field: 'url', message: problem.reason }]);
-      const created = await services.webhooks.service.create(caller.clientId, {
-        url: body.url,
-        types,
-        description: body.description ?? null,
-      });
+      const created = await subscribe(services.webhooks, auth(), body);
       return { success: true, data: { ...toApi(created), secret: created.secret } };
     },
   }),
