@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
  */
 const TIMED = [
   'test/auth-operator-control.test.ts',
+  'test/portal-security.test.ts',
   'test/read-model-order.test.ts',
   'test/resilience-shutdown.test.ts',
   'test/sync-lag.test.ts',
