@@ -25,7 +25,7 @@ import {
   type RunningGateway,
   type TestClient,
 } from './support/gateway.js';
-import { portalLinkToken } from './support/portal-session.js';
+import { portalLinkToken, usageCsvLines } from './support/portal-session.js';
 import { startReceiver } from './support/webhook-receiver.js';
 import { eventually, startWebhookWorker } from './support/worker.js';
 
@@ -186,7 +186,7 @@ describe('/portal in headless Chromium', () => {
       await expectAccessible(page, 'portal-usage');
       const link = page.getByRole('link', { name: 'per period and operation' });
       const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
-      const csv = await readFile((await download.path())!, 'utf8');
+      const csv = await readFile(await download.path(), 'utf8');
       const query = new URL((await link.getAttribute('href'))!, origin).search;
       const api = await getJson(
         `${origin}/api/v1/usage${query}`,
@@ -194,20 +194,7 @@ describe('/portal in headless Chromium', () => {
       );
       const [header, ...lines] = csv.trim().split('\n');
       expect(header!.split(',').slice(0, 3)).toEqual(['period_start', 'operation', 'requests']);
-      expect(lines).toEqual(
-        api.body.data.rows.map((r: any) =>
-          [
-            r.period_start,
-            r.operation,
-            r.requests,
-            r.client_errors,
-            r.server_errors,
-            r.rate_limited,
-            r.bytes_out,
-            ...[r.latency_ms.p50, r.latency_ms.p95, r.latency_ms.p99].map((n) => n ?? ''),
-          ].join(','),
-        ),
-      );
+      expect(lines).toEqual(usageCsvLines(api.body.data.rows));
       expect(lines.length).toBe(2);
 
       await page.getByRole('link', { name: 'Credentials', exact: true }).click();

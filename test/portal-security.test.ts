@@ -28,7 +28,7 @@ import {
   type TestClient,
 } from './support/gateway.js';
 import { operatorCliWith } from './support/operator-cli.js';
-import { partnerSignedIn, portalLinkToken } from './support/portal-session.js';
+import { partnerSignedIn, portalLinkToken, usageCsvLines } from './support/portal-session.js';
 import { eventually } from './support/worker.js';
 
 let env: TestEnvironment;
@@ -302,24 +302,50 @@ describe("one client's portal", () => {
     expect(header).toBe(
       'period_start,operation,requests,client_errors,server_errors,rate_limited,bytes_out,p50_ms,p95_ms,p99_ms',
     );
-    const expected = api.body.data.rows.map((r: any) =>
-      [
-        r.period_start,
-        r.operation,
-        r.requests,
-        r.client_errors,
-        r.server_errors,
-        r.rate_limited,
-        r.bytes_out,
-        ...[r.latency_ms.p50, r.latency_ms.p95, r.latency_ms.p99].map((n) => n ?? ''),
-      ].join(','),
-    );
+    const expected = usageCsvLines(api.body.data.rows);
     expect(expected.length).toBe(2);
     expect(lines).toEqual(expected);
 
     const refused = await browser.get('/portal/usage.csv?from=2020-01-01T00:00:00Z');
     expect(refused.status).toBe(400);
     expect(refused.html).toContain('from');
+  });
+});
+
+describe('portal sessions', () => {
+  it('when the partner signs out, then the session no longer opens a page', async () => {
+    const browser = await signedIn(await partner());
+    await browser.get('/portal/overview');
+    expect((await browser.post('/portal/sign-out')).status).toBe(303);
+    expect((await browser.get('/portal/overview')).status).toBe(401);
+  });
+
+  it('when the client is disabled, then no portal link is made for it, and one made before does not open', async () => {
+    const client = await partner();
+    const before = await portalLinkToken(gateway, env.redisPrefix, client);
+    const operator = new ConsoleBrowser(gateway);
+    await operator.signIn(env.redisPrefix);
+    await operator.get('/console/clients');
+    await operator.post(`/console/clients/${client.client_key}/disable`);
+    const refused = await operator.post(`/console/clients/${client.client_key}/portal-link`);
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('is disabled');
+    const browser = new ConsoleBrowser(gateway);
+    await browser.get(`/portal/sign-in/${before}`);
+    expect((await browser.post(`/portal/sign-in/${before}`)).status).toBe(410);
+  });
+
+  it('when CONSOLE=off, then the portal and its assets are not served', async () => {
+    const off = await startGateway(env, { CONSOLE: 'off' });
+    try {
+      for (const path of ['/portal', '/portal/overview', '/portal/assets/htmx.min.js']) {
+        const answer = await fetch(`${off.url}${path}`);
+        expect(answer.status, path).toBe(404);
+        expect(answer.headers.get('set-cookie')).toBeNull();
+      }
+    } finally {
+      await off.close();
+    }
   });
 });
 

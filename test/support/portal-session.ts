@@ -32,3 +32,18 @@ export async function partnerSignedIn(
   if (answer.status !== 303) throw new Error(`portal sign-in answered ${answer.status}`);
   return browser;
 }
+
+/** GET /api/v1/usage's rows (grouped by operation) as the portal's CSV download writes them. */
+export const usageCsvLines = (rows: any[]): string[] =>
+  rows.map((r) =>
+    [
+      r.period_start,
+      r.operation,
+      r.requests,
+      r.client_errors,
+      r.server_errors,
+      r.rate_limited,
+      r.bytes_out,
+      ...[r.latency_ms.p50, r.latency_ms.p95, r.latency_ms.p99].map((n: number | null) => n ?? ''),
+    ].join(','),
+  );
