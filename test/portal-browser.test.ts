@@ -1,11 +1,12 @@
 // /portal in a real browser (Debian's Chromium, as the console's test): a partner opens its
 // portal link, adds an endpoint pointing at a receiver this test runs with the keyboard alone,
 // sees the deliveries a replay since a time causes (status, duration, answer, filtered by
-// outcome), rotates the signing secret, and downloads usage as CSV equal to GET /api/v1/usage.
+// outcome), rotates the signing secret (both verify during the overlap), and downloads usage as CSV equal to GET /api/v1/usage.
 // Every page meets WCAG 2.1 AA (axe-core), prints no console error under the CSP and asks nothing
 // of another origin. Screenshots go where the console's do.
 import { readFile } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   expectAccessible,
@@ -161,6 +162,23 @@ describe('/portal in headless Chromium', () => {
       const rotated = (await page.getByRole('status').locator('code').textContent())!.trim();
       expect(rotated).not.toBe(secret);
       await expectAccessible(page, 'portal-signing-secret-rotated');
+      // Replayed after the rotation: each delivery verifies under the old and the new secret.
+      await page.getByRole('button', { name: 'Replay' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('events since');
+      const resent = await eventually(() => {
+        const arrived = receiver!.received.filter((r) => r.path === '/portal');
+        expect(arrived.length).toBe(2 * REPLAYED);
+        return arrived.slice(REPLAYED);
+      }, 10_000);
+      for (const delivery of resent)
+        for (const key of [secret, rotated])
+          expect(() =>
+            new Webhook(key).verify(delivery.body, {
+              'webhook-id': delivery.id,
+              'webhook-timestamp': delivery.timestamp,
+              'webhook-signature': delivery.signature,
+            }),
+          ).not.toThrow();
 
       // Usage: the chart beside its table, and the CSV equal to GET /api/v1/usage.
       const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000);

@@ -10,6 +10,7 @@ import {
   applyClientAction,
   type ClientAction,
 } from '../gateway/src/features/clients/clients.service.js';
+import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
 import { ConsoleBrowser } from './support/console-session.js';
 import {
@@ -267,6 +268,39 @@ describe("one client's portal", () => {
     }
     const failedOnly = await browser.get(`/portal/webhooks/${subscription.id}?outcome=delivered`);
     expect(failedOnly.html).toContain('No tries.');
+  });
+
+  it('when a subscription was disabled by failures, then the partner enables it in the portal; one the operator disabled stays disabled, saying why', async () => {
+    const client = await partner();
+    const browser = await signedIn(client);
+    await browser.get('/portal/webhooks');
+    await browser.post('/portal/webhooks', { url: 'http://127.0.0.1:8080/enable' });
+    await browser.post('/portal/webhooks', { url: 'http://127.0.0.1:8080/held' });
+    const [failing, held] = await gateway.db.webhookSubscription.findMany({
+      where: { client_id: client.id },
+      orderBy: { id: 'asc' },
+    });
+    const service = createWebhookService(gateway.db, env.config());
+    await service.setEnabled(null, failing!.id, false, 'failing');
+    await service.setEnabled(null, held!.id, false);
+
+    const page = await browser.get(`/portal/webhooks/${failing!.id}`);
+    expect(page.html).toContain('disabled (failing)');
+    const enabled = await browser.post(`/portal/webhooks/${failing!.id}/enable`);
+    expect(enabled.status).toBe(200);
+    expect(enabled.html).toContain(`Subscription ${failing!.id} enabled`);
+    const refused = await browser.post(`/portal/webhooks/${held!.id}/enable`);
+    expect(refused.status).toBe(403);
+    expect(refused.html).toContain('role="alert"');
+    expect(refused.html).toMatch(/operatör/);
+    const states = await gateway.db.webhookSubscription.findMany({
+      where: { client_id: client.id },
+      orderBy: { id: 'asc' },
+    });
+    expect(states.map((s) => [s.enabled, s.disabled_reason])).toEqual([
+      [true, null],
+      [false, 'operator'],
+    ]);
   });
 
   it('when usage was counted, then the CSV download equals GET /api/v1/usage for the same range, and a bad range is refused with a page', async () => {
