@@ -8,7 +8,8 @@ import { sendPage } from '../../pages/layout.js';
 import { createClientSecrets } from '../clients/client-secrets.js';
 import { applyClientAction } from '../clients/clients.service.js';
 import { OutcomeNotice, type Outcome } from './outcome.js';
-import { PORTAL, portalActor, PortalPage, portalClient } from './portal-page.js';
+import { portalActor, PortalPage, portalClient } from './portal-page.js';
+import { PORTAL } from './portal-paths.js';
 import type { PortalDeps } from './portal-deps.js';
 import { keepSessionAfterOwnChange } from './sign-in.routes.js';
 

@@ -2,7 +2,8 @@
 // the same page whether it exists for someone else or not at all.
 import type { RequestHandler } from 'express';
 import { sendPage } from '../../pages/layout.js';
-import { PORTAL, PortalPage } from './portal-page.js';
+import { PortalPage } from './portal-page.js';
+import { PORTAL } from './portal-paths.js';
 
 export const NotFound: RequestHandler = async (req, res) => {
   await sendPage(

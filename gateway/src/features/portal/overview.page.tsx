@@ -3,7 +3,8 @@
 import type { Router } from 'express';
 import { sendPage } from '../../pages/layout.js';
 import { clientUsageReport } from '../usage/usage.report.js';
-import { PORTAL, PortalPage, portalClient, callerOf } from './portal-page.js';
+import { PortalPage, portalClient, callerOf } from './portal-page.js';
+import { PORTAL } from './portal-paths.js';
 import type { PortalDeps } from './portal-deps.js';
 
 const PAGE = `${PORTAL}/overview`;

@@ -7,8 +7,7 @@ import { createPageLink, type PortalLink } from '../../pages/sign-in-links.js';
 import { findClientByKey } from '../clients/clients.repository.js';
 import { recordOperatorAction, type Operator } from '../operators/operator-audit.js';
 import { OperatorRefusal } from '../operators/refusal.js';
-
-export const PORTAL = '/portal';
+import { PORTAL } from './portal-paths.js';
 
 export interface PortalLinkDeps {
   db: ReadModelClient;

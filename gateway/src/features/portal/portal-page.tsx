@@ -6,10 +6,7 @@ import { csrfToken } from '../../pages/forms.js';
 import { Layout } from '../../pages/layout.js';
 import { currentScopes } from '../clients/clients.repository.js';
 import type { Operator } from '../operators/operator-audit.js';
-import { PORTAL } from './portal-links.js';
-
-export { PORTAL };
-export const PORTAL_ASSETS = `${PORTAL}/assets`;
+import { PORTAL, PORTAL_ASSETS } from './portal-paths.js';
 
 const NAV = [
   { href: `${PORTAL}/overview`, label: 'Overview' },

@@ -11,7 +11,8 @@ import { Notice, sendPage } from '../../pages/layout.js';
 import { destroySession, regenerateSession, sessionOutlived } from '../../pages/session.js';
 import { peekPageLink, spendPageLink, type PortalLink } from '../../pages/sign-in-links.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
-import { PORTAL, portalActor, PublicPortalPage, type PortalClient } from './portal-page.js';
+import { portalActor, PublicPortalPage, type PortalClient } from './portal-page.js';
+import { PORTAL } from './portal-paths.js';
 
 export interface PortalSignInDeps {
   config: Config;

@@ -10,7 +10,8 @@ import { readUsage, type UsageGroup } from '../usage/usage.read.js';
 import { clientUsageReport } from '../usage/usage.report.js';
 import { MAX_ROWS, usageQuery, type UsageQueryInput } from '../usage/usage.schemas.js';
 import { OutcomeNotice, refusedOr } from './outcome.js';
-import { PORTAL, PortalPage, portalClient, callerOf } from './portal-page.js';
+import { PortalPage, portalClient, callerOf } from './portal-page.js';
+import { PORTAL } from './portal-paths.js';
 import type { PortalDeps } from './portal-deps.js';
 
 const PAGE = `${PORTAL}/usage`;

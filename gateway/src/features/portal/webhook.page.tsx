@@ -6,16 +6,13 @@ import { DELIVERY_OUTCOMES, type DeliveryOutcome } from '../../../../api/webhook
 import { validationError } from '../../http/errors.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
 import { sendPage } from '../../pages/layout.js';
+import { TRIES_SHOWN, TriesTable } from '../../pages/webhook-tries.js';
 import { OutcomeNotice, refusedOr, type Outcome } from './outcome.js';
 import { PortalPage, portalClient } from './portal-page.js';
 import type { PortalDeps } from './portal-deps.js';
 import { WEBHOOKS } from './webhooks.page.js';
 
-const TRIES_SHOWN = 50;
-const ANSWER_CHARS = 300;
-
 type Subscription = NonNullable<Awaited<ReturnType<PortalDeps['webhooks']['service']['find']>>>;
-type Try = Awaited<ReturnType<PortalDeps['webhooks']['service']['attempts']>>[number];
 
 const minuteOf = (date: Date) => date.toISOString().slice(0, 16);
 
@@ -77,55 +74,6 @@ function OutcomeFilter(props: { id: number; outcome: DeliveryOutcome | undefined
       </label>
       <button type="submit">Filter</button>
     </form>
-  );
-}
-
-function TriesTable(props: { tries: Try[]; total: number }) {
-  if (props.tries.length === 0) return <p>No tries.</p>;
-  return (
-    <div class="scroll">
-      <table id="deliveries">
-        <caption safe>{`The newest ${props.tries.length} of ${props.total} tries`}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Tried at (UTC)</th>
-            <th scope="col">Event type</th>
-            <th scope="col">Webhook id</th>
-            <th scope="col">Outcome</th>
-            <th scope="col" class="num">
-              Status
-            </th>
-            <th scope="col" class="num">
-              ms
-            </th>
-            <th scope="col">Answer (first characters)</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.tries.map((t) => (
-            <tr>
-              <td safe>{t.attempted_at.toISOString().replace('T', ' ').slice(0, 19)}</td>
-              <td safe>{t.event.event_type}</td>
-              <td>
-                <code safe>{t.event.message_id}</code>
-              </td>
-              <td safe>{t.outcome}</td>
-              <td class="num" safe>
-                {t.status_code === null ? '—' : String(t.status_code)}
-              </td>
-              <td class="num" safe>
-                {String(t.duration_ms)}
-              </td>
-              <td>
-                <code class="answer" safe>
-                  {(t.response ?? '').slice(0, ANSWER_CHARS)}
-                </code>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }
 

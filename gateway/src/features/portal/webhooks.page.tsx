@@ -9,7 +9,8 @@ import { sendPage } from '../../pages/layout.js';
 import { subscribe } from '../webhooks/subscribe.js';
 import { createBody } from '../webhooks/webhooks.schemas.js';
 import { OutcomeNotice, refusedOr, type Outcome } from './outcome.js';
-import { PORTAL, PortalPage, portalClient, callerOf, type PortalClient } from './portal-page.js';
+import { PortalPage, portalClient, callerOf, type PortalClient } from './portal-page.js';
+import { PORTAL } from './portal-paths.js';
 import type { PortalDeps } from './portal-deps.js';
 
 export const WEBHOOKS = `${PORTAL}/webhooks`;
