@@ -46,9 +46,7 @@ export function TriesTable(props: { tries: Try[]; total: number }) {
                 {String(t.duration_ms)}
               </td>
               <td>
-                <code safe>
-                  {(t.response ?? '').slice(0, ANSWER_CHARS)}
-                </code>
+                <code safe>{(t.response ?? '').slice(0, ANSWER_CHARS)}</code>
               </td>
             </tr>
           ))}
