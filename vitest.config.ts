@@ -10,6 +10,7 @@ const TIMED = [
   'test/auth-operator-control.test.ts',
   'test/clients-rotate-overlap.test.ts',
   'test/migrations-lock-waits.test.ts',
+  'test/portal-security.test.ts',
   'test/read-model-order.test.ts',
   'test/resilience-shutdown.test.ts',
   'test/sync-lag.test.ts',

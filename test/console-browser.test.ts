@@ -2,21 +2,21 @@
 // creates a client with the keyboard alone, and every page meets WCAG 2.1 AA (axe-core), prints no
 // console error under the CSP, asks nothing of another origin, and shows partner text as text.
 // Screenshots of each page are saved under the system's temp folder (printed by the run).
-import { existsSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
+import {
+  expectAccessible,
+  hasChromium,
+  launchChromium,
+  missingChromium as missing,
+  tabTo,
+  watchedPage as watchedPageOf,
+} from './support/browser.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { startGateway, type RunningGateway } from './support/gateway.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-const missing = ` (skipped: ${CHROMIUM} is not installed; apt-get install -y chromium)`;
 if (!hasChromium) console.warn(`console-browser.test.ts${missing}`);
-const SHOTS = join(tmpdir(), 'console-screenshots');
 
 let env: TestEnvironment | undefined;
 let gateway: RunningGateway | undefined;
@@ -24,22 +24,9 @@ let browser: Browser | undefined;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  mkdirSync(SHOTS, { recursive: true });
-  console.log(`console screenshots: ${SHOTS}`);
   env = await createTestEnvironment();
   gateway = await startGateway(env);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -48,58 +35,13 @@ afterAll(async () => {
   await env?.destroy();
 });
 
-/** A page that records what must not happen: errors, requests elsewhere, dialogs. */
-async function watchedPage() {
-  const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(8000);
-  const problems: string[] = [];
-  const foreign: string[] = [];
-  const dialogs: string[] = [];
-  page.on('request', (request) => {
-    if (!request.url().startsWith(gateway!.url)) foreign.push(request.url());
-  });
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(error.message));
-  page.on('dialog', (dialog) => {
-    dialogs.push(dialog.message());
-    void dialog.dismiss();
-  });
-  return { page, problems, foreign, dialogs };
-}
+const watchedPage = () => watchedPageOf(browser!, gateway!.url);
 
 async function signIn(page: Page, name = 'Ayşe Operatör') {
   const token = await createSignInLink(gateway!.redis, env!.redisPrefix, { name }, 60_000);
   await page.goto(`${gateway!.url}/console/sign-in/${token}`);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${gateway!.url}/console/clients`);
-}
-
-async function expectAccessible(page: Page, name: string) {
-  const results = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    .analyze();
-  const found = results.violations.map(
-    (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-  );
-  expect(found, name).toEqual([]);
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
-
-/** Presses Tab until the element matching `selector` has the focus. */
-async function tabTo(page: Page, selector: string) {
-  for (let i = 0; i < 80; i++) {
-    const target = page.locator(selector).first();
-    if (
-      (await target.count()) > 0 &&
-      (await target.evaluate((el: any) => el === el.ownerDocument.activeElement))
-    )
-      return;
-    await page.keyboard.press('Tab');
-  }
-  throw new Error(`Tab never reached ${selector}`);
 }
 
 describe('/console in headless Chromium', () => {

@@ -17,6 +17,9 @@ commands:
   revoke-tokens KEY       every access and refresh token of the client stops working at once
   set-scopes KEY a,b
   set-limits KEY M/H/D    per-minute/hour/day request limits, or "default"
+  portal-link KEY [--ttl 15m]
+                          prints a URL that signs the client's partner in to /portal, once,
+                          within --ttl (s, m or h; at most 24h); under PUBLIC_BASE_URL
 
 options:
   --json                  machine-readable output (errors too, on stderr)
@@ -34,5 +37,6 @@ export interface CliArgs {
   branch?: string | undefined;
   limits?: string | undefined;
   overlap?: string | undefined;
+  ttl: string;
   json: boolean;
 }

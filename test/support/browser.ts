@@ -1,0 +1,80 @@
+// Pages in a real browser: headless Chromium from Debian's packages (never a downloaded one),
+// pages that record what must not happen (console errors, requests off the origin, dialogs),
+// WCAG 2.1 AA checks with axe-core beside a screenshot, and keyboard-only navigation. Screenshots
+// go under the system's temp folder (printed by the run).
+import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+const CHROMIUM = '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+export const missingChromium = ` (skipped: ${CHROMIUM} is not installed; apt-get install -y chromium)`;
+export const SHOTS = join(tmpdir(), 'console-screenshots');
+
+export function launchChromium(): Promise<Browser> {
+  mkdirSync(SHOTS, { recursive: true });
+  console.log(`page screenshots: ${SHOTS}`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** A page that records what must not happen: errors, requests off `origin`, dialogs. */
+export async function watchedPage(browser: Browser, origin: string) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(8000);
+  const problems: string[] = [];
+  const foreign: string[] = [];
+  const dialogs: string[] = [];
+  page.on('request', (request) => {
+    if (!request.url().startsWith(origin)) foreign.push(request.url());
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  return { page, problems, foreign, dialogs };
+}
+
+/** No WCAG 2.1 AA violation axe-core can find; a screenshot named `name` either way. */
+export async function expectAccessible(page: Page, name: string) {
+  const results = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze();
+  const found = results.violations.map(
+    (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+  );
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  expect(found, name).toEqual([]);
+}
+
+/** Presses Tab until the element matching `selector` has the focus. */
+export async function tabTo(page: Page, selector: string) {
+  for (let i = 0; i < 80; i++) {
+    const target = page.locator(selector).first();
+    if (
+      (await target.count()) > 0 &&
+      (await target.evaluate((el: any) => el === el.ownerDocument.activeElement))
+    )
+      return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}
