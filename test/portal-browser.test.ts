@@ -1,13 +1,16 @@
 // /portal in a real browser (Debian's Chromium, as the console's test): a partner opens its
 // portal link, adds an endpoint pointing at a receiver this test runs with the keyboard alone,
 // sees the deliveries a replay since a time causes (status, duration, answer, filtered by
-// outcome), rotates the signing secret (both verify during the overlap), and downloads usage as CSV equal to GET /api/v1/usage.
+// outcome), rotates the signing secret (both verify during the overlap), sends a test event and
+// sees its outcome, edits the endpoint's URL (the next test event goes there), downloads usage as
+// CSV equal to GET /api/v1/usage, and rotates the client secret with an overlap (both secrets
+// issue tokens until the partner ends it), with the keyboard alone.
 // Every page meets WCAG 2.1 AA (axe-core), prints no console error under the CSP and asks nothing
 // of another origin. Screenshots go where the console's do.
 import { readFile } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   expectAccessible,
   hasChromium,
@@ -22,11 +25,13 @@ import {
   createTestClient,
   getJson,
   issueToken,
+  postJson,
   startGateway,
   type RunningGateway,
   type TestClient,
 } from './support/gateway.js';
 import { portalLinkToken, usageCsvLines } from './support/portal-session.js';
+import { noteCredentials } from './support/run-logs.js';
 import { startReceiver } from './support/webhook-receiver.js';
 import { eventually, startWebhookWorker } from './support/worker.js';
 
@@ -71,7 +76,7 @@ afterAll(async () => {
 
 describe('/portal in headless Chromium', () => {
   it.skipIf(!hasChromium)(
-    `when a partner opens its link, adds an endpoint with the keyboard, replays events and downloads usage, then deliveries show on the page and the CSV equals GET /api/v1/usage, and every page is accessible, offline and within the CSP${hasChromium ? '' : missingChromium}`,
+    `when a partner opens its link, adds an endpoint with the keyboard, replays events, sends test events around an edit, downloads usage and rotates its secret with an overlap, then deliveries and test outcomes show on the page, the CSV equals GET /api/v1/usage, both secrets issue tokens until the overlap is ended, and every page is accessible, offline and within the CSP${hasChromium ? '' : missingChromium}`,
     async () => {
       const origin = gateway!.url;
       const { page, problems, foreign, dialogs } = await watchedPage(browser!, origin);
@@ -180,6 +185,39 @@ describe('/portal in headless Chromium', () => {
             }),
           ).not.toThrow();
 
+      // A test event: its outcome on the page, the endpoint's answer shown as text.
+      receiver!.answerWith(() => ({ status: 200, body: '<b>ok</b>' }));
+      const tests = (path: string) =>
+        receiver!.received.filter((r) => r.path === path && r.parsed.type === 'webhook.test');
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      await expect
+        .poll(() => page.locator('#test-outcome').textContent(), { timeout: 5000 })
+        .toContain('Test event delivered: status 200');
+      expect(await page.locator('#test-response').textContent()).toBe('<b>ok</b>');
+      expect(tests('/portal').map((r) => r.verified)).toEqual([true]);
+      await expectAccessible(page, 'portal-test-event');
+
+      // Edited with the keyboard: the next test event goes to the new URL.
+      secrets.set('/portal-moved', rotated);
+      await tabTo(page, '#edit-url');
+      await page.keyboard.press('ControlOrMeta+A');
+      await page.keyboard.type(receiver!.url('/portal-moved'));
+      await tabTo(page, '#edit-description');
+      await page.keyboard.press('ControlOrMeta+A');
+      await page.keyboard.type('<i>moved</i>');
+      await tabTo(page, 'form[action$="/edit"] button[type=submit]');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('saved');
+      expect(await page.locator('#edit-description').inputValue()).toBe('<i>moved</i>');
+      await expectAccessible(page, 'portal-subscription-edited');
+      await tabTo(page, 'form[action$="/test"] button[type=submit]');
+      await page.keyboard.press('Enter');
+      await expect
+        .poll(() => page.locator('#test-outcome').textContent(), { timeout: 5000 })
+        .toContain('status 200');
+      expect(tests('/portal-moved').map((r) => r.verified)).toEqual([true]);
+      expect(tests('/portal').length).toBe(1);
+
       // Usage: the chart beside its table, and the CSV equal to GET /api/v1/usage.
       const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000);
       await gateway!.db.usageHour.createMany({
@@ -218,6 +256,37 @@ describe('/portal in headless Chromium', () => {
       await page.getByRole('link', { name: 'Credentials', exact: true }).click();
       await page.waitForURL(`${origin}/portal/credentials`);
       await expectAccessible(page, 'portal-credentials');
+
+      // The client secret rotated with a 1-hour overlap, with the keyboard: both secrets issue
+      // tokens until the partner ends the overlap; its session stays.
+      const tokenStatus = async (secret: string) =>
+        (
+          await postJson(`${origin}/api/v1/auth/token`, {
+            client_key: client.client_key,
+            client_secret: secret,
+          })
+        ).status;
+      await tabTo(page, 'input[name=overlap]:checked');
+      await page.keyboard.press('ArrowDown');
+      expect(await page.locator('input[value="1h"]').isChecked()).toBe(true);
+      await tabTo(page, 'form[action$="/rotate-secret"] button[type=submit]');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('work until');
+      const clientSecret = (await page.getByRole('status').locator('code').textContent())!.trim();
+      noteCredentials(inject('services').runId, clientSecret);
+      expect(clientSecret).not.toBe(client.client_secret);
+      expect([await tokenStatus(client.client_secret), await tokenStatus(clientSecret)]).toEqual([
+        200, 200,
+      ]);
+      await expectAccessible(page, 'portal-client-secret-overlap');
+      await tabTo(page, 'form[action$="/end-previous-secret"] button[type=submit]');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('have ended');
+      expect([await tokenStatus(client.client_secret), await tokenStatus(clientSecret)]).toEqual([
+        401, 200,
+      ]);
+      expect(await page.getByRole('button', { name: 'End previous secret now' }).count()).toBe(0);
+      await expectAccessible(page, 'portal-client-secret-overlap-ended');
       await page.getByRole('link', { name: 'Overview', exact: true }).click();
       await page.waitForURL(`${origin}/portal/overview`);
       await expect

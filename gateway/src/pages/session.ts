@@ -14,10 +14,11 @@ declare module 'express-session' {
     /** Who signed in, from the sign-in link (or the OpenID provider). */
     operator: { name: string };
     /**
-     * The portal's partner: its client, and the client's token generation at sign-in; the
-     * session ends when the generation moves (the client's tokens ended) or the client is disabled.
+     * The portal's partner: its client, and the client's token generation and secret version at
+     * sign-in; the session ends as a token of that moment would (the generation moves, the secret
+     * it began under is replaced and its overlap ends) or when the client is disabled.
      */
-    partner: { clientId: number; clientKey: string; generation: number };
+    partner: { clientId: number; clientKey: string; generation: number; secretVersion: number };
     /** When, in ms since the epoch: the session ends CONSOLE_SESSION_MAX_HOURS after. */
     signedInAt: number;
   }

@@ -1,7 +1,8 @@
 // Signing a partner in to the portal with the operator's single-use link, signing out, and the
 // gate in front of every other portal page. The session belongs to one client and ends with its
-// tokens: each request reads the client's row, and a disabled client or a moved token generation
-// (revoke-tokens, disable, rotate-secret) ends it, on every gateway at once.
+// tokens: each request reads the client's row, and a disabled client, a moved token generation
+// (revoke-tokens, disable, rotate-secret) or the end of the secret it began under (a rotation's
+// overlap ending, or ended now) ends it, on every gateway at once.
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { Config } from '../../../../common/config.js';
 import type { ReadModelClient } from '../../../../common/databases.js';
@@ -10,6 +11,7 @@ import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
 import { Notice, sendPage } from '../../pages/layout.js';
 import { destroySession, regenerateSession, sessionOutlived } from '../../pages/session.js';
 import { peekPageLink, spendPageLink, type PortalLink } from '../../pages/sign-in-links.js';
+import { secretEndsAt } from '../auth/secret-overlap.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
 import { portalActor, PublicPortalPage, type PortalClient } from './portal-page.js';
 import { PORTAL } from './portal-paths.js';
@@ -78,6 +80,8 @@ const CLIENT_FIELDS = {
   rate_limit_day: true,
   is_active: true,
   token_generation: true,
+  secret_version: true,
+  previous_secret_until: true,
 } as const;
 
 /** The session's client while its tokens live; null once they ended or the session did. */
@@ -89,6 +93,9 @@ async function liveClient(req: Request, deps: PortalSignInDeps) {
     select: CLIENT_FIELDS,
   });
   if (!client?.is_active || client.token_generation !== partner.generation) return null;
+  // A token's rule (auth/secret-overlap.ts): begun under the replaced secret, it ends with the
+  // overlap.
+  if (secretEndsAt(partner.secretVersion, client) <= Date.now()) return null;
   return client;
 }
 
@@ -111,15 +118,19 @@ export function partnerOnly(deps: PortalSignInDeps): RequestHandler {
 }
 
 /**
- * After the partner's own change that ends the client's tokens (rotating its secret), the session
- * follows the client's new generation: the partner who rotated stays signed in, to read the secret.
+ * After the partner's own rotation of its secret (which ends the client's tokens at once, or at
+ * the overlap's end), the session follows the client's new generation and secret: the partner who
+ * rotated stays signed in, to read the secret and to end the overlap.
  */
 export async function keepSessionAfterOwnChange(req: Request, res: Response, db: ReadModelClient) {
   const client = await db.apiClient.findUniqueOrThrow({
     where: { id: (res.locals.portalClient as PortalClient).id },
-    select: { token_generation: true },
+    select: { token_generation: true, secret_version: true },
   });
-  if (req.session.partner) req.session.partner.generation = client.token_generation;
+  if (req.session.partner) {
+    req.session.partner.generation = client.token_generation;
+    req.session.partner.secretVersion = client.secret_version;
+  }
 }
 
 export function portalSignInRoutes(router: Router, deps: PortalSignInDeps): void {
@@ -151,6 +162,7 @@ export function portalSignInRoutes(router: Router, deps: PortalSignInDeps): void
       clientId: client.id,
       clientKey: client.client_key,
       generation: client.token_generation,
+      secretVersion: client.secret_version,
     };
     req.session.signedInAt = Date.now();
     res.locals.portalClient = client;

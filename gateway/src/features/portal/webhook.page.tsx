@@ -1,16 +1,21 @@
 // One of the partner's webhook subscriptions: its tries with the status, duration and answer its
-// endpoint gave (shown as text, never rendered), filterable by outcome; replaying its events since
-// a time, rotating its signing secret, enabling it. Another client's subscription is not found.
+// endpoint gave (shown as text, never rendered), filterable by outcome; sending it a test event,
+// editing it (PATCH /webhooks/{id}'s rules, through the service's `update`), replaying its events
+// since a time, rotating its signing secret, enabling it. Another client's subscription is not
+// found.
 import type { Request, Response, Router } from 'express';
 import { DELIVERY_OUTCOMES, type DeliveryOutcome } from '../../../../api/webhooks/vocabulary.js';
-import { validationError } from '../../http/errors.js';
+import { notFound, validationError } from '../../http/errors.js';
+import { parseInput } from '../../http/validation.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
 import { sendPage } from '../../pages/layout.js';
 import { TRIES_SHOWN, TriesTable } from '../../pages/webhook-tries.js';
 import { OutcomeNotice, refusedOr, type Outcome } from './outcome.js';
-import { PortalPage, portalClient } from './portal-page.js';
+import { callerOf, PortalPage, portalClient, type PortalClient } from './portal-page.js';
 import type { PortalDeps } from './portal-deps.js';
-import { WEBHOOKS } from './webhooks.page.js';
+import { eventTypesFor } from '../webhooks/webhooks.event-types.js';
+import { updateBody } from '../webhooks/webhooks.schemas.js';
+import { list, text, TypesFieldset, WEBHOOKS } from './webhooks.page.js';
 
 type Subscription = NonNullable<Awaited<ReturnType<PortalDeps['webhooks']['find']>>>;
 
@@ -34,6 +39,7 @@ function Actions(props: { s: Subscription; csrf: string }) {
       <h2 id="actions-heading">Actions</h2>
       <div class="actions">
         {s.enabled ? '' : <ActionButton id={s.id} action="enable" label="Enable" csrf={csrf} />}
+        <ActionButton id={s.id} action="test" label="Send test event" csrf={csrf} />
         <ActionButton id={s.id} action="rotate-secret" label="Rotate signing secret" csrf={csrf} />
       </div>
       <form method="post" action={`${WEBHOOKS}/${s.id}/replay`} class="stack">
@@ -51,6 +57,42 @@ function Actions(props: { s: Subscription; csrf: string }) {
           <span>Only the failed ones</span>
         </label>
         <button type="submit">Replay</button>
+      </form>
+    </section>
+  );
+}
+
+function EditForm(props: { s: Subscription; client: PortalClient; csrf: string }) {
+  const { s } = props;
+  return (
+    <section aria-labelledby="edit-heading">
+      <h2 id="edit-heading">Edit</h2>
+      <form method="post" action={`${WEBHOOKS}/${s.id}/edit`} class="stack">
+        <input type="hidden" name={CSRF_FIELD} value={props.csrf} />
+        <label for="edit-url">Endpoint URL</label>
+        <input
+          id="edit-url"
+          name="url"
+          type="url"
+          required
+          maxlength="2048"
+          autocomplete="off"
+          value={s.url}
+        />
+        <label for="edit-description">Description (empty: none)</label>
+        <input
+          id="edit-description"
+          name="description"
+          maxlength="500"
+          autocomplete="off"
+          value={s.description ?? ''}
+        />
+        <TypesFieldset
+          client={props.client}
+          legend="every type your scopes allow"
+          checked={s.types}
+        />
+        <button type="submit">Save changes</button>
       </form>
     </section>
   );
@@ -122,6 +164,7 @@ async function renderSubscription(
         <dd safe>{s.enabled ? 'enabled' : `disabled (${s.disabled_reason ?? ''})`}</dd>
       </dl>
       <Actions s={s} csrf={csrfToken(req)} />
+      <EditForm s={s} client={portalClient(res)} csrf={csrfToken(req)} />
       <h2>Deliveries</h2>
       <OutcomeFilter id={s.id} outcome={filter} />
       <TriesTable tries={tries} total={total} />
@@ -143,18 +186,34 @@ function sinceOf(value: unknown): Date {
 
 type Action = (
   deps: PortalDeps,
-  owner: number,
+  client: PortalClient,
   s: Subscription,
   body: Record<string, unknown>,
 ) => Promise<Outcome>;
 
 const ACTIONS: Record<string, Action> = {
-  enable: async (deps, owner, s) => {
-    await deps.webhooks.setEnabled(owner, s.id, true);
+  test: async (deps, client, s) => {
+    const result = await deps.webhooks.sendTest(callerOf(client), s.id);
+    if (!result) throw notFound();
+    return { kind: 'test', result };
+  },
+  edit: async (deps, client, s, body) => {
+    const caller = callerOf(client);
+    const patch = parseInput(updateBody, {
+      url: text(body.url) ?? '',
+      // None ticked: every type the scopes allow, as when subscribing.
+      types: list(body.types) ?? eventTypesFor(caller.scopes).map((t) => t.type),
+      description: text(body.description) ?? null,
+    });
+    if (!(await deps.webhooks.update(caller, s.id, patch))) throw notFound();
+    return { kind: 'done', message: `Subscription ${s.id} saved.` };
+  },
+  enable: async (deps, client, s) => {
+    await deps.webhooks.setEnabled(client.id, s.id, true);
     return { kind: 'done', message: `Subscription ${s.id} enabled: its pending events go now.` };
   },
-  'rotate-secret': async (deps, owner, s) => {
-    const rotated = await deps.webhooks.rotateSecret(owner, s.id);
+  'rotate-secret': async (deps, client, s) => {
+    const rotated = await deps.webhooks.rotateSecret(client.id, s.id);
     return {
       kind: 'secret',
       message: 'New signing secret made: for 24 hours deliveries carry a signature under each.',
@@ -162,10 +221,10 @@ const ACTIONS: Record<string, Action> = {
       secret: rotated!.secret,
     };
   },
-  replay: async (deps, owner, s, body) => {
+  replay: async (deps, client, s, body) => {
     const since = sinceOf(body.since);
     const replayed = await deps.webhooks.replay(
-      owner,
+      client.id,
       s.id,
       since,
       body.failed_only === 'true',
@@ -190,7 +249,7 @@ export function webhookPage(router: Router, deps: PortalDeps): void {
     const s = action ? await ownSubscription(req, res, deps) : null;
     if (!action || !s) return next();
     const body = req.body as Record<string, unknown>;
-    const [outcome, status] = await refusedOr(() => action(deps, portalClient(res).id, s, body));
+    const [outcome, status] = await refusedOr(() => action(deps, portalClient(res), s, body));
     const now = await deps.webhooks.find(portalClient(res).id, s.id);
     if (!now) return next();
     await renderSubscription(req, res, deps, now, outcome, status);
