@@ -1,13 +1,15 @@
 // The partner portal from outside: portal links from the CLI and the console (single-use, a mail
 // scanner's GET does not spend them, recorded in the operator audit), one client's pages only
 // (another's subscription is not found, the console stays closed), forms refused without the
-// CSRF token or from another origin, partner text shown as text, the usage CSV equal to GET
-// /api/v1/usage, and a session that ends on every gateway within 1 s with the client's tokens.
+// CSRF token or from another origin, partner text shown as text (the edit form's values too), the
+// usage CSV equal to GET /api/v1/usage, and a session that ends on every gateway within 1 s with
+// the client's tokens, or with the secret it began under when a rotation's overlap ends.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClientEpochs } from '../gateway/src/features/auth/client-epochs.js';
 import { createClientSecrets } from '../gateway/src/features/clients/client-secrets.js';
 import {
   applyClientAction,
+  rotateSecretAs,
   type ClientAction,
 } from '../gateway/src/features/clients/clients.service.js';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
@@ -176,12 +178,11 @@ describe("one client's portal", () => {
     const browser = await signedIn(a);
     await browser.get('/portal/webhooks');
     expect((await browser.get(`/portal/webhooks/${id}`)).status).toBe(404);
-    for (const action of ['rotate-secret', 'enable', 'replay'])
-      expect(
-        (await browser.post(`/portal/webhooks/${id}/${action}`, { since: '2026-01-01T00:00' }))
-          .status,
-        action,
-      ).toBe(404);
+    const form = { since: '2026-01-01T00:00', url: 'http://127.0.0.1:8080/a', description: 'a' };
+    for (const action of ['rotate-secret', 'enable', 'replay', 'test', 'edit'])
+      expect((await browser.post(`/portal/webhooks/${id}/${action}`, form)).status, action).toBe(
+        404,
+      );
     expect(await gateway.db.webhookSubscription.findUniqueOrThrow({ where: { id } })).toEqual(
       before,
     );
@@ -224,6 +225,29 @@ describe("one client's portal", () => {
     const made = await browser.post('/portal/webhooks', form);
     expect(made.status).toBe(200);
     expect(made.html).toMatch(/whsec_/);
+
+    // A subscription's test and edit, and ending a rotation's overlap, are refused alike.
+    const { id } = await gateway.db.webhookSubscription.findFirstOrThrow({
+      where: { client_id: client.id },
+    });
+    await browser.post('/portal/credentials/rotate-secret', { overlap: '1h' });
+    const before = await gateway.db.apiClient.findUniqueOrThrow({ where: { id: client.id } });
+    const edit = { url: 'http://127.0.0.1:8080/moved', description: 'moved' };
+    const actions = [
+      [`/portal/webhooks/${id}/test`, {}],
+      [`/portal/webhooks/${id}/edit`, edit],
+      ['/portal/credentials/end-previous-secret', {}],
+    ] as const;
+    for (const [path, body] of actions)
+      for (const options of [{ csrf: null }, { origin: 'https://evil.example' }, { origin: null }])
+        expect((await browser.post(path, body, options)).status, path).toBe(403);
+    const after = await gateway.db.webhookSubscription.findUniqueOrThrow({ where: { id } });
+    expect([after.url, after.description, after.tests_in_window]).toEqual([form.url, null, 0]);
+    expect(
+      (await gateway.db.apiClient.findUniqueOrThrow({ where: { id: client.id } }))
+        .previous_secret_until,
+    ).toEqual(before.previous_secret_until);
+    expect(before.previous_secret_until).not.toBeNull();
   });
 
   it("when the partner's text and its endpoint's answer hold markup, then the pages show them as text", async () => {
@@ -268,6 +292,28 @@ describe("one client's portal", () => {
     }
     const failedOnly = await browser.get(`/portal/webhooks/${subscription.id}?outcome=delivered`);
     expect(failedOnly.html).toContain('No tries.');
+
+    // Edited: the form shows the new text as its values, and a refusal names the input as text.
+    const edited = await browser.post(`/portal/webhooks/${subscription.id}/edit`, {
+      url: 'http://127.0.0.1:8080/markup?a=<b>',
+      description: '"><script>alert(2)</script>',
+    });
+    expect(edited.status).toBe(200);
+    expect(
+      (await gateway.db.webhookSubscription.findUniqueOrThrow({ where: { id: subscription.id } }))
+        .description,
+    ).toBe('"><script>alert(2)</script>');
+    const refused = await browser.post(`/portal/webhooks/${subscription.id}/edit`, {
+      url: 'javascript:<svg onload=alert(3)>',
+      types: '<b>x</b>',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('class="notice error"');
+    for (const html of [edited.html, refused.html]) {
+      expect(html).not.toContain('"><script>');
+      const outsideAttributes = html.replace(/="[^"]*"/g, '=""');
+      expect(outsideAttributes).not.toMatch(/<img|<b>|<script>alert|<svg/);
+    }
   });
 
   it('when a subscription was disabled by failures, then the partner enables it in the portal; one the operator disabled stays disabled, saying why', async () => {
@@ -442,5 +488,60 @@ describe('a partner session and the client’s tokens', () => {
       where: { client_key: client.client_key, action: 'clients.rotate-secret' },
     });
     expect([audit.source, audit.actor]).toEqual(['portal', `partner ${client.client_key}`]);
+  });
+
+  it('when the operator rotates with an overlap, then sessions begun under the old secret open pages until the overlap ends, on both gateways, and later ones go on', async () => {
+    const client = await partner('overlap');
+    const before = await signedIn(client);
+    const elsewhere = await signedIn(client, second);
+    await rotateSecretAs(deps(), operator, client.client_key, { overlapMs: 3000 });
+    const after = await signedIn(client, second);
+    for (const browser of [before, elsewhere, after])
+      expect((await browser.get('/portal/overview')).status).toBe(200);
+    await eventually(async () => {
+      expect((await before.get('/portal/overview')).status).toBe(401);
+      expect((await elsewhere.get('/portal/overview')).status).toBe(401);
+    }, 8000);
+    expect((await after.get('/portal/overview')).status).toBe(200);
+  });
+
+  it('when the partner rotates with an overlap in the portal and then ends it, then its other sessions and the old secret end at that moment, and it stays signed in', async () => {
+    const client = await partner('own overlap');
+    const oldToken = await issueToken(gateway, client);
+    const browser = await signedIn(client);
+    const colleague = await signedIn(client, second);
+    await browser.get('/portal/credentials');
+    const rotated = await browser.post('/portal/credentials/rotate-secret', { overlap: '24h' });
+    expect(rotated.status).toBe(200);
+    const secret = /<dt>client_secret<\/dt><dd><code>([^<]+)<\/code>/.exec(rotated.html)![1]!;
+    expect(rotated.html).toContain('End previous secret now');
+    const until = (await gateway.db.apiClient.findUniqueOrThrow({ where: { id: client.id } }))
+      .previous_secret_until!;
+    expect(until.getTime() - Date.now()).toBeGreaterThan(23.9 * 3_600_000);
+    expect((await colleague.get('/portal/overview')).status).toBe(200);
+    expect((await getJson(`${second.url}/api/v1/usage`, bearer(oldToken))).status).toBe(200);
+
+    const ended = await browser.post('/portal/credentials/end-previous-secret');
+    expect(ended.status).toBe(200);
+    expect(ended.html).not.toContain('End previous secret now');
+    expect((await colleague.get('/portal/overview')).status).toBe(401);
+    expect((await getJson(`${second.url}/api/v1/usage`, bearer(oldToken))).status).toBe(401);
+    expect((await browser.get('/portal/overview')).status).toBe(200);
+    const token = await issueToken(gateway, { ...client, client_secret: secret });
+    expect((await getJson(`${second.url}/api/v1/usage`, bearer(token))).status).toBe(200);
+    const audit = await gateway.db.operatorAudit.findMany({
+      where: { client_key: client.client_key, action: { startsWith: 'clients.' } },
+      orderBy: { id: 'asc' },
+    });
+    expect(audit.map((r) => [r.action, r.source, r.actor])).toEqual([
+      ['clients.rotate-secret', 'portal', `partner ${client.client_key}`],
+      ['clients.end-previous-secret', 'portal', `partner ${client.client_key}`],
+    ]);
+    expect(audit[0]!.target).toBe(`previous secret until ${until.toISOString()}`);
+
+    // An overlap the page does not offer is refused with the form's error.
+    const odd = await browser.post('/portal/credentials/rotate-secret', { overlap: '30d' });
+    expect(odd.status).toBe(400);
+    expect(odd.html).toContain('class="notice error"');
   });
 });
