@@ -41,7 +41,7 @@ function RotateForm(props: { csrf: string }) {
           {OVERLAPS.map((o) => (
             <label class="check">
               <input type="radio" name="overlap" value={o.value} checked={o.value === 'none'} />
-              <span safe>{o.label}</span>
+              <span>{o.label}</span>
             </label>
           ))}
         </fieldset>
