@@ -12,6 +12,7 @@ const TIMED = [
   'test/migrations-lock-waits.test.ts',
   'test/console-browser.test.ts',
   'test/console-sync.test.ts',
+  'test/portal-security.test.ts',
   'test/read-model-order.test.ts',
   'test/resilience-shutdown.test.ts',
   'test/sync-lag.test.ts',

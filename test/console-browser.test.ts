@@ -11,8 +11,9 @@ import {
   launchChromium,
   missingChromium as missing,
   signInWithLink,
+  tabTo,
   watchedPage as watchedPageOf,
-} from './support/chromium.js';
+} from './support/browser.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,
@@ -69,20 +70,6 @@ async function disableAndEnable(page: Page, id: number) {
   await page.waitForURL(`${gateway!.url}/console/webhooks/${id}`);
   await expect.poll(() => page.getByRole('cell', { name: '503' }).count()).toBeGreaterThan(0);
   await expectAccessible(page, 'webhook-deliveries');
-}
-
-/** Presses Tab until the element matching `selector` has the focus. */
-async function tabTo(page: Page, selector: string) {
-  for (let i = 0; i < 80; i++) {
-    const target = page.locator(selector).first();
-    if (
-      (await target.count()) > 0 &&
-      (await target.evaluate((el: any) => el === el.ownerDocument.activeElement))
-    )
-      return;
-    await page.keyboard.press('Tab');
-  }
-  throw new Error(`Tab never reached ${selector}`);
 }
 
 describe('/console in headless Chromium', () => {

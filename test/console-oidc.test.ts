@@ -8,7 +8,7 @@ import {
   hasChromium,
   launchChromium,
   missingChromium,
-} from './support/chromium.js';
+} from './support/browser.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { startGateway, type RunningGateway } from './support/gateway.js';
 import { startOidcProvider, type RunningOidcProvider } from './support/oidc-provider.js';

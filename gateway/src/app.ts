@@ -14,6 +14,7 @@ import { createClientEpochs } from './trust/client-epochs.js';
 import { createIssueLimit } from './features/auth/issue-limit.js';
 import { createTokenService } from './features/auth/tokens.service.js';
 import { consoleRoutes } from './features/console/console.routes.js';
+import { portalRoutes } from './features/portal/portal.routes.js';
 import { docsRoutes } from './features/docs/docs.routes.js';
 import { watchDependencies } from './features/health/health.metrics.js';
 import { healthRoutes } from './features/health/health.routes.js';
@@ -107,6 +108,16 @@ export function createApp(deps: AppDeps): express.Express {
     logger: deps.logger,
   });
 
+  // The API's and the portal's: one set of rules for a client's webhooks and usage.
+  const webhooks = createWebhookService(deps.db, deps.config, {
+    dnsServers: deps.webhookDnsServers,
+  });
+  const usage = {
+    pool: readModelPool(deps.db),
+    limiter: createClientLimiter(deps.redis, deps.config.redis.prefix),
+    rateLimits: deps.config.rateLimit,
+  };
+
   app.use(requestId);
   app.use(accessLog(deps.logger, metrics, deps.usage ?? NO_USAGE_COUNTER));
   const crossOrigin = corsFor(deps.config.http.corsOrigins);
@@ -130,14 +141,8 @@ export function createApp(deps: AppDeps): express.Express {
           ...deps.config.changes,
           cursors: createCursorCodec(deps.config.secrets.keys),
         },
-        webhooks: createWebhookService(deps.db, deps.config, {
-          dnsServers: deps.webhookDnsServers,
-        }),
-        usage: {
-          pool: readModelPool(deps.db),
-          limiter: createClientLimiter(deps.redis, deps.config.redis.prefix),
-          rateLimits: deps.config.rateLimit,
-        },
+        webhooks,
+        usage,
       },
       dataAges: createDataAges(deps.db),
       reads,
@@ -147,8 +152,12 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(infoRoutes(ENDPOINTS, API_PREFIX), docsRoutes(ENDPOINTS, API_PREFIX));
   app.use(healthRoutes(deps));
   app.use(oauthRoutes(tokens, throttle));
-  // The operator's pages, after every API route: no API request walks their layers.
-  if (deps.config.console.enabled) app.use(consoleRoutes({ ...deps, epochs }));
+  // The operator's and the partners' pages, after every API route: no API request walks their
+  // layers.
+  if (deps.config.console.enabled) {
+    app.use(consoleRoutes({ ...deps, epochs }));
+    app.use(portalRoutes({ ...deps, epochs, webhooks, usage }));
+  }
 
   app.use(unknownRoute);
   app.use(failedAttempts);

@@ -8,6 +8,8 @@ import { CSRF_FIELD } from './forms.js';
 export interface NavLink {
   href: string;
   label: string;
+  /** A page outside the area (its own scripts): a whole page load, not htmx's swap. */
+  leavesArea?: boolean;
 }
 
 export interface LayoutProps {
@@ -70,6 +72,7 @@ export function Layout(props: LayoutProps) {
                       <a
                         href={link.href}
                         aria-current={link.href === props.current ? 'page' : undefined}
+                        hx-boost={link.leavesArea ? 'false' : undefined}
                         safe
                       >
                         {link.label}

@@ -4,7 +4,7 @@
 // CONSOLE_SESSION_MAX_HOURS after sign-in whatever happens (docs/decisions/0019-console.md).
 import { createHmac } from 'node:crypto';
 import { RedisStore } from 'connect-redis';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import session from 'express-session';
 import type { Config } from '../../../common/config.js';
 import type { RedisClient } from '../../../common/redis.js';
@@ -13,6 +13,12 @@ declare module 'express-session' {
   interface SessionData {
     /** Who signed in, from the sign-in link (or the OpenID provider). */
     operator: { name: string };
+    /**
+     * The portal's partner: its client, and the client's token generation and secret version at
+     * sign-in; the session ends as a token of that moment would (the generation moves, the secret
+     * it began under is replaced and its overlap ends) or when the client is disabled.
+     */
+    partner: { clientId: number; clientKey: string; generation: number; secretVersion: number };
     /** When, in ms since the epoch: the session ends CONSOLE_SESSION_MAX_HOURS after. */
     signedInAt: number;
   }
@@ -51,3 +57,12 @@ export function pageSessions(deps: {
 export function sessionOutlived(signedInAt: number, config: Config): boolean {
   return Date.now() - signedInAt > config.console.maxMs;
 }
+
+/** A new session id for the signed-in: one planted before sign-in is worth nothing after it. */
+export const regenerateSession = (req: Request) =>
+  new Promise<void>((resolve, reject) =>
+    req.session.regenerate((error) => (error ? reject(error as Error) : resolve())),
+  );
+
+export const destroySession = (req: Request) =>
+  new Promise<void>((resolve) => req.session.destroy(() => resolve()));

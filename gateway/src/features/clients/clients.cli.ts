@@ -15,6 +15,7 @@ function parse(argv: string[]): CliArgs & { help: boolean } {
       branch: { type: 'string' },
       limits: { type: 'string' },
       overlap: { type: 'string' },
+      ttl: { type: 'string', default: '15m' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },

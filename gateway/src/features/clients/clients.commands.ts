@@ -4,7 +4,9 @@ import { createReadModelClient, type ReadModelClient } from '../../../../common/
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import { announcingEpochs } from './announce.js';
 import { createClientSecrets } from '../../trust/client-secrets.js';
+import { parseTtl, withRedis } from '../../cli/link-options.js';
 import { CliError } from '../../cli/operator-cli.js';
+import { makePortalLink } from '../portal/portal-links.js';
 import { cliOperator } from '../operators/operator-audit.js';
 import { USAGE, type CliArgs } from './clients.usage.js';
 import { listClientsWithLastUse, type ListedClient } from './clients.repository.js';
@@ -116,6 +118,23 @@ async function run(
     case 'set-branch': {
       const branchId = await setBranchAs(deps, operator, requireKey(), arg);
       return done(`branch set to ${branchId === null ? 'all' : branchId}`);
+    }
+    case 'portal-link': {
+      const ttlMs = parseTtl(args.ttl);
+      const link = await withRedis(config.redis, (redis) =>
+        makePortalLink(
+          { db, redis, prefix: config.redis.prefix, publicOrigin: config.console.publicOrigin },
+          operator,
+          requireKey(),
+          ttlMs,
+        ),
+      );
+      const expiresAt = link.expiresAt.toISOString();
+      print(
+        { client_key: key, url: link.url, expires_at: expiresAt },
+        `${link.url}\nOpens the portal of ${key} once, until ${expiresAt}.`,
+      );
+      return;
     }
     default:
       throw new CliError(

@@ -18,6 +18,9 @@ commands:
   set-scopes KEY a,b
   set-limits KEY M/H/D    per-minute/hour/day request limits, or "default"
   set-branch KEY ID       binds the client to a branch of the read model, or "all" for none
+  portal-link KEY [--ttl 15m]
+                          prints a URL that signs the client's partner in to /portal, once,
+                          within --ttl (s, m or h; at most 24h); under PUBLIC_BASE_URL
 
 options:
   --json                  machine-readable output (errors too, on stderr)
@@ -35,5 +38,6 @@ export interface CliArgs {
   branch?: string | undefined;
   limits?: string | undefined;
   overlap?: string | undefined;
+  ttl: string;
   json: boolean;
 }

@@ -16,6 +16,7 @@ import {
 } from '../clients/clients.service.js';
 import { OperatorRefusal } from '../operators/refusal.js';
 import { CONSOLE, ConsolePage, consoleOperator } from './console-page.js';
+import { PortalLinkForm } from './portal-link.page.js';
 
 const PAGE = `${CONSOLE}/clients`;
 
@@ -193,6 +194,11 @@ function ClientsTable(props: { clients: ListedClient[]; config: Config; csrf: st
                     name={c.name}
                   />
                 ))}
+                {c.is_active ? (
+                  <PortalLinkForm clientKey={c.client_key} name={c.name} csrf={props.csrf} />
+                ) : (
+                  ''
+                )}
               </td>
             </tr>
           ))}

@@ -1,21 +1,14 @@
 // The commands of console.cli.ts: a sign-in link, stored in the deployment's Redis as a hash
 // (pages/sign-in-links.ts), and its making recorded in the operator audit.
-import { once } from 'node:events';
 import { loadConfigOrExit } from '../../../../common/config.js';
 import { createReadModelClient } from '../../../../common/databases.js';
-import { createRedis } from '../../../../common/redis.js';
-import { withTimeout } from '../../../../common/with-timeout.js';
-import { parseDuration } from '../../cli/durations.js';
+import { parseTtl, withRedis } from '../../cli/link-options.js';
 import { CliError } from '../../cli/operator-cli.js';
 import { terminalJson } from '../../cli/terminal-text.js';
 import { createSignInLink } from '../../pages/sign-in-links.js';
 import { cliOperator, recordOperatorAction } from '../operators/operator-audit.js';
 import { CONSOLE } from './console-page.js';
 import { USAGE, type ConsoleCliArgs } from './console.usage.js';
-
-const MAX_TTL_MS = 24 * 3_600_000;
-
-export const parseTtl = (value: string) => parseDuration(value, '--ttl', MAX_TTL_MS);
 
 export async function runCommand(args: ConsoleCliArgs): Promise<void> {
   if (args.command !== 'link')
@@ -24,22 +17,20 @@ export async function runCommand(args: ConsoleCliArgs): Promise<void> {
   const operator = cliOperator();
   const name = args.name?.trim() || operator.actor;
   const config = loadConfigOrExit();
-  const redis = createRedis(config.redis.url, { caFile: config.redis.caFile });
-  redis.on('error', () => undefined);
   const db = createReadModelClient(config.db.url, { poolSize: 1 });
   try {
-    await withTimeout(once(redis, 'ready'), 3000);
-    const token = await createSignInLink(redis, config.redis.prefix, { name }, ttlMs);
-    await recordOperatorAction(db, operator, 'console.link');
-    const url = `${config.console.publicOrigin}${CONSOLE}/sign-in/${token}`;
-    const expiresAt = new Date(Date.now() + ttlMs).toISOString();
-    console.log(
-      args.json
-        ? terminalJson({ url, name, expires_at: expiresAt })
-        : `${url}\nSigns in ${name} once, until ${expiresAt}.`,
-    );
+    await withRedis(config.redis, async (redis) => {
+      const token = await createSignInLink(redis, config.redis.prefix, { name }, ttlMs);
+      await recordOperatorAction(db, operator, 'console.link');
+      const url = `${config.console.publicOrigin}${CONSOLE}/sign-in/${token}`;
+      const expiresAt = new Date(Date.now() + ttlMs).toISOString();
+      console.log(
+        args.json
+          ? terminalJson({ url, name, expires_at: expiresAt })
+          : `${url}\nSigns in ${name} once, until ${expiresAt}.`,
+      );
+    });
   } finally {
-    redis.disconnect();
     await db.$disconnect();
   }
 }

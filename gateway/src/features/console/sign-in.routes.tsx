@@ -2,13 +2,17 @@
 // configured, through an OpenID Connect provider (oidc.routes.tsx), signing out, and the gate in
 // front of every other console page. Opening a link only shows a button; pressing it
 // spends the link and opens a session under a new id.
-import type { Request, RequestHandler, Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import type { Config } from '../../../../common/config.js';
 import type { ReadModelClient } from '../../../../common/databases.js';
 import type { RedisClient } from '../../../../common/redis.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
 import { Notice, sendPage } from '../../pages/layout.js';
-import { sessionOutlived } from '../../pages/session.js';
+import {
+  destroySession as destroy,
+  regenerateSession as regenerate,
+  sessionOutlived,
+} from '../../pages/session.js';
 import { peekSignInLink, spendSignInLink } from '../../pages/sign-in-links.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
 import { CONSOLE, consoleOperator, PublicPage } from './console-page.js';
@@ -74,13 +78,6 @@ function ConfirmSignIn(props: { name: string; action: string; csrf: string }) {
     </PublicPage>
   );
 }
-
-const regenerate = (req: Request) =>
-  new Promise<void>((resolve, reject) =>
-    req.session.regenerate((error) => (error ? reject(error as Error) : resolve())),
-  );
-const destroy = (req: Request) =>
-  new Promise<void>((resolve) => req.session.destroy(() => resolve()));
 
 /** Every console page but these routes' own needs a live operator session. */
 export function operatorOnly(config: Config): RequestHandler {

@@ -6,6 +6,7 @@ import { NO_CLIENT } from '../../../../api/usage/usage-cells.js';
 import { readModelPool, type ReadModelClient } from '../../../../common/databases.js';
 import { sendPage } from '../../pages/layout.js';
 import { findClientByKey } from '../clients/clients.repository.js';
+import { everyPeriod, FIGURES, SeriesChart, UNIT_MS } from '../../pages/usage-series.js';
 import { readUsage, usageRange, type UsageRow } from '../usage/usage.read.js';
 import { CONSOLE, ConsolePage } from './console-page.js';
 
@@ -22,13 +23,6 @@ function options(query: Record<string, unknown>) {
   const client = typeof query.client === 'string' && query.client ? query.client : undefined;
   return { granularity, by, client } as const;
 }
-
-const FIGURES = [
-  ['requests', 'Requests'],
-  ['client_errors', '4xx'],
-  ['server_errors', '5xx'],
-  ['rate_limited', '429'],
-] as const;
 
 function Filters(props: { granularity: string; by: Group; client: string | undefined }) {
   return (
@@ -60,57 +54,6 @@ function Filters(props: { granularity: string; by: Group; client: string | undef
       </label>
       <button type="submit">Show</button>
     </form>
-  );
-}
-
-const UNIT_MS = { hour: 3_600_000, day: 86_400_000 } as const;
-
-type Period = { start: number } & Pick<UsageRow, (typeof FIGURES)[number][0]>;
-
-/** Every period of the range, those without a request as zeros: the chart's line is unbroken. */
-function everyPeriod(rows: UsageRow[], range: { from: Date; to: Date }, unitMs: number): Period[] {
-  const counted = new Map(rows.map((row) => [Date.parse(row.period_start ?? ''), row]));
-  const periods: Period[] = [];
-  for (let start = range.from.getTime(); start < range.to.getTime(); start += unitMs) {
-    const row = counted.get(start);
-    periods.push({
-      start,
-      requests: row?.requests ?? 0,
-      client_errors: row?.client_errors ?? 0,
-      server_errors: row?.server_errors ?? 0,
-      rate_limited: row?.rate_limited ?? 0,
-    });
-  }
-  return periods;
-}
-
-function SeriesTable(props: { rows: Period[] }) {
-  return (
-    <table id="usage-series">
-      <caption>Requests per period (UTC)</caption>
-      <thead>
-        <tr>
-          <th scope="col">Period start</th>
-          {FIGURES.map(([, label]) => (
-            <th scope="col" class="num" data-series>
-              {label}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {props.rows.map((row) => (
-          <tr data-t={String(row.start / 1000)}>
-            <td safe>{new Date(row.start).toISOString().replace('T', ' ').slice(0, 16)}</td>
-            {FIGURES.map(([key]) => (
-              <td class="num" data-v={String(row[key])} safe>
-                {String(row[key])}
-              </td>
-            ))}
-          </tr>
-        ))}
-      </tbody>
-    </table>
   );
 }
 
@@ -204,16 +147,7 @@ export function usagePage(router: Router, deps: { db: ReadModelClient }): void {
         <p
           safe
         >{`From ${range.from.toISOString()} to ${range.to.toISOString()}${unknown ? ` — no client with key ${client}` : ''}.`}</p>
-        <div
-          class="chart"
-          data-table="usage-series"
-          data-unit="requests"
-          role="img"
-          aria-label="Chart of the requests per period; the table below holds its numbers"
-        ></div>
-        <div class="scroll">
-          <SeriesTable rows={everyPeriod(series.rows, range, UNIT_MS[granularity])} />
-        </div>
+        <SeriesChart rows={everyPeriod(series.rows, range, UNIT_MS[granularity])} />
         <h2>Totals</h2>
         <div class="scroll">
           <TotalsTable by={by} rows={totals.rows} keys={keys} />

@@ -5,14 +5,13 @@ import type { Request, Response, Router } from 'express';
 import type { ReadModelClient } from '../../../../common/databases.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
 import { Notice, sendPage } from '../../pages/layout.js';
+import { TRIES_SHOWN, TriesTable } from '../../pages/webhook-tries.js';
 import { OperatorRefusal } from '../operators/refusal.js';
 import { setSubscriptionEnabledAs } from '../webhooks/webhooks.operator.js';
 import type { DeliveryFigures, WebhookService } from '../webhooks/webhooks.service.js';
 import { CONSOLE, ConsolePage, consoleOperator } from './console-page.js';
 
 const PAGE = `${CONSOLE}/webhooks`;
-const TRIES_SHOWN = 50;
-const ANSWER_CHARS = 200;
 
 export interface ConsoleWebhooksDeps {
   db: ReadModelClient;
@@ -146,51 +145,7 @@ export function webhooksPage(router: Router, deps: ConsoleWebhooksDeps): void {
         <p>
           <code safe>{subscription.url}</code>
         </p>
-        {tries.length === 0 ? (
-          <p>No tries yet.</p>
-        ) : (
-          <div class="scroll">
-            <table>
-              <caption safe>{`The newest ${tries.length} of ${total} tries`}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Tried at (UTC)</th>
-                  <th scope="col">Event type</th>
-                  <th scope="col">Webhook id</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col" class="num">
-                    Status
-                  </th>
-                  <th scope="col" class="num">
-                    ms
-                  </th>
-                  <th scope="col">Answer (first characters)</th>
-                </tr>
-              </thead>
-              <tbody>
-                {tries.map((t) => (
-                  <tr>
-                    <td safe>{t.attempted_at.toISOString().replace('T', ' ').slice(0, 19)}</td>
-                    <td safe>{t.event.event_type}</td>
-                    <td>
-                      <code safe>{t.event.message_id}</code>
-                    </td>
-                    <td safe>{t.outcome}</td>
-                    <td class="num" safe>
-                      {t.status_code === null ? '—' : String(t.status_code)}
-                    </td>
-                    <td class="num" safe>
-                      {String(t.duration_ms)}
-                    </td>
-                    <td>
-                      <code safe>{(t.response ?? '').slice(0, ANSWER_CHARS)}</code>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <TriesTable tries={tries} total={total} />
         <p>
           <a href={PAGE}>Back to every subscription</a>
         </p>

@@ -20,14 +20,16 @@ export const OPERATOR_ACTIONS = [
   'console.sign-in',
   'console.sign-in-refused',
   'console.sign-out',
+  'portal.link',
+  'portal.sign-in',
 ] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
 
-/** Who acts, through what, from where. */
+/** Who acts, through what, from where: an operator, or a partner in its portal. */
 export interface Operator {
   actor: string;
-  source: 'console' | 'cli';
-  /** The console's client address, or the host the CLI runs on. */
+  source: 'console' | 'cli' | 'portal';
+  /** The browser's address, or the host the CLI runs on. */
   address: string | null;
 }
 

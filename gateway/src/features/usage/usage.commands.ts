@@ -9,9 +9,10 @@ import {
   type ReadModelClient,
 } from '../../../../common/databases.js';
 import { CliError } from '../../cli/operator-cli.js';
-import { escapeControls, terminalJson } from '../../cli/terminal-text.js';
+import { terminalJson } from '../../cli/terminal-text.js';
 import { findClientByKey } from '../clients/clients.repository.js';
 import { formatTable } from '../clients/table.js';
+import { CSV_FIGURES, csvFigures, csvText } from './usage.csv.js';
 import { usageQuery } from './usage.schemas.js';
 import { USAGE_GROUPS, type CliArgs, type UsageCliGroup } from './usage.help.js';
 import {
@@ -75,17 +76,6 @@ async function reportLines(
 }
 
 const FIGURE_HEADERS = ['REQUESTS', '4XX', '5XX', '429', 'BYTES OUT', 'P50 MS', 'P95 MS', 'P99 MS'];
-const CSV_FIGURES = [
-  'requests',
-  'client_errors',
-  'server_errors',
-  'rate_limited',
-  'bytes_out',
-  'p50_ms',
-  'p95_ms',
-  'p99_ms',
-];
-
 const groupCell = (by: UsageCliGroup, line: ReportLine) =>
   by === 'client'
     ? (line.client_key ?? '')
@@ -93,31 +83,14 @@ const groupCell = (by: UsageCliGroup, line: ReportLine) =>
       ? (line.operation ?? '')
       : String(line.status);
 
-const figureCells = (line: ReportLine) => [
-  String(line.requests),
-  String(line.client_errors),
-  String(line.server_errors),
-  String(line.rate_limited),
-  String(line.bytes_out),
-  ...[line.latency_ms.p50, line.latency_ms.p95, line.latency_ms.p99].map((ms) =>
-    ms === null ? '' : String(ms),
-  ),
-];
-
-/** RFC 4180: a cell with a comma, quote or line break is quoted, its quotes doubled. */
-const csvCell = (text: string) => {
-  const safe = escapeControls(text);
-  return /[",]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-};
-
 function csv(by: UsageCliGroup, lines: ReportLine[]): string {
   const header = [...(by === 'client' ? ['client_id', 'client_key'] : [by]), ...CSV_FIGURES];
   const rows = lines.map((line) => [
     ...(by === 'client' ? [line.client_id === null ? '' : String(line.client_id)] : []),
     groupCell(by, line),
-    ...figureCells(line),
+    ...csvFigures(line),
   ]);
-  return [header, ...rows].map((row) => row.map(csvCell).join(',')).join('\n');
+  return csvText([header, ...rows]);
 }
 
 export async function runCommand(args: CliArgs): Promise<void> {
@@ -154,7 +127,7 @@ export async function runCommand(args: CliArgs): Promise<void> {
     } else {
       const table = formatTable(
         [by.toUpperCase(), ...FIGURE_HEADERS],
-        lines.map((line) => [groupCell(by, line), ...figureCells(line)]),
+        lines.map((line) => [groupCell(by, line), ...csvFigures(line)]),
       );
       const body = lines.length > 0 ? table : '(no requests in this period)';
       console.log(`${body}\nfrom ${period.from} to ${period.to}`);

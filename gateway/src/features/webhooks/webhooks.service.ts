@@ -12,6 +12,7 @@ import {
   webhookSecrets,
 } from '../../../../api/webhooks/secrets.js';
 import type { TargetRules } from '../../../../api/webhooks/targets.js';
+import type { DeliveryOutcome } from '../../../../api/webhooks/vocabulary.js';
 import { AppError, insufficientScope, validationError } from '../../http/errors.js';
 import { deliveryFigures } from './webhooks.figures.js';
 import {
@@ -432,17 +433,21 @@ export function createWebhookService(
       return done;
     },
 
-    /** Tries of one subscription, newest first; the caller has found it for its owner. */
-    attempts: (id: number, window: { skip: number; take: number }) =>
+    /**
+     * Tries of one subscription, newest first, of one outcome when asked; the caller has found it
+     * for its owner.
+     */
+    attempts: (id: number, window: { skip: number; take: number }, outcome?: DeliveryOutcome) =>
       db.webhookAttempt.findMany({
-        where: { subscription_id: id },
+        where: { subscription_id: id, ...(outcome ? { outcome } : {}) },
         // The index's order (subscription, attempted_at): a page reads its own rows only.
         orderBy: [{ attempted_at: 'desc' }, { id: 'desc' }],
         skip: window.skip,
         take: window.take,
         include: { event: { select: { message_id: true, event_type: true } } },
       }),
-    attemptCount: (id: number) => db.webhookAttempt.count({ where: { subscription_id: id } }),
+    attemptCount: (id: number, outcome?: DeliveryOutcome) =>
+      db.webhookAttempt.count({ where: { subscription_id: id, ...(outcome ? { outcome } : {}) } }),
   };
 }
 

@@ -30,7 +30,10 @@ export interface RateLimitPolicy {
 }
 
 /** A client's own numbers (read with its token, so set-limits applies), else the defaults. */
-export function limitsOf({ rateLimits }: AuthContext, defaults: Config['rateLimit']): Limits {
+export function limitsOf(
+  { rateLimits }: Pick<AuthContext, 'rateLimits'>,
+  defaults: Config['rateLimit'],
+): Limits {
   return {
     minute: rateLimits.minute ?? defaults.perMinute,
     hour: rateLimits.hour ?? defaults.perHour,

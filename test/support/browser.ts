@@ -1,7 +1,7 @@
-// Headless Chromium from Debian's packages (never a downloaded browser) for the console's browser
-// tests: how it is launched, a page that records what must not happen (console errors, requests
-// off the origin, dialogs), signing in with a link, and the accessibility check that saves each
-// page's screenshot under the system's temp folder.
+// Pages in a real browser: headless Chromium from Debian's packages (never a downloaded one),
+// pages that record what must not happen (console errors, requests off the origin, dialogs),
+// signing in to the console with a link, WCAG 2.1 AA checks with axe-core beside a screenshot, and
+// keyboard-only navigation. Screenshots go under the system's temp folder (printed by the run).
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +14,11 @@ import type { RunningGateway } from './gateway.js';
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
 export const missingChromium = ` (skipped: ${CHROMIUM} is not installed; apt-get install -y chromium)`;
+export const SHOTS = join(tmpdir(), 'console-screenshots');
 
 export function launchChromium(): Promise<Browser> {
+  mkdirSync(SHOTS, { recursive: true });
+  console.log(`page screenshots: ${SHOTS}`);
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -52,7 +55,33 @@ export async function watchedPage(browser: Browser, origin: string) {
   return { page, problems, foreign, dialogs };
 }
 
-/** Opens a fresh sign-in link and presses its button. */
+/** No WCAG 2.1 AA violation axe-core can find; a screenshot named `name` either way. */
+export async function expectAccessible(page: Page, name: string) {
+  const results = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze();
+  const found = results.violations.map(
+    (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+  );
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  expect(found, name).toEqual([]);
+}
+
+/** Presses Tab until the element matching `selector` has the focus. */
+export async function tabTo(page: Page, selector: string) {
+  for (let i = 0; i < 80; i++) {
+    const target = page.locator(selector).first();
+    if (
+      (await target.count()) > 0 &&
+      (await target.evaluate((el: any) => el === el.ownerDocument.activeElement))
+    )
+      return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}
+
+/** Opens a fresh console sign-in link and presses its button. */
 export async function signInWithLink(
   page: Page,
   gateway: RunningGateway,
@@ -63,23 +92,4 @@ export async function signInWithLink(
   await page.goto(`${gateway.url}/console/sign-in/${token}`);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${gateway.url}/console/clients`);
-}
-
-/** Where each checked page's screenshot goes (printed once by the run). */
-const SHOTS = join(tmpdir(), 'console-screenshots');
-let announced = false;
-
-/** WCAG 2.1 AA by axe-core, 0 violations; then the page's screenshot as `name`.png. */
-export async function expectAccessible(page: Page, name: string) {
-  const results = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    .analyze();
-  const found = results.violations.map(
-    (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-  );
-  expect(found, name).toEqual([]);
-  mkdirSync(SHOTS, { recursive: true });
-  if (!announced) console.log(`console screenshots: ${SHOTS}`);
-  announced = true;
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }

@@ -1,0 +1,153 @@
+// The partner's overview: its client, its limits and what is left of each window now, its
+// requests of the last 24 hours by outcome, and the health of its webhook subscriptions.
+import type { Router } from 'express';
+import { sendPage } from '../../pages/layout.js';
+import { clientUsageReport } from '../usage/usage.report.js';
+import { PortalPage, portalClient, callerOf } from './portal-page.js';
+import { PORTAL } from './portal-paths.js';
+import type { PortalDeps } from './portal-deps.js';
+
+const PAGE = `${PORTAL}/overview`;
+
+const WINDOWS = ['minute', 'hour', 'day'] as const;
+
+const OUTCOMES = [
+  ['requests', 'Requests'],
+  ['client_errors', '4xx answers'],
+  ['server_errors', '5xx answers'],
+  ['rate_limited', '429 answers'],
+] as const;
+
+const when = (date: Date | string | null) =>
+  date === null ? 'never' : new Date(date).toISOString().replace('T', ' ').slice(0, 19);
+
+export function overviewPage(router: Router, deps: PortalDeps): void {
+  router.get(PAGE, async (req, res) => {
+    const client = portalClient(res);
+    const [usage, subscriptions] = await Promise.all([
+      clientUsageReport(deps.usage, callerOf(client), { granularity: 'hour' }),
+      deps.webhooks.list(client.id),
+    ]);
+    const totals = OUTCOMES.map(([key, label]) => ({
+      label,
+      value: usage.rows.reduce((sum, row) => sum + row[key], 0),
+    }));
+    const health = await Promise.all(
+      subscriptions.map(async (s) => ({
+        ...s,
+        figures: await deps.webhooks.figures(s.id),
+      })),
+    );
+    await sendPage(
+      res,
+      <PortalPage req={req} res={res} title="Overview" current={PAGE}>
+        <dl class="secret">
+          <dt>Client</dt>
+          <dd safe>{client.name}</dd>
+          <dt>client_key</dt>
+          <dd>
+            <code safe>{client.client_key}</code>
+          </dd>
+          <dt>Scopes</dt>
+          <dd safe>{client.scopes.join(', ')}</dd>
+        </dl>
+        <h2>Limits</h2>
+        <table id="limits">
+          <caption>Requests allowed per window, and what is left now</caption>
+          <thead>
+            <tr>
+              <th scope="col">Window</th>
+              <th scope="col" class="num">
+                Limit
+              </th>
+              <th scope="col" class="num">
+                Left now
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {WINDOWS.map((name) => (
+              <tr>
+                <th scope="row">{name}</th>
+                <td class="num" safe>
+                  {String(usage.limits[name])}
+                </td>
+                <td class="num" safe>
+                  {usage.remaining[name] === null ? 'unknown' : String(usage.remaining[name])}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <h2>The last 24 hours</h2>
+        <table id="last-day">
+          <caption safe>{`From ${usage.from} to ${usage.to}`}</caption>
+          <tbody>
+            {totals.map((t) => (
+              <tr>
+                <th scope="row">{t.label}</th>
+                <td class="num" safe>
+                  {String(t.value)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <h2>Webhooks</h2>
+        {health.length === 0 ? (
+          <p>
+            No webhook subscription. <a href={`${PORTAL}/webhooks`}>Add an endpoint</a>.
+          </p>
+        ) : (
+          <div class="scroll">
+            <table id="webhook-health">
+              <caption>Each subscription's events by state</caption>
+              <thead>
+                <tr>
+                  <th scope="col">URL</th>
+                  <th scope="col">State</th>
+                  <th scope="col" class="num">
+                    Delivered
+                  </th>
+                  <th scope="col" class="num">
+                    Failed
+                  </th>
+                  <th scope="col" class="num">
+                    Pending
+                  </th>
+                  <th scope="col">Last success (UTC)</th>
+                  <th scope="col">Last failure (UTC)</th>
+                </tr>
+              </thead>
+              <tbody>
+                {health.map((s) => (
+                  <tr>
+                    <td>
+                      <a href={`${PORTAL}/webhooks/${s.id}`}>
+                        <code safe>{s.url}</code>
+                      </a>
+                    </td>
+                    <td safe>
+                      {s.enabled ? 'enabled' : `disabled (${s.disabled_reason ?? 'no reason'})`}
+                    </td>
+                    <td class="num" safe>
+                      {String(s.figures.events.delivered)}
+                    </td>
+                    <td class="num" safe>
+                      {String(s.figures.events.failed)}
+                    </td>
+                    <td class="num" safe>
+                      {String(s.figures.events.pending)}
+                    </td>
+                    <td safe>{when(s.figures.last_success_at)}</td>
+                    <td safe>{when(s.figures.last_failure_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </PortalPage>,
+    );
+  });
+}

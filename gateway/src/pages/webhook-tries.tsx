@@ -1,0 +1,57 @@
+// A webhook subscription's tries as the console and the portal show them: when, the event, the
+// outcome, the status and duration, and the start of the endpoint's answer, as text (never
+// rendered: it is whatever the partner's server sent).
+import type { WebhookService } from '../features/webhooks/webhooks.service.js';
+
+/** The newest tries a page shows. */
+export const TRIES_SHOWN = 50;
+const ANSWER_CHARS = 200;
+
+type Try = Awaited<ReturnType<WebhookService['attempts']>>[number];
+
+export function TriesTable(props: { tries: Try[]; total: number }) {
+  if (props.tries.length === 0) return <p>No tries.</p>;
+  return (
+    <div class="scroll">
+      <table id="deliveries">
+        <caption safe>{`The newest ${props.tries.length} of ${props.total} tries`}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Tried at (UTC)</th>
+            <th scope="col">Event type</th>
+            <th scope="col">Webhook id</th>
+            <th scope="col">Outcome</th>
+            <th scope="col" class="num">
+              Status
+            </th>
+            <th scope="col" class="num">
+              ms
+            </th>
+            <th scope="col">Answer (first characters)</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.tries.map((t) => (
+            <tr>
+              <td safe>{t.attempted_at.toISOString().replace('T', ' ').slice(0, 19)}</td>
+              <td safe>{t.event.event_type}</td>
+              <td>
+                <code safe>{t.event.message_id}</code>
+              </td>
+              <td safe>{t.outcome}</td>
+              <td class="num" safe>
+                {t.status_code === null ? '—' : String(t.status_code)}
+              </td>
+              <td class="num" safe>
+                {String(t.duration_ms)}
+              </td>
+              <td>
+                <code safe>{(t.response ?? '').slice(0, ANSWER_CHARS)}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,49 @@
+// A partner's browser in the portal, as the portal's tests drive it: ConsoleBrowser's cookie,
+// CSRF token and same-origin form posts, signed in through a portal link.
+import { createPageLink, type PortalLink } from '../../gateway/src/pages/sign-in-links.js';
+import { ConsoleBrowser } from './console-session.js';
+import type { RunningGateway } from './gateway.js';
+
+/** A portal link's token for the client, as `npm run clients -- portal-link` stores it. */
+export const portalLinkToken = (
+  gateway: RunningGateway,
+  prefix: string,
+  client: { id: number; client_key: string },
+  ttlMs = 60_000,
+) =>
+  createPageLink<PortalLink>(
+    gateway.redis,
+    prefix,
+    'portal',
+    { clientId: client.id, clientKey: client.client_key },
+    ttlMs,
+  );
+
+/** Opens a fresh portal link for the client and presses its button. */
+export async function partnerSignedIn(
+  gateway: RunningGateway,
+  prefix: string,
+  client: { id: number; client_key: string },
+): Promise<ConsoleBrowser> {
+  const browser = new ConsoleBrowser(gateway);
+  const token = await portalLinkToken(gateway, prefix, client);
+  await browser.get(`/portal/sign-in/${token}`);
+  const answer = await browser.post(`/portal/sign-in/${token}`);
+  if (answer.status !== 303) throw new Error(`portal sign-in answered ${answer.status}`);
+  return browser;
+}
+
+/** GET /api/v1/usage's rows (grouped by operation) as the portal's CSV download writes them. */
+export const usageCsvLines = (rows: any[]): string[] =>
+  rows.map((r) =>
+    [
+      r.period_start,
+      r.operation,
+      r.requests,
+      r.client_errors,
+      r.server_errors,
+      r.rate_limited,
+      r.bytes_out,
+      ...[r.latency_ms.p50, r.latency_ms.p95, r.latency_ms.p99].map((n: number | null) => n ?? ''),
+    ].join(','),
+  );
