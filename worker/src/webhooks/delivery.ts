@@ -28,7 +28,7 @@ import {
 import { nextDelayMs, retryAfterMs } from './retry.js';
 import type { Sender, TryResult } from '../../../api/webhooks/send.js';
 import { signedHeaders, signingSecrets } from '../../../api/webhooks/signing.js';
-import { createShares, type Entry, type TurnedAway } from './shares.js';
+import { createShares, type Entry, type Shares, type TurnedAway } from './shares.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 
 /** A subscription failing every try for this long is disabled. */
@@ -134,304 +134,23 @@ export function startDelivery(deps: DeliveryDeps) {
     streams: QUEUE_STREAMS,
   });
   queue.on('error', (error) => deps.log('warn', 'webhook-queue', { err: error }, 'queue error'));
-
-  // The process's tries in flight, whoever they are for; each subscription's share comes first.
-  const sending = pLimit(deps.concurrency);
-  const shares = createShares({
-    perSubscription: deps.subscriptionConcurrency,
-    most: deps.concurrency,
-    timeoutMs: deps.timeoutMs,
-  });
-  // Events whose try this process is making or has in a line: a sweep's copy of one (queued while
-  // it waits its turn) is dropped here rather than sent twice.
-  const taken = new Set<string>();
-
-  /**
-   * Queues tries: `batch`, first tries of one page; otherwise one job per event's try. A try its
-   * subscription's share turned away (`waitUntil`) gets a job of its own, not the try's id: the
-   * job that turned it away still holds that id.
-   */
-  async function enqueue(
-    tries: readonly { id: string; attempt: number; delayMs?: number; waitUntil?: number }[],
-    options: { batch?: boolean } = {},
-  ) {
-    if (tries.length === 0) return;
-    const jobs = [];
-    if (options.batch) {
-      for (let i = 0; i < tries.length; i += DELIVER_BATCH) {
-        const ids = tries.slice(i, i + DELIVER_BATCH).map((t) => t.id);
-        jobs.push({ ids, jobId: DELIVER_JOB.batchId(ids[0]!, ids.length), delay: 0 });
-      }
-    } else {
-      for (const t of tries) {
-        const jobId =
-          t.waitUntil === undefined
-            ? DELIVER_JOB.id(t.id, t.attempt)
-            : DELIVER_JOB.waitId(t.id, t.attempt, t.waitUntil);
-        jobs.push({ ids: [t.id], jobId, delay: t.delayMs ?? 0 });
-      }
-    }
-    await queue.addBulk(
-      jobs.map((job) => ({
-        name: DELIVER_JOB.name,
-        data: { eventIds: job.ids },
-        opts: {
-          ...DELIVER_JOB_OPTIONS,
-          jobId: job.jobId,
-          ...(job.delay ? { delay: job.delay } : {}),
-        },
-      })),
-    );
-  }
-
-  /** What one try's answer means for its event and its subscription. */
-  function judge(event: EventToSend, result: TryResult, finished: number) {
-    const attempts = event.attempts + 1;
-    const disable: DisabledReason | null =
-      result.outcome === 'gone'
-        ? 'gone'
-        : result.outcome !== 'delivered' &&
-            event.failing_since !== null &&
-            event.failing_since.getTime() <= finished - FAILING_DISABLE_MS
-          ? 'failing'
-          : null;
-    let status: EventStatus = 'pending';
-    let delayMs: number | null = null;
-    if (result.outcome === 'delivered') status = 'delivered';
-    else if (!disable) {
-      delayMs = nextDelayMs(deps.retryScheduleMs, {
-        attempts,
-        slowDown: result.outcome === 'timeout' || result.statusCode === 429,
-        retryAfterMs: retryAfterMs(result.retryAfter, finished),
-      });
-      if (delayMs === null) status = 'failed';
-    }
-    return { attempts, disable, status, delayMs };
-  }
-
-  async function deliver(eventIds: readonly string[]) {
-    const { rows } = await deps.pool.query<EventToSend>(EVENTS_TO_SEND, [eventIds]);
-    // Delivered, failed, or their subscription disabled or deleted since they were queued.
-    const pending = rows.filter(
-      (event) => event.status === 'pending' && event.enabled && !taken.has(event.id),
-    );
-    // The client's rights as they are now, not as they were when the event was recorded.
-    const due = pending.filter((event) => mayReceive(event.client, event));
-    if (due.length < pending.length) {
-      const refused = pending.filter((event) => !due.includes(event)).map((event) => event.id);
-      await deps.pool.query(CANCEL, [refused]);
-    }
-    // A secret no key of SECRETS_KEY opens: the event is not tried and stays pending, so the
-    // sweep brings it back until the operator sets the key that opens it.
-    // A job's events mostly share a subscription: each stored secret is opened once per job.
-    const opened = new Map<string, string>();
-    const open = (stored: string) => {
-      let secret = opened.get(stored);
-      if (secret === undefined) opened.set(stored, (secret = deps.secrets.open(stored)));
-      return secret;
-    };
-    const signable = due.flatMap((event) => {
-      try {
-        return [{ event, secrets: signingSecrets(event, Date.now()).map(open) }];
-      } catch (error) {
-        deps.log(
-          'error',
-          'webhook-secret',
-          { subscription: event.subscription_id, reason: (error as Error).message },
-          'a webhook signing secret cannot be decrypted with SECRETS_KEY; its events wait',
-        );
-        return [];
-      }
-    });
-    if (signable.length === 0) return;
-    // Each a place in its subscription's share at once, or none: then it is turned away.
-    const entered = signable.map((s) => ({ ...s, entry: shares.enter(s.event.subscription_id) }));
-    const admitted = entered.flatMap(({ entry, ...s }) =>
-      'line' in entry ? [{ ...s, entry }] : [],
-    );
-    const turned = entered.flatMap(({ event, entry }) =>
-      'line' in entry ? [] : [{ event, away: entry }],
-    );
-    for (const { event } of admitted) taken.add(event.id);
-    try {
-      await tryAndRecord(admitted, turned);
-    } finally {
-      for (const { event } of admitted) taken.delete(event.id);
-    }
-  }
-
-  /**
-   * One try's POST. With tracing on, it is a span of its own (its HTTP request a child), linked
-   * to the member write whose change the event carries, if that write was traced.
-   */
-  function sendTraced(event: EventToSend, headers: Record<string, string>): Promise<TryResult> {
-    const send = () => deps.sender.send(event.url, event.body, headers);
-    const traces = tracing();
-    if (!traces) return send();
-    const attributes = {
-      'webhook.event_id': event.id,
-      'webhook.subscription_id': event.subscription_id,
-      'webhook.attempt': event.attempts + 1,
-    };
-    return traces.inSpan('webhook delivery', 'internal', attributes, () => {
-      if (event.trace_parent) traces.addLinks([event.trace_parent]);
-      return send();
-    });
-  }
-
-  /**
-   * Tries their subscription's share turned away, not made: each event's next try moves to the
-   * time given (DEFER_EVENTS), so the sweep leaves it; those waiting for room in the share are
-   * queued again for then, the others (a back-off) left to the sweep.
-   */
-  async function turnAway(turned: readonly { event: EventToSend; away: TurnedAway }[]) {
-    if (turned.length === 0) return;
-    const at = (away: TurnedAway) => ('waitUntil' in away ? away.waitUntil : away.deferUntil);
-    await deps.pool.query(DEFER_EVENTS, [
-      turned.map((t) => t.event.id),
-      turned.map((t) => new Date(at(t.away))),
-    ]);
-    const now = Date.now();
-    await enqueue(
-      turned.flatMap(({ event, away }) =>
-        'waitUntil' in away
-          ? [
-              {
-                id: event.id,
-                attempt: event.attempts + 1,
-                delayMs: Math.max(away.waitUntil - now, 1),
-                waitUntil: away.waitUntil,
-              },
-            ]
-          : [],
-      ),
-    );
-  }
-
-  /**
-   * The tries let into their subscription's share are made, each when one of the process's places
-   * is free; the try itself and its judgement are as they ever were. Those turned away are queued
-   * again meanwhile, not when this job's sends end.
-   */
-  async function tryAndRecord(
-    admitted: readonly { event: EventToSend; secrets: string[]; entry: Entry }[],
-    turned: readonly { event: EventToSend; away: TurnedAway }[],
-  ) {
-    const sends = Promise.all(
-      admitted.map(({ event, secrets, entry }) =>
-        shares
-          .run(
-            entry,
-            () =>
-              sending(async () => {
-                const now = Date.now();
-                const headers = signedHeaders({ ...event, secrets }, new Date(now));
-                const result = await sendTraced(event, headers);
-                // The schedule counts from the end of this try.
-                return { event, result, ...judge(event, result, Date.now()) };
-              }),
-            (t) => t.result.outcome === 'timeout',
-          )
-          .then(({ sent, backOffUntil }) => ({ ...sent, backOffUntil })),
-      ),
-    );
-    let tried;
-    try {
-      await turnAway(turned);
-    } finally {
-      tried = await sends;
-    }
-    if (tried.length === 0) return;
-    const now = Date.now();
-    await deps.pool.query(RECORD_TRIES, [
-      tried.map((t) => t.event.id),
-      tried.map((t) => t.event.subscription_id),
-      tried.map((t) => t.result.outcome),
-      tried.map((t) => t.result.statusCode),
-      tried.map((t) => t.result.durationMs),
-      tried.map((t) => t.result.response),
-      tried.map((t) => t.status),
-      tried.map((t) => new Date(now + (t.delayMs ?? 0))),
-    ]);
-    // A subscription's state, where these tries change it: the last try of each decides.
-    const last = new Map(tried.map((t) => [t.event.subscription_id, t]));
-    for (const [id, t] of last) {
-      const delivered = t.result.outcome === 'delivered';
-      if (t.disable === null && delivered === (t.event.failing_since === null)) continue;
-      await deps.pool.query(SUBSCRIPTION_STATE, [id, delivered, t.disable]);
-    }
-    for (const t of tried) {
-      if (t.backOffUntil !== null) {
-        await deps.pool.query(DEFER_SUBSCRIPTION, [
-          t.event.subscription_id,
-          new Date(t.backOffUntil),
-        ]);
-      }
-    }
-    for (const t of tried) {
-      deps.metrics.tried(t.result, t.status === 'delivered' ? t.event.changed_at : null);
-    }
-    await enqueue(
-      tried
-        .filter((t) => t.delayMs !== null)
-        .map((t) => ({ id: t.event.id, attempt: t.attempts + 1, delayMs: t.delayMs! })),
-    );
-  }
-
-  const worker = new Worker<DeliverJobData>(
-    WEBHOOK_QUEUE,
-    (job: Job<DeliverJobData>) => deliver(job.data.eventIds),
-    {
-      connection: deps.connection,
-      prefix: deps.prefix,
-      concurrency: deps.concurrency,
-      // A try of a killed process is taken up again within seconds: its lock (renewed while
-      // the try runs) expires, and the stalled check hands the job on.
-      lockDuration: 10_000,
-      stalledInterval: 5_000,
-    },
-  );
-  worker.on('error', (error) => deps.log('warn', 'webhook-worker', { err: error }, 'worker error'));
-  worker.on('failed', (job, error) =>
-    deps.log('warn', 'webhook-try', { err: error, events: job?.data.eventIds }, 'tries failed'),
-  );
-
-  /**
-   * When the oldest job still waiting in the queue was due, if one is waiting. Every event due
-   * before it was taken by a worker (or lost); one due after it may be in a job still waiting.
-   */
-  async function queueHead(): Promise<Date | null> {
-    const [oldest] = await queue.getJobs(['wait'], 0, 0, true);
-    return oldest ? new Date(oldest.timestamp + (oldest.opts.delay ?? 0)) : null;
-  }
-
-  /**
-   * Pending events of enabled subscriptions whose try is overdue: queued again. Overdue counts
-   * from the queue's head, not from now: an event behind a backlog (its job waiting its turn) is
-   * not lost, and a copy of it would cost a job and a read of its own, where its page's first
-   * tries share one job of 50, and slow the backlog further.
-   */
-  async function sweep(): Promise<number> {
-    const { rows } = await deps.pool.query<{ id: string; attempts: number }>(
-      `SELECT e.id::text, e.attempts FROM webhook_events e
-         JOIN webhook_subscriptions s ON s.id = e.subscription_id AND s.enabled
-        WHERE e.status = 'pending'
-          AND e.next_attempt_at <= LEAST(now(), $3::timestamptz) - make_interval(secs => $1)
-        ORDER BY e.next_attempt_at LIMIT $2`,
-      [SWEEP_GRACE_SECONDS, SWEEP_BATCH, await queueHead()],
-    );
-    // An event waiting in one of this process's lines is not lost either, only behind its
-    // partner's earlier tries.
-    const lost = rows.filter((row) => !taken.has(row.id));
-    await enqueue(lost.map((row) => ({ id: row.id, attempt: row.attempts + 1 })));
-    deps.metrics.requeued(lost.length);
-    return lost.length;
-  }
-
+  const deliverer: Deliverer = {
+    ...deps,
+    queue,
+    sending: pLimit(deps.concurrency),
+    shares: createShares({
+      perSubscription: deps.subscriptionConcurrency,
+      most: deps.concurrency,
+      timeoutMs: deps.timeoutMs,
+    }),
+    taken: new Set(),
+  };
+  const worker = startWorker(deliverer);
   return {
     queue,
-    enqueue,
-    sweep,
+    enqueue: (tries: readonly QueuedTry[], options: { batch?: boolean } = {}) =>
+      enqueue(deliverer, tries, options),
+    sweep: () => sweep(deliverer),
     async close() {
       await closeWithin(worker, deps.log);
       await closeWithin(queue, deps.log);
@@ -441,3 +160,425 @@ export function startDelivery(deps: DeliveryDeps) {
 
 export type Delivery = ReturnType<typeof startDelivery>;
 export type { TryResult };
+
+/** What a delivering process works with: its dependencies, its queue, its shares, its tries. */
+interface Deliverer extends DeliveryDeps {
+  queue: Queue<DeliverJobData>;
+  /** The process's tries in flight, whoever they are for; each subscription's share comes first. */
+  sending: ReturnType<typeof pLimit>;
+  shares: Shares;
+  /**
+   * Events whose try this process is making or has in a line: a sweep's copy of one (queued while
+   * it waits its turn) is dropped here rather than sent twice.
+   */
+  taken: Set<string>;
+}
+
+/** A try to queue: a retry after `delayMs`; a try turned away by its share for `waitUntil`. */
+interface QueuedTry {
+  id: string;
+  attempt: number;
+  delayMs?: number;
+  waitUntil?: number;
+}
+
+/** A try let into its subscription's share, with the secrets that sign it. */
+interface Admitted {
+  event: EventToSend;
+  secrets: string[];
+  entry: Entry;
+}
+
+/** A try its subscription's share turned away: not made. */
+interface Turned {
+  event: EventToSend;
+  away: TurnedAway;
+}
+
+/** A try's answer judged (judge). */
+interface Judgement {
+  /** Tries made, this one included. */
+  attempts: number;
+  disable: DisabledReason | null;
+  status: EventStatus;
+  /** The delay before the next try; null when there is none. */
+  delayMs: number | null;
+}
+
+/** A try made and judged; `backOffUntil` is set when it started or lengthened a back-off. */
+interface Tried extends Judgement {
+  event: EventToSend;
+  result: TryResult;
+  backOffUntil: number | null;
+}
+
+/** What one try's answer means for its event and its subscription. */
+export function judge(
+  retryScheduleMs: readonly number[],
+  event: Pick<EventToSend, 'attempts' | 'failing_since'>,
+  result: TryResult,
+  finished: number,
+): Judgement {
+  const attempts = event.attempts + 1;
+  const disable: DisabledReason | null =
+    result.outcome === 'gone'
+      ? 'gone'
+      : result.outcome !== 'delivered' &&
+          event.failing_since !== null &&
+          event.failing_since.getTime() <= finished - FAILING_DISABLE_MS
+        ? 'failing'
+        : null;
+  let status: EventStatus = 'pending';
+  let delayMs: number | null = null;
+  if (result.outcome === 'delivered') status = 'delivered';
+  else if (!disable) {
+    delayMs = nextDelayMs(retryScheduleMs, {
+      attempts,
+      slowDown: result.outcome === 'timeout' || result.statusCode === 429,
+      retryAfterMs: retryAfterMs(result.retryAfter, finished),
+    });
+    if (delayMs === null) status = 'failed';
+  }
+  return { attempts, disable, status, delayMs };
+}
+
+/**
+ * A subscription's state, where these tries change it: the last try of each decides. Only a
+ * change is written (SUBSCRIPTION_STATE).
+ */
+export function subscriptionChanges(
+  tried: readonly {
+    event: Pick<EventToSend, 'subscription_id' | 'failing_since'>;
+    result: Pick<TryResult, 'outcome'>;
+    disable: DisabledReason | null;
+  }[],
+): { id: number; delivered: boolean; disable: DisabledReason | null }[] {
+  const last = new Map(tried.map((t) => [t.event.subscription_id, t]));
+  const changes = [];
+  for (const [id, t] of last) {
+    const delivered = t.result.outcome === 'delivered';
+    if (t.disable === null && delivered === (t.event.failing_since === null)) continue;
+    changes.push({ id, delivered, disable: t.disable });
+  }
+  return changes;
+}
+
+/** Until when a try turned away is not made: its event's next try moves there (DEFER_EVENTS). */
+const turnedAwayUntil = (away: TurnedAway) =>
+  'waitUntil' in away ? away.waitUntil : away.deferUntil;
+
+/**
+ * The tries turned away that are queued again: those waiting for room in their share, for then;
+ * the others (a back-off) are left to the sweep.
+ */
+export function requeued(
+  turned: readonly { event: Pick<EventToSend, 'id' | 'attempts'>; away: TurnedAway }[],
+  now: number,
+): QueuedTry[] {
+  return turned.flatMap(({ event, away }) =>
+    'waitUntil' in away
+      ? [
+          {
+            id: event.id,
+            attempt: event.attempts + 1,
+            delayMs: Math.max(away.waitUntil - now, 1),
+            waitUntil: away.waitUntil,
+          },
+        ]
+      : [],
+  );
+}
+
+/**
+ * The jobs that carry tries: `batch`, first tries of one page; otherwise one job per event's try.
+ * A try its subscription's share turned away (`waitUntil`) gets a job of its own, not the try's
+ * id: the job that turned it away still holds that id.
+ */
+export function deliverJobs(
+  tries: readonly QueuedTry[],
+  options: { batch?: boolean },
+): { ids: string[]; jobId: string; delay: number }[] {
+  const jobs = [];
+  if (options.batch) {
+    for (let i = 0; i < tries.length; i += DELIVER_BATCH) {
+      const ids = tries.slice(i, i + DELIVER_BATCH).map((t) => t.id);
+      jobs.push({ ids, jobId: DELIVER_JOB.batchId(ids[0]!, ids.length), delay: 0 });
+    }
+  } else {
+    for (const t of tries) {
+      const jobId =
+        t.waitUntil === undefined
+          ? DELIVER_JOB.id(t.id, t.attempt)
+          : DELIVER_JOB.waitId(t.id, t.attempt, t.waitUntil);
+      jobs.push({ ids: [t.id], jobId, delay: t.delayMs ?? 0 });
+    }
+  }
+  return jobs;
+}
+
+/** Queues tries, in the jobs deliverJobs gives them. */
+async function enqueue(
+  d: Pick<Deliverer, 'queue'>,
+  tries: readonly QueuedTry[],
+  options: { batch?: boolean } = {},
+) {
+  if (tries.length === 0) return;
+  const jobs = deliverJobs(tries, options);
+  await d.queue.addBulk(
+    jobs.map((job) => ({
+      name: DELIVER_JOB.name,
+      data: { eventIds: job.ids },
+      opts: {
+        ...DELIVER_JOB_OPTIONS,
+        jobId: job.jobId,
+        ...(job.delay ? { delay: job.delay } : {}),
+      },
+    })),
+  );
+}
+
+function startWorker(d: Deliverer) {
+  const worker = new Worker<DeliverJobData>(
+    WEBHOOK_QUEUE,
+    (job: Job<DeliverJobData>) => deliver(d, job.data.eventIds),
+    {
+      connection: d.connection,
+      prefix: d.prefix,
+      concurrency: d.concurrency,
+      // A try of a killed process is taken up again within seconds: its lock (renewed while
+      // the try runs) expires, and the stalled check hands the job on.
+      lockDuration: 10_000,
+      stalledInterval: 5_000,
+    },
+  );
+  worker.on('error', (error) => d.log('warn', 'webhook-worker', { err: error }, 'worker error'));
+  worker.on('failed', (job, error) =>
+    d.log('warn', 'webhook-try', { err: error, events: job?.data.eventIds }, 'tries failed'),
+  );
+  return worker;
+}
+
+/** One job: its events still due are tried, each as its subscription's share lets it. */
+async function deliver(d: Deliverer, eventIds: readonly string[]) {
+  const due = await dueEvents(d, eventIds);
+  const signable = withSecrets(d, due);
+  if (signable.length === 0) return;
+  const { admitted, turned } = enterShares(d.shares, signable);
+  for (const { event } of admitted) d.taken.add(event.id);
+  try {
+    await tryAndRecord(d, admitted, turned);
+  } finally {
+    for (const { event } of admitted) d.taken.delete(event.id);
+  }
+}
+
+/** The job's events still to be tried; those their client may no longer receive are cancelled. */
+async function dueEvents(
+  d: Pick<Deliverer, 'pool' | 'taken'>,
+  eventIds: readonly string[],
+): Promise<EventToSend[]> {
+  const { rows } = await d.pool.query<EventToSend>(EVENTS_TO_SEND, [eventIds]);
+  // Delivered, failed, or their subscription disabled or deleted since they were queued.
+  const pending = rows.filter(
+    (event) => event.status === 'pending' && event.enabled && !d.taken.has(event.id),
+  );
+  // The client's rights as they are now, not as they were when the event was recorded.
+  const due = pending.filter((event) => mayReceive(event.client, event));
+  if (due.length < pending.length) {
+    const refused = pending.filter((event) => !due.includes(event)).map((event) => event.id);
+    await d.pool.query(CANCEL, [refused]);
+  }
+  return due;
+}
+
+/**
+ * The events with the secrets that sign them. A secret no key of SECRETS_KEY opens: the event is
+ * not tried and stays pending, so the sweep brings it back until the operator sets the key that
+ * opens it.
+ */
+function withSecrets(d: Pick<Deliverer, 'secrets' | 'log'>, due: readonly EventToSend[]) {
+  // A job's events mostly share a subscription: each stored secret is opened once per job.
+  const opened = new Map<string, string>();
+  const open = (stored: string) => {
+    let secret = opened.get(stored);
+    if (secret === undefined) opened.set(stored, (secret = d.secrets.open(stored)));
+    return secret;
+  };
+  return due.flatMap((event) => {
+    try {
+      return [{ event, secrets: signingSecrets(event, Date.now()).map(open) }];
+    } catch (error) {
+      d.log(
+        'error',
+        'webhook-secret',
+        { subscription: event.subscription_id, reason: (error as Error).message },
+        'a webhook signing secret cannot be decrypted with SECRETS_KEY; its events wait',
+      );
+      return [];
+    }
+  });
+}
+
+/** Each a place in its subscription's share at once, or none: then it is turned away. */
+function enterShares(
+  shares: Shares,
+  signable: readonly { event: EventToSend; secrets: string[] }[],
+): { admitted: Admitted[]; turned: Turned[] } {
+  const entered = signable.map((s) => ({ ...s, entry: shares.enter(s.event.subscription_id) }));
+  const admitted = entered.flatMap(({ entry, ...s }) => ('line' in entry ? [{ ...s, entry }] : []));
+  const turned = entered.flatMap(({ event, entry }) =>
+    'line' in entry ? [] : [{ event, away: entry }],
+  );
+  return { admitted, turned };
+}
+
+/**
+ * The tries let into their subscription's share are made, each when one of the process's places
+ * is free; the try itself and its judgement are as they ever were. Those turned away are queued
+ * again meanwhile, not when this job's sends end.
+ */
+async function tryAndRecord(
+  d: Deliverer,
+  admitted: readonly Admitted[],
+  turned: readonly Turned[],
+) {
+  const sends = Promise.all(
+    admitted.map(({ event, secrets, entry }) =>
+      d.shares
+        .run(
+          entry,
+          () => d.sending(() => makeTry(d, event, secrets)),
+          (t) => t.result.outcome === 'timeout',
+        )
+        .then(({ sent, backOffUntil }) => ({ ...sent, backOffUntil })),
+    ),
+  );
+  let tried;
+  try {
+    await turnAway(d, turned);
+  } finally {
+    tried = await sends;
+  }
+  if (tried.length === 0) return;
+  await record(d, tried);
+}
+
+/** One try: signed as it starts, sent, and judged. */
+async function makeTry(
+  d: Pick<Deliverer, 'sender' | 'retryScheduleMs'>,
+  event: EventToSend,
+  secrets: string[],
+) {
+  const now = Date.now();
+  const headers = signedHeaders({ ...event, secrets }, new Date(now));
+  const result = await sendTraced(d, event, headers);
+  // The schedule counts from the end of this try.
+  return { event, result, ...judge(d.retryScheduleMs, event, result, Date.now()) };
+}
+
+/**
+ * One try's POST. With tracing on, it is a span of its own (its HTTP request a child), linked
+ * to the member write whose change the event carries, if that write was traced.
+ */
+function sendTraced(
+  d: Pick<Deliverer, 'sender'>,
+  event: EventToSend,
+  headers: Record<string, string>,
+): Promise<TryResult> {
+  const send = () => d.sender.send(event.url, event.body, headers);
+  const traces = tracing();
+  if (!traces) return send();
+  const attributes = {
+    'webhook.event_id': event.id,
+    'webhook.subscription_id': event.subscription_id,
+    'webhook.attempt': event.attempts + 1,
+  };
+  return traces.inSpan('webhook delivery', 'internal', attributes, () => {
+    if (event.trace_parent) traces.addLinks([event.trace_parent]);
+    return send();
+  });
+}
+
+/**
+ * Tries their subscription's share turned away, not made: each event's next try moves to the
+ * time given (DEFER_EVENTS), so the sweep leaves it; those waiting for room in the share are
+ * queued again for then, the others (a back-off) left to the sweep.
+ */
+async function turnAway(d: Pick<Deliverer, 'pool' | 'queue'>, turned: readonly Turned[]) {
+  if (turned.length === 0) return;
+  await d.pool.query(DEFER_EVENTS, [
+    turned.map((t) => t.event.id),
+    turned.map((t) => new Date(turnedAwayUntil(t.away))),
+  ]);
+  await enqueue(d, requeued(turned, Date.now()));
+}
+
+/**
+ * A job's tries recorded in one statement; then the subscriptions' state and back-offs they
+ * change, the metrics, and the next tries queued.
+ */
+async function record(d: Deliverer, tried: readonly Tried[]) {
+  const now = Date.now();
+  await d.pool.query(RECORD_TRIES, [
+    tried.map((t) => t.event.id),
+    tried.map((t) => t.event.subscription_id),
+    tried.map((t) => t.result.outcome),
+    tried.map((t) => t.result.statusCode),
+    tried.map((t) => t.result.durationMs),
+    tried.map((t) => t.result.response),
+    tried.map((t) => t.status),
+    tried.map((t) => new Date(now + (t.delayMs ?? 0))),
+  ]);
+  for (const change of subscriptionChanges(tried)) {
+    await d.pool.query(SUBSCRIPTION_STATE, [change.id, change.delivered, change.disable]);
+  }
+  for (const t of tried) {
+    if (t.backOffUntil !== null) {
+      await d.pool.query(DEFER_SUBSCRIPTION, [t.event.subscription_id, new Date(t.backOffUntil)]);
+    }
+  }
+  for (const t of tried) {
+    d.metrics.tried(t.result, t.status === 'delivered' ? t.event.changed_at : null);
+  }
+  await enqueue(
+    d,
+    tried
+      .filter((t) => t.delayMs !== null)
+      .map((t) => ({ id: t.event.id, attempt: t.attempts + 1, delayMs: t.delayMs! })),
+  );
+}
+
+/**
+ * When the oldest job still waiting in the queue was due, if one is waiting. Every event due
+ * before it was taken by a worker (or lost); one due after it may be in a job still waiting.
+ */
+async function queueHead(queue: Queue<DeliverJobData>): Promise<Date | null> {
+  const [oldest] = await queue.getJobs(['wait'], 0, 0, true);
+  return oldest ? new Date(oldest.timestamp + (oldest.opts.delay ?? 0)) : null;
+}
+
+/**
+ * Pending events of enabled subscriptions whose try is overdue: queued again. Overdue counts
+ * from the queue's head, not from now: an event behind a backlog (its job waiting its turn) is
+ * not lost, and a copy of it would cost a job and a read of its own, where its page's first
+ * tries share one job of 50, and slow the backlog further.
+ */
+async function sweep(d: Deliverer): Promise<number> {
+  const { rows } = await d.pool.query<{ id: string; attempts: number }>(
+    `SELECT e.id::text, e.attempts FROM webhook_events e
+         JOIN webhook_subscriptions s ON s.id = e.subscription_id AND s.enabled
+        WHERE e.status = 'pending'
+          AND e.next_attempt_at <= LEAST(now(), $3::timestamptz) - make_interval(secs => $1)
+        ORDER BY e.next_attempt_at LIMIT $2`,
+    [SWEEP_GRACE_SECONDS, SWEEP_BATCH, await queueHead(d.queue)],
+  );
+  // An event waiting in one of this process's lines is not lost either, only behind its
+  // partner's earlier tries.
+  const lost = rows.filter((row) => !d.taken.has(row.id));
+  await enqueue(
+    d,
+    lost.map((row) => ({ id: row.id, attempt: row.attempts + 1 })),
+  );
+  d.metrics.requeued(lost.length);
+  return lost.length;
+}
