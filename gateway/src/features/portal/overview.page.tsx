@@ -28,10 +28,6 @@ export function overviewPage(router: Router, deps: PortalDeps): void {
       clientUsageReport(deps.usage, callerOf(client), { granularity: 'hour' }),
       deps.webhooks.list(client.id),
     ]);
-    const totals = OUTCOMES.map(([key, label]) => ({
-      label,
-      value: usage.rows.reduce((sum, row) => sum + row[key], 0),
-    }));
     const health = await Promise.all(
       subscriptions.map(async (s) => ({
         ...s,
@@ -52,102 +48,132 @@ export function overviewPage(router: Router, deps: PortalDeps): void {
           <dd safe>{client.scopes.join(', ')}</dd>
         </dl>
         <h2>Limits</h2>
-        <table id="limits">
-          <caption>Requests allowed per window, and what is left now</caption>
-          <thead>
-            <tr>
-              <th scope="col">Window</th>
-              <th scope="col" class="num">
-                Limit
-              </th>
-              <th scope="col" class="num">
-                Left now
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {WINDOWS.map((name) => (
-              <tr>
-                <th scope="row">{name}</th>
-                <td class="num" safe>
-                  {String(usage.limits[name])}
-                </td>
-                <td class="num" safe>
-                  {usage.remaining[name] === null ? 'unknown' : String(usage.remaining[name])}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <LimitsTable usage={usage} />
         <h2>The last 24 hours</h2>
-        <table id="last-day">
-          <caption safe>{`From ${usage.from} to ${usage.to}`}</caption>
-          <tbody>
-            {totals.map((t) => (
-              <tr>
-                <th scope="row">{t.label}</th>
-                <td class="num" safe>
-                  {String(t.value)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <LastDayTable usage={usage} />
         <h2>Webhooks</h2>
-        {health.length === 0 ? (
-          <p>
-            No webhook subscription. <a href={`${PORTAL}/webhooks`}>Add an endpoint</a>.
-          </p>
-        ) : (
-          <div class="scroll">
-            <table id="webhook-health">
-              <caption>Each subscription's events by state</caption>
-              <thead>
-                <tr>
-                  <th scope="col">URL</th>
-                  <th scope="col">State</th>
-                  <th scope="col" class="num">
-                    Delivered
-                  </th>
-                  <th scope="col" class="num">
-                    Failed
-                  </th>
-                  <th scope="col" class="num">
-                    Pending
-                  </th>
-                  <th scope="col">Last success (UTC)</th>
-                  <th scope="col">Last failure (UTC)</th>
-                </tr>
-              </thead>
-              <tbody>
-                {health.map((s) => (
-                  <tr>
-                    <td>
-                      <a href={`${PORTAL}/webhooks/${s.id}`}>
-                        <code safe>{s.url}</code>
-                      </a>
-                    </td>
-                    <td safe>
-                      {s.enabled ? 'enabled' : `disabled (${s.disabled_reason ?? 'no reason'})`}
-                    </td>
-                    <td class="num" safe>
-                      {String(s.figures.events.delivered)}
-                    </td>
-                    <td class="num" safe>
-                      {String(s.figures.events.failed)}
-                    </td>
-                    <td class="num" safe>
-                      {String(s.figures.events.pending)}
-                    </td>
-                    <td safe>{when(s.figures.last_success_at)}</td>
-                    <td safe>{when(s.figures.last_failure_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <WebhookHealth health={health} />
       </PortalPage>,
     );
   });
+}
+
+type UsageReport = Awaited<ReturnType<typeof clientUsageReport>>;
+type SubscriptionHealth = Awaited<ReturnType<PortalDeps['webhooks']['list']>>[number] & {
+  figures: Awaited<ReturnType<PortalDeps['webhooks']['figures']>>;
+};
+
+function LimitsTable(props: { usage: UsageReport }) {
+  const { usage } = props;
+  return (
+    <table id="limits">
+      <caption>Requests allowed per window, and what is left now</caption>
+      <thead>
+        <tr>
+          <th scope="col">Window</th>
+          <th scope="col" class="num">
+            Limit
+          </th>
+          <th scope="col" class="num">
+            Left now
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {WINDOWS.map((name) => (
+          <tr>
+            <th scope="row">{name}</th>
+            <td class="num" safe>
+              {String(usage.limits[name])}
+            </td>
+            <td class="num" safe>
+              {usage.remaining[name] === null ? 'unknown' : String(usage.remaining[name])}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function LastDayTable(props: { usage: UsageReport }) {
+  const { usage } = props;
+  const totals = OUTCOMES.map(([key, label]) => ({
+    label,
+    value: usage.rows.reduce((sum, row) => sum + row[key], 0),
+  }));
+  return (
+    <table id="last-day">
+      <caption safe>{`From ${usage.from} to ${usage.to}`}</caption>
+      <tbody>
+        {totals.map((t) => (
+          <tr>
+            <th scope="row">{t.label}</th>
+            <td class="num" safe>
+              {String(t.value)}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function WebhookHealth(props: { health: SubscriptionHealth[] }) {
+  if (props.health.length === 0) {
+    return (
+      <p>
+        No webhook subscription. <a href={`${PORTAL}/webhooks`}>Add an endpoint</a>.
+      </p>
+    );
+  }
+  return (
+    <div class="scroll">
+      <table id="webhook-health">
+        <caption>Each subscription's events by state</caption>
+        <thead>
+          <tr>
+            <th scope="col">URL</th>
+            <th scope="col">State</th>
+            <th scope="col" class="num">
+              Delivered
+            </th>
+            <th scope="col" class="num">
+              Failed
+            </th>
+            <th scope="col" class="num">
+              Pending
+            </th>
+            <th scope="col">Last success (UTC)</th>
+            <th scope="col">Last failure (UTC)</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.health.map((s) => (
+            <tr>
+              <td>
+                <a href={`${PORTAL}/webhooks/${s.id}`}>
+                  <code safe>{s.url}</code>
+                </a>
+              </td>
+              <td safe>
+                {s.enabled ? 'enabled' : `disabled (${s.disabled_reason ?? 'no reason'})`}
+              </td>
+              <td class="num" safe>
+                {String(s.figures.events.delivered)}
+              </td>
+              <td class="num" safe>
+                {String(s.figures.events.failed)}
+              </td>
+              <td class="num" safe>
+                {String(s.figures.events.pending)}
+              </td>
+              <td safe>{when(s.figures.last_success_at)}</td>
+              <td safe>{when(s.figures.last_failure_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
 }
