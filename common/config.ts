@@ -315,22 +315,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
       caFile: env.REDIS_CA_FILE,
       commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS,
     },
-    tokens: {
-      accessTtlSeconds: env.ACCESS_TOKEN_TTL_SECONDS,
-      refreshTtlSeconds: env.REFRESH_TOKEN_TTL_SECONDS,
-      /**
-       * Failed /auth/token, /auth/refresh and /oauth/token calls per IP, and per client_key and IP.
-       */
-      failedAttemptsPerMinute: env.AUTH_FAILED_ATTEMPTS_PER_MINUTE,
-      /** Token pairs a client may obtain (token and refresh together) in a minute. */
-      issuePerMinute: env.TOKEN_ISSUE_PER_MINUTE,
-      /** The longest a refresh chain lives, from the token request that began it. */
-      chainMaxMs: Math.round(env.REFRESH_CHAIN_MAX_DAYS * 86_400_000),
-      /** How long expired and revoked token rows are kept before the worker deletes them. */
-      retentionMs: Math.round(env.TOKEN_RETENTION_DAYS * 86_400_000),
-      /** How long an instance may hold a checked access token (0: no cache); see decision 0005. */
-      cacheSeconds: env.TOKEN_CACHE_SECONDS,
-    },
+    tokens: tokensConfig(env),
     rateLimit: {
       perMinute: env.RATE_LIMIT_PER_MINUTE,
       perHour: env.RATE_LIMIT_PER_HOUR,
@@ -354,20 +339,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
     /** How long the change feed keeps deletes; an older cursor is 410 CURSOR_EXPIRED. */
     changes: { retentionMs: Math.round(env.CHANGES_RETENTION_DAYS * 86_400_000) },
     workerRoles: new Set(env.WORKER_ROLES),
-    webhooks: {
-      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
-      retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE.map((seconds) => Math.round(seconds * 1000)),
-      allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
-      allowHttp: env.WEBHOOK_ALLOW_HTTP === 'true',
-      dispatchIntervalMs: env.WEBHOOK_DISPATCH_INTERVAL_MS,
-      concurrency: env.WEBHOOK_CONCURRENCY,
-      subscriptionConcurrency: env.WEBHOOK_SUBSCRIPTION_CONCURRENCY,
-      maxSubscriptionsPerClient: env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT,
-      replayMax: env.WEBHOOK_REPLAY_MAX,
-      replaysPerHour: env.WEBHOOK_REPLAYS_PER_HOUR,
-      /** How long an event that is no longer pending is kept, with its tries. */
-      retentionMs: Math.round(env.WEBHOOK_RETENTION_DAYS * 86_400_000),
-    },
+    webhooks: webhooksConfig(env),
     usage: {
       /** False: the gateway counts nothing, GET /usage and `npm run usage` report no new requests. */
       counting: env.USAGE_COUNTING === 'on',
@@ -377,29 +349,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
       /** How long an hour's counts are kept before the worker deletes them. */
       retentionMs: Math.round(env.USAGE_RETENTION_DAYS * 86_400_000),
     },
-    console: {
-      enabled: env.CONSOLE === 'on',
-      /** The origin sign-in links point to and state-changing requests must come from. */
-      publicOrigin: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
-      idleMs: Math.round(env.CONSOLE_SESSION_IDLE_MINUTES * 60_000),
-      maxMs: Math.round(env.CONSOLE_SESSION_MAX_HOURS * 3_600_000),
-      /** Production: the session cookie is `__Host-` prefixed and Secure (HTTPS only). */
-      secureCookie: env.NODE_ENV === 'production',
-      /** Sign-in through an OpenID Connect provider, beside links; null when not configured. */
-      oidc:
-        env.CONSOLE_OIDC_ISSUER !== undefined &&
-        env.CONSOLE_OIDC_CLIENT_ID !== undefined &&
-        env.CONSOLE_OIDC_CLIENT_SECRET !== undefined &&
-        env.CONSOLE_OIDC_ALLOWED !== undefined
-          ? {
-              issuer: env.CONSOLE_OIDC_ISSUER,
-              clientId: env.CONSOLE_OIDC_CLIENT_ID,
-              clientSecret: env.CONSOLE_OIDC_CLIENT_SECRET,
-              /** Lower-case e-mail addresses, and `@domain` for every address of a domain. */
-              allowed: env.CONSOLE_OIDC_ALLOWED,
-            }
-          : null,
-    },
+    console: consoleConfig(env),
     logLevel: env.LOG_LEVEL,
     /**
      * SECRETS_KEY's keys, base64, the first signing; none in production when unset (a process
@@ -409,6 +359,70 @@ function toConfig(env: z.infer<typeof envSchema>) {
       keys: env.SECRETS_KEY ?? (env.NODE_ENV === 'production' ? [] : [DEVELOPMENT_SECRETS_KEY]),
       development: env.SECRETS_KEY === undefined && env.NODE_ENV !== 'production',
     },
+  };
+}
+
+type Env = z.infer<typeof envSchema>;
+
+function tokensConfig(env: Env) {
+  return {
+    accessTtlSeconds: env.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTtlSeconds: env.REFRESH_TOKEN_TTL_SECONDS,
+    /**
+     * Failed /auth/token, /auth/refresh and /oauth/token calls per IP, and per client_key and IP.
+     */
+    failedAttemptsPerMinute: env.AUTH_FAILED_ATTEMPTS_PER_MINUTE,
+    /** Token pairs a client may obtain (token and refresh together) in a minute. */
+    issuePerMinute: env.TOKEN_ISSUE_PER_MINUTE,
+    /** The longest a refresh chain lives, from the token request that began it. */
+    chainMaxMs: Math.round(env.REFRESH_CHAIN_MAX_DAYS * 86_400_000),
+    /** How long expired and revoked token rows are kept before the worker deletes them. */
+    retentionMs: Math.round(env.TOKEN_RETENTION_DAYS * 86_400_000),
+    /** How long an instance may hold a checked access token (0: no cache); see decision 0005. */
+    cacheSeconds: env.TOKEN_CACHE_SECONDS,
+  };
+}
+
+function webhooksConfig(env: Env) {
+  return {
+    timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE.map((seconds) => Math.round(seconds * 1000)),
+    allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+    allowHttp: env.WEBHOOK_ALLOW_HTTP === 'true',
+    dispatchIntervalMs: env.WEBHOOK_DISPATCH_INTERVAL_MS,
+    concurrency: env.WEBHOOK_CONCURRENCY,
+    subscriptionConcurrency: env.WEBHOOK_SUBSCRIPTION_CONCURRENCY,
+    maxSubscriptionsPerClient: env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT,
+    replayMax: env.WEBHOOK_REPLAY_MAX,
+    replaysPerHour: env.WEBHOOK_REPLAYS_PER_HOUR,
+    /** How long an event that is no longer pending is kept, with its tries. */
+    retentionMs: Math.round(env.WEBHOOK_RETENTION_DAYS * 86_400_000),
+  };
+}
+
+function consoleConfig(env: Env) {
+  return {
+    enabled: env.CONSOLE === 'on',
+    /** The origin sign-in links point to and state-changing requests must come from. */
+    publicOrigin: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
+    idleMs: Math.round(env.CONSOLE_SESSION_IDLE_MINUTES * 60_000),
+    maxMs: Math.round(env.CONSOLE_SESSION_MAX_HOURS * 3_600_000),
+    /** Production: the session cookie is `__Host-` prefixed and Secure (HTTPS only). */
+    secureCookie: env.NODE_ENV === 'production',
+    /** Sign-in through an OpenID Connect provider, beside links; null when not configured. */
+    oidc:
+      env.CONSOLE_OIDC_ISSUER !== undefined &&
+      env.CONSOLE_OIDC_CLIENT_ID !== undefined &&
+      env.CONSOLE_OIDC_CLIENT_SECRET !== undefined &&
+      env.CONSOLE_OIDC_ALLOWED !== undefined
+        ? {
+            issuer: env.CONSOLE_OIDC_ISSUER,
+            clientId: env.CONSOLE_OIDC_CLIENT_ID,
+            clientSecret: env.CONSOLE_OIDC_CLIENT_SECRET,
+            /** Lower-case e-mail addresses, and `@domain` for every address of a domain. */
+            allowed: env.CONSOLE_OIDC_ALLOWED,
+          }
+        : null,
   };
 }
 
