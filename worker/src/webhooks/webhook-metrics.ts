@@ -39,9 +39,28 @@ export function createWebhookMetrics(registry: Registry, pool: pg.Pool) {
     help: 'Pending events the sweep queued again, their try overdue: lost by Redis or a killed process',
     registers: [registry],
   });
-  // Read at each scrape in one statement; a scrape during a PostgreSQL outage keeps the last
-  // values. Per subscription, only the enabled ones with pending events or failing tries: a
-  // disabled one waits by decision (its events count in the totals), and the rest are healthy.
+  registerPendingGauges(registry, pool);
+  return {
+    requeued(count: number) {
+      requeued.inc(count);
+    },
+    tried(result: TryResult, deliveredChangeAt: Date | null) {
+      tries.inc({ outcome: result.outcome });
+      duration.observe(result.durationMs / 1000);
+      if (deliveredChangeAt) latency.observe((Date.now() - deliveredChangeAt.getTime()) / 1000);
+    },
+  };
+}
+
+export type WebhookMetrics = ReturnType<typeof createWebhookMetrics>;
+
+/**
+ * The pending events and failing subscriptions, read at each scrape in one statement. A scrape
+ * during a PostgreSQL outage keeps the last values. Per subscription, only the enabled ones with
+ * pending events or failing tries: a disabled one waits by decision (its events count in the
+ * totals), and the rest are healthy.
+ */
+function registerPendingGauges(registry: Registry, pool: pg.Pool): void {
   let figures: SubscriptionFigures[] = [];
   const refresh = async () => {
     try {
@@ -117,16 +136,4 @@ export function createWebhookMetrics(registry: Registry, pool: pg.Pool) {
     'Seconds since every try to the subscription began to fail, per enabled subscription failing',
     (f) => f.failing,
   );
-  return {
-    requeued(count: number) {
-      requeued.inc(count);
-    },
-    tried(result: TryResult, deliveredChangeAt: Date | null) {
-      tries.inc({ outcome: result.outcome });
-      duration.observe(result.durationMs / 1000);
-      if (deliveredChangeAt) latency.observe((Date.now() - deliveredChangeAt.getTime()) / 1000);
-    },
-  };
 }
-
-export type WebhookMetrics = ReturnType<typeof createWebhookMetrics>;
