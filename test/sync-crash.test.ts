@@ -73,7 +73,10 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
           async () => {
             const states = await readModel.syncState.findMany();
             expect(states.length).toBe(14);
+            // Finished: every table caught up, and the indexes its first load set aside are
+            // built again (that comes right after the catch-up's commit).
             expect(states.every((s) => s.synced_at !== null)).toBe(true);
+            expect(states.every((s) => s.deferred_indexes.length === 0)).toBe(true);
           },
           240_000,
           500,
