@@ -4,13 +4,25 @@ import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 /**
+ * The shared folders are imported by name (`#common/config.js`, package.json "imports"), never by
+ * a path that climbs out of the importing folder: one way to write each import, and no
+ * `../../../../`.
+ */
+const byName = {
+  regex: '^(\\.\\./)+(common|api|read-model|prisma)/',
+  message: 'Import the shared folders by name: #common/…, #api/…, #read-model/…, #prisma/….',
+};
+
+/**
  * Imports a part of the code may not make: the processes meet only in read-model/, api/ and
  * common/.
  */
 const boundary = (forbidden, message) => ({
   'no-restricted-imports': [
     'error',
-    { patterns: forbidden.map((folder) => ({ group: [`**/${folder}/**`], message })) },
+    {
+      patterns: [...forbidden.map((folder) => ({ group: [`**/${folder}/**`], message })), byName],
+    },
   ],
 });
 
@@ -39,6 +51,10 @@ export default tseslint.config(
       'import-x/resolver-next': [createTypeScriptImportResolver()],
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  {
+    files: ['**/*.ts', '**/*.tsx'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [byName] }] },
   },
   {
     // Gateway and worker are scaled apart and share only read-model/, api/ and common/.
@@ -111,7 +127,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/common/databases.js', '**/prisma/generated/**'],
+              regex: '^#(common/databases\\.js$|prisma/generated/)',
               allowTypeImports: true,
               message:
                 'Feature code reads through ctx.read(), which applies the branch rule; it never holds a database client.',

@@ -4,9 +4,9 @@
 // Prisma reads (gateway/src/http/scoped-read.ts), the SQL reads and kept counts
 // (api/scoped-sql.ts), the change feed (api/changes/change-statement.ts), the branch a request
 // asks for, and the rights of a webhook event at delivery.
-import { ident, sql, type Sql } from '../read-model/sql.js';
-import { syncTableNamed } from '../read-model/tables/index.js';
-import type { BranchRule } from '../read-model/table-definition.js';
+import { ident, sql, type Sql } from '#read-model/sql.js';
+import { syncTableNamed } from '#read-model/tables/index.js';
+import type { BranchRule } from '#read-model/table-definition.js';
 import type { DataScope } from './data-scope.js';
 
 /** The rule of a synced table's rows; undefined for rows of no branch (every client sees them). */

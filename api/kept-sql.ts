@@ -6,8 +6,8 @@ import {
   daySumPrefix,
   type DaySumTable,
   type KeptTable,
-} from '../read-model/kept-counts.js';
-import { ident, join, raw, sql, type Sql } from '../read-model/sql.js';
+} from '#read-model/kept-counts.js';
+import { ident, join, raw, sql, type Sql } from '#read-model/sql.js';
 
 /** The kept counts matching a page's `where` exactly (read-model/kept-counts.ts). */
 export interface KeptFilter {

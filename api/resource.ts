@@ -3,7 +3,7 @@
 // into the API object (Decimal -> number, DATE -> YYYY-MM-DD, timestamptz -> ISO instant,
 // BigInt -> number). Read-model columns carry the API's names, so nothing is spelled twice.
 import { z } from 'zod';
-import { dateOnly } from '../common/legacy-time.js';
+import { dateOnly } from '#common/legacy-time.js';
 
 export interface Resource<S extends z.ZodRawShape> {
   schema: z.ZodObject<S, z.core.$loose>;

@@ -5,8 +5,8 @@
 import type pg from 'pg';
 import pLimit from 'p-limit';
 import { branchCondition, keptBranchKeys } from './branch-rule.js';
-import { ID_BLOCK, type DaySumTable, type KeptTable } from '../read-model/kept-counts.js';
-import { empty, ident, join, raw, sql, type PgQueryable, type Sql } from '../read-model/sql.js';
+import { ID_BLOCK, type DaySumTable, type KeptTable } from '#read-model/kept-counts.js';
+import { empty, ident, join, raw, sql, type PgQueryable, type Sql } from '#read-model/sql.js';
 import {
   changesStatement,
   SNAPSHOT_XMIN,

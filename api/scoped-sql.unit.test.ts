@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { join } from '../read-model/sql.js';
+import { join } from '#read-model/sql.js';
 import { createScopedSql, equalities, filtered, pageStatement } from './scoped-sql.js';
 
 // Nothing listens there: a statement that got as far as the pool would fail to connect instead.

@@ -3,7 +3,7 @@
 // once per resource.
 import pg from 'pg';
 import type { z } from 'zod';
-import { raw, type Sql } from '../read-model/sql.js';
+import { raw, type Sql } from '#read-model/sql.js';
 
 /**
  * A resource as a statement selects it (api/resource.ts): its fields, in order, are the read

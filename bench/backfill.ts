@@ -9,10 +9,10 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import { createLegacyClient, createReadModelClient, readModelPool } from '../common/databases.js';
+import { createLegacyClient, createReadModelClient, readModelPool } from '#common/databases.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
-import { SYNC_TABLES } from '../read-model/tables/index.js';
+import { SYNC_TABLES } from '#read-model/tables/index.js';
 import { startWorker, type Started } from './gateway/processes.js';
 import { benchEnvironment, makeTempDir, releaseInTurn, removeTempDir } from './cleanup.js';
 import { printProfileSplit } from './gateway/profile.js';

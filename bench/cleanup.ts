@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfig } from '../common/config.js';
+import { loadConfig } from '#common/config.js';
 import {
   createThrowawayEnvironment,
   serverUrlsOf,

@@ -5,8 +5,8 @@
 // against decision 0019's target of 100 ms; then the members detail and search on a gateway with
 // the console and one with CONSOLE=off, in alternating rounds, and the ratio of their requests/s.
 import { once } from 'node:events';
-import { createReadModelClient } from '../common/databases.js';
-import { createRedis } from '../common/redis.js';
+import { createReadModelClient } from '#common/databases.js';
+import { createRedis } from '#common/redis.js';
 import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
 import { benchEnvironment, releaseInTurn } from './cleanup.js';
 import { ENDPOINTS } from './gateway/endpoints.js';

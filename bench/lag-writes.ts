@@ -1,7 +1,7 @@
 // The write side of the lag benchmark: paced legacy changes over several dashboard-style
 // connections, each tagged with a marker, and a watcher noting when each marker shows in the
 // read model.
-import type { ReadModelClient } from '../common/databases.js';
+import type { ReadModelClient } from '#common/databases.js';
 import { LegacyDashboard } from '../test/support/legacy-dashboard.js';
 
 export interface LagOptions {

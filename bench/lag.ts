@@ -10,14 +10,14 @@ import {
   createReadModelClient,
   legacyPool,
   type LegacyClient,
-} from '../common/databases.js';
-import { createLogger } from '../common/logger.js';
-import { createRedis } from '../common/redis.js';
+} from '#common/databases.js';
+import { createLogger } from '#common/logger.js';
+import { createRedis } from '#common/redis.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
 import { syncTable } from '../worker/src/sync/sync-engine.js';
 import { startSyncRunner } from '../worker/src/sync/sync-runner.js';
-import { SYNC_TABLES } from '../read-model/tables/index.js';
+import { SYNC_TABLES } from '#read-model/tables/index.js';
 import { benchEnvironment } from './cleanup.js';
 import { legacyLoadSince, legacyLoadSnapshot } from './legacy-load.js';
 import { measureVisibility, type LagOptions } from './lag-writes.js';

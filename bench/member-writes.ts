@@ -7,7 +7,7 @@
 // (bench/gateway/load.ts: a Lua body per request, a new phone each), so the load generator's
 // work is in neither the gateway's latency nor its CPU time per request, read from /proc. A
 // throwaway environment on the configured servers, dropped at the end.
-import { createReadModelClient } from '../common/databases.js';
+import { createReadModelClient } from '#common/databases.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
 import { createClientSecrets } from '../gateway/src/trust/client-secrets.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';

@@ -3,7 +3,7 @@
 // the legacy server's CPU and rows read meanwhile (shared server: other users' load counts too).
 import type { SyncDatabases } from '../worker/src/sync/sync-databases.js';
 import { reconcileTable } from '../worker/src/sync/reconcile.js';
-import { SYNC_TABLES } from '../read-model/tables/index.js';
+import { SYNC_TABLES } from '#read-model/tables/index.js';
 import { legacyLoadSince, legacyLoadSnapshot } from './legacy-load.js';
 
 export async function benchReconcilePass(db: SyncDatabases) {

@@ -15,11 +15,11 @@
 // Then both sources side by side, the ratio binlog/poll, and the goals met or not.
 //   npm run bench -- --only sources [--scale 350] [--lag-rate 50] [--lag-seconds 60]
 //     [--lag-scale 35] [--rest-seconds 60]
-import { SYNC_SOURCES, type SyncSource } from '../common/config.js';
+import { SYNC_SOURCES, type SyncSource } from '#common/config.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import { loadConfig } from '../common/config.js';
-import { createReadModelClient, readModelPool } from '../common/databases.js';
+import { loadConfig } from '#common/config.js';
+import { createReadModelClient, readModelPool } from '#common/databases.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
 import {

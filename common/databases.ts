@@ -6,12 +6,12 @@ import type { EventEmitter } from 'node:events';
 import * as mariadb from 'mariadb';
 import pg from 'pg';
 import { legacyTlsOf } from './legacy-tls.js';
-import { PrismaClient as LegacyClient } from '../prisma/generated/legacy/client.js';
-import { PrismaClient as ReadModelClient } from '../prisma/generated/read-model/client.js';
+import { PrismaClient as LegacyClient } from '#prisma/generated/legacy/client.js';
+import { PrismaClient as ReadModelClient } from '#prisma/generated/read-model/client.js';
 
 export { LegacyClient, ReadModelClient };
-export type { Prisma as ReadModelPrisma } from '../prisma/generated/read-model/client.js';
-export type { Prisma as LegacyPrisma } from '../prisma/generated/legacy/client.js';
+export type { Prisma as ReadModelPrisma } from '#prisma/generated/read-model/client.js';
+export type { Prisma as LegacyPrisma } from '#prisma/generated/legacy/client.js';
 
 /** The dashboard's connections all run in Istanbul time; DATETIME defaults depend on it. */
 export const LEGACY_SESSION_TIME_ZONE = '+03:00';

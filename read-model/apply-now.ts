@@ -2,7 +2,7 @@
 // read model holds a written row before the answer leaves, mapped by the table's own declaration
 // and written by the same statements as every polled batch (one mapping, not two).
 import { empty, join, raw, sql, type Sql } from './sql.js';
-import { readModelPool, type ReadModelClient } from '../common/databases.js';
+import { readModelPool, type ReadModelClient } from '#common/databases.js';
 import { deleteParts } from './deletes.js';
 import { buriedRows, dependentStatement, sourceColumnList } from './dependents.js';
 import { clearRejectsStatement } from './rejects.js';

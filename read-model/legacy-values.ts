@@ -10,7 +10,7 @@ import {
   isCalendarDay,
   twoDigitsAt,
 } from './calendar.js';
-import { ISTANBUL_OFFSET_HOURS, legacyWallClockToInstant } from '../common/legacy-time.js';
+import { ISTANBUL_OFFSET_HOURS, legacyWallClockToInstant } from '#common/legacy-time.js';
 
 /** A legacy value with no read-model representation; the message is the reject reason. */
 export class UnmappableValue extends Error {}

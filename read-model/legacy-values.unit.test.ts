@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { legacyWallClockToInstant } from '../common/legacy-time.js';
+import { legacyWallClockToInstant } from '#common/legacy-time.js';
 import {
   UnmappableValue,
   day,

@@ -10,7 +10,7 @@
 // could have seen, so it holds the same version of the row or a newer one. The rule and its one
 // window are in docs/decisions/0002-sync-by-polling-with-look-back.md, "Ordered writes".
 import { pgRows, sql, type Sql } from './sql.js';
-import { readModelPool, type ReadModelClient } from '../common/databases.js';
+import { readModelPool, type ReadModelClient } from '#common/databases.js';
 
 /** The number a read took from sync_read_order before it began. */
 export type ReadOrder = bigint;

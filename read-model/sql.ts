@@ -8,7 +8,7 @@
 // parameters wherever it lands, so no caller counts `$n` by hand, and one fragment runs on either
 // driver: `.text` (`$1`) on pg, `.sql` (`?`) on mariadb.
 import pg from 'pg';
-import { Prisma } from '../prisma/generated/read-model/client.js';
+import { Prisma } from '#prisma/generated/read-model/client.js';
 
 export type Sql = Prisma.Sql;
 export const { sql, join, raw, empty } = Prisma;

@@ -1,6 +1,6 @@
 // How often the worker brings each table up to date, and when a table counts as stale: shared by
 // the worker's sync runner, which schedules the passes, and the console's sync health page.
-import type { SyncSource } from '../common/config.js';
+import type { SyncSource } from '#common/config.js';
 
 /** While the binary log is followed, the tables are also polled this often, as a safety net. */
 export const SAFETY_NET_POLL_MS = 30_000;

@@ -1,7 +1,7 @@
 // One read-model transaction on a connection of the read-model client's pg pool, and columnName
 // (a qualified legacy column's own name).
 import { sql } from './sql.js';
-import { readModelPool, type ReadModelClient } from '../common/databases.js';
+import { readModelPool, type ReadModelClient } from '#common/databases.js';
 import { copyIn } from './copy-rows.js';
 
 /**

@@ -5,12 +5,12 @@
 // operator_audit), the newest --limit records, oldest first: when, who, through what, from
 // where, the action and its client.
 import { parseArgs } from 'node:util';
-import { loadConfigOrExit } from '../common/config.js';
+import { loadConfigOrExit } from '#common/config.js';
 import {
   createReadModelClient,
   type ReadModelClient,
   type ReadModelPrisma,
-} from '../common/databases.js';
+} from '#common/databases.js';
 import { escapeControls } from '../gateway/src/cli/terminal-text.js';
 import { listOperatorActions } from '../gateway/src/features/operators/operator-audit.js';
 

@@ -6,7 +6,7 @@
 // script alone) it does nothing, whatever the files' times say. Plain JavaScript: it must run
 // before anything is compiled.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,7 @@ const SOURCES = [
   'scripts',
   'tsconfig.json',
   'tsconfig.build.json',
+  'package.json',
 ];
 const ASSETS = [
   'prisma/read-model/migrations',
@@ -66,5 +67,9 @@ if (!process.argv.includes('--if-stale') || isStale()) {
   for (const asset of ASSETS) {
     cpSync(path.join(root, asset), path.join(dist, asset), { recursive: true });
   }
+  // Imports by name (`#common/config.js`) resolve through the nearest package.json. dist/ mirrors
+  // the source tree, so the same map, written beside the compiled files, points at them.
+  const { type, imports } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  writeFileSync(path.join(dist, 'package.json'), `${JSON.stringify({ type, imports }, null, 2)}\n`);
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
 }

@@ -6,12 +6,12 @@
 // saying why, where it does not.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfigOrExit, type SyncSource } from '../common/config.js';
-import { createReadModelClient } from '../common/databases.js';
-import { SCOPES } from '../api/scopes.js';
+import { loadConfigOrExit, type SyncSource } from '#common/config.js';
+import { createReadModelClient } from '#common/databases.js';
+import { SCOPES } from '#api/scopes.js';
 import { createClient } from '../gateway/src/features/clients/clients.repository.js';
 import { createClientSecrets } from '../gateway/src/trust/client-secrets.js';
-import { migrateReadModel } from '../prisma/read-model/migrate.js';
+import { migrateReadModel } from '#prisma/read-model/migrate.js';
 import { randomBytes } from 'node:crypto';
 import { binlogPreflight, readBinlogServerFacts } from '../worker/src/sync/preflight.js';
 import { connectLegacy, databaseName } from './legacy/legacy-database.js';

@@ -5,9 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { Cluster, Redis } from 'ioredis';
 import pg from 'pg';
-import { loadConfig, type Config } from '../common/config.js';
-import { clusterSeedsOf } from '../common/redis.js';
-import { migrateReadModel } from '../prisma/read-model/migrate.js';
+import { loadConfig, type Config } from '#common/config.js';
+import { clusterSeedsOf } from '#common/redis.js';
+import { migrateReadModel } from '#prisma/read-model/migrate.js';
 import { connectLegacy, createLegacyDatabase } from './legacy/legacy-database.js';
 import {
   dropLegacyUser,

@@ -1,7 +1,7 @@
 // The member write audit does not grow with time: the worker deletes records older than
 // AUDIT_RETENTION_DAYS (here five minutes) and keeps every younger one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readModelPool } from '../common/databases.js';
+import { readModelPool } from '#common/databases.js';
 import { purgeExpired } from '../worker/src/retention.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { startGateway, type RunningGateway } from './support/gateway.js';

@@ -2,7 +2,7 @@
 // (the 500 SERVER_ERROR rows of the three auth endpoints).
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../common/logger.js';
+import { createLogger } from '#common/logger.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,

@@ -4,7 +4,7 @@
 // Statistics hold no rows: a bound client's must equal an unbound client's for its branch alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../gateway/src/endpoints.js';
-import { SCOPES } from '../api/scopes.js';
+import { SCOPES } from '#api/scopes.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,

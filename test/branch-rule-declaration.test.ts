@@ -4,10 +4,10 @@
 // at once: lists, details, statistics, kept totals and the change feed. A path with a condition of
 // its own would stay right here and show up as missing from the failures.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPES } from '../api/scopes.js';
-import { membersTable } from '../read-model/tables/members.table.js';
-import { notificationsTable } from '../read-model/tables/notifications.table.js';
-import type { SyncTable } from '../read-model/table-definition.js';
+import { SCOPES } from '#api/scopes.js';
+import { membersTable } from '#read-model/tables/members.table.js';
+import { notificationsTable } from '#read-model/tables/notifications.table.js';
+import type { SyncTable } from '#read-model/table-definition.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,

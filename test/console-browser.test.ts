@@ -29,7 +29,7 @@ import { operatorCliWith } from './support/operator-cli.js';
 import { recordWebhookEvent } from './support/webhook-history.js';
 import { eventually, startWorker } from './support/worker.js';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
-import { SYNC_TABLES } from '../read-model/tables/index.js';
+import { SYNC_TABLES } from '#read-model/tables/index.js';
 
 if (!hasChromium) console.warn(`console-browser.test.ts${missing}`);
 

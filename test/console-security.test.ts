@@ -4,7 +4,7 @@
 // text shown as text; CONSOLE=off removes it all; the operator audit of CLI and console actions.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readModelPool } from '../common/databases.js';
+import { readModelPool } from '#common/databases.js';
 import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { purgeExpired } from '../worker/src/retention.js';

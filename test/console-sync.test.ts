@@ -2,7 +2,7 @@
 // pass and last verify while the worker runs, and each marked stale within three sync intervals
 // of the worker being stopped.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SYNC_TABLES } from '../read-model/tables/index.js';
+import { SYNC_TABLES } from '#read-model/tables/index.js';
 import { ConsoleBrowser } from './support/console-session.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { startGateway, type RunningGateway } from './support/gateway.js';

@@ -2,10 +2,10 @@
 // must be stored exactly as the upsert path, which sends them as JSON text, stores them.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CopyBuffer, copyIn, copyStatement } from '../read-model/copy-rows.js';
-import { PG_TYPES } from '../read-model/table-definition.js';
-import type { ReadModelRow, SyncTable } from '../read-model/table-definition.js';
-import { SYNC_TABLES } from '../read-model/tables/index.js';
+import { CopyBuffer, copyIn, copyStatement } from '#read-model/copy-rows.js';
+import { PG_TYPES } from '#read-model/table-definition.js';
+import type { ReadModelRow, SyncTable } from '#read-model/table-definition.js';
+import { SYNC_TABLES } from '#read-model/tables/index.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 
 let env: TestEnvironment;

@@ -9,8 +9,8 @@ import tseslint from 'typescript-eslint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Router } from 'express';
 import { z } from 'zod';
-import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
-import { dataScopeOf } from '../api/data-scope.js';
+import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
+import { dataScopeOf } from '#api/data-scope.js';
 import { defineEndpoint } from '../gateway/src/endpoint-services.js';
 import { mountEndpoints, type MountDeps } from '../gateway/src/http/endpoint.js';
 import { createScopedReads, type ScopedRead } from '../gateway/src/http/scoped-read.js';
@@ -52,7 +52,7 @@ describe('feature code importing the database module', () => {
       await mkdir(folder, { recursive: true });
       await writeFile(
         file,
-        "import { createReadModelClient } from '../../../../common/databases.js';\n\n" +
+        "import { createReadModelClient } from '#common/databases.js';\n\n" +
           "export const unscoped = createReadModelClient('postgresql://localhost/x');\n",
       );
       // The project's own configuration decides; type information is left out only because

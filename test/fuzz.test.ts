@@ -5,7 +5,7 @@
 // reproduces it.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPES } from '../api/scopes.js';
+import { SCOPES } from '#api/scopes.js';
 import { expressPath } from '../gateway/src/http/endpoint.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {

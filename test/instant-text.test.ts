@@ -3,7 +3,7 @@
 // the server prints, in whatever time zone the session runs.
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { isoInstant } from '../api/sql-values.js';
+import { isoInstant } from '#api/sql-values.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 
 let env: TestEnvironment;

@@ -6,7 +6,7 @@
 // covered without a line here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { SCOPES } from '../api/scopes.js';
+import { SCOPES } from '#api/scopes.js';
 import { openApiDocument } from '../gateway/src/features/docs/openapi.js';
 import { ENDPOINTS } from '../gateway/src/endpoints.js';
 import { expressPath, type Endpoint } from '../gateway/src/http/endpoint.js';

@@ -3,7 +3,7 @@
 // (read-model/apply-now.ts). Without that fold, each write would leave a row of its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pLimit from 'p-limit';
-import { readModelPool } from '../common/databases.js';
+import { readModelPool } from '#common/databases.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,

@@ -4,9 +4,9 @@
 // deltas changes no sum. (Random legacy writes: sync-randomized.test.ts, whose verify compares
 // every kept count too.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readModelPool } from '../common/databases.js';
+import { readModelPool } from '#common/databases.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
-import { foldKeptCounts, KEPT_COUNTS, keptDifferences } from '../read-model/kept-counts.js';
+import { foldKeptCounts, KEPT_COUNTS, keptDifferences } from '#read-model/kept-counts.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,

@@ -4,7 +4,7 @@
 // previous version, which sums every row of a group there, answers the same totals meanwhile.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readMigrations } from '../prisma/read-model/migrate.js';
+import { readMigrations } from '#prisma/read-model/migrate.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 
 const KEPT_TOTALS = '20261125050000_kept_totals';

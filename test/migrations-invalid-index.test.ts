@@ -6,7 +6,7 @@
 // migration that misuses CONCURRENTLY is refused before anything runs.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONCURRENT_INDEX_MARKER } from '../prisma/read-model/migration-files.js';
+import { CONCURRENT_INDEX_MARKER } from '#prisma/read-model/migration-files.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { scratchMigrations, type ScratchMigrations } from './support/scratch-migrations.js';
 import { eventually } from './support/worker.js';

@@ -6,7 +6,7 @@
 // after its lock_timeout, so the requests queued behind it never wait long, and retries.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONCURRENT_INDEX_MARKER } from '../prisma/read-model/migration-files.js';
+import { CONCURRENT_INDEX_MARKER } from '#prisma/read-model/migration-files.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { scratchMigrations, type ScratchMigrations } from './support/scratch-migrations.js';
 

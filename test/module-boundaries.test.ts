@@ -49,11 +49,20 @@ describe('module boundaries', () => {
 
   it('when a file imports the shared read model, then ESLint has nothing to say', async () => {
     const file = probeName('gateway/src');
-    const line = "import { membersTable } from '../../read-model/tables/members.table.js';";
+    const line = "import { membersTable } from '#read-model/tables/members.table.js';";
     const reported = await lintProbes({
       [file]: `${line}\n\nexport const probe = membersTable;\n`,
     });
     expect(reported.get(file)).toEqual([]);
+  });
+
+  it('when a file imports a shared folder by a climbing path, then ESLint asks for its name', async () => {
+    const file = probeName('gateway/src');
+    const line = "import { membersTable } from '../../read-model/tables/members.table.js';";
+    const reported = await lintProbes({
+      [file]: `${line}\n\nexport const probe = membersTable;\n`,
+    });
+    expect(reported.get(file)).toEqual(['no-restricted-imports']);
   });
 
   it('when two modules import each other, then ESLint reports the circle', async () => {

@@ -1,8 +1,8 @@
 // What an operator sees of the gateway: one JSON line per request, request metrics on the
 // metrics listener (never on the public port), and no credential anywhere in the log.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { throttledLog } from '../common/log-throttle.js';
-import { startMetricsListener, type MetricsListener } from '../common/metrics-listener.js';
+import { throttledLog } from '#common/log-throttle.js';
+import { startMetricsListener, type MetricsListener } from '#common/metrics-listener.js';
 import { createGatewayMetrics } from '../gateway/src/http/metrics.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {

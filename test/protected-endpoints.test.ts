@@ -4,7 +4,7 @@
 // declares for the operation.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPES, type Scope } from '../api/scopes.js';
+import { SCOPES, type Scope } from '#api/scopes.js';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {

@@ -2,8 +2,8 @@
 // Redis would grow through a worker's first hour (a soak saw 2.3 MB every 5 minutes). Every queue
 // the worker makes keeps a short stream (QUEUE_STREAMS, worker/src/queues.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedis, type RedisClient } from '../common/redis.js';
-import { SYNC_TABLES } from '../read-model/tables/index.js';
+import { createRedis, type RedisClient } from '#common/redis.js';
+import { SYNC_TABLES } from '#read-model/tables/index.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { QUEUE_STREAMS, WEBHOOK_QUEUE, syncQueueName } from '../worker/src/queues.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';

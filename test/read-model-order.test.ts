@@ -4,9 +4,9 @@
 // its write while a newer version is written, then released. With each sync source: the
 // binary log's rows are read again and written in the same order (docs/decisions/0016).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLegacyClient } from '../common/databases.js';
-import { syncTableNamed } from '../read-model/tables/index.js';
-import type { SyncTable } from '../read-model/table-definition.js';
+import { createLegacyClient } from '#common/databases.js';
+import { syncTableNamed } from '#read-model/tables/index.js';
+import type { SyncTable } from '#read-model/table-definition.js';
 import { reconcileTable } from '../worker/src/sync/reconcile.js';
 import type { SyncDatabases } from '../worker/src/sync/sync-databases.js';
 import { syncTable } from '../worker/src/sync/sync-engine.js';

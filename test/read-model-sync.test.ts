@@ -1,17 +1,17 @@
 // Every resource synced into the read model, derived fields following their sources, and the
 // deletes and in-place changes that only the reconciliation can see.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
+import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { deleteAndFlipUnseen } from './support/random-dashboard.js';
 import { reconcileOnce, syncOnce } from './support/sync-once.js';
 import { verifyEnvironment } from './support/verify.js';
-import { createLegacyClient } from '../common/databases.js';
+import { createLegacyClient } from '#common/databases.js';
 import { DEFAULT_SYNC_OPTIONS } from '../worker/src/sync/sync-databases.js';
 import { syncTable } from '../worker/src/sync/sync-engine.js';
-import { syncTableNamed } from '../read-model/tables/index.js';
+import { syncTableNamed } from '#read-model/tables/index.js';
 
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;

@@ -2,7 +2,7 @@
 // pagination out of bounds, ids that are not positive integers, and each filter's bad values.
 // Nothing is silently clamped or ignored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPES } from '../api/scopes.js';
+import { SCOPES } from '#api/scopes.js';
 import { ENDPOINTS } from '../gateway/src/endpoints.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {

@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { epochKey } from '../gateway/src/trust/client-epochs.js';
-import { createRedis } from '../common/redis.js';
+import { createRedis } from '#common/redis.js';
 import { mergeUsage } from '../worker/src/usage/usage-merge.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {

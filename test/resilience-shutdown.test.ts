@@ -6,7 +6,7 @@
 // source (the gateway's part is the same with both).
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
+import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import {
   createTestEnvironment,
@@ -21,7 +21,7 @@ import {
   startProcess,
   type RunningProcess,
 } from './support/processes.js';
-import { SYNC_TABLES } from '../read-model/tables/index.js';
+import { SYNC_TABLES } from '#read-model/tables/index.js';
 import { verifyEnvironment } from './support/verify.js';
 import { eventually, startWorker } from './support/worker.js';
 

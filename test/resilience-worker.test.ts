@@ -4,7 +4,7 @@
 // never stack traces on stderr. With each sync source.
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
+import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
 import {
   createTestEnvironment,
   SYNC_SOURCES,

@@ -3,7 +3,7 @@
 // writes are the kinds only the log (or a reconciliation pass, an hour apart here) can see: a
 // table without updated_at changed in place, and hard deletes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
+import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { environmentVariables, startProcess, type RunningProcess } from './support/processes.js';

@@ -5,7 +5,7 @@
 // here), and sync:verify finds no difference. Its login refused (error 1045: the password changed)
 // takes the same path.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
+import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
 import { createTestEnvironment, workerUser, type TestEnvironment } from './support/environment.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { pause } from './support/load.js';

@@ -6,7 +6,7 @@
 // `sync_source` and /healthz say, its tables stale within the normal interval's threshold, not the
 // safety net's; thawed, a reconciliation pass, then the log again, sync:verify 0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadModelClient, readModelPool, type ReadModelClient } from '../common/databases.js';
+import { createReadModelClient, readModelPool, type ReadModelClient } from '#common/databases.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { environmentVariables, startProcess, type RunningProcess } from './support/processes.js';

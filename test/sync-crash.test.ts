@@ -3,7 +3,7 @@
 // first load dropped built again. With each sync source.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
+import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { readModelDatabaseDiff } from '../scripts/migration-diff.js';
 import {

@@ -3,7 +3,7 @@
 // two reconciliation intervals. With each sync source: the binary log's figures are the same
 // bounds, met sooner.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
+import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import {
   createTestEnvironment,

@@ -3,8 +3,8 @@
 // all of them (docs/decisions/0018). Schedulers stored before tables took turns are moved.
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedis, type RedisClient } from '../common/redis.js';
-import { SYNC_TABLES } from '../read-model/tables/index.js';
+import { createRedis, type RedisClient } from '#common/redis.js';
+import { SYNC_TABLES } from '#read-model/tables/index.js';
 import { JOBS, QUEUE_STREAMS, syncQueueName, type TableJobData } from '../worker/src/queues.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { eventually, startWorker } from './support/worker.js';

@@ -6,10 +6,10 @@
 import ZongJi from '@vlasky/zongji';
 import * as mariadb from 'mariadb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../common/config.js';
-import { createReadModelClient, legacyConnectionOf, readModelPool } from '../common/databases.js';
-import { createRedis } from '../common/redis.js';
-import { migrateReadModel } from '../prisma/read-model/migrate.js';
+import { loadConfig } from '#common/config.js';
+import { createReadModelClient, legacyConnectionOf, readModelPool } from '#common/databases.js';
+import { createRedis } from '#common/redis.js';
+import { migrateReadModel } from '#prisma/read-model/migrate.js';
 import { binlogConnectionOf } from '../worker/src/sync/binlog/binlog-follower.js';
 import {
   issueServerCertificate,

@@ -2,8 +2,8 @@
 // TOKEN_RETENTION_DAYS has passed (here about three minutes), and keeps every live one.
 import { inject } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readModelPool } from '../common/databases.js';
-import { throttledLog } from '../common/log-throttle.js';
+import { readModelPool } from '#common/databases.js';
+import { throttledLog } from '#common/log-throttle.js';
 import { sha256 } from '../gateway/src/trust/client-secrets.js';
 import { startRetention } from '../worker/src/retention.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';

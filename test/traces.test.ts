@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { productionCommand } from '../bench/gateway/processes.js';
-import { createReadModelClient } from '../common/databases.js';
+import { createReadModelClient } from '#common/databases.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { bearer, createTestClient, getJson, postJson } from './support/gateway.js';
 import { memberApi, randomPhone, randomTcNo } from './support/member-writes.js';

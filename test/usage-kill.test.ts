@@ -2,8 +2,8 @@
 // with SIGKILL mid-load it loses at most what it answered in its last interval; stopped with
 // SIGTERM it loses nothing (docs/decisions/0015-usage-reports.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
-import { createRedis, type RedisClient } from '../common/redis.js';
+import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
+import { createRedis, type RedisClient } from '#common/redis.js';
 import { mergeUsage } from '../worker/src/usage/usage-merge.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { createTestClient, type TestClient } from './support/gateway.js';

@@ -1,8 +1,8 @@
 // USAGE_COUNTING=off (docs/decisions/0015-usage-reports.md): the gateway counts nothing, so
 // nothing reaches Redis nor, once merged, the hourly counts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usageKeys } from '../api/usage/usage-cells.js';
-import { createRedis, type RedisClient } from '../common/redis.js';
+import { usageKeys } from '#api/usage/usage-cells.js';
+import { createRedis, type RedisClient } from '#common/redis.js';
 import { mergeUsage } from '../worker/src/usage/usage-merge.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {

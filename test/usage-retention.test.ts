@@ -2,7 +2,7 @@
 // USAGE_RETENTION_DAYS ago (here five minutes) and keeps the others, and forgets the names of
 // merged batches after a week.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadModelClient, readModelPool, type ReadModelClient } from '../common/databases.js';
+import { createReadModelClient, readModelPool, type ReadModelClient } from '#common/databases.js';
 import { purgeExpired } from '../worker/src/retention.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 

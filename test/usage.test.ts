@@ -4,9 +4,9 @@
 // and by `npm run usage` to operators.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { cellFields, LATENCY_BUCKETS, usageKeys } from '../api/usage/usage-cells.js';
-import { throttledLog } from '../common/log-throttle.js';
-import { createRedis, type RedisClient } from '../common/redis.js';
+import { cellFields, LATENCY_BUCKETS, usageKeys } from '#api/usage/usage-cells.js';
+import { throttledLog } from '#common/log-throttle.js';
+import { createRedis, type RedisClient } from '#common/redis.js';
 import { mergeUsage, startUsageMerge } from '../worker/src/usage/usage-merge.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {

@@ -1,8 +1,8 @@
 // `npm run webhooks -- list | disable | enable | deliveries`, driven from outside as an operator
 // would, against subscriptions and delivery tries written straight into the read model.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventStatus } from '../api/webhooks/vocabulary.js';
-import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
+import type { EventStatus } from '#api/webhooks/vocabulary.js';
+import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { operatorCli } from './support/operator-cli.js';

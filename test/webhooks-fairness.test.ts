@@ -4,7 +4,7 @@
 // through their first time-out, A's back-off and the probe after it; A never holds more than its
 // share of the worker's tries, and none of its events is lost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadModelClient, readModelPool } from '../common/databases.js';
+import { createReadModelClient, readModelPool } from '#common/databases.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {

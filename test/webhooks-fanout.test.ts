@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import pLimit from 'p-limit';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readModelPool } from '../common/databases.js';
+import { readModelPool } from '#common/databases.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {

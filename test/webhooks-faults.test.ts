@@ -1,7 +1,7 @@
 // Webhook events survive the queue's faults: Redis restarted empty while tries wait for their
 // retry, and the delivering worker killed (SIGKILL) while tries are in flight. The events are in
 // PostgreSQL, so every one still arrives (each webhook-id at least once) and the ledger holds.
-import type { EventStatus } from '../api/webhooks/vocabulary.js';
+import type { EventStatus } from '#api/webhooks/vocabulary.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';

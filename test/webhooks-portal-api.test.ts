@@ -6,7 +6,7 @@
 // subscription is 404 everywhere.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import type { Scope } from '../api/scopes.js';
+import type { Scope } from '#api/scopes.js';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { TESTS_PER_MINUTE } from '../gateway/src/features/webhooks/webhooks.test-event.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';

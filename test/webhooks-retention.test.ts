@@ -3,8 +3,8 @@
 // age. The figures of GET /webhooks/{id} and `npm run webhooks -- list` stay a ledger over what
 // remains: published = delivered + failed + pending, tries by outcome as the rows hold them.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { readModelPool } from '../common/databases.js';
-import { throttledLog } from '../common/log-throttle.js';
+import { readModelPool } from '#common/databases.js';
+import { throttledLog } from '#common/log-throttle.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { startRetention } from '../worker/src/retention.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';

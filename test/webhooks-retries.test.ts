@@ -3,7 +3,7 @@
 // variable) with the 60-second floor after a 429, and the ledger holds. Replay since a time
 // resends exactly the failed (or all) events of the window; a rotated secret signs beside the
 // new one, and after 24 hours (the clock moved) only the new one signs.
-import type { EventStatus } from '../api/webhooks/vocabulary.js';
+import type { EventStatus } from '#api/webhooks/vocabulary.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';

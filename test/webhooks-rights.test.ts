@@ -7,7 +7,7 @@
 // disabled or without webhooks:manage has nothing recorded meanwhile: once given its right back,
 // it receives the changes made in between.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Scope } from '../api/scopes.js';
+import type { Scope } from '#api/scopes.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { deliveryFigures } from '../gateway/src/features/webhooks/webhooks.figures.js';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';

@@ -4,8 +4,8 @@
 // verifies at a real receiver, before and after the old key is dropped. A worker whose keys open
 // nothing logs an error naming SECRETS_KEY and keeps the events; the partner API is not affected.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookSecrets } from '../api/webhooks/secrets.js';
-import { readModelPool } from '../common/databases.js';
+import { webhookSecrets } from '#api/webhooks/secrets.js';
+import { readModelPool } from '#common/databases.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import {
   TEST_SECRETS_KEY,

@@ -4,7 +4,7 @@
 // needs. Another partner's changes arrive as they would alone (about a second), and the slow
 // partner's events keep being delivered.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadModelClient, readModelPool } from '../common/databases.js';
+import { createReadModelClient, readModelPool } from '#common/databases.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {

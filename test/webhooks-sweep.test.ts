@@ -3,7 +3,7 @@
 // a page's first tries share one job of 50, and slows the backlog further). Events whose jobs
 // Redis did lose are still queued again (test/webhooks-faults.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadModelClient, readModelPool } from '../common/databases.js';
+import { createReadModelClient, readModelPool } from '#common/databases.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {

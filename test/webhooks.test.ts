@@ -4,7 +4,7 @@
 // row; targets and types are checked at subscribe time; a redirect fails, a 410 disables.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
-import { signedHeaders } from '../api/webhooks/signing.js';
+import { signedHeaders } from '#api/webhooks/signing.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   bearer,

@@ -4,10 +4,10 @@
 import { hostname } from 'node:os';
 import { Queue, type Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadModelClient, type ReadModelClient } from '../common/databases.js';
-import { createRedis, type RedisClient } from '../common/redis.js';
+import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
+import { createRedis, type RedisClient } from '#common/redis.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
-import { SYNC_TABLES } from '../read-model/tables/index.js';
+import { SYNC_TABLES } from '#read-model/tables/index.js';
 import { QUEUE_STREAMS, syncQueueName, type TableJobData } from '../worker/src/queues.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';

@@ -1,7 +1,7 @@
 // One page of the change feed as a caller may see it: its changes, each with the key right
 // after it, and where the next page starts. Read by GET /changes and by the webhook dispatcher
 // (worker/src/webhooks/dispatch.ts), so a partner gets the same changes by either way.
-import { sql } from '../../read-model/sql.js';
+import { sql } from '#read-model/sql.js';
 import type { ScopedSql } from '../scoped-sql.js';
 import { compareKeys, type ChangeKey, type ChangeRow } from './change-statement.js';
 import { CHANGE_TYPES } from './change-types.js';

@@ -9,7 +9,7 @@
 // ended, so no change can later appear behind the cursor, whatever order transactions commit in
 // (docs/decisions/0011-change-feed.md).
 import pg from 'pg';
-import { ident, join, raw, sql, type Sql } from '../../read-model/sql.js';
+import { ident, join, raw, sql, type Sql } from '#read-model/sql.js';
 import { branchCondition, branchRuleOf } from '../branch-rule.js';
 import type { DataScope } from '../data-scope.js';
 import type { SqlTable } from '../sql-table.js';

@@ -4,7 +4,7 @@
 // before anything in it is used (docs/decisions/0011-change-feed.md, "The cursor").
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { derivedKeys } from '../../common/secrets-key.js';
+import { derivedKeys } from '#common/secrets-key.js';
 import type { ChangeKey } from './change-statement.js';
 import { TYPE_NAMES } from './change-types.js';
 

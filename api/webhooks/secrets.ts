@@ -2,7 +2,7 @@
 // random bytes (the specification allows 24 to 64). They are stored encrypted under SECRETS_KEY
 // (common/secrets-key.ts), so a copy of the database alone cannot sign.
 import { randomBytes } from 'node:crypto';
-import { createSealer } from '../../common/secrets-key.js';
+import { createSealer } from '#common/secrets-key.js';
 
 export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 

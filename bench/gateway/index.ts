@@ -10,7 +10,7 @@
 // (feed.ts); then a flood of made-up bearer tokens beside a valid client (token-flood.ts); then the
 // members search alone for `soak` seconds, the gateway's RSS sampled every 30 s (the RSS target is
 // for five minutes of that load, and a leak shows as a line that keeps rising).
-import { createReadModelClient } from '../../common/databases.js';
+import { createReadModelClient } from '#common/databases.js';
 import { benchEnvironment, makeTempDir, releaseInTurn, removeTempDir } from '../cleanup.js';
 import { ENDPOINTS, type BenchEndpoint } from './endpoints.js';
 import { benchFeed } from './feed.js';

@@ -5,7 +5,7 @@
 // (load.ts), on GET /members/{id} and the first page of the members list, a warm-up as long as a
 // round, then rounds alternating which count goes first. Each run also records the cores in use
 // by the load generator, the gateway processes (launcher included), PostgreSQL and Redis.
-import { createReadModelClient } from '../../common/databases.js';
+import { createReadModelClient } from '#common/databases.js';
 import { benchEnvironment, releaseInTurn } from '../cleanup.js';
 import {
   coresBetween,

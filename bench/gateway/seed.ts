@@ -4,9 +4,9 @@
 // can reach, so every request takes the limiter's whole path and none is refused (index.ts makes
 // a second one, bound to branch 1, for the branch-scoped reads).
 import pg from 'pg';
-import { foldTurkish } from '../../common/turkish.js';
-import type { ReadModelClient } from '../../common/databases.js';
-import { SCOPES } from '../../api/scopes.js';
+import { foldTurkish } from '#common/turkish.js';
+import type { ReadModelClient } from '#common/databases.js';
+import { SCOPES } from '#api/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
 import { createClientSecrets } from '../../gateway/src/trust/client-secrets.js';
 import { BENCH_SECRETS_KEY } from './processes.js';

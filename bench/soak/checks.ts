@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { readModelPool, type ReadModelClient } from '../../common/databases.js';
+import { readModelPool, type ReadModelClient } from '#common/databases.js';
 import type { DeliveryFigures } from '../../gateway/src/features/webhooks/webhooks.figures.js';
 import type { Receiver } from './receivers.js';
 

@@ -6,7 +6,7 @@ import {
   createReadModelClient,
   readModelPool,
   type ReadModelClient,
-} from '../../common/databases.js';
+} from '#common/databases.js';
 import { generateLegacyData } from '../../scripts/legacy/generate-data.js';
 import { connectLegacy } from '../../scripts/legacy/legacy-database.js';
 import type { ThrowawayEnvironment } from '../../scripts/throwaway-environment.js';

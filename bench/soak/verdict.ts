@@ -9,7 +9,7 @@ import type { Crash } from './supervised.js';
 import type { CopyComparison, Sample } from './messages.js';
 import { isServerError, mb, type Snapshot } from './measure.js';
 import { RETENTION_MINUTES } from './setup.js';
-import { SYNC_TABLES } from '../../read-model/tables/index.js';
+import { SYNC_TABLES } from '#read-model/tables/index.js';
 
 const STEADY_SHARE = 0.1;
 const P99_RISE = 0.2;

@@ -1,13 +1,13 @@
 // Builds the Express application: middleware order, routers, error funnel. No listen() here, so
 // tests run the real app on port 0.
 import express from 'express';
-import { createCursorCodec } from '../../api/changes/cursor.js';
-import type { RedisClient } from '../../common/redis.js';
-import type { Config } from '../../common/config.js';
-import { readModelPool, type ReadModelClient } from '../../common/databases.js';
+import { createCursorCodec } from '#api/changes/cursor.js';
+import type { RedisClient } from '#common/redis.js';
+import type { Config } from '#common/config.js';
+import { readModelPool, type ReadModelClient } from '#common/databases.js';
 import type { GatewayLegacy } from './features/members/legacy-connection.js';
-import type { Logger } from '../../common/logger.js';
-import { throttledLog } from '../../common/log-throttle.js';
+import type { Logger } from '#common/logger.js';
+import { throttledLog } from '#common/log-throttle.js';
 import { createAuthThrottle, failedAttempts } from './features/auth/auth-throttle.js';
 import { oauthRoutes } from './features/auth/auth.routes.js';
 import { createClientEpochs } from './trust/client-epochs.js';

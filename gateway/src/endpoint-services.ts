@@ -1,9 +1,9 @@
 // What the API's endpoint handlers may use beside the read model, assembled by app.ts. Declared
 // here, beside the features, so the declaration machinery (http/endpoint.ts) knows no feature:
 // every endpoint is declared with this file's defineEndpoint.
-import type { CursorCodec } from '../../api/changes/cursor.js';
-import type { Config } from '../../common/config.js';
-import type { PgQueryable } from '../../read-model/sql.js';
+import type { CursorCodec } from '#api/changes/cursor.js';
+import type { Config } from '#common/config.js';
+import type { PgQueryable } from '#read-model/sql.js';
 import type { AuthThrottle } from './features/auth/auth-throttle.js';
 import type { TokenService } from './features/auth/tokens.service.js';
 import type { MemberWrites } from './features/members/members.write.js';

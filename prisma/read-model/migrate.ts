@@ -124,7 +124,7 @@ export async function migrateReadModel(
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { loadConfigOrExit } = await import('../../common/config.js');
+  const { loadConfigOrExit } = await import('#common/config.js');
   const config = loadConfigOrExit();
   try {
     const applied = await migrateReadModel(config.db.url);

@@ -1,4 +1,4 @@
-import { foldTurkish } from '../../common/turkish.js';
+import { foldTurkish } from '#common/turkish.js';
 import { bool, decimal, instant, int, text, timestamps } from '../legacy-values.js';
 import type { SyncTable } from '../table-definition.js';
 

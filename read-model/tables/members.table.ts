@@ -1,4 +1,4 @@
-import { digitsOf, foldTurkish } from '../../common/turkish.js';
+import { digitsOf, foldTurkish } from '#common/turkish.js';
 import {
   bool,
   dayOrNull,

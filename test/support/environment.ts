@@ -1,14 +1,14 @@
 // One isolated environment per test file, on the servers global-setup.ts chose.
 import mariadb from 'mariadb';
 import { inject } from 'vitest';
-import { legacyConnectionOf } from '../../common/databases.js';
+import { legacyConnectionOf } from '#common/databases.js';
 import {
   createThrowawayEnvironment,
   type ThrowawayEnvironment,
 } from '../../scripts/throwaway-environment.js';
 import { databaseName } from '../../scripts/legacy/legacy-database.js';
 import { BINLOG_GRANTS, grantLegacyUser } from '../../scripts/legacy/legacy-users.js';
-import type { SyncSource } from '../../common/config.js';
+import type { SyncSource } from '#common/config.js';
 import { SpareMariaDb } from './spare-mariadb.js';
 
 export type TestEnvironment = ThrowawayEnvironment;
@@ -21,7 +21,7 @@ export const TEST_SECRETS_KEY = Buffer.from('test-suite secrets key, 32 bytes').
 
 // Where a worker learns of legacy changes (SYNC_SOURCE, docs/decisions/0016): the sync, order and
 // resilience tests run once with each, `describe.each(SYNC_SOURCES)`.
-export { SYNC_SOURCES, type SyncSource } from '../../common/config.js';
+export { SYNC_SOURCES, type SyncSource } from '#common/config.js';
 
 export interface TestEnvironmentOptions {
   /** The workers' SYNC_SOURCE (default poll); binlog needs a server writing the binary log. */

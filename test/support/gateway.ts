@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { inject } from 'vitest';
-import { createReadModelClient, type ReadModelClient } from '../../common/databases.js';
-import type { Logger } from '../../common/logger.js';
-import { createRedis, type RedisClient } from '../../common/redis.js';
+import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
+import type { Logger } from '#common/logger.js';
+import { createRedis, type RedisClient } from '#common/redis.js';
 import { createApp } from '../../gateway/src/app.js';
 import { createGatewayLegacyPool } from '../../gateway/src/features/members/legacy-connection.js';
 import {
@@ -18,8 +18,8 @@ import {
 import { createReadRouting } from '../../gateway/src/http/read-routing.js';
 import { createGatewayServer } from '../../gateway/src/http/server.js';
 import { createUsageCounter, type UsageCounter } from '../../gateway/src/http/usage-counter.js';
-import { throttledLog } from '../../common/log-throttle.js';
-import type { Scope } from '../../api/scopes.js';
+import { throttledLog } from '#common/log-throttle.js';
+import type { Scope } from '#api/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
 import { createClientSecrets } from '../../gateway/src/trust/client-secrets.js';
 import { assertMatchesDocument } from './contract.js';

@@ -2,7 +2,7 @@
 // `SET time_zone = '+03:00'`, plain SQL, MySQL maintaining updated_at.
 import { randomBytes } from 'node:crypto';
 import type { Connection } from 'mariadb';
-import { instantToLegacyWallClock } from '../../common/legacy-time.js';
+import { instantToLegacyWallClock } from '#common/legacy-time.js';
 import { connectLegacy } from '../../scripts/legacy/legacy-database.js';
 
 export type Values = Record<string, string | number | boolean | null | Date>;

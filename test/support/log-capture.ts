@@ -3,7 +3,7 @@
 // logger); every line written is kept in order.
 import { Writable } from 'node:stream';
 import { expect } from 'vitest';
-import { createLogger, type Logger } from '../../common/logger.js';
+import { createLogger, type Logger } from '#common/logger.js';
 
 export interface LogCapture {
   logger: Logger;

@@ -1,7 +1,7 @@
 // What a partner keeping a copy reads: the read scopes, and each feed type's list path answering
 // the same objects. Apart from partner-copy.ts (which asserts with vitest) so that the soak
 // benchmark's feed follower compares its copy by the same table.
-import type { Scope } from '../../api/scopes.js';
+import type { Scope } from '#api/scopes.js';
 
 export const READ_SCOPES: Scope[] = [
   'members:list',

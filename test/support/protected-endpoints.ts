@@ -6,7 +6,7 @@
 // BRANCH_DATA line fails the first, so a new endpoint's branch behaviour is decided in a test.
 import type { Express } from 'express';
 import { ENDPOINTS } from '../../gateway/src/endpoints.js';
-import type { Scope } from '../../api/scopes.js';
+import type { Scope } from '#api/scopes.js';
 import { declaredScopeOf } from '../../gateway/src/http/authenticate.js';
 import { expressPath } from '../../gateway/src/http/endpoint.js';
 import type { LegacyDashboard } from './legacy-dashboard.js';

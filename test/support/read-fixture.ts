@@ -1,7 +1,7 @@
 // A small legacy database written the way the dashboard writes it, for the read endpoint tests:
 // every value set, every derived name, Turkish spellings for the searches, and rows a minute
 // either side of Istanbul midnight for the date filters. Seeded once per test file, then synced.
-import { SCOPES } from '../../api/scopes.js';
+import { SCOPES } from '#api/scopes.js';
 import { createTestEnvironment, type TestEnvironment } from './environment.js';
 import {
   bearer,

@@ -6,7 +6,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { createLogger, type Logger } from '../../common/logger.js';
+import { createLogger, type Logger } from '#common/logger.js';
 
 const CREDENTIAL_SHAPES = [
   /Bearer\s+[A-Za-z0-9._~+/-]{16,}/,

@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { migrateReadModel, type MigrateOptions } from '../../prisma/read-model/migrate.js';
+import { migrateReadModel, type MigrateOptions } from '#prisma/read-model/migrate.js';
 import type { TestEnvironment } from './environment.js';
 import { privateDir, removeDir } from './spare-processes.js';
 

@@ -1,10 +1,10 @@
 // Brings the read model up to date with the legacy database once, without queues: for tests
 // that are about reading, not about the worker.
-import { createLegacyClient, createReadModelClient } from '../../common/databases.js';
-import type { ReadModelClient } from '../../common/databases.js';
+import { createLegacyClient, createReadModelClient } from '#common/databases.js';
+import type { ReadModelClient } from '#common/databases.js';
 import { reconcileTable } from '../../worker/src/sync/reconcile.js';
 import { syncTable } from '../../worker/src/sync/sync-engine.js';
-import { SYNC_TABLES } from '../../read-model/tables/index.js';
+import { SYNC_TABLES } from '#read-model/tables/index.js';
 import type { TestEnvironment } from './environment.js';
 
 export async function syncOnce(env: TestEnvironment): Promise<void> {

@@ -1,5 +1,5 @@
-import { createLegacyClient, createReadModelClient } from '../../common/databases.js';
-import { SYNC_TABLES } from '../../read-model/tables/index.js';
+import { createLegacyClient, createReadModelClient } from '#common/databases.js';
+import { SYNC_TABLES } from '#read-model/tables/index.js';
 import {
   differenceCount,
   verifyReadModel,

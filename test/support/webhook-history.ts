@@ -1,7 +1,7 @@
 // A webhook event with its delivery tries, written straight into the read model as the worker
 // would have recorded them: what the operator's views of deliveries read.
-import type { EventStatus } from '../../api/webhooks/vocabulary.js';
-import type { ReadModelClient } from '../../common/databases.js';
+import type { EventStatus } from '#api/webhooks/vocabulary.js';
+import type { ReadModelClient } from '#common/databases.js';
 
 export interface RecordedTry {
   outcome: string;

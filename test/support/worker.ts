@@ -1,16 +1,16 @@
 // Runs the real sync runner in-process against a test environment.
 import { Registry } from 'prom-client';
-import { createCursorCodec } from '../../api/changes/cursor.js';
+import { createCursorCodec } from '#api/changes/cursor.js';
 import {
   createLegacyClient,
   createReadModelClient,
   readModelPool,
-} from '../../common/databases.js';
-import { throttledLog } from '../../common/log-throttle.js';
-import type { Logger } from '../../common/logger.js';
+} from '#common/databases.js';
+import { throttledLog } from '#common/log-throttle.js';
+import type { Logger } from '#common/logger.js';
 import { inject } from 'vitest';
 import { runLogger } from './run-logs.js';
-import { createRedis } from '../../common/redis.js';
+import { createRedis } from '#common/redis.js';
 import { startSyncRunner } from '../../worker/src/sync/sync-runner.js';
 import { startWebhooks } from '../../worker/src/webhooks/webhooks-runner.js';
 import type { TestEnvironment } from './environment.js';

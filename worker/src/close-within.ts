@@ -1,5 +1,5 @@
 // Bounded closing of BullMQ workers and queues at a stop (decision 0006).
-import type { throttledLog } from '../../common/log-throttle.js';
+import type { throttledLog } from '#common/log-throttle.js';
 
 /**
  * How long a BullMQ worker or queue may take to close once its jobs stop at a safe point (a sync

@@ -3,8 +3,8 @@
 // Every worker runs it, whatever its roles: the deletes are idempotent, several workers at once
 // only share the work, and each statement deletes a bounded batch so none holds locks for long.
 import type pg from 'pg';
-import { EVENT_STATUSES } from '../../api/webhooks/vocabulary.js';
-import type { ThrottledLog } from '../../common/log-throttle.js';
+import { EVENT_STATUSES } from '#api/webhooks/vocabulary.js';
+import type { ThrottledLog } from '#common/log-throttle.js';
 
 /** Rows one statement deletes at most. */
 const BATCH = 5000;

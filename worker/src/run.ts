@@ -1,16 +1,16 @@
-import { createCursorCodec } from '../../api/changes/cursor.js';
-import { loadConfigOrExit } from '../../common/config.js';
+import { createCursorCodec } from '#api/changes/cursor.js';
+import { loadConfigOrExit } from '#common/config.js';
 import {
   createLegacyClient,
   createReadModelClient,
   readModelPool,
-} from '../../common/databases.js';
-import { throttledLog } from '../../common/log-throttle.js';
-import { createLogger } from '../../common/logger.js';
-import { startMetricsListener, type MetricsListener } from '../../common/metrics-listener.js';
-import { createRedis } from '../../common/redis.js';
-import { exitOnUnavailablePort, onStopSignals } from '../../common/shutdown.js';
-import { stopTracing } from '../../common/traces.js';
+} from '#common/databases.js';
+import { throttledLog } from '#common/log-throttle.js';
+import { createLogger } from '#common/logger.js';
+import { startMetricsListener, type MetricsListener } from '#common/metrics-listener.js';
+import { createRedis } from '#common/redis.js';
+import { exitOnUnavailablePort, onStopSignals } from '#common/shutdown.js';
+import { stopTracing } from '#common/traces.js';
 import { startRetention } from './retention.js';
 import { createSyncMetrics } from './sync/sync-metrics.js';
 import { startSyncRunner } from './sync/sync-runner.js';

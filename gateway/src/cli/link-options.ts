@@ -1,9 +1,9 @@
 // What the commands that print sign-in links share (`npm run console -- link`, `npm run clients
 // -- portal-link`): the --ttl they accept, and the deployment's Redis where links are kept.
 import { once } from 'node:events';
-import type { Config } from '../../../common/config.js';
-import { createRedis, type RedisClient } from '../../../common/redis.js';
-import { withTimeout } from '../../../common/with-timeout.js';
+import type { Config } from '#common/config.js';
+import { createRedis, type RedisClient } from '#common/redis.js';
+import { withTimeout } from '#common/with-timeout.js';
 import { parseDuration } from './durations.js';
 
 const MAX_TTL_MS = 24 * 3_600_000;

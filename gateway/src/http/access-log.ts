@@ -4,9 +4,9 @@
 // or secret can. A failure's error travels in the same line (the error handler leaves it in
 // res.locals), so a request id appears in exactly one line.
 import type { Request, RequestHandler, Response } from 'express';
-import { NO_CLIENT } from '../../../api/usage/usage-cells.js';
-import type { Logger } from '../../../common/logger.js';
-import { tracing } from '../../../common/traces.js';
+import { NO_CLIENT } from '#api/usage/usage-cells.js';
+import type { Logger } from '#common/logger.js';
+import { tracing } from '#common/traces.js';
 import type { GatewayMetrics } from './metrics.js';
 import { NO_USAGE_COUNTER, type UsageCounter } from './usage-counter.js';
 

@@ -2,17 +2,17 @@
 // access-tokens.ts), then the three rate-limit windows and the client's epoch in one Redis round
 // trip, then the declared scope. See docs/decisions/0003, 0004 and 0005.
 import type { Request, RequestHandler, Response } from 'express';
-import type { RedisClient } from '../../../common/redis.js';
-import type { Config } from '../../../common/config.js';
-import type { ReadModelClient } from '../../../common/databases.js';
-import type { Logger } from '../../../common/logger.js';
+import type { RedisClient } from '#common/redis.js';
+import type { Config } from '#common/config.js';
+import type { ReadModelClient } from '#common/databases.js';
+import type { Logger } from '#common/logger.js';
 import {
   readAccessToken,
   TokenCache,
   type AuthContext,
   type CachedToken,
 } from '../trust/access-tokens.js';
-import type { Scope } from '../../../api/scopes.js';
+import type { Scope } from '#api/scopes.js';
 import { sha256 } from '../trust/client-secrets.js';
 import { earlierTokens } from '../trust/earlier-tokens.js';
 import { createTokenChecks } from '../trust/token-checks.js';

@@ -2,8 +2,8 @@
 // up to date, plus the replay lag of the read replica that answered, if one did. The sync positions
 // are read at most once a second per process, in the background of the request that finds them
 // stale, so no request waits on that query except the very first one.
-import type { SqlTable } from '../../../api/sql-table.js';
-import type { ReadModelClient } from '../../../common/databases.js';
+import type { SqlTable } from '#api/sql-table.js';
+import type { ReadModelClient } from '#common/databases.js';
 
 const REFRESH_MS = 1000;
 

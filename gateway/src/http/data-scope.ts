@@ -1,7 +1,7 @@
 // The branch filter of list queries, from the caller's branch binding (DataScope,
 // api/data-scope.ts) and the branch rule (api/branch-rule.ts).
-import { requestedBranch } from '../../../api/branch-rule.js';
-import type { DataScope } from '../../../api/data-scope.js';
+import { requestedBranch } from '#api/branch-rule.js';
+import type { DataScope } from '#api/data-scope.js';
 import { insufficientScope } from './errors.js';
 
 /**

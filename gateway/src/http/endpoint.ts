@@ -3,8 +3,8 @@
 // is added in one place and cannot be mounted without deciding its scope.
 import express, { type Request, type Router, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
-import type { Scope } from '../../../api/scopes.js';
-import type { SqlTable } from '../../../api/sql-table.js';
+import type { Scope } from '#api/scopes.js';
+import type { SqlTable } from '#api/sql-table.js';
 import { identifyClient, type RequestClient } from './access-log.js';
 import { authOf, type AuthContext, type Guard } from './authenticate.js';
 import type { DataAges } from './data-age.js';

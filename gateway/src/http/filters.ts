@@ -1,7 +1,7 @@
 // Query and path parameters shared by the endpoints, validated once: a bad value is 400
 // VALIDATION_ERROR with details, never ignored or clamped.
 import { z } from 'zod';
-import { foldTurkish, phoneSearchDigits } from '../../../common/turkish.js';
+import { foldTurkish, phoneSearchDigits } from '#common/turkish.js';
 
 /** The largest value of the read model's and the dashboard's `int` id columns. */
 const MAX_ID = 2_147_483_647;

@@ -11,15 +11,15 @@
 // - A read that finds its replica gone (down, restarted) is answered again from the primary, and
 //   the replica is skipped until a probe finds it well again: a dead replica costs no 5xx.
 import type pg from 'pg';
-import type { Logger } from '../../../common/logger.js';
+import type { Logger } from '#common/logger.js';
 import {
   createReadModelClient,
   readModelPool,
   type PoolOptions,
   type ReadModelClient,
-} from '../../../common/databases.js';
-import type { RedisClient } from '../../../common/redis.js';
-import type { DataScope } from '../../../api/data-scope.js';
+} from '#common/databases.js';
+import type { RedisClient } from '#common/redis.js';
+import type { DataScope } from '#api/data-scope.js';
 import { readAfterKey } from '../trust/client-epochs.js';
 import { createScopedReads, type ScopedRead } from './scoped-read.js';
 

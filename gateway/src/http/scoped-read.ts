@@ -2,11 +2,11 @@
 // ScopedRead, which exposes only the read operations of the API's data models and adds the
 // caller's branch condition to every one of them, derived from the model's table declaration
 // (api/branch-rule.ts). A model missing from DATA_MODELS cannot be reached at all.
-import { branchWhere } from '../../../api/branch-rule.js';
-import type { DataScope } from '../../../api/data-scope.js';
-import type { SqlTable } from '../../../api/sql-table.js';
-import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
-import { createScopedSql, type ScopedSql } from '../../../api/scoped-sql.js';
+import { branchWhere } from '#api/branch-rule.js';
+import type { DataScope } from '#api/data-scope.js';
+import type { SqlTable } from '#api/sql-table.js';
+import { readModelPool, type ReadModelClient } from '#common/databases.js';
+import { createScopedSql, type ScopedSql } from '#api/scoped-sql.js';
 
 /** The API's data models and the synced table each reads. */
 const DATA_MODELS = {

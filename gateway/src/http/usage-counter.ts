@@ -11,9 +11,9 @@ import {
   UNMATCHED,
   usageKeys,
   type UsageCell,
-} from '../../../api/usage/usage-cells.js';
-import type { ThrottledLog } from '../../../common/log-throttle.js';
-import type { RedisClient } from '../../../common/redis.js';
+} from '#api/usage/usage-cells.js';
+import type { ThrottledLog } from '#common/log-throttle.js';
+import type { RedisClient } from '#common/redis.js';
 
 const HOUR_MS = 3_600_000;
 /** Fields sent by one script call at most; a larger flush is several calls. */

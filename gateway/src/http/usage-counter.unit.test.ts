@@ -1,6 +1,6 @@
 // The usage counter's bookkeeping alone: hours, cells and the script calls a flush sends.
 import { describe, expect, it } from 'vitest';
-import { cellsOf } from '../../../api/usage/usage-cells.js';
+import { cellsOf } from '#api/usage/usage-cells.js';
 import {
   countRequest,
   flushCallsOf,

@@ -3,7 +3,7 @@
 // check stands on its own: it refuses a cross-site form even where a token leaked.
 import type { Request, RequestHandler } from 'express';
 import { csrfSync } from 'csrf-sync';
-import type { Config } from '../../../common/config.js';
+import type { Config } from '#common/config.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

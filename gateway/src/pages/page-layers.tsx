@@ -3,8 +3,8 @@
 // and Origin checks; and the page that answers a request those checks refused.
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Component } from '@kitajs/html';
-import type { Config } from '../../../common/config.js';
-import type { RedisClient } from '../../../common/redis.js';
+import type { Config } from '#common/config.js';
+import type { RedisClient } from '#common/redis.js';
 import { ForbiddenRequest, protectForms } from './forms.js';
 import { Notice, sendPage } from './layout.js';
 import { pageSessions } from './session.js';

@@ -6,8 +6,8 @@ import { createHmac } from 'node:crypto';
 import { RedisStore } from 'connect-redis';
 import type { Request, RequestHandler } from 'express';
 import session from 'express-session';
-import type { Config } from '../../../common/config.js';
-import type { RedisClient } from '../../../common/redis.js';
+import type { Config } from '#common/config.js';
+import type { RedisClient } from '#common/redis.js';
 
 declare module 'express-session' {
   interface SessionData {

@@ -3,7 +3,7 @@
 // spends it (GETDEL), so a mail scanner that fetches the link does not use it up. The console's
 // links and the portal's are kept apart: one never opens the other's pages.
 import { createHash, randomBytes } from 'node:crypto';
-import type { RedisClient } from '../../../common/redis.js';
+import type { RedisClient } from '#common/redis.js';
 
 /** Which pages a link opens. */
 export type LinkArea = 'console' | 'portal';

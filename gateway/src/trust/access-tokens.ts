@@ -1,9 +1,9 @@
 // Bearer tokens as the gateway checks them on every protected request: looked up by SHA-256 in
 // PostgreSQL, held briefly in a per-process cache that the client's epoch (client-epochs.ts)
 // invalidates on every instance at once. See docs/decisions/0005.
-import type { ReadModelClient } from '../../../common/databases.js';
-import { dataScopeOf, type DataScope } from '../../../api/data-scope.js';
-import { currentScopes } from '../../../api/scopes.js';
+import type { ReadModelClient } from '#common/databases.js';
+import { dataScopeOf, type DataScope } from '#api/data-scope.js';
+import { currentScopes } from '#api/scopes.js';
 import { secretEndsAt } from './secret-overlap.js';
 
 export interface AuthContext {

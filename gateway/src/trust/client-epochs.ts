@@ -6,7 +6,7 @@
 // very next request. Random values rather than a counter: a Redis that lost the key and counted
 // again from zero could otherwise hand an old number back. See docs/decisions/0005.
 import { randomUUID } from 'node:crypto';
-import type { RedisClient } from '../../../common/redis.js';
+import type { RedisClient } from '#common/redis.js';
 
 /** The hash tag all of a client's keys share, so its Lua call also runs on Redis Cluster. */
 export const clientKeyBase = (prefix: string, clientId: number) => `${prefix}:{client:${clientId}}`;

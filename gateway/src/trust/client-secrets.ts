@@ -12,7 +12,7 @@ import {
   type ScryptOptions,
 } from 'node:crypto';
 import pLimit from 'p-limit';
-import { derivedKeys, keyIdOf } from '../../../common/secrets-key.js';
+import { derivedKeys, keyIdOf } from '#common/secrets-key.js';
 
 export function generateSecret(): string {
   return randomBytes(32).toString('base64url');

@@ -3,7 +3,7 @@
 // other, so an upgrade logs no partner out; afterwards it is refused without a lookup. Pairs of
 // that form are only ever fewer (an instance of the earlier version may still save some during a
 // rolling upgrade), so the answer is read again at most once a minute.
-import type { ReadModelClient } from '../../../common/databases.js';
+import type { ReadModelClient } from '#common/databases.js';
 
 const REREAD_MS = 60_000;
 

@@ -5,7 +5,7 @@
 // names its chain, so a rotated one presented after its row was purged still reveals the chain
 // to revoke (reuse detection for the whole life of the chain).
 import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { derivedKeys } from '../../../common/secrets-key.js';
+import { derivedKeys } from '#common/secrets-key.js';
 
 /** The HKDF label of the tokens' key: SECRETS_KEY serves other uses under other labels. */
 const TOKEN_CHECK_LABEL = 'dashboard-partner-api token check v1';

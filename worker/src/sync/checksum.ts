@@ -3,14 +3,14 @@
 // text. Both sides build the same text from the same values: MySQL from the table's source query
 // (what the mapping reads), PostgreSQL from the read model (what the mapping wrote). Only a few
 // numbers per bucket cross the network; the reconciliation descends into buckets that differ.
-import { empty, ident, raw, sql } from '../../../read-model/sql.js';
+import { empty, ident, raw, sql } from '#read-model/sql.js';
 import { legacyRows } from './legacy-reader.js';
 import type { SyncDatabases } from './sync-databases.js';
 import {
   legacySource,
   type ColumnType,
   type SyncTable,
-} from '../../../read-model/table-definition.js';
+} from '#read-model/table-definition.js';
 
 export interface BucketSum {
   count: number;

@@ -1,18 +1,18 @@
 // Compares a synced table with a fresh projection of its legacy table, chunk by chunk over the
 // primary key, so no table is ever loaded whole into memory. Used by the reconciliation (which
 // repairs what it finds) and by `npm run sync:verify` (which reports it).
-import { empty, ident, join, raw, sql } from '../../../read-model/sql.js';
-import { Prisma } from '../../../prisma/generated/read-model/client.js';
-import { columnName } from '../../../read-model/transaction.js';
+import { empty, ident, join, raw, sql } from '#read-model/sql.js';
+import { Prisma } from '#prisma/generated/read-model/client.js';
+import { columnName } from '#read-model/transaction.js';
 import { legacyRows } from './legacy-reader.js';
 import type { SyncDatabases } from './sync-databases.js';
-import { mapLegacyRows } from '../../../read-model/rejects.js';
+import { mapLegacyRows } from '#read-model/rejects.js';
 import {
   legacySource,
   type ColumnType,
   type LegacyRow,
   type SyncTable,
-} from '../../../read-model/table-definition.js';
+} from '#read-model/table-definition.js';
 
 export interface ChunkComparison {
   /** Legacy rows, as read, of the ids the read model lacks or holds differently. */

@@ -1,12 +1,12 @@
 // A table's first run: where its load starts (in key order, from 0), and the secondary indexes it
 // drops while the read model's copy of the table is empty and builds once the load has caught up
 // (docs/decisions/0002, first load).
-import { ident, pgRows, sql } from '../../../read-model/sql.js';
+import { ident, pgRows, sql } from '#read-model/sql.js';
 import pg from 'pg';
-import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
-import type { SyncTable } from '../../../read-model/table-definition.js';
-import { SYNC_TABLES } from '../../../read-model/tables/index.js';
-import { readModelTransaction } from '../../../read-model/transaction.js';
+import { readModelPool, type ReadModelClient } from '#common/databases.js';
+import type { SyncTable } from '#read-model/table-definition.js';
+import { SYNC_TABLES } from '#read-model/tables/index.js';
+import { readModelTransaction } from '#read-model/transaction.js';
 import { legacyClock } from './legacy-reader.js';
 import type { SyncDatabases, SyncOptions } from './sync-databases.js';
 import type { Position } from './sync-position.js';

@@ -2,8 +2,8 @@
 // allow following the binary log, and for each thing missing the setting or GRANT to add.
 // Exit code 0 ready, 1 something missing, 2 the check itself failed.
 import * as mariadb from 'mariadb';
-import { loadConfigOrExit } from '../../../common/config.js';
-import { legacyConnectionOf } from '../../../common/databases.js';
+import { loadConfigOrExit } from '#common/config.js';
+import { legacyConnectionOf } from '#common/databases.js';
 import { binlogPreflight, readBinlogServerFacts } from './preflight.js';
 
 const config = loadConfigOrExit();

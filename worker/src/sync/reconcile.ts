@@ -9,16 +9,16 @@
 // milliseconds at a time, never for the whole slice, and requests served meanwhile do not queue
 // behind it (docs/decisions/0018-a-year-unattended.md).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ident, join, raw, sql } from '../../../read-model/sql.js';
+import { ident, join, raw, sql } from '#read-model/sql.js';
 import { differingBuckets, legacyBuckets, readModelBuckets } from './checksum.js';
 import { classify } from './compare.js';
-import { deleteRows } from '../../../read-model/deletes.js';
-import { applyLegacyRows } from '../../../read-model/writes.js';
-import { nextReadOrder, purgeDeletes } from '../../../read-model/read-order.js';
-import { readModelTransaction } from '../../../read-model/transaction.js';
+import { deleteRows } from '#read-model/deletes.js';
+import { applyLegacyRows } from '#read-model/writes.js';
+import { nextReadOrder, purgeDeletes } from '#read-model/read-order.js';
+import { readModelTransaction } from '#read-model/transaction.js';
 import { legacyRows } from './legacy-reader.js';
 import type { SyncDatabases } from './sync-databases.js';
-import { legacySource, type SyncTable } from '../../../read-model/table-definition.js';
+import { legacySource, type SyncTable } from '#read-model/table-definition.js';
 
 export interface ReconcileOptions {
   /** Primary-key values per checksum query (one query on each side), a few tens of ms each. */

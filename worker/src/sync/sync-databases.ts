@@ -1,8 +1,8 @@
 // What a sync run is given: the two databases with the run's listeners, and its options. Apart
 // from the engine, so the first load, reconciliation and the binary log's follower can name them.
-import type { LegacyClient, ReadModelClient } from '../../../common/databases.js';
-import type { RejectListener } from '../../../read-model/rejects.js';
-import type { SyncTable } from '../../../read-model/table-definition.js';
+import type { LegacyClient, ReadModelClient } from '#common/databases.js';
+import type { RejectListener } from '#read-model/rejects.js';
+import type { SyncTable } from '#read-model/table-definition.js';
 
 export interface SyncOptions {
   /** Seconds behind legacy "now" that the stored position stays, for late commits. */

@@ -12,20 +12,20 @@
 // start, minus the look-back, for the rows changed while it ran (its start: first-load.ts).
 // Positions and the batch query: sync-position.ts; the legacy reads: legacy-reader.ts.
 import pLimit from 'p-limit';
-import { readModelPool, type ReadModelClient } from '../../../common/databases.js';
-import { tracing } from '../../../common/traces.js';
-import { refreshDependentsOfTable } from '../../../read-model/dependents.js';
+import { readModelPool, type ReadModelClient } from '#common/databases.js';
+import { tracing } from '#common/traces.js';
+import { refreshDependentsOfTable } from '#read-model/dependents.js';
 import {
   applyFirstLoadBatch,
   mapFirstLoadBatch,
   type FirstLoadBatch,
-} from '../../../read-model/first-load-writes.js';
-import { legacyRowObjects, type LegacyBatch } from '../../../read-model/legacy-rows.js';
-import { nextReadOrder, type ReadOrder } from '../../../read-model/read-order.js';
-import type { SyncTable } from '../../../read-model/table-definition.js';
-import { membersTable } from '../../../read-model/tables/members.table.js';
-import { readModelTransaction } from '../../../read-model/transaction.js';
-import { applyLegacyRows } from '../../../read-model/writes.js';
+} from '#read-model/first-load-writes.js';
+import { legacyRowObjects, type LegacyBatch } from '#read-model/legacy-rows.js';
+import { nextReadOrder, type ReadOrder } from '#read-model/read-order.js';
+import type { SyncTable } from '#read-model/table-definition.js';
+import { membersTable } from '#read-model/tables/members.table.js';
+import { readModelTransaction } from '#read-model/transaction.js';
+import { applyLegacyRows } from '#read-model/writes.js';
 import { memberWriteTraceParents } from '../write-traces.js';
 import { restoreIndexes, startFirstLoad } from './first-load.js';
 import { DEFAULT_SYNC_OPTIONS, type SyncDatabases, type SyncOptions } from './sync-databases.js';

@@ -1,12 +1,12 @@
 // Freshness of each synced table, for Prometheus. Read from sync_state, because with several
 // worker processes any one of them may have run a table last. The read is bounded and its last
 // result kept: a scrape must answer while PostgreSQL is down, when the figures matter most.
-import type { SyncSource } from '../../../common/config.js';
+import type { SyncSource } from '#common/config.js';
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { ReadModelClient } from '../../../common/databases.js';
-import { withTimeout } from '../../../common/with-timeout.js';
+import type { ReadModelClient } from '#common/databases.js';
+import { withTimeout } from '#common/with-timeout.js';
 import type { ReconcileResult } from './reconcile.js';
-import type { RejectedRow } from '../../../read-model/rejects.js';
+import type { RejectedRow } from '#read-model/rejects.js';
 import type { SyncRunResult } from './sync-engine.js';
 
 const READ_TIMEOUT_MS = 1000;

@@ -1,10 +1,10 @@
 // Where a table's sync stands (its keyset position on (changed-at, key), or its first load's key)
 // and the legacy query that reads the batch after it.
-import { empty, raw, sql } from '../../../read-model/sql.js';
-import type { LegacyBatch } from '../../../read-model/legacy-rows.js';
-import { legacyWallClock } from '../../../read-model/legacy-values.js';
-import { legacySource, type SyncTable } from '../../../read-model/table-definition.js';
-import { columnName } from '../../../read-model/transaction.js';
+import { empty, raw, sql } from '#read-model/sql.js';
+import type { LegacyBatch } from '#read-model/legacy-rows.js';
+import { legacyWallClock } from '#read-model/legacy-values.js';
+import { legacySource, type SyncTable } from '#read-model/table-definition.js';
+import { columnName } from '#read-model/transaction.js';
 
 export interface Position {
   changedAt: Date | null;

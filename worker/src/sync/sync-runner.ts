@@ -1,15 +1,15 @@
 // Runs the sync of every table on BullMQ: one queue per table with global concurrency 1, so no
 // two runs of one table (sync or reconcile) ever overlap, whatever the number of worker
 // processes; job schedulers asserted in sync-upkeep.ts, the one place, and kept there.
-import type { SyncSource } from '../../../common/config.js';
+import type { SyncSource } from '#common/config.js';
 import { hostname } from 'node:os';
 import { Queue, Worker, type Job } from 'bullmq';
-import type { RedisClient } from '../../../common/redis.js';
-import { throttledLog } from '../../../common/log-throttle.js';
-import type { Logger } from '../../../common/logger.js';
-import { tracing } from '../../../common/traces.js';
-import { readModelPool } from '../../../common/databases.js';
-import { foldKeptCounts } from '../../../read-model/kept-counts.js';
+import type { RedisClient } from '#common/redis.js';
+import { throttledLog } from '#common/log-throttle.js';
+import type { Logger } from '#common/logger.js';
+import { tracing } from '#common/traces.js';
+import { readModelPool } from '#common/databases.js';
+import { foldKeptCounts } from '#read-model/kept-counts.js';
 import { closeWithin } from '../close-within.js';
 import {
   JOBS,
@@ -20,7 +20,7 @@ import {
   type TableJobData,
 } from '../queues.js';
 import { DEFAULT_RECONCILE_OPTIONS, reconcileTable } from './reconcile.js';
-import type { RejectedRow } from '../../../read-model/rejects.js';
+import type { RejectedRow } from '#read-model/rejects.js';
 import type { SyncMetrics } from './sync-metrics.js';
 import { DEFAULT_SYNC_OPTIONS, type SyncDatabases, type SyncOptions } from './sync-databases.js';
 import { syncTable } from './sync-engine.js';
@@ -32,9 +32,9 @@ import {
   type TableQueue,
   type UpkeepDeps,
 } from './sync-upkeep.js';
-import type { SyncTable } from '../../../read-model/table-definition.js';
-import { SYNC_TABLES } from '../../../read-model/tables/index.js';
-import { passIntervalMs } from '../../../read-model/sync-health.js';
+import type { SyncTable } from '#read-model/table-definition.js';
+import { SYNC_TABLES } from '#read-model/tables/index.js';
+import { passIntervalMs } from '#read-model/sync-health.js';
 
 const KEPT_COUNTS_FOLD_MS = 5000;
 /** This process among the workers sharing the queues. */

@@ -7,13 +7,13 @@
 //   the sync_table_stale metric and makes /healthz answer 503, so an orchestrator restarts the
 //   worker when self-repair fails.
 import type { Queue } from 'bullmq';
-import type { RedisClient } from '../../../common/redis.js';
-import type { ThrottledLog } from '../../../common/log-throttle.js';
-import type { Logger } from '../../../common/logger.js';
-import { withTimeout } from '../../../common/with-timeout.js';
+import type { RedisClient } from '#common/redis.js';
+import type { ThrottledLog } from '#common/log-throttle.js';
+import type { Logger } from '#common/logger.js';
+import { withTimeout } from '#common/with-timeout.js';
 import { BINLOG_JOB, JOBS, TABLE_JOB_OPTIONS, type TableJobData } from '../queues.js';
 import type { SyncMetrics } from './sync-metrics.js';
-import type { SyncTable } from '../../../read-model/table-definition.js';
+import type { SyncTable } from '#read-model/table-definition.js';
 
 export interface TableQueue {
   table: SyncTable;

@@ -1,12 +1,12 @@
-import { readModelPool } from '../../../common/databases.js';
+import { readModelPool } from '#common/databases.js';
 import {
   isKeptTable,
   keptDifferences,
   type KeptDifference,
-} from '../../../read-model/kept-counts.js';
+} from '#read-model/kept-counts.js';
 import { compareTable } from './compare.js';
 import type { SyncDatabases } from './sync-databases.js';
-import type { SyncTable } from '../../../read-model/table-definition.js';
+import type { SyncTable } from '#read-model/table-definition.js';
 
 export interface TableReport {
   table: string;

@@ -10,12 +10,12 @@ import {
   LATENCY_COLUMNS,
   usageKeys,
   type UsageCell,
-} from '../../../api/usage/usage-cells.js';
-import type { ReadModelClient } from '../../../common/databases.js';
-import type { ThrottledLog } from '../../../common/log-throttle.js';
-import type { RedisClient } from '../../../common/redis.js';
-import { join, raw, sql } from '../../../read-model/sql.js';
-import { readModelTransaction } from '../../../read-model/transaction.js';
+} from '#api/usage/usage-cells.js';
+import type { ReadModelClient } from '#common/databases.js';
+import type { ThrottledLog } from '#common/log-throttle.js';
+import type { RedisClient } from '#common/redis.js';
+import { join, raw, sql } from '#read-model/sql.js';
+import { readModelTransaction } from '#read-model/transaction.js';
 
 // KEYS: the counts hash, the set of batches, the new batch's name. Answers every batch waiting,
 // the new one included: batches a worker renamed and did not finish are taken up by the next.

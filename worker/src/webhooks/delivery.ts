@@ -7,16 +7,16 @@
 // endpoint holds its share of a process's slots and no more; a try beyond the share holds none, it
 // is queued again for when its subscription is likely to have room.
 import { Queue, Worker, type Job } from 'bullmq';
-import type { RedisClient } from '../../../common/redis.js';
+import type { RedisClient } from '#common/redis.js';
 import type pg from 'pg';
-import type { throttledLog } from '../../../common/log-throttle.js';
-import { tracing } from '../../../common/traces.js';
+import type { throttledLog } from '#common/log-throttle.js';
+import { tracing } from '#common/traces.js';
 import { closeWithin } from '../close-within.js';
 import pLimit from 'p-limit';
-import { OVERDUE_AFTER_MS } from '../../../api/webhooks/overdue.js';
-import { mayReceive } from '../../../api/webhooks/rights.js';
-import type { DisabledReason, EventStatus } from '../../../api/webhooks/vocabulary.js';
-import type { WebhookSecrets } from '../../../api/webhooks/secrets.js';
+import { OVERDUE_AFTER_MS } from '#api/webhooks/overdue.js';
+import { mayReceive } from '#api/webhooks/rights.js';
+import type { DisabledReason, EventStatus } from '#api/webhooks/vocabulary.js';
+import type { WebhookSecrets } from '#api/webhooks/secrets.js';
 import {
   DELIVER_BATCH,
   DELIVER_JOB,
@@ -26,8 +26,8 @@ import {
   type DeliverJobData,
 } from '../queues.js';
 import { nextDelayMs, retryAfterMs } from './retry.js';
-import type { Sender, TryResult } from '../../../api/webhooks/send.js';
-import { signedHeaders, signingSecrets } from '../../../api/webhooks/signing.js';
+import type { Sender, TryResult } from '#api/webhooks/send.js';
+import { signedHeaders, signingSecrets } from '#api/webhooks/signing.js';
 import { createShares, type Entry, type Shares, type TurnedAway } from './shares.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 

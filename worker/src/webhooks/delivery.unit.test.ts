@@ -1,8 +1,8 @@
 // The delivery policy alone: what a try's answer means, which subscriptions' state it changes,
 // which tries turned away are queued again, and the jobs tries are queued in.
 import { describe, expect, it } from 'vitest';
-import type { TryResult } from '../../../api/webhooks/send.js';
-import type { DeliveryOutcome } from '../../../api/webhooks/vocabulary.js';
+import type { TryResult } from '#api/webhooks/send.js';
+import type { DeliveryOutcome } from '#api/webhooks/vocabulary.js';
 import {
   deliverJobs,
   FAILING_DISABLE_MS,

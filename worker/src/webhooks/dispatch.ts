@@ -7,16 +7,16 @@
 // subscription is taken with SKIP LOCKED, by one of them at a time.
 import type pg from 'pg';
 import pLimit from 'p-limit';
-import { readChangePage, type Change, type ChangePage } from '../../../api/changes/change-page.js';
-import { compareKeys, type ChangeKey } from '../../../api/changes/change-statement.js';
-import { typesRead } from '../../../api/changes/change-types.js';
-import type { CursorCodec } from '../../../api/changes/cursor.js';
-import { dataScopeOf } from '../../../api/data-scope.js';
-import { createScopedSql } from '../../../api/scoped-sql.js';
-import { receivesWebhooks, type ClientRights } from '../../../api/webhooks/rights.js';
-import type { throttledLog } from '../../../common/log-throttle.js';
-import { tracing } from '../../../common/traces.js';
-import { pgRows, sql } from '../../../read-model/sql.js';
+import { readChangePage, type Change, type ChangePage } from '#api/changes/change-page.js';
+import { compareKeys, type ChangeKey } from '#api/changes/change-statement.js';
+import { typesRead } from '#api/changes/change-types.js';
+import type { CursorCodec } from '#api/changes/cursor.js';
+import { dataScopeOf } from '#api/data-scope.js';
+import { createScopedSql } from '#api/scoped-sql.js';
+import { receivesWebhooks, type ClientRights } from '#api/webhooks/rights.js';
+import type { throttledLog } from '#common/log-throttle.js';
+import { tracing } from '#common/traces.js';
+import { pgRows, sql } from '#read-model/sql.js';
 import { memberWriteTraceParents } from '../write-traces.js';
 import type { Delivery } from './delivery.js';
 

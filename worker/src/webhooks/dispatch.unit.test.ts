@@ -1,7 +1,7 @@
 // The dispatch policy alone: which subscriptions share a view, and which a page serves.
 import { describe, expect, it } from 'vitest';
-import type { Change } from '../../../api/changes/change-page.js';
-import type { ChangeKey } from '../../../api/changes/change-statement.js';
+import type { Change } from '#api/changes/change-page.js';
+import type { ChangeKey } from '#api/changes/change-statement.js';
 import { servedBy, viewsOf } from './dispatch.js';
 
 const key = (xid: number, id = 1): ChangeKey => ({

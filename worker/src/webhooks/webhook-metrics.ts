@@ -3,7 +3,7 @@
 // WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT per client; the rest come from the API and the CLI.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type pg from 'pg';
-import type { TryResult } from '../../../api/webhooks/send.js';
+import type { TryResult } from '#api/webhooks/send.js';
 
 interface SubscriptionFigures {
   id: number;

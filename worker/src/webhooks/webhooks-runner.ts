@@ -1,17 +1,17 @@
 // The worker's webhook part: the dispatcher (feed → events), the delivery queue's consumer and
 // its sweep. Runs beside the sync, or alone in processes started with WORKER_ROLES=webhooks.
 import { Cluster } from 'ioredis';
-import type { CursorCodec } from '../../../api/changes/cursor.js';
-import type { RedisClient } from '../../../common/redis.js';
+import type { CursorCodec } from '#api/changes/cursor.js';
+import type { RedisClient } from '#common/redis.js';
 import type pg from 'pg';
 import type { Registry } from 'prom-client';
-import type { Config } from '../../../common/config.js';
-import type { throttledLog } from '../../../common/log-throttle.js';
-import { webhookSecrets } from '../../../api/webhooks/secrets.js';
+import type { Config } from '#common/config.js';
+import type { throttledLog } from '#common/log-throttle.js';
+import { webhookSecrets } from '#api/webhooks/secrets.js';
 import { changesCommittedChannel } from '../queues.js';
 import { startDelivery } from './delivery.js';
 import { startDispatch } from './dispatch.js';
-import { createSender } from '../../../api/webhooks/send.js';
+import { createSender } from '#api/webhooks/send.js';
 import { createWebhookMetrics } from './webhook-metrics.js';
 
 const SWEEP_INTERVAL_MS = 2000;

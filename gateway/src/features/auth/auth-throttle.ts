@@ -4,9 +4,9 @@
 // token endpoints. Never per client_key alone: whoever knows a key could then lock its partner out.
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, type ClientRateLimitInfo, type Options } from 'express-rate-limit';
-import type { RedisClient } from '../../../../common/redis.js';
-import { throttledLog, type ThrottledLog } from '../../../../common/log-throttle.js';
-import type { Logger } from '../../../../common/logger.js';
+import type { RedisClient } from '#common/redis.js';
+import { throttledLog, type ThrottledLog } from '#common/log-throttle.js';
+import type { Logger } from '#common/logger.js';
 import { toAppError } from '../../http/error-handler.js';
 import { AppError } from '../../http/errors.js';
 import { GatewayRedisStore } from '../../http/rate-limit/rate-limit-store.js';

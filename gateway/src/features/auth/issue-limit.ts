@@ -6,8 +6,8 @@
 // The counting is rate-limit-redis's fixed window (the store the failed-attempt throttle uses),
 // under the client's hash tag, shared by every gateway.
 import type { ClientRateLimitInfo, Options } from 'express-rate-limit';
-import type { RedisClient } from '../../../../common/redis.js';
-import type { ThrottledLog } from '../../../../common/log-throttle.js';
+import type { RedisClient } from '#common/redis.js';
+import type { ThrottledLog } from '#common/log-throttle.js';
 import { AppError, serviceUnavailable } from '../../http/errors.js';
 import { GatewayRedisStore } from '../../http/rate-limit/rate-limit-store.js';
 

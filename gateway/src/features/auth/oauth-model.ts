@@ -11,11 +11,11 @@
 // model method; createOAuthModel only binds them to their dependencies.
 import { randomUUID } from 'node:crypto';
 import type OAuth2Server from '@node-oauth/oauth2-server';
-import type { ReadModelClient, ReadModelPrisma } from '../../../../common/databases.js';
-import type { Logger } from '../../../../common/logger.js';
+import type { ReadModelClient, ReadModelPrisma } from '#common/databases.js';
+import type { Logger } from '#common/logger.js';
 import { insufficientScope } from '../../http/errors.js';
 import { sha256, type ClientSecrets } from '../../trust/client-secrets.js';
-import { currentScopes } from '../../../../api/scopes.js';
+import { currentScopes } from '#api/scopes.js';
 import {
   endClientTokens,
   findClientByKey,

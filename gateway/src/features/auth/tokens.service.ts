@@ -2,11 +2,11 @@
 // endpoints are adapted to the library's form-encoded token request here, and its OAuth errors
 // are turned into the specification's codes.
 import OAuth2Server from '@node-oauth/oauth2-server';
-import type { Config } from '../../../../common/config.js';
-import type { ReadModelClient } from '../../../../common/databases.js';
+import type { Config } from '#common/config.js';
+import type { ReadModelClient } from '#common/databases.js';
 import type { RequestClient } from '../../http/access-log.js';
 import { AppError, insufficientScope, invalidToken } from '../../http/errors.js';
-import type { Logger } from '../../../../common/logger.js';
+import type { Logger } from '#common/logger.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import type { IssueLimit } from './issue-limit.js';
 import { createClientSecrets } from '../../trust/client-secrets.js';

@@ -1,10 +1,10 @@
-import { branchResource } from '../../../../api/resources/branches.js';
-import { equalities } from '../../../../api/scoped-sql.js';
-import { sql } from '../../../../read-model/sql.js';
+import { branchResource } from '#api/resources/branches.js';
+import { equalities } from '#api/scoped-sql.js';
+import { sql } from '#read-model/sql.js';
 import { defineEndpoint } from '../../endpoint-services.js';
 import { notFound } from '../../http/errors.js';
 import { escapeLike, idParams } from '../../http/filters.js';
-import { foldTurkish } from '../../../../common/turkish.js';
+import { foldTurkish } from '#common/turkish.js';
 import { listAnswer, pageWindow } from '../../http/pagination.js';
 import {
   activePackages,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { itemResponse } from '../../../../api/resource.js';
-import { branchResource } from '../../../../api/resources/branches.js';
+import { itemResponse } from '#api/resource.js';
+import { branchResource } from '#api/resources/branches.js';
 import { searchFilter } from '../../http/filters.js';
 import { listResponse, paginationQuery } from '../../http/pagination.js';
 

@@ -3,8 +3,8 @@
 // change only, with its object exactly as its resource's own GET answers it; the cursor never
 // skips a change (api/changes/change-statement.ts) and never leaves the caller's branch.
 import { z } from 'zod';
-import { readChangePage } from '../../../../api/changes/change-page.js';
-import { CHANGE_TYPES, TYPE_NAMES } from '../../../../api/changes/change-types.js';
+import { readChangePage } from '#api/changes/change-page.js';
+import { CHANGE_TYPES, TYPE_NAMES } from '#api/changes/change-types.js';
 import {
   floorOf,
   isPurgedPast,
@@ -12,7 +12,7 @@ import {
   presentOf,
   type Cursor,
   type CursorCodec,
-} from '../../../../api/changes/cursor.js';
+} from '#api/changes/cursor.js';
 import { defineEndpoint } from '../../endpoint-services.js';
 import { AppError, validationError } from '../../http/errors.js';
 import { decimalInteger } from '../../http/filters.js';

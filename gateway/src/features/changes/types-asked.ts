@@ -1,6 +1,6 @@
 // The change types a caller asks for, by the feed (GET /changes) and by webhook subscriptions
 // alike: named ones checked against the caller's scopes, or every type they allow.
-import { changeTypeNamed, TYPE_NAMES, typesRead } from '../../../../api/changes/change-types.js';
+import { changeTypeNamed, TYPE_NAMES, typesRead } from '#api/changes/change-types.js';
 import { insufficientScope, validationError } from '../../http/errors.js';
 
 /**

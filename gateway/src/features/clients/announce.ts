@@ -4,8 +4,8 @@
 // is made in PostgreSQL all the same, and the operator is told how long caches may lag.
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Config } from '../../../../common/config.js';
-import { createRedis } from '../../../../common/redis.js';
+import type { Config } from '#common/config.js';
+import { createRedis } from '#common/redis.js';
 import { createClientEpochs, type ClientEpochs } from '../../trust/client-epochs.js';
 
 const CONNECT_WAIT_MS = 3000;

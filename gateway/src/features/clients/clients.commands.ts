@@ -1,6 +1,6 @@
 // The commands of clients.cli.ts, against the read model.
-import { loadConfigOrExit, type Config } from '../../../../common/config.js';
-import { createReadModelClient, type ReadModelClient } from '../../../../common/databases.js';
+import { loadConfigOrExit, type Config } from '#common/config.js';
+import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import { announcingEpochs } from './announce.js';
 import { createClientSecrets } from '../../trust/client-secrets.js';

@@ -1,6 +1,6 @@
-import type { ReadModelClient, ReadModelPrisma } from '../../../../common/databases.js';
+import type { ReadModelClient, ReadModelPrisma } from '#common/databases.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
-import type { Scope } from '../../../../api/scopes.js';
+import type { Scope } from '#api/scopes.js';
 import {
   generateClientKey,
   generateSecret,

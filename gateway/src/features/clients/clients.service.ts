@@ -1,8 +1,8 @@
 // Operator actions on clients, shared by the CLI (clients.commands.ts) and the console
 // (features/console/): the checks of what the operator typed, the change, and its record in the
 // operator audit. A rule written here is written nowhere else.
-import type { ReadModelClient } from '../../../../common/databases.js';
-import { isScope, SCOPES, type Scope } from '../../../../api/scopes.js';
+import type { ReadModelClient } from '#common/databases.js';
+import { isScope, SCOPES, type Scope } from '#api/scopes.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import type { ClientSecrets } from '../../trust/client-secrets.js';
 import { recordOperatorAction, type Operator } from '../operators/operator-audit.js';

@@ -1,7 +1,7 @@
 // The operator audit, newest first: every operator action from the console and the CLIs
 // (operators/operator-audit.ts), the same records `npm run audit -- --operator` prints.
 import type { Router } from 'express';
-import type { ReadModelClient } from '../../../../common/databases.js';
+import type { ReadModelClient } from '#common/databases.js';
 import { sendPage } from '../../pages/layout.js';
 import { listOperatorActions } from '../operators/operator-audit.js';
 import { CONSOLE, ConsolePage } from './console-page.js';

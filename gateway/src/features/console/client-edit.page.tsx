@@ -2,8 +2,8 @@
 // set-scopes, set-limits and set-branch call (clients/clients.service.ts): only what the form
 // changes is applied, and each change is one record of the operator audit.
 import type { Request, Response, Router } from 'express';
-import { SCOPES } from '../../../../api/scopes.js';
-import type { Config } from '../../../../common/config.js';
+import { SCOPES } from '#api/scopes.js';
+import type { Config } from '#common/config.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
 import { Notice, sendPage } from '../../pages/layout.js';
 import {

@@ -2,8 +2,8 @@
 // the secret of, or end the tokens of each, through the services the CLI uses
 // (clients/clients.service.ts).
 import type { Request, Response, Router } from 'express';
-import { SCOPES } from '../../../../api/scopes.js';
-import type { Config } from '../../../../common/config.js';
+import { SCOPES } from '#api/scopes.js';
+import type { Config } from '#common/config.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
 import { Notice, sendPage } from '../../pages/layout.js';
 import { listClientsWithLastUse, type ListedClient } from '../clients/clients.repository.js';

@@ -1,7 +1,7 @@
 // The commands of console.cli.ts: a sign-in link, stored in the deployment's Redis as a hash
 // (pages/sign-in-links.ts), and its making recorded in the operator audit.
-import { loadConfigOrExit } from '../../../../common/config.js';
-import { createReadModelClient } from '../../../../common/databases.js';
+import { loadConfigOrExit } from '#common/config.js';
+import { createReadModelClient } from '#common/databases.js';
 import { parseTtl, withRedis } from '../../cli/link-options.js';
 import { CliError } from '../../cli/operator-cli.js';
 import { terminalJson } from '../../cli/terminal-text.js';

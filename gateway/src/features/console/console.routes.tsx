@@ -3,9 +3,9 @@
 // parser and the CSRF and Origin checks run for /console paths only, so the API's requests never
 // meet them.
 import { Router } from 'express';
-import type { Config } from '../../../../common/config.js';
-import type { ReadModelClient } from '../../../../common/databases.js';
-import type { RedisClient } from '../../../../common/redis.js';
+import type { Config } from '#common/config.js';
+import type { ReadModelClient } from '#common/databases.js';
+import type { RedisClient } from '#common/redis.js';
 import { assetRoutes } from '../../pages/assets.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import { createClientSecrets } from '../../trust/client-secrets.js';

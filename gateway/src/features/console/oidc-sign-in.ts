@@ -5,8 +5,8 @@
 // answer (GETDEL): a flow is finished once, by the browser that began it.
 import { createHash, randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
-import type { Config } from '../../../../common/config.js';
-import type { RedisClient } from '../../../../common/redis.js';
+import type { Config } from '#common/config.js';
+import type { RedisClient } from '#common/redis.js';
 
 export type OidcSettings = NonNullable<Config['console']['oidc']>;
 

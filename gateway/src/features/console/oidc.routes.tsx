@@ -4,9 +4,9 @@
 // back: the flow is tied to the browser by a cookie of its own (SameSite=Lax, ten minutes), and
 // the signed-in page links to the console, whose first request then carries the new session.
 import type { Request, Response, Router } from 'express';
-import type { Config } from '../../../../common/config.js';
-import type { ReadModelClient } from '../../../../common/databases.js';
-import type { RedisClient } from '../../../../common/redis.js';
+import type { Config } from '#common/config.js';
+import type { ReadModelClient } from '#common/databases.js';
+import type { RedisClient } from '#common/redis.js';
 import { Notice, sendPage } from '../../pages/layout.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
 import { CONSOLE, PublicPage } from './console-page.js';

@@ -3,9 +3,9 @@
 // front of every other console page. Opening a link only shows a button; pressing it
 // spends the link and opens a session under a new id.
 import type { RequestHandler, Router } from 'express';
-import type { Config } from '../../../../common/config.js';
-import type { ReadModelClient } from '../../../../common/databases.js';
-import type { RedisClient } from '../../../../common/redis.js';
+import type { Config } from '#common/config.js';
+import type { ReadModelClient } from '#common/databases.js';
+import type { RedisClient } from '#common/redis.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
 import { Notice, sendPage } from '../../pages/layout.js';
 import {

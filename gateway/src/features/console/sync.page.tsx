@@ -3,15 +3,15 @@
 // and reconciliation, the legacy rows set aside as rejects, the last `npm run sync:verify`, and
 // the binary log's fallbacks to polling.
 import type { Router } from 'express';
-import type { Config } from '../../../../common/config.js';
-import type { ReadModelClient } from '../../../../common/databases.js';
+import type { Config } from '#common/config.js';
+import type { ReadModelClient } from '#common/databases.js';
 import { sendPage } from '../../pages/layout.js';
 import {
   isStale,
   passIntervalMs,
   SAFETY_NET_POLL_MS,
   STALE_AFTER_PASSES,
-} from '../../../../read-model/sync-health.js';
+} from '#read-model/sync-health.js';
 import { CONSOLE, ConsolePage } from './console-page.js';
 
 const PAGE = `${CONSOLE}/sync`;

@@ -2,8 +2,8 @@
 // numbers (pages/static/charts.js draws the chart from the table), and the same period summed by
 // client, operation or status, as `npm run usage -- --json` reports it (usage/usage.read.ts).
 import type { Router } from 'express';
-import { NO_CLIENT } from '../../../../api/usage/usage-cells.js';
-import { readModelPool, type ReadModelClient } from '../../../../common/databases.js';
+import { NO_CLIENT } from '#api/usage/usage-cells.js';
+import { readModelPool, type ReadModelClient } from '#common/databases.js';
 import { sendPage } from '../../pages/layout.js';
 import { findClientByKey } from '../clients/clients.repository.js';
 import { everyPeriod, FIGURES, SeriesChart, UNIT_MS } from '../../pages/usage-series.js';

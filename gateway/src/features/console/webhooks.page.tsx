@@ -2,7 +2,7 @@
 // answers its endpoint gave, and the operator's disable and enable (webhooks.operator.ts, as the
 // CLI's).
 import type { Request, Response, Router } from 'express';
-import type { ReadModelClient } from '../../../../common/databases.js';
+import type { ReadModelClient } from '#common/databases.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
 import { Notice, sendPage } from '../../pages/layout.js';
 import { TRIES_SHOWN, TriesTable } from '../../pages/webhook-tries.js';

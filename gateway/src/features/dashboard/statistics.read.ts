@@ -3,8 +3,8 @@
 // per branch and Istanbul day, written in the same transactions as the rows. A statistic is a sum
 // over a few rows, whatever the size of the club. The ScopedRead already limits a bound client to
 // its branch; `branchId` narrows further.
-import { equalities } from '../../../../api/scoped-sql.js';
-import { istanbulDay } from '../../../../common/legacy-time.js';
+import { equalities } from '#api/scoped-sql.js';
+import { istanbulDay } from '#common/legacy-time.js';
 import type { ScopedRead } from '../../http/scoped-read.js';
 
 /** Istanbul calendar days, inclusive; either end open when absent. */

@@ -1,7 +1,7 @@
 // The standard OAuth 2.0 token endpoint and its security scheme, as the OpenAPI document shows
 // them. Written apart from the specification's operations: /oauth/token speaks RFC 6749 (form
 // body, RFC-shaped errors), not the specification's JSON envelope.
-import { SCOPES } from '../../../../api/scopes.js';
+import { SCOPES } from '#api/scopes.js';
 
 const oauthError = {
   type: 'object',

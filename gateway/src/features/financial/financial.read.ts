@@ -3,10 +3,10 @@ import type { z } from 'zod';
 import {
   installmentPlanResource,
   transactionResource,
-} from '../../../../api/resources/financial.js';
-import { equalities } from '../../../../api/scoped-sql.js';
-import type { ReadModelPrisma } from '../../../../common/databases.js';
-import { sql } from '../../../../read-model/sql.js';
+} from '#api/resources/financial.js';
+import { equalities } from '#api/scoped-sql.js';
+import type { ReadModelPrisma } from '#common/databases.js';
+import { sql } from '#read-model/sql.js';
 import { instantRange } from '../../http/filters.js';
 import { listAnswer, listPage, narrowsOnlyBy, pageWindow } from '../../http/pagination.js';
 import type { ScopedRead } from '../../http/scoped-read.js';

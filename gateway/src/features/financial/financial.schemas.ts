@@ -5,7 +5,7 @@ import {
   PAYMENT_METHODS,
   TRANSACTION_TYPES,
   transactionResource,
-} from '../../../../api/resources/financial.js';
+} from '#api/resources/financial.js';
 import { booleanFilter, checkDateRange, dayFilter, optionalId } from '../../http/filters.js';
 import { listResponse, paginationQuery } from '../../http/pagination.js';
 

@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import type { RedisClient } from '../../../../common/redis.js';
-import type { ReadModelClient } from '../../../../common/databases.js';
-import { withTimeout } from '../../../../common/with-timeout.js';
+import type { RedisClient } from '#common/redis.js';
+import type { ReadModelClient } from '#common/databases.js';
+import { withTimeout } from '#common/with-timeout.js';
 
 /** A load balancer's probe must get an answer within this, whatever a dependency does. */
 const CHECK_TIMEOUT_MS = 1000;

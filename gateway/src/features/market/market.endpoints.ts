@@ -1,5 +1,5 @@
-import { marketCategoryResource, marketProductResource } from '../../../../api/resources/market.js';
-import type { ReadModelPrisma } from '../../../../common/databases.js';
+import { marketCategoryResource, marketProductResource } from '#api/resources/market.js';
+import type { ReadModelPrisma } from '#common/databases.js';
 import { defineEndpoint } from '../../endpoint-services.js';
 import { booleanFilter, foldedSearch, optionalId, searchFilter } from '../../http/filters.js';
 import { listPage, listResponse, paginationQuery } from '../../http/pagination.js';

@@ -4,7 +4,7 @@
 // replayed to retries carrying the same body. A refusal (an error answer) wrote nothing and is
 // not kept: it releases the claim, so a retry is judged afresh.
 import { hash, randomUUID } from 'node:crypto';
-import type { RedisClient } from '../../../../common/redis.js';
+import type { RedisClient } from '#common/redis.js';
 import { AppError, serviceUnavailable, validationError } from '../../http/errors.js';
 import { isDependencyDown } from '../../http/error-handler.js';
 

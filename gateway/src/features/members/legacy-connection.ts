@@ -12,8 +12,8 @@ import {
   keepRunningOnPoolErrors,
   LEGACY_SESSION_TIME_ZONE,
   legacyConnectionOf,
-} from '../../../../common/databases.js';
-import { legacyQuery } from '../../../../common/legacy-query.js';
+} from '#common/databases.js';
+import { legacyQuery } from '#common/legacy-query.js';
 import { serviceUnavailable } from '../../http/errors.js';
 
 /** The gateway's legacy connection: a pool of its least-privilege MySQL user, for writes only. */

@@ -2,8 +2,8 @@
 // member's content, so two updates within one second (DATETIME precision) still change it.
 // branch_name is left out: it is the branch's, and a rename does not change the member.
 import { hash } from 'node:crypto';
-import { memberResource } from '../../../../api/resources/members.js';
-import type { ReadModelRow } from '../../../../read-model/table-definition.js';
+import { memberResource } from '#api/resources/members.js';
+import type { ReadModelRow } from '#read-model/table-definition.js';
 import type { Member } from './members.schemas.js';
 
 // Every API field but branch_name, in the resource's own order (fields are written once there).

@@ -3,9 +3,9 @@
 // never passed here). When PostgreSQL does not take it, what the log may hold of it goes there
 // instead: which write, by whom, on which member and which fields it set, never their values,
 // which are a member's personal data (the dashboard holds them).
-import { readModelPool, type ReadModelClient } from '../../../../common/databases.js';
-import type { Logger } from '../../../../common/logger.js';
-import { Prisma as Sql } from '../../../../prisma/generated/read-model/client.js';
+import { readModelPool, type ReadModelClient } from '#common/databases.js';
+import type { Logger } from '#common/logger.js';
+import { Prisma as Sql } from '#prisma/generated/read-model/client.js';
 import type { AuthContext } from '../../http/authenticate.js';
 import type { Member } from './members.schemas.js';
 

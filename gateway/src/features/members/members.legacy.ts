@@ -15,9 +15,9 @@
 // read runs once the lock is held and sees what the previous holder committed, and a failing
 // statement stops its group, so a COMMIT at a group's end runs only when all before it succeeded.
 import type * as mariadb from 'mariadb';
-import { legacySource, type LegacyRow } from '../../../../read-model/table-definition.js';
-import { membersTable } from '../../../../read-model/tables/members.table.js';
-import type { DataScope } from '../../../../api/data-scope.js';
+import { legacySource, type LegacyRow } from '#read-model/table-definition.js';
+import { membersTable } from '#read-model/tables/members.table.js';
+import type { DataScope } from '#api/data-scope.js';
 import { AppError, notFound, validationError } from '../../http/errors.js';
 import {
   change,

@@ -1,8 +1,8 @@
 // Member reads, from the read model as the caller may see it.
-import { memberPackageResource, memberResource } from '../../../../api/resources/members.js';
-import { equalities } from '../../../../api/scoped-sql.js';
-import { sql } from '../../../../read-model/sql.js';
-import { foldTurkish, phoneSearchDigits } from '../../../../common/turkish.js';
+import { memberPackageResource, memberResource } from '#api/resources/members.js';
+import { equalities } from '#api/scoped-sql.js';
+import { sql } from '#read-model/sql.js';
+import { foldTurkish, phoneSearchDigits } from '#common/turkish.js';
 import { escapeLike } from '../../http/filters.js';
 import { listAnswer, listPage, narrowsOnlyBy, pageWindow } from '../../http/pagination.js';
 import type { ScopedRead } from '../../http/scoped-read.js';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { itemResponse } from '../../../../api/resource.js';
+import { itemResponse } from '#api/resource.js';
 import {
   MEMBER_PACKAGE_STATUSES,
   memberPackageResource,
   memberResource,
-} from '../../../../api/resources/members.js';
+} from '#api/resources/members.js';
 import { checkDateRange, dayFilter, optionalId, searchFilter } from '../../http/filters.js';
 import { listResponse, paginationQuery } from '../../http/pagination.js';
 

@@ -1,7 +1,7 @@
 // Bodies of POST /members and PUT /members/{id}: the dashboard's validation (legacy README,
 // "Members"). Strict objects: an unknown or read-only field is 400, never silently dropped.
 import { z } from 'zod';
-import { istanbulDay } from '../../../../common/legacy-time.js';
+import { istanbulDay } from '#common/legacy-time.js';
 import { isRealDate, isValidTcNo, normalizePhone } from './member-rules.js';
 
 const fullName = z.string().trim().min(1).max(100);

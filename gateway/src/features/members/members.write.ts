@@ -2,14 +2,14 @@
 // change at once), then the same rows into the read model through the sync's own path, with the
 // audit record, then the answer (header X-Read-Model: pending when the read model could not take
 // the row).
-import type { RedisClient } from '../../../../common/redis.js';
-import type { Config } from '../../../../common/config.js';
-import type { ReadModelClient } from '../../../../common/databases.js';
-import type { Logger } from '../../../../common/logger.js';
-import { tracing } from '../../../../common/traces.js';
-import type { LegacyRow } from '../../../../read-model/table-definition.js';
-import { membersTable } from '../../../../read-model/tables/members.table.js';
-import { applyRowsNow } from '../../../../read-model/apply-now.js';
+import type { RedisClient } from '#common/redis.js';
+import type { Config } from '#common/config.js';
+import type { ReadModelClient } from '#common/databases.js';
+import type { Logger } from '#common/logger.js';
+import { tracing } from '#common/traces.js';
+import type { LegacyRow } from '#read-model/table-definition.js';
+import { membersTable } from '#read-model/tables/members.table.js';
+import { applyRowsNow } from '#read-model/apply-now.js';
 import type { AuthContext } from '../../http/authenticate.js';
 import type { ReadRouting } from '../../http/read-routing.js';
 import { branchFilter } from '../../http/data-scope.js';

@@ -2,7 +2,7 @@
 // which client, when, from where), read by the console's audit page and `npm run audit --
 // --operator`; the worker deletes records older than AUDIT_RETENTION_DAYS (worker/src/retention.ts).
 import { hostname, userInfo } from 'node:os';
-import type { ReadModelClient } from '../../../../common/databases.js';
+import type { ReadModelClient } from '#common/databases.js';
 
 export const OPERATOR_ACTIONS = [
   'clients.create',

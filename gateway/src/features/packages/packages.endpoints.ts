@@ -1,6 +1,6 @@
-import { itemResponse } from '../../../../api/resource.js';
-import { packageResource } from '../../../../api/resources/packages.js';
-import { equalities } from '../../../../api/scoped-sql.js';
+import { itemResponse } from '#api/resource.js';
+import { packageResource } from '#api/resources/packages.js';
+import { equalities } from '#api/scoped-sql.js';
 import { defineEndpoint } from '../../endpoint-services.js';
 import { notFound } from '../../http/errors.js';
 import { booleanFilter, idParams } from '../../http/filters.js';

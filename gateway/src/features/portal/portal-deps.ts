@@ -1,7 +1,7 @@
 // What the portal's pages stand on: the services the API's endpoints use for the same client.
-import type { Config } from '../../../../common/config.js';
-import type { ReadModelClient } from '../../../../common/databases.js';
-import type { RedisClient } from '../../../../common/redis.js';
+import type { Config } from '#common/config.js';
+import type { ReadModelClient } from '#common/databases.js';
+import type { RedisClient } from '#common/redis.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import type { UsageServices } from '../usage/usage.report.js';
 import type { WebhookService } from '../webhooks/webhooks.service.js';

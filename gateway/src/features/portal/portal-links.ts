@@ -1,8 +1,8 @@
 // The operator's portal link for a partner, from the CLI (`npm run clients -- portal-link`) and
 // the console alike: a single-use sign-in link (pages/sign-in-links.ts) that opens the portal of
 // one client, recorded in the operator audit.
-import type { ReadModelClient } from '../../../../common/databases.js';
-import type { RedisClient } from '../../../../common/redis.js';
+import type { ReadModelClient } from '#common/databases.js';
+import type { RedisClient } from '#common/redis.js';
 import { createPageLink, type PortalLink } from '../../pages/sign-in-links.js';
 import { findClientByKey } from '../clients/clients.repository.js';
 import { recordOperatorAction, type Operator } from '../operators/operator-audit.js';

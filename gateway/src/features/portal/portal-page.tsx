@@ -4,7 +4,7 @@ import type { Children } from '@kitajs/html';
 import type { Request, Response } from 'express';
 import { csrfToken } from '../../pages/forms.js';
 import { Layout } from '../../pages/layout.js';
-import { currentScopes } from '../../../../api/scopes.js';
+import { currentScopes } from '#api/scopes.js';
 import type { Operator } from '../operators/operator-audit.js';
 import { PORTAL, PORTAL_ASSETS } from './portal-paths.js';
 

@@ -4,9 +4,9 @@
 // (revoke-tokens, disable, rotate-secret) or the end of the secret it began under (a rotation's
 // overlap ending, or ended now) ends it, on every gateway at once.
 import type { Request, RequestHandler, Response, Router } from 'express';
-import type { Config } from '../../../../common/config.js';
-import type { ReadModelClient } from '../../../../common/databases.js';
-import type { RedisClient } from '../../../../common/redis.js';
+import type { Config } from '#common/config.js';
+import type { ReadModelClient } from '#common/databases.js';
+import type { RedisClient } from '#common/redis.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
 import { Notice, sendPage } from '../../pages/layout.js';
 import { destroySession, regenerateSession, sessionOutlived } from '../../pages/session.js';

@@ -4,7 +4,7 @@
 // since a time, rotating its signing secret, enabling it. Another client's subscription is not
 // found.
 import type { Request, Response, Router } from 'express';
-import { DELIVERY_OUTCOMES, type DeliveryOutcome } from '../../../../api/webhooks/vocabulary.js';
+import { DELIVERY_OUTCOMES, type DeliveryOutcome } from '#api/webhooks/vocabulary.js';
 import { notFound, validationError } from '../../http/errors.js';
 import { parseInput } from '../../http/validation.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';

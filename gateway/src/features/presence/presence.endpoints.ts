@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { presenceResource } from '../../../../api/resources/presence.js';
+import { presenceResource } from '#api/resources/presence.js';
 import { defineEndpoint } from '../../endpoint-services.js';
 import { checkDateRange, dayFilter, instantRange, optionalId } from '../../http/filters.js';
 import { listPage, listResponse, paginationQuery } from '../../http/pagination.js';

@@ -1,4 +1,4 @@
-import { privateLessonResource } from '../../../../api/resources/private-lessons.js';
+import { privateLessonResource } from '#api/resources/private-lessons.js';
 import { defineEndpoint } from '../../endpoint-services.js';
 import { optionalId } from '../../http/filters.js';
 import { listPage, listResponse, paginationQuery } from '../../http/pagination.js';

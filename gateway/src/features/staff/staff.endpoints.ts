@@ -1,6 +1,6 @@
-import { itemResponse } from '../../../../api/resource.js';
-import { staffResource } from '../../../../api/resources/staff.js';
-import type { ReadModelPrisma } from '../../../../common/databases.js';
+import { itemResponse } from '#api/resource.js';
+import { staffResource } from '#api/resources/staff.js';
+import type { ReadModelPrisma } from '#common/databases.js';
 import { defineEndpoint } from '../../endpoint-services.js';
 import { notFound } from '../../http/errors.js';
 import {

@@ -1,13 +1,13 @@
 // The report of usage.cli.ts: the usage query over every client (or one), summed over the whole
 // period, as a table, JSON or CSV. Client keys are shown as stored; every cell is escaped for the
 // terminal (formatTable, terminalJson) or quoted for CSV.
-import { NO_CLIENT } from '../../../../api/usage/usage-cells.js';
-import { loadConfigOrExit } from '../../../../common/config.js';
+import { NO_CLIENT } from '#api/usage/usage-cells.js';
+import { loadConfigOrExit } from '#common/config.js';
 import {
   createReadModelClient,
   readModelPool,
   type ReadModelClient,
-} from '../../../../common/databases.js';
+} from '#common/databases.js';
 import { CliError } from '../../cli/operator-cli.js';
 import { terminalJson } from '../../cli/terminal-text.js';
 import { findClientByKey } from '../clients/clients.repository.js';

@@ -5,8 +5,8 @@ import {
   LATENCY_COLUMNS,
   latencyPercentile,
   type LatencyPercentiles,
-} from '../../../../api/usage/usage-cells.js';
-import { empty, join, pgRows, raw, sql, type PgQueryable } from '../../../../read-model/sql.js';
+} from '#api/usage/usage-cells.js';
+import { empty, join, pgRows, raw, sql, type PgQueryable } from '#read-model/sql.js';
 
 const GROUP_COLUMNS = { operation: 'operation', status: 'status', client: 'client_id' } as const;
 export type UsageGroup = keyof typeof GROUP_COLUMNS;

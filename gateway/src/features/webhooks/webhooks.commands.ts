@@ -1,7 +1,7 @@
 // The commands of webhooks.cli.ts, against the read model through the webhook service, as an
 // operator: owner `null`, every client's subscriptions.
-import { loadConfigOrExit } from '../../../../common/config.js';
-import { createReadModelClient, type ReadModelClient } from '../../../../common/databases.js';
+import { loadConfigOrExit } from '#common/config.js';
+import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
 import { formatTable } from '../clients/table.js';
 import { CliError } from '../../cli/operator-cli.js';
 import { terminalJson } from '../../cli/terminal-text.js';

@@ -1,7 +1,7 @@
 // GET /webhooks/event-types (decision 0012): the feed types a client may subscribe to, as its
 // scopes allow them, each with the events it brings and an example body, built from the
 // resource's own example (api/resources/), so it shows exactly what a delivery carries.
-import { CHANGE_TYPES, typesRead } from '../../../../api/changes/change-types.js';
+import { CHANGE_TYPES, typesRead } from '#api/changes/change-types.js';
 
 const EXAMPLE_AT = '2026-11-25T09:30:00.000Z';
 /** Opaque: the change feed's signed cursor (GET /changes?cursor=) right after the change. */

@@ -1,8 +1,8 @@
 // A subscription's delivery ledger, as GET /webhooks/{id} and npm run webhooks show it:
 // events published = delivered + failed + pending + cancelled, tries by outcome, the last success
 // and failure.
-import type { ReadModelClient } from '../../../../common/databases.js';
-import type { EventStatus } from '../../../../api/webhooks/vocabulary.js';
+import type { ReadModelClient } from '#common/databases.js';
+import type { EventStatus } from '#api/webhooks/vocabulary.js';
 
 export interface DeliveryFigures {
   /** Every status counted: published is their sum. */

@@ -1,7 +1,7 @@
 // The operator's disable and enable of a webhook subscription, shared by the CLI
 // (webhooks.commands.ts) and the console (features/console/): the change and its record in the
 // operator audit.
-import type { ReadModelClient } from '../../../../common/databases.js';
+import type { ReadModelClient } from '#common/databases.js';
 import { recordOperatorAction, type Operator } from '../operators/operator-audit.js';
 import { OperatorRefusal } from '../operators/refusal.js';
 import { OPERATOR, type WebhookService } from './webhooks.service.js';

@@ -1,8 +1,8 @@
 // `npm run webhooks -- reencrypt-secrets` (webhooks.commands.ts): every stored signing secret
 // sealed again under SECRETS_KEY's first key (api/webhooks/secrets.ts). Part of the webhook
 // service (webhooks.service.ts), which passes its database and secrets in.
-import type { ReadModelClient } from '../../../../common/databases.js';
-import type { WebhookSecrets } from '../../../../api/webhooks/secrets.js';
+import type { ReadModelClient } from '#common/databases.js';
+import type { WebhookSecrets } from '#api/webhooks/secrets.js';
 
 /** What reencryptSecrets did: subscriptions whose secrets it sealed again, or could not open. */
 export interface Reencrypted {

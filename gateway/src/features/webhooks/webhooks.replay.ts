@@ -1,9 +1,9 @@
 // A subscription's recorded events sent again (POST /webhooks/{id}/replay, the portal, the CLI),
 // within WEBHOOK_REPLAYS_PER_HOUR and WEBHOOK_REPLAY_MAX (common/config.ts). Part of the webhook
 // service (webhooks.service.ts), which passes its database and limits in.
-import type { Config } from '../../../../common/config.js';
-import type { ReadModelClient } from '../../../../common/databases.js';
-import { dueAtOnce } from '../../../../api/webhooks/overdue.js';
+import type { Config } from '#common/config.js';
+import type { ReadModelClient } from '#common/databases.js';
+import { dueAtOnce } from '#api/webhooks/overdue.js';
 import { AppError, validationError } from '../../http/errors.js';
 
 export interface ReplayDeps {

@@ -1,9 +1,9 @@
 // What a client may subscribe to, checked alike when it creates a subscription and when it
 // changes one (webhooks.service.ts): the feed's types its scopes read, and a target the delivery
 // rules accept (api/webhooks/targets.ts).
-import type { ReadModelClient } from '../../../../common/databases.js';
-import { targetKey, targetProblem, type TargetRules } from '../../../../api/webhooks/targets.js';
-import type { DisabledReason } from '../../../../api/webhooks/vocabulary.js';
+import type { ReadModelClient } from '#common/databases.js';
+import { targetKey, targetProblem, type TargetRules } from '#api/webhooks/targets.js';
+import type { DisabledReason } from '#api/webhooks/vocabulary.js';
 import { insufficientScope, validationError } from '../../http/errors.js';
 import { typesAsked } from '../changes/types-asked.js';
 

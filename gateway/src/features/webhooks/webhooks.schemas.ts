@@ -1,9 +1,9 @@
 // The webhook endpoints' request and answer schemas (webhooks.endpoints.ts), from which the
 // OpenAPI document is generated.
 import { z } from 'zod';
-import { TYPE_NAMES } from '../../../../api/changes/change-types.js';
-import { MAX_URL_LENGTH } from '../../../../api/webhooks/targets.js';
-import { DELIVERY_OUTCOMES, DISABLED_REASONS } from '../../../../api/webhooks/vocabulary.js';
+import { TYPE_NAMES } from '#api/changes/change-types.js';
+import { MAX_URL_LENGTH } from '#api/webhooks/targets.js';
+import { DELIVERY_OUTCOMES, DISABLED_REASONS } from '#api/webhooks/vocabulary.js';
 import { listResponse } from '../../http/pagination.js';
 import { changeSchema } from '../changes/changes.endpoints.js';
 import { eventTypesFor } from './webhooks.event-types.js';

@@ -1,19 +1,19 @@
 // Webhook subscriptions as their owner and operators manage them (decision 0012). Every method
 // that serves a client takes its id first and finds only that client's subscriptions, so a
 // client never reaches another's; operators (the CLI) pass `null` and reach all.
-import type { Config } from '../../../../common/config.js';
-import type { ReadModelClient } from '../../../../common/databases.js';
-import { presentOf } from '../../../../api/changes/cursor.js';
-import { dueAtOnce } from '../../../../api/webhooks/overdue.js';
-import { targetKey } from '../../../../api/webhooks/targets.js';
+import type { Config } from '#common/config.js';
+import type { ReadModelClient } from '#common/databases.js';
+import { presentOf } from '#api/changes/cursor.js';
+import { dueAtOnce } from '#api/webhooks/overdue.js';
+import { targetKey } from '#api/webhooks/targets.js';
 import {
   newWebhookSecret,
   PREVIOUS_SECRET_MS,
   webhookSecrets,
   type WebhookSecrets,
-} from '../../../../api/webhooks/secrets.js';
-import type { TargetRules } from '../../../../api/webhooks/targets.js';
-import type { DeliveryOutcome, DisabledReason } from '../../../../api/webhooks/vocabulary.js';
+} from '#api/webhooks/secrets.js';
+import type { TargetRules } from '#api/webhooks/targets.js';
+import type { DeliveryOutcome, DisabledReason } from '#api/webhooks/vocabulary.js';
 import { insufficientScope, validationError } from '../../http/errors.js';
 import { deliveryFigures } from './webhooks.figures.js';
 import { reencryptSecrets } from './webhooks.reencrypt.js';

@@ -4,12 +4,12 @@
 // feed, so the delivery figures and the retries never see it. Counted per subscription, so the
 // API cannot be turned into a partner's way to flood an address.
 import { randomUUID } from 'node:crypto';
-import type { ReadModelClient } from '../../../../common/databases.js';
-import type { WebhookSecrets } from '../../../../api/webhooks/secrets.js';
-import { createSender } from '../../../../api/webhooks/send.js';
-import { signedHeaders, signingSecrets } from '../../../../api/webhooks/signing.js';
-import type { TargetRules } from '../../../../api/webhooks/targets.js';
-import type { DeliveryOutcome } from '../../../../api/webhooks/vocabulary.js';
+import type { ReadModelClient } from '#common/databases.js';
+import type { WebhookSecrets } from '#api/webhooks/secrets.js';
+import { createSender } from '#api/webhooks/send.js';
+import { signedHeaders, signingSecrets } from '#api/webhooks/signing.js';
+import type { TargetRules } from '#api/webhooks/targets.js';
+import type { DeliveryOutcome } from '#api/webhooks/vocabulary.js';
 import { AppError, insufficientScope } from '../../http/errors.js';
 import { holdsTarget, OPERATOR, targetHeld } from './webhooks.rules.js';
 

@@ -1,7 +1,7 @@
 // One Redis round trip per request for all three windows and the client's authentication epoch:
 // a Lua script, atomic, so a concurrent burst over any number of instances admits exactly the
 // limit. All keys of one client share a hash tag. See docs/decisions/0004 and 0005.
-import type { RedisClient } from '../../../../common/redis.js';
+import type { RedisClient } from '#common/redis.js';
 import { clientKeyBase, epochKey, readAfterKey } from '../../trust/client-epochs.js';
 import { WINDOW_NAMES, type WindowName, type WindowState } from './rate-limit-headers.js';
 

@@ -2,7 +2,7 @@
 // where version 6.0.1 falls short for a gateway whose Redis client fails fast. Extended rather
 // than replaced so the counting script stays the library's.
 import type { ClientRateLimitInfo, IncrementResponse, Options } from 'express-rate-limit';
-import type { RedisClient } from '../../../../common/redis.js';
+import type { RedisClient } from '#common/redis.js';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 
 export class GatewayRedisStore extends RedisStore {

@@ -2,8 +2,8 @@
 // shares them (client-limiter.ts counts; this file decides what a count means for the answer).
 // See docs/decisions/0004-rate-limits.md.
 import type { Response } from 'express';
-import type { Config } from '../../../../common/config.js';
-import type { Logger } from '../../../../common/logger.js';
+import type { Config } from '#common/config.js';
+import type { Logger } from '#common/logger.js';
 import type { AuthContext } from '../../trust/access-tokens.js';
 import { AppError } from '../errors.js';
 import type { GatewayMetrics } from '../metrics.js';

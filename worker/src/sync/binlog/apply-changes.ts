@@ -3,16 +3,16 @@
 // included) and written as reconciliation repairs are (reconcile.ts, repairRange), so decision
 // 0002's rule holds: a read that starts after a change's commit sees it or a newer version.
 // Keys no longer found are deleted with a tombstone. The position commits with the rows.
-import { deleteRows } from '../../../../read-model/deletes.js';
-import { nextReadOrder, type ReadOrder } from '../../../../read-model/read-order.js';
-import { join, raw, sql } from '../../../../read-model/sql.js';
+import { deleteRows } from '#read-model/deletes.js';
+import { nextReadOrder, type ReadOrder } from '#read-model/read-order.js';
+import { join, raw, sql } from '#read-model/sql.js';
 import {
   legacySource,
   type LegacyRow,
   type SyncTable,
-} from '../../../../read-model/table-definition.js';
-import { columnName, readModelTransaction } from '../../../../read-model/transaction.js';
-import { applyLegacyRows } from '../../../../read-model/writes.js';
+} from '#read-model/table-definition.js';
+import { columnName, readModelTransaction } from '#read-model/transaction.js';
+import { applyLegacyRows } from '#read-model/writes.js';
 import { legacyRows } from '../legacy-reader.js';
 import type { SyncDatabases } from '../sync-databases.js';
 import { writeBinlogPosition, type BinlogPosition } from './binlog-position.js';

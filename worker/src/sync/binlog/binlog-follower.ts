@@ -8,17 +8,17 @@
 // on any error of the log (the next scheduled job starts a new client from the stored position).
 // A log that refuses the worker's user (grants lost) is polled for meanwhile (accessDenied); a
 // log lost (position purged, server replaced) or silent is made up for by fallBack.
-import type { SyncSource } from '../../../../common/config.js';
+import type { SyncSource } from '#common/config.js';
 import ZongJi from '@vlasky/zongji';
 import type { AnyBinlogEvent, RowsEvent } from '@vlasky/zongji';
 import { Queue, Worker } from 'bullmq';
-import { legacyConnectionOf } from '../../../../common/databases.js';
-import { legacyTlsOf } from '../../../../common/legacy-tls.js';
-import type { ThrottledLog } from '../../../../common/log-throttle.js';
-import type { Logger } from '../../../../common/logger.js';
-import type { RedisClient } from '../../../../common/redis.js';
-import type { SyncTable } from '../../../../read-model/table-definition.js';
-import { columnName, readModelTransaction } from '../../../../read-model/transaction.js';
+import { legacyConnectionOf } from '#common/databases.js';
+import { legacyTlsOf } from '#common/legacy-tls.js';
+import type { ThrottledLog } from '#common/log-throttle.js';
+import type { Logger } from '#common/logger.js';
+import type { RedisClient } from '#common/redis.js';
+import type { SyncTable } from '#read-model/table-definition.js';
+import { columnName, readModelTransaction } from '#read-model/transaction.js';
 import { closeWithin } from '../../close-within.js';
 import { BINLOG_QUEUE, QUEUE_STREAMS } from '../../queues.js';
 import type { SyncDatabases } from '../sync-databases.js';

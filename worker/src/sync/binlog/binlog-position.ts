@@ -1,9 +1,9 @@
 // The binary log position the follower resumes from: one read-model row (binlog_position),
 // stored before the first loads begin and then written in the transaction that applies each
 // batch (docs/decisions/0016, hand-off and position).
-import type { ReadModelClient } from '../../../../common/databases.js';
-import type { ReadModelTx } from '../../../../read-model/transaction.js';
-import { sql } from '../../../../read-model/sql.js';
+import type { ReadModelClient } from '#common/databases.js';
+import type { ReadModelTx } from '#read-model/transaction.js';
+import { sql } from '#read-model/sql.js';
 import { legacyRows } from '../legacy-reader.js';
 import type { SyncDatabases } from '../sync-databases.js';
 
