@@ -4,7 +4,7 @@
 import type { Router } from 'express';
 import { CSRF_FIELD } from '../../pages/forms.js';
 import { Notice, sendPage } from '../../pages/layout.js';
-import { OperatorRefusal } from '../operators/refusal.js';
+import { OperatorRefusal } from '../../cli/operator-refusal.js';
 import { makePortalLink } from '../portal/portal-links.js';
 import { CONSOLE, ConsolePage, consoleOperator } from './console-page.js';
 import type { ConsoleDeps } from './console.routes.js';
