@@ -80,6 +80,23 @@ export default tseslint.config(
     ),
   },
   {
+    // The console's and portal's shared page pieces state the shapes they render; the features
+    // fill them.
+    files: ['gateway/src/pages/**/*.{ts,tsx}'],
+    rules: boundary(
+      ['worker', 'features'],
+      'gateway/src/pages/ imports no feature: a page piece states the shape it shows, the features fill it.',
+    ),
+  },
+  {
+    // The operator CLIs' one way to run, and the refusal the operator services throw.
+    files: ['gateway/src/cli/**/*.ts'],
+    rules: boundary(
+      ['worker', 'features'],
+      'gateway/src/cli/ imports no feature: the features load their commands through it.',
+    ),
+  },
+  {
     files: ['worker/**/*.ts'],
     rules: boundary(
       ['gateway'],

@@ -1,8 +1,8 @@
 // The processes meet only in read-model/, api/ and common/: ESLint (npm run check) refuses a
 // gateway file importing the worker, a worker file importing the gateway, a shared module (api/
-// included) importing either, the gateway's HTTP layer importing a feature, its trust/ importing
-// anything of the gateway above it, and any import circle. Each case writes a probe file and lints it
-// with the project's own configuration.
+// included) importing either, the gateway's HTTP layer, page pieces or CLI runner importing a
+// feature, its trust/ importing anything of the gateway above it, and any import circle. Each
+// case writes a probe file and lints it with the project's own configuration.
 import { randomBytes } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import { ESLint } from 'eslint';
@@ -38,6 +38,8 @@ describe('module boundaries', () => {
     ['api/changes', "import { syncTable } from '../../worker/src/sync/sync-engine.js';"],
     ['gateway/src/http', "import { createOAuthModel } from '../features/auth/oauth-model.js';"],
     ['gateway/src/trust', "import { AppError } from '../http/errors.js';"],
+    ['gateway/src/pages', "import type { UsageRow } from '../features/usage/usage.read.js';"],
+    ['gateway/src/cli', "import { runCommand } from '../features/clients/clients.commands.js';"],
   ])(
     'when a file in %s imports across the boundary, then ESLint reports it',
     async (folder, line) => {

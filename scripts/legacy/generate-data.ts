@@ -134,6 +134,22 @@ async function insertRows<R extends Row>(conn: Connection, table: string, rows: 
   }
 }
 
+const YEAR = 365 * 86400;
+
+type Random = ReturnType<typeof random>;
+
+/** What the rows of the tables after `members` are drawn from. */
+interface Drawn {
+  rnd: Random;
+  /** Istanbul wall clock of "now", as a Date whose UTC fields show it. */
+  now: Date;
+  branchCount: number;
+  memberCount: number;
+  staffCount: number;
+  /** Each member's branch, by member id. */
+  memberBranch: number[];
+}
+
 export async function generateLegacyData(
   conn: Connection,
   options: GenerateOptions = {},
@@ -143,19 +159,10 @@ export async function generateLegacyData(
   // Istanbul wall clock of "now", as a Date whose UTC fields show it.
   const now = new Date((options.now ?? new Date()).getTime() + 3 * 3600 * 1000);
   const counts: GeneratedCounts = {};
-  const YEAR = 365 * 86400;
 
+  // The rows are drawn in this order, table by table: the same seed gives the same data.
   const branchCount = Math.min(BRANCHES.length, 3 + Math.ceil(scale));
-  const branches = BRANCHES.slice(0, branchCount).map((name, i) => ({
-    id: i + 1,
-    name: `${name} Şubesi`,
-    address: `${name}, İstanbul`,
-    status: i === branchCount - 1 && branchCount > 3 ? 'Pasif' : 'Aktif',
-    manager_name: `${rnd.pick(GIVEN)} ${rnd.pick(FAMILY)}`,
-    phone: `0212${pad(rnd.int(0, 9999999), 7)}`,
-    email: `${i + 1}@club.example`,
-    founded_at: '2015-03-01',
-  }));
+  const branches = branchRows(rnd, branchCount);
   await insertRows(conn, 'branches', branches);
   counts.branches = branches.length;
 
@@ -166,22 +173,100 @@ export async function generateLegacyData(
   );
   counts.roles = ROLES.length;
 
-  await insertRows(
-    conn,
-    'packages',
-    PACKAGES.map(([name, price, days, months], i) => ({
-      id: i + 1,
-      name,
-      price,
-      duration_days: days,
-      duration_months: months,
-      is_active: i === 5 ? 0 : 1,
-      sort_order: i,
-    })),
-  );
+  await insertRows(conn, 'packages', packageRows());
   counts.packages = PACKAGES.length;
 
-  const staff = Array.from({ length: branchCount * 4 }, (_, i) => {
+  const staff = staffRows(rnd, now, branchCount);
+  await insertRows(conn, 'staff', staff);
+  counts.staff = staff.length;
+
+  const memberCount = Math.round(300 * scale);
+  const { members, perBranch, memberBranch } = memberRows(rnd, now, { memberCount, branchCount });
+  await insertRows(conn, 'members', members);
+  await insertRows(
+    conn,
+    'member_counters',
+    [...perBranch.entries()].map(([branchId, lastNo]) => ({
+      branch_id: branchId,
+      last_no: lastNo,
+    })),
+  );
+  counts.members = memberCount;
+
+  const drawn: Drawn = {
+    rnd,
+    now,
+    branchCount,
+    memberCount,
+    staffCount: staff.length,
+    memberBranch,
+  };
+  const memberPackages = memberPackageRows(drawn);
+  await insertRows(conn, 'member_packages', memberPackages);
+  counts.member_packages = memberPackages.length;
+
+  const transactions = transactionRows(drawn);
+  await insertRows(conn, 'financial_transactions', transactions);
+  counts.financial_transactions = transactions.length;
+
+  const { plans, installments } = installmentRows(drawn);
+  await insertRows(conn, 'installment_plans', plans);
+  await insertRows(conn, 'installments', installments);
+  counts.installment_plans = plans.length;
+  counts.installments = installments.length;
+
+  await insertRows(
+    conn,
+    'market_categories',
+    CATEGORIES.map((name, i) => ({ id: i + 1, name, is_active: 1 })),
+  );
+  const products = productRows(rnd);
+  await insertRows(conn, 'market_products', products);
+  counts.market_categories = CATEGORIES.length;
+  counts.market_products = products.length;
+
+  const notifications = notificationRows(rnd, now, { scale, branchCount });
+  await insertRows(conn, 'notifications', notifications);
+  counts.notifications = notifications.length;
+
+  const lessons = lessonRows(drawn);
+  await insertRows(conn, 'private_lessons', lessons);
+  counts.private_lessons = lessons.length;
+
+  const presence = presenceRows(drawn);
+  await insertRows(conn, 'presence_logs', presence);
+  counts.presence_logs = presence.length;
+
+  return counts;
+}
+
+function branchRows(rnd: Random, branchCount: number) {
+  return BRANCHES.slice(0, branchCount).map((name, i) => ({
+    id: i + 1,
+    name: `${name} Şubesi`,
+    address: `${name}, İstanbul`,
+    status: i === branchCount - 1 && branchCount > 3 ? 'Pasif' : 'Aktif',
+    manager_name: `${rnd.pick(GIVEN)} ${rnd.pick(FAMILY)}`,
+    phone: `0212${pad(rnd.int(0, 9999999), 7)}`,
+    email: `${i + 1}@club.example`,
+    founded_at: '2015-03-01',
+  }));
+}
+
+function packageRows() {
+  return PACKAGES.map(([name, price, days, months], i) => ({
+    id: i + 1,
+    name,
+    price,
+    duration_days: days,
+    duration_months: months,
+    is_active: i === 5 ? 0 : 1,
+    sort_order: i,
+  }));
+}
+
+function staffRows(rnd: Random, now: Date, branchCount: number) {
+  return Array.from({ length: branchCount * 4 }, (_, i) => {
     const wall = wallClock(now, rnd.int(30 * 86400, 3 * YEAR));
     return {
       id: i + 1,
@@ -199,10 +284,14 @@ export async function generateLegacyData(
       updated_at: wall,
     };
   });
-  await insertRows(conn, 'staff', staff);
-  counts.staff = staff.length;
+}
 
-  const memberCount = Math.round(300 * scale);
+/** The members, numbered per branch: the last number of each branch, each member's branch. */
+function memberRows(
+  rnd: Random,
+  now: Date,
+  { memberCount, branchCount }: { memberCount: number; branchCount: number },
+) {
   const perBranch = new Map<number, number>();
   const members: Row[] = [];
   const memberBranch: number[] = [];
@@ -237,18 +326,11 @@ export async function generateLegacyData(
       updated_at: registered,
     });
   }
-  await insertRows(conn, 'members', members);
-  await insertRows(
-    conn,
-    'member_counters',
-    [...perBranch.entries()].map(([branchId, lastNo]) => ({
-      branch_id: branchId,
-      last_no: lastNo,
-    })),
-  );
-  counts.members = memberCount;
+  return { members, perBranch, memberBranch };
+}
 
-  const memberPackages = Array.from({ length: Math.round(memberCount * 1.3) }, (_, i) => {
+function memberPackageRows({ rnd, now, memberCount, memberBranch }: Drawn) {
+  return Array.from({ length: Math.round(memberCount * 1.3) }, (_, i) => {
     const memberId = rnd.int(1, memberCount);
     const start = wallClock(now, rnd.int(0, YEAR));
     const end = wallClock(
@@ -269,12 +351,20 @@ export async function generateLegacyData(
       updated_at: start,
     };
   });
-  await insertRows(conn, 'member_packages', memberPackages);
-  counts.member_packages = memberPackages.length;
+}
 
-  const codes = ['PAKET_SATIS', 'MARKET_SATIS', 'TAKSIT_TAHSILAT', 'OZEL_DERS', 'IADE', 'GIDER'];
-  const transactions = Array.from({ length: Math.round(memberCount * 3) }, (_, i) => {
-    const code = rnd.pick(codes);
+const TRANSACTION_CODES = [
+  'PAKET_SATIS',
+  'MARKET_SATIS',
+  'TAKSIT_TAHSILAT',
+  'OZEL_DERS',
+  'IADE',
+  'GIDER',
+];
+
+function transactionRows({ rnd, now, branchCount, memberCount, staffCount, memberBranch }: Drawn) {
+  return Array.from({ length: Math.round(memberCount * 3) }, (_, i) => {
+    const code = rnd.pick(TRANSACTION_CODES);
     const expense = code === 'GIDER' || code === 'IADE';
     const memberId = code === 'GIDER' ? null : rnd.int(1, memberCount);
     const at = wallClock(now, rnd.int(0, YEAR));
@@ -291,7 +381,7 @@ export async function generateLegacyData(
       balance_after: '0.00',
       payment_method: rnd.pick(['Nakit', 'Kredi Kartı', 'Havale/EFT', 'Bakiye']),
       description: `${code} işlemi`,
-      staff_id: rnd.chance(0.9) ? rnd.int(1, staff.length) : null,
+      staff_id: rnd.chance(0.9) ? rnd.int(1, staffCount) : null,
       branch_id: memberId ? memberBranch[memberId] : rnd.int(1, branchCount),
       transaction_date: at,
       is_active: 1,
@@ -303,9 +393,10 @@ export async function generateLegacyData(
       updated_at: at,
     };
   });
-  await insertRows(conn, 'financial_transactions', transactions);
-  counts.financial_transactions = transactions.length;
+}
 
+/** Installment plans and their installments, drawn plan by plan. */
+function installmentRows({ rnd, now, memberCount, memberBranch }: Drawn) {
   const planCount = Math.round(memberCount / 6);
   const plans: Row[] = [];
   const installments: Row[] = [];
@@ -338,17 +429,11 @@ export async function generateLegacyData(
       });
     }
   }
-  await insertRows(conn, 'installment_plans', plans);
-  await insertRows(conn, 'installments', installments);
-  counts.installment_plans = plans.length;
-  counts.installments = installments.length;
+  return { plans, installments };
+}
 
-  await insertRows(
-    conn,
-    'market_categories',
-    CATEGORIES.map((name, i) => ({ id: i + 1, name, is_active: 1 })),
-  );
-  const products = PRODUCTS.map((name, i) => ({
+function productRows(rnd: Random) {
+  return PRODUCTS.map((name, i) => ({
     id: i + 1,
     name,
     category_id: (i % CATEGORIES.length) + 1,
@@ -356,11 +441,14 @@ export async function generateLegacyData(
     stock: rnd.int(0, 200),
     is_active: i === 7 ? 0 : 1,
   }));
-  await insertRows(conn, 'market_products', products);
-  counts.market_categories = CATEGORIES.length;
-  counts.market_products = products.length;
+}
 
-  const notifications = Array.from({ length: Math.round(30 * scale) }, (_, i) => {
+function notificationRows(
+  rnd: Random,
+  now: Date,
+  { scale, branchCount }: { scale: number; branchCount: number },
+) {
+  return Array.from({ length: Math.round(30 * scale) }, (_, i) => {
     const at = wallClock(now, rnd.int(0, 80 * 86400));
     return {
       id: i + 1,
@@ -372,27 +460,27 @@ export async function generateLegacyData(
       created_at: at,
     };
   });
-  await insertRows(conn, 'notifications', notifications);
-  counts.notifications = notifications.length;
+}
 
-  const lessons = Array.from({ length: Math.round(memberCount / 10) }, (_, i) => {
+function lessonRows({ rnd, now, memberCount, staffCount }: Drawn) {
+  return Array.from({ length: Math.round(memberCount / 10) }, (_, i) => {
     const total = rnd.pick([5, 10, 20]);
     const at = wallClock(now, rnd.int(0, YEAR));
     return {
       id: i + 1,
       member_id: rnd.int(1, memberCount),
       package_id: 5,
-      trainer_id: rnd.int(1, staff.length),
+      trainer_id: rnd.int(1, staffCount),
       total_lessons: total,
       remaining_lessons: rnd.int(0, total),
       created_at: at,
       updated_at: at,
     };
   });
-  await insertRows(conn, 'private_lessons', lessons);
-  counts.private_lessons = lessons.length;
+}
 
-  const presence = Array.from({ length: Math.round(memberCount * 4) }, (_, i) => {
+function presenceRows({ rnd, now, memberCount, memberBranch }: Drawn) {
+  return Array.from({ length: Math.round(memberCount * 4) }, (_, i) => {
     const memberId = rnd.int(1, memberCount);
     const secondsAgo = rnd.int(0, 90 * 86400);
     const entry = wallClock(now, secondsAgo);
@@ -410,8 +498,4 @@ export async function generateLegacyData(
       updated_at: exit ?? entry,
     };
   });
-  await insertRows(conn, 'presence_logs', presence);
-  counts.presence_logs = presence.length;
-
-  return counts;
 }

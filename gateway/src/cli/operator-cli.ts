@@ -1,14 +1,14 @@
 // The operator CLIs' one way to run (npm run clients, npm run webhooks): parse the arguments,
 // answer --help at once, load the commands (and with them the database layer) only when one
 // runs, and turn every error into a message on stderr (JSON with --json) and an exit code.
-import { OperatorRefusal } from '../features/operators/refusal.js';
+import { OperatorRefusal } from './operator-refusal.js';
 import { escapeControls, terminalJson } from './terminal-text.js';
 
 /**
  * A refusal the operator can act on: its message alone, and exit code 1 or 2. The services the
  * CLI shares with the console throw the same class.
  */
-export { OperatorRefusal as CliError } from '../features/operators/refusal.js';
+export { OperatorRefusal as CliError } from './operator-refusal.js';
 
 /** Exit codes: 0 done, 1 refused or failed, 2 a usage mistake (or as the CliError says). */
 export async function runOperatorCli<Args extends { help: boolean }>(

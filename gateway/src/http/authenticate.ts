@@ -46,22 +46,16 @@ function bearerTokenOf(req: Request): string | null {
 /** Bearer check and rate limits: sets res.locals.auth, or fails with 401, 429 or 503. */
 export type Admission = (req: Request, res: Response) => Promise<void>;
 
-export function admission(deps: GuardDeps): Admission {
+/**
+ * Access tokens by hash: the process's cache (decision 0005's epochs) over PostgreSQL, with one
+ * read per token and epoch at a time.
+ */
+function tokenReads(deps: GuardDeps) {
   const cacheOn = deps.config.tokens.cacheSeconds > 0;
   const cache = new TokenCache(deps.config.tokens.cacheSeconds * 1000);
   // Changes made while this instance could not see Redis would not show in the epoch it reads
   // afterwards: start from PostgreSQL again after every lost connection.
   deps.redis.on('close', () => cache.clear());
-  const limiter = createClientLimiter(deps.redis, deps.config.redis.prefix);
-  const policy = createRateLimitPolicy(deps);
-  const checks = createTokenChecks(deps.config.secrets.keys);
-  const earlier = earlierTokens(deps.db);
-
-  /** Whether the token could be ours: a made-up one is refused without a token lookup. */
-  async function mayBeOurs(token: string): Promise<boolean> {
-    const form = checks.accessForm(token);
-    return form?.form === 'keyed' || (form?.form === 'earlier' && (await earlier.accessMayLive()));
-  }
 
   async function fromDatabase(hash: string, epoch = UNKNOWN_EPOCH): Promise<CachedToken> {
     deps.metrics.tokenReads.inc();
@@ -99,6 +93,22 @@ export function admission(deps: GuardDeps): Admission {
   function cached(hash: string): CachedToken | undefined {
     const entry = cache.get(hash);
     return entry && entry.cachedUntil <= Date.now() ? { ...entry, epoch: UNKNOWN_EPOCH } : entry;
+  }
+
+  return { cache, fromDatabase, reload, cached };
+}
+
+export function admission(deps: GuardDeps): Admission {
+  const { cache, fromDatabase, reload, cached } = tokenReads(deps);
+  const limiter = createClientLimiter(deps.redis, deps.config.redis.prefix);
+  const policy = createRateLimitPolicy(deps);
+  const checks = createTokenChecks(deps.config.secrets.keys);
+  const earlier = earlierTokens(deps.db);
+
+  /** Whether the token could be ours: a made-up one is refused without a token lookup. */
+  async function mayBeOurs(token: string): Promise<boolean> {
+    const form = checks.accessForm(token);
+    return form?.form === 'keyed' || (form?.form === 'earlier' && (await earlier.accessMayLive()));
   }
 
   async function admit(hash: string, res: Response): Promise<AuthContext> {

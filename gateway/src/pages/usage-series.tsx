@@ -1,7 +1,6 @@
 // Usage per period as a chart beside the table of its numbers, for the console and the portal:
 // pages/static/charts.js draws the chart from the table (rows carry data-t, cells data-v), so the
 // picture and the numbers cannot differ, and without script the table is the page.
-import type { UsageRow } from '../features/usage/usage.read.js';
 
 export const FIGURES = [
   ['requests', 'Requests'],
@@ -12,7 +11,11 @@ export const FIGURES = [
 
 export const UNIT_MS = { hour: 3_600_000, day: 86_400_000 } as const;
 
-type Figures = Pick<UsageRow, (typeof FIGURES)[number][0]>;
+/**
+ * The counts a period shows, as the usage reads give them: pages/ imports no feature, so the
+ * shape is stated here and the usage rows fit it.
+ */
+type Figures = Record<(typeof FIGURES)[number][0], number>;
 export type Period = { start: number } & Figures;
 
 /** Every period of the range, those without a request as zeros: the chart's line is unbroken. */

@@ -1,13 +1,23 @@
 // A webhook subscription's tries as the console and the portal show them: when, the event, the
 // outcome, the status and duration, and the start of the endpoint's answer, as text (never
 // rendered: it is whatever the partner's server sent).
-import type { WebhookService } from '../features/webhooks/webhooks.service.js';
 
 /** The newest tries a page shows. */
 export const TRIES_SHOWN = 50;
 const ANSWER_CHARS = 200;
 
-type Try = Awaited<ReturnType<WebhookService['attempts']>>[number];
+/**
+ * What the table shows of a try: a webhook_attempts row with its event, as the webhook service
+ * reads them. pages/ imports no feature, so the shape is stated here.
+ */
+interface Try {
+  attempted_at: Date;
+  event: { event_type: string; message_id: string };
+  outcome: string;
+  status_code: number | null;
+  duration_ms: number;
+  response: string | null;
+}
 
 export function TriesTable(props: { tries: Try[]; total: number }) {
   if (props.tries.length === 0) return <p>No tries.</p>;

@@ -6,7 +6,7 @@ import { isScope, SCOPES, type Scope } from '#api/scopes.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import type { ClientSecrets } from '../../trust/client-secrets.js';
 import { recordOperatorAction, type Operator } from '../operators/operator-audit.js';
-import { OperatorRefusal } from '../operators/refusal.js';
+import { OperatorRefusal } from '../../cli/operator-refusal.js';
 import {
   createClient,
   endPreviousClientSecret,

@@ -12,7 +12,7 @@ import {
   setScopesAs,
   type ClientDeps,
 } from '../clients/clients.service.js';
-import { OperatorRefusal } from '../operators/refusal.js';
+import { OperatorRefusal } from '../../cli/operator-refusal.js';
 import { CONSOLE, ConsolePage, consoleOperator } from './console-page.js';
 
 const CLIENTS = `${CONSOLE}/clients`;

@@ -14,7 +14,7 @@ import {
   type ClientAction,
   type ClientDeps,
 } from '../clients/clients.service.js';
-import { OperatorRefusal } from '../operators/refusal.js';
+import { OperatorRefusal } from '../../cli/operator-refusal.js';
 import { CONSOLE, ConsolePage, consoleOperator } from './console-page.js';
 import { PortalLinkForm } from './portal-link.page.js';
 

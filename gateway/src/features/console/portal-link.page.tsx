@@ -2,12 +2,14 @@
 // page that shows the link this once. The same service makes it as `npm run clients --
 // portal-link` (portal/portal-links.ts).
 import type { Router } from 'express';
+import type { Config } from '#common/config.js';
+import type { ReadModelClient } from '#common/databases.js';
+import type { RedisClient } from '#common/redis.js';
 import { CSRF_FIELD } from '../../pages/forms.js';
 import { Notice, sendPage } from '../../pages/layout.js';
-import { OperatorRefusal } from '../operators/refusal.js';
+import { OperatorRefusal } from '../../cli/operator-refusal.js';
 import { makePortalLink } from '../portal/portal-links.js';
 import { CONSOLE, ConsolePage, consoleOperator } from './console-page.js';
-import type { ConsoleDeps } from './console.routes.js';
 
 const CLIENTS = `${CONSOLE}/clients`;
 const TTL_MS = 15 * 60_000;
@@ -25,7 +27,14 @@ export function PortalLinkForm(props: { clientKey: string; name: string; csrf: s
   );
 }
 
-export function portalLinkPage(router: Router, deps: ConsoleDeps): void {
+/** Stated here, as the console's other pages state theirs: console.routes.tsx imports this page. */
+interface PortalLinkDeps {
+  config: Config;
+  db: ReadModelClient;
+  redis: RedisClient;
+}
+
+export function portalLinkPage(router: Router, deps: PortalLinkDeps): void {
   router.post(`${CLIENTS}/:key/portal-link`, async (req, res) => {
     const clientKey = req.params.key;
     const linkDeps = {

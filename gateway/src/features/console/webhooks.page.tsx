@@ -6,7 +6,7 @@ import type { ReadModelClient } from '#common/databases.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
 import { Notice, sendPage } from '../../pages/layout.js';
 import { TRIES_SHOWN, TriesTable } from '../../pages/webhook-tries.js';
-import { OperatorRefusal } from '../operators/refusal.js';
+import { OperatorRefusal } from '../../cli/operator-refusal.js';
 import { setSubscriptionEnabledAs } from '../webhooks/webhooks.operator.js';
 import type { DeliveryFigures, WebhookService } from '../webhooks/webhooks.service.js';
 import { CONSOLE, ConsolePage, consoleOperator } from './console-page.js';

@@ -6,7 +6,7 @@ import type { RedisClient } from '#common/redis.js';
 import { createPageLink, type PortalLink } from '../../pages/sign-in-links.js';
 import { findClientByKey } from '../clients/clients.repository.js';
 import { recordOperatorAction, type Operator } from '../operators/operator-audit.js';
-import { OperatorRefusal } from '../operators/refusal.js';
+import { OperatorRefusal } from '../../cli/operator-refusal.js';
 import { PORTAL } from './portal-paths.js';
 
 export interface PortalLinkDeps {

@@ -3,7 +3,7 @@
 // operator audit.
 import type { ReadModelClient } from '#common/databases.js';
 import { recordOperatorAction, type Operator } from '../operators/operator-audit.js';
-import { OperatorRefusal } from '../operators/refusal.js';
+import { OperatorRefusal } from '../../cli/operator-refusal.js';
 import { OPERATOR, type WebhookService } from './webhooks.service.js';
 
 export async function setSubscriptionEnabledAs(

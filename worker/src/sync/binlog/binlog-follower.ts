@@ -18,13 +18,14 @@ import type { ThrottledLog } from '#common/log-throttle.js';
 import type { Logger } from '#common/logger.js';
 import type { RedisClient } from '#common/redis.js';
 import type { SyncTable } from '#read-model/table-definition.js';
-import { columnName, readModelTransaction } from '#read-model/transaction.js';
+import { readModelTransaction } from '#read-model/transaction.js';
 import { closeWithin } from '../../close-within.js';
 import { BINLOG_QUEUE, QUEUE_STREAMS } from '../../queues.js';
 import type { SyncDatabases } from '../sync-databases.js';
 import type { SyncMetrics } from '../sync-metrics.js';
 import { assertFollowerSchedule } from '../sync-upkeep.js';
 import { applyChangedKeys, type ChangedKeys } from './apply-changes.js';
+import { batchApplier, collectRowKeys, tablesByLegacyName } from './log-batches.js';
 import {
   bytesBehind,
   currentBinlogPosition,
@@ -34,15 +35,6 @@ import {
   type BinlogPosition,
 } from './binlog-position.js';
 
-/** A batch is applied this long after its first commit arrived, or at BATCH_KEYS keys. */
-const BATCH_MS = 50;
-const BATCH_KEYS = 5000;
-/**
- * Commits that touch no synced table (other tables, other databases) still move the stored
- * position, at most this often: a restart then re-reads seconds of log, not all of it since the
- * last change of a synced table, and a position is not left in a file the server may purge.
- */
-const POSITION_ONLY_MS = 1000;
 /** The server sends a heartbeat this often while idle; three missed mean the link is dead. */
 const HEARTBEAT_MS = 1000;
 const SILENCE_MS = 3 * HEARTBEAT_MS;
@@ -127,64 +119,14 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
     silentSince: undefined,
     fellBack: false,
   };
-  let behind = { at: 0, bytes: 0 };
-  deps.metrics?.watchBinlog({
-    // From the stored position, so any worker's scrape tells, whichever one follows the log.
-    async bytesBehind() {
-      if (Date.now() - behind.at >= STATUS_READ_MS) {
-        // Stamped first: a server that does not answer is not asked again at every scrape.
-        const at = Date.now();
-        behind = { ...behind, at };
-        const from = await readBinlogPosition(deps.readModel);
-        behind = { at, bytes: from ? await bytesBehind(deps, from) : 0 };
-      }
-      return behind.bytes;
-    },
-    lastHeardAt: () => state.heardAt,
-    lastCaughtUpAt: () => state.caughtUpAt,
-  });
+  watchBinlogMetrics(deps, state);
   // Every table's runs wait for it (sync-runner.ts): every change committed during the first
   // loads lies after this position. Retried, so a worker started while a database is down
   // starts all the same, its tables stale until then.
   const positionStored = storeStartPositionOnceUp(deps, () => stopping);
   const worker = new Worker(
     BINLOG_QUEUE,
-    async () => {
-      if (stopping) return;
-      await firstLoadsDone(deps, () => stopping);
-      if (stopping) return;
-      const startedAt = Date.now();
-      let stop: (() => void) | undefined;
-      try {
-        await new Promise<void>((resolve, reject) => {
-          const following = follow(deps, state, reject);
-          stop = () => void following.stop().then(resolve, reject);
-          stopListeners.add(stop);
-          following.done.then(resolve, reject);
-        });
-      } catch (error) {
-        if (accessDenied(error)) {
-          // Polled at the normal rate until a follower is let in again (next job, within 2 s).
-          deps.log('warn', 'binlog-denied', { err: error }, 'binary log refused; polling');
-          await deps.useSource('poll');
-          return;
-        }
-        if (positionLost(error)) {
-          await fallBack(deps, state, error, () => stopping);
-          return;
-        }
-        // Silent: this client heard nothing for SILENCE_MS, or clients fail (a server down or
-        // frozen) and none has heard anything for as long. Once fallen back, polling goes on
-        // until the log answers; the failed client is restarted meanwhile, as any other.
-        state.silentSince ??= Math.max(state.heardAt ?? 0, startedAt);
-        const silent = error instanceof LogSilent || Date.now() - state.silentSince > SILENCE_MS;
-        if (!silent || state.fellBack) throw error;
-        await fallBack(deps, state, error, () => stopping);
-      } finally {
-        // A failed follower is restarted every 2 s during an outage: none is kept.
-        if (stop) stopListeners.delete(stop);
-      }
-    },
+    () => followOnce(deps, state, { stopping: () => stopping, stopListeners }),
     {
       connection: deps.connection,
       prefix: deps.prefix,
@@ -210,6 +152,71 @@ export async function startBinlogFollower(deps: BinlogFollowerDeps) {
       await Promise.allSettled([closeWithin(worker, deps.log), closeWithin(queue, deps.log)]);
     },
   };
+}
+
+/**
+ * One job of the follower: a client of the log until the worker stops or the client fails; a
+ * refused log is polled for, a lost or silent one fallen back from (decision 0016).
+ */
+async function followOnce(
+  deps: BinlogFollowerDeps,
+  state: LogState,
+  control: { stopping: () => boolean; stopListeners: Set<() => void> },
+) {
+  if (control.stopping()) return;
+  await firstLoadsDone(deps, control.stopping);
+  if (control.stopping()) return;
+  const startedAt = Date.now();
+  let stop: (() => void) | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const following = follow(deps, state, reject);
+      stop = () => void following.stop().then(resolve, reject);
+      control.stopListeners.add(stop);
+      following.done.then(resolve, reject);
+    });
+  } catch (error) {
+    if (accessDenied(error)) {
+      // Polled at the normal rate until a follower is let in again (next job, within 2 s).
+      deps.log('warn', 'binlog-denied', { err: error }, 'binary log refused; polling');
+      await deps.useSource('poll');
+      return;
+    }
+    if (positionLost(error)) {
+      await fallBack(deps, state, error, control.stopping);
+      return;
+    }
+    // Silent: this client heard nothing for SILENCE_MS, or clients fail (a server down or
+    // frozen) and none has heard anything for as long. Once fallen back, polling goes on
+    // until the log answers; the failed client is restarted meanwhile, as any other.
+    state.silentSince ??= Math.max(state.heardAt ?? 0, startedAt);
+    const silent = error instanceof LogSilent || Date.now() - state.silentSince > SILENCE_MS;
+    if (!silent || state.fellBack) throw error;
+    await fallBack(deps, state, error, control.stopping);
+  } finally {
+    // A failed follower is restarted every 2 s during an outage: none is kept.
+    if (stop) control.stopListeners.delete(stop);
+  }
+}
+
+/** The follower's gauges: bytes behind the stored position, when last heard and caught up. */
+function watchBinlogMetrics(deps: BinlogFollowerDeps, state: LogState) {
+  let behind = { at: 0, bytes: 0 };
+  deps.metrics?.watchBinlog({
+    // From the stored position, so any worker's scrape tells, whichever one follows the log.
+    async bytesBehind() {
+      if (Date.now() - behind.at >= STATUS_READ_MS) {
+        // Stamped first: a server that does not answer is not asked again at every scrape.
+        const at = Date.now();
+        behind = { ...behind, at };
+        const from = await readBinlogPosition(deps.readModel);
+        behind = { at, bytes: from ? await bytesBehind(deps, from) : 0 };
+      }
+      return behind.bytes;
+    },
+    lastHeardAt: () => state.heardAt,
+    lastCaughtUpAt: () => state.caughtUpAt,
+  });
 }
 
 async function storeStartPositionOnceUp(
@@ -310,30 +317,15 @@ export function binlogConnectionOf(url: string) {
 
 /** One client of the log from the stored position, until stopped or an error. */
 function follow(deps: BinlogFollowerDeps, state: LogState, fail: (error: unknown) => void) {
-  const byLegacyTable = new Map<string, SyncTable[]>();
-  for (const table of deps.tables) {
-    byLegacyTable.set(table.from.table, [...(byLegacyTable.get(table.from.table) ?? []), table]);
-  }
+  const byLegacyTable = tablesByLegacyName(deps.tables);
   const { database } = legacyConnectionOf(deps.legacyUrl);
   const client = new ZongJi(binlogConnectionOf(deps.legacyUrl));
   let file = '';
-  let through: BinlogPosition | null = null;
   let serverId = 0n;
   let gtid: string | null = null;
   /** Keys of the transaction being read, not yet committed. */
   let open: ChangedKeys = new Map();
-  /** Keys of committed transactions waiting to be applied. */
-  let batch: ChangedKeys = new Map();
-  let batchKeys = 0;
-  let timer: NodeJS.Timeout | null = null;
-  /** The timer waits out POSITION_ONLY_MS for a position alone, not BATCH_MS for keys. */
-  let deferred = false;
-  /** The last position handed to applying, and how many batches are being applied. */
-  let queued: BinlogPosition | null = null;
-  let inFlight = 0;
-  let applying: Promise<void> = Promise.resolve();
   let failed = false;
-  let positionWrittenAt = Date.now();
   let lastHeard = Date.now();
   let answered = false;
   let settle: (() => void) | null = null;
@@ -342,111 +334,41 @@ function follow(deps: BinlogFollowerDeps, state: LogState, fail: (error: unknown
   const stopWith = (error: unknown) => {
     if (failed) return;
     failed = true;
-    if (timer) clearTimeout(timer);
+    batches.cancel();
     clearInterval(watchdog);
     client.stop();
     fail(error);
   };
-  const schedule = (ms: number, isDeferral: boolean) => {
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(flush, ms);
-    deferred = isDeferral;
-  };
-  /** Applies the batch read; a position alone waits out POSITION_ONLY_MS unless `now`. */
-  function flush(now = false) {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    if (!through || (batchKeys === 0 && through === queued)) return;
-    const wait = POSITION_ONLY_MS - (Date.now() - positionWrittenAt);
-    if (batchKeys === 0 && wait > 0 && !now) {
-      // Written once the wait is over: at rest the stored position reaches the last commit,
-      // and the bytes behind their zero.
-      schedule(wait, true);
-      return;
-    }
-    positionWrittenAt = Date.now();
-    const changed = batch;
-    const position = through;
-    queued = position;
-    batch = new Map();
-    batchKeys = 0;
-    inFlight += 1;
-    applying = applying
-      .then(() => applyChangedKeys(deps, changed, position))
-      .then(
-        () => {
-          state.caughtUpAt = Date.now();
-        },
-        (error: unknown) => stopWith(error),
-      )
-      .finally(() => {
-        inFlight -= 1;
-      });
-  }
-  const onRows = (event: RowsEvent & { rows: unknown[] }) => {
-    const legacyTable = event.tableMap[event.tableId]?.tableName;
-    for (const table of byLegacyTable.get(legacyTable ?? '') ?? []) {
-      const key = columnName(table.key);
-      const ids = open.get(table) ?? new Set<number>();
-      open.set(table, ids);
-      for (const row of event.rows as Record<string, Record<string, unknown>>[]) {
-        // An update names the key before and after: both rows may have changed.
-        for (const image of 'after' in row ? [row.before, row.after] : [row]) {
-          const id = image?.[key];
-          if (id !== null && id !== undefined) ids.add(Number(id));
-        }
-      }
-    }
-  };
-  const onCommit = (nextPosition: number) => {
-    through = { serverId, file, position: BigInt(nextPosition), gtid };
-    for (const [table, ids] of open) {
-      const into = batch.get(table) ?? new Set<number>();
-      batch.set(table, into);
-      const before = into.size;
-      for (const id of ids) into.add(id);
-      batchKeys += into.size - before;
-    }
-    open = new Map();
-    if (batchKeys >= BATCH_KEYS) flush();
-    else if (!timer || (deferred && batchKeys > 0)) schedule(BATCH_MS, false);
-  };
+  const batches = batchApplier({
+    apply: (changed, position) => applyChangedKeys(deps, changed, position),
+    applied: () => {
+      state.caughtUpAt = Date.now();
+    },
+    failed: (error) => stopWith(error),
+  });
 
   const heard = () => {
     lastHeard = Date.now();
     state.heardAt = lastHeard;
     state.silentSince = undefined;
   };
-  // Any event is a sign of life, the ones the client filters out too (other databases' rows):
-  // the server sends no heartbeat while it streams events, so a long transaction elsewhere
-  // would otherwise look like silence. Bytes on the log's socket are counted, from the moment
-  // the dump is asked for (the socket is the TLS one by then, if the URL asks for TLS).
-  client.on('ready', () => {
-    const socket = (client.connection as unknown as { stream?: NodeJS.ReadableStream } | null)
-      ?.stream;
-    socket?.on('data', heard);
-  });
+  onSocketData(client, heard);
   client.on('binlog', (event: AnyBinlogEvent) => {
     heard();
     if (!answered) {
-      // The log answers: back from polling, if the worker fell back to it.
       answered = true;
-      state.fellBack = false;
-      deps
-        .useSource('binlog')
-        .catch((error: unknown) =>
-          deps.log('warn', 'binlog-source', { err: error }, 'could not set the sync source'),
-        );
+      logAnswers(deps, state);
     }
     const name = event.getEventName();
     if (name === 'heartbeat') {
-      if (!timer && inFlight === 0) state.caughtUpAt = lastHeard;
+      if (batches.idle()) state.caughtUpAt = lastHeard;
     } else if (name === 'rotate') {
       file = (event as AnyBinlogEvent & { binlogName: string }).binlogName;
     } else if (name === 'writerows' || name === 'updaterows' || name === 'deleterows') {
-      onRows(event as RowsEvent & { rows: unknown[] });
+      collectRowKeys(open, byLegacyTable, event as RowsEvent & { rows: unknown[] });
     } else if (name === 'xid') {
-      onCommit(event.nextPosition);
+      batches.commit({ serverId, file, position: BigInt(event.nextPosition), gtid }, open);
+      open = new Map();
     } else if (event.gtid) {
       // MariaDB's GTID event opens each transaction: the position's GTID once it commits.
       gtid = event.gtid;
@@ -460,35 +382,15 @@ function follow(deps: BinlogFollowerDeps, state: LogState, fail: (error: unknown
   }, HEARTBEAT_MS);
 
   void (async () => {
-    const from = await readBinlogPosition(deps.readModel);
-    if (!from) throw new Error('no binary log position stored');
-    const now = await currentBinlogPosition(deps);
-    if (now.serverId !== from.serverId) {
-      throw new ServerReplaced(
-        `the legacy server is now server_id ${now.serverId}, not ${from.serverId}`,
-      );
-    }
+    const from = await storedPositionOfThisServer(deps);
     serverId = from.serverId;
     file = from.file;
     gtid = from.gtid;
     lastHeard = Date.now();
-    client.start({
-      serverId: REPLICA_SERVER_ID,
-      filename: from.file,
-      position: Number(from.position),
-      ...(database ? { includeSchema: { [database]: [...byLegacyTable.keys()] } } : {}),
+    startReading(deps, client, from, {
+      database,
+      tables: [...byLegacyTable.keys()],
     });
-    // Neither the library nor the server sends heartbeats unless the link asks for them. MySQL
-    // 8.4 reads @source_heartbeat_period, MariaDB and older MySQL @master_heartbeat_period; both
-    // are user variables, so each server reads its own and ignores the other.
-    const period = HEARTBEAT_MS * 1_000_000;
-    client.connection?.query(
-      `SET @master_heartbeat_period = ${period}, @source_heartbeat_period = ${period}`,
-    );
-    deps.logger.info(
-      { file: from.file, position: Number(from.position) },
-      'following the binary log',
-    );
   })().catch(stopWith);
 
   return {
@@ -501,9 +403,72 @@ function follow(deps: BinlogFollowerDeps, state: LogState, fail: (error: unknown
     async stop() {
       clearInterval(watchdog);
       client.stop();
-      if (!failed) flush(true);
-      await applying;
+      if (!failed) batches.flush(true);
+      await batches.applied();
       settle?.();
     },
   };
+}
+
+/**
+ * Any event is a sign of life, the ones the client filters out too (other databases' rows): the
+ * server sends no heartbeat while it streams events, so a long transaction elsewhere would
+ * otherwise look like silence. Bytes on the log's socket are counted, from the moment the dump is
+ * asked for (the socket is the TLS one by then, if the URL asks for TLS).
+ */
+function onSocketData(client: ZongJi, heard: () => void) {
+  client.on('ready', () => {
+    const socket = (client.connection as unknown as { stream?: NodeJS.ReadableStream } | null)
+      ?.stream;
+    socket?.on('data', heard);
+  });
+}
+
+/** The log answers: back from polling, if the worker fell back to it. */
+function logAnswers(deps: BinlogFollowerDeps, state: LogState) {
+  state.fellBack = false;
+  deps
+    .useSource('binlog')
+    .catch((error: unknown) =>
+      deps.log('warn', 'binlog-source', { err: error }, 'could not set the sync source'),
+    );
+}
+
+/** The stored position, if the legacy server is still the one it was read from. */
+async function storedPositionOfThisServer(deps: BinlogFollowerDeps): Promise<BinlogPosition> {
+  const from = await readBinlogPosition(deps.readModel);
+  if (!from) throw new Error('no binary log position stored');
+  const now = await currentBinlogPosition(deps);
+  if (now.serverId !== from.serverId) {
+    throw new ServerReplaced(
+      `the legacy server is now server_id ${now.serverId}, not ${from.serverId}`,
+    );
+  }
+  return from;
+}
+
+/** Asks the server for its log from `from`: the synced legacy tables' rows, with heartbeats. */
+function startReading(
+  deps: BinlogFollowerDeps,
+  client: ZongJi,
+  from: BinlogPosition,
+  read: { database: string | undefined; tables: string[] },
+) {
+  client.start({
+    serverId: REPLICA_SERVER_ID,
+    filename: from.file,
+    position: Number(from.position),
+    ...(read.database ? { includeSchema: { [read.database]: read.tables } } : {}),
+  });
+  // Neither the library nor the server sends heartbeats unless the link asks for them. MySQL
+  // 8.4 reads @source_heartbeat_period, MariaDB and older MySQL @master_heartbeat_period; both
+  // are user variables, so each server reads its own and ignores the other.
+  const period = HEARTBEAT_MS * 1_000_000;
+  client.connection?.query(
+    `SET @master_heartbeat_period = ${period}, @source_heartbeat_period = ${period}`,
+  );
+  deps.logger.info(
+    { file: from.file, position: Number(from.position) },
+    'following the binary log',
+  );
 }
