@@ -81,6 +81,9 @@ const SETTLE_MS = 150_000;
 const REPORT_DELAY_MS = 1500;
 
 /** What the run holds; everything in it is released at the end, whatever happened. */
+/** A client the soak made, with the credentials its load uses. */
+type BenchClient = Awaited<ReturnType<typeof benchClients>>[number];
+
 interface Run {
   options: SoakOptions;
   env: ThrowawayEnvironment;
@@ -171,6 +174,60 @@ async function loadPeriod(run: Run, started: number) {
   return { snapshots, outages, cpuTimeline: timeline.stop() };
 }
 
+/** One subscription per owner, each to a receiver of its own. */
+async function subscribeReceivers(
+  webhooks: ReturnType<typeof createWebhookService>,
+  owners: { id: number }[],
+  receivers: Run['receivers'],
+) {
+  const subscriptions = [];
+  for (const [i, owner] of owners.entries()) {
+    // Every type, as a subscription without `types` gets for a client allowed everything.
+    const types = typesRead(SCOPES);
+    const { id } = await webhooks.create(owner.id, {
+      url: receivers[i]!.url,
+      types,
+      description: 'soak',
+    });
+    subscriptions.push({ id, receiver: receivers[i]! });
+  }
+  return subscriptions;
+}
+
+/** The legacy writer's and the API load's processes, recorded by the run. */
+function forkLoads(
+  run: Run,
+  dashboard: Awaited<ReturnType<typeof generateDashboard>>,
+  clients: Record<'readers' | 'followers', BenchClient[]> & { writer: BenchClient },
+) {
+  const writerProcess = forkLoad('bench/soak/legacy-writer.ts', {
+    legacyUrl: run.env.legacyUrl,
+    databaseUrl: run.env.databaseUrl,
+    rate: LEGACY_RATE,
+    memberIds: dashboard.memberIds,
+    branchIds: dashboard.branchIds,
+    transactionCount: dashboard.transactionCount,
+    generatedMemberMax: dashboard.generatedMemberMax,
+    settleMs: SETTLE_MS,
+  });
+  const apiProcess = forkLoad('bench/soak/api-load.ts', {
+    gateways: run.gateways.map((g) => g.current.url),
+    readers: clients.readers.map((r) => r.credentials),
+    readRate: READ_RATE,
+    writer: clients.writer.credentials,
+    writeRate: WRITE_RATE,
+    followers: clients.followers.map((f) => f.credentials),
+    memberIds: dashboard.memberIds,
+    boundMemberIds: dashboard.boundMemberIds,
+    staffIds: dashboard.staffIds,
+    branchIds: dashboard.branchIds,
+    tokenEverySeconds: TOKEN_EVERY_SECONDS,
+  });
+  run.loads.push(writerProcess, apiProcess);
+  run.recording.listen(writerProcess, apiProcess);
+  return { writerProcess, apiProcess };
+}
+
 async function soak(run: Run): Promise<void> {
   const { env, options } = run;
   const readModel = createReadModelClient(env.databaseUrl, { poolSize: 2 });
@@ -186,17 +243,7 @@ async function soak(run: Run): Promise<void> {
       run.gateways.push(await startSoakGateway(env, `gateway ${i + 1}`, run.crashes));
     run.receivers.push(await startReceiver(), await startReceiver(), await startReceiver(0.1));
     const webhooks = createWebhookService(readModel, loadConfig(processVariables(env)));
-    const subscriptions = [];
-    for (const [i, owner] of owners.entries()) {
-      // Every type, as a subscription without `types` gets for a client allowed everything.
-      const types = typesRead(SCOPES);
-      const { id } = await webhooks.create(owner.id, {
-        url: run.receivers[i]!.url,
-        types,
-        description: 'soak',
-      });
-      subscriptions.push({ id, receiver: run.receivers[i]! });
-    }
+    const subscriptions = await subscribeReceivers(webhooks, owners, run.receivers);
     console.log(
       `${options.minutes} min, a report every ${options.reportEverySeconds} s; retention ${RETENTION_MINUTES} min; ` +
         `${run.gateways.length} gateway(s), 1 worker; ${dashboard.memberIds.length} members; ` +
@@ -204,31 +251,11 @@ async function soak(run: Run): Promise<void> {
         '; private PostgreSQL and Redis' +
         (options.faults ? '; faults at 20/40/60/80 %' : ''),
     );
-    const writerProcess = forkLoad('bench/soak/legacy-writer.ts', {
-      legacyUrl: env.legacyUrl,
-      databaseUrl: env.databaseUrl,
-      rate: LEGACY_RATE,
-      memberIds: dashboard.memberIds,
-      branchIds: dashboard.branchIds,
-      transactionCount: dashboard.transactionCount,
-      generatedMemberMax: dashboard.generatedMemberMax,
-      settleMs: SETTLE_MS,
+    const { writerProcess, apiProcess } = forkLoads(run, dashboard, {
+      readers,
+      writer: writer!,
+      followers,
     });
-    const apiProcess = forkLoad('bench/soak/api-load.ts', {
-      gateways: run.gateways.map((g) => g.current.url),
-      readers: readers.map((r) => r.credentials),
-      readRate: READ_RATE,
-      writer: writer!.credentials,
-      writeRate: WRITE_RATE,
-      followers: followers.map((f) => f.credentials),
-      memberIds: dashboard.memberIds,
-      boundMemberIds: dashboard.boundMemberIds,
-      staffIds: dashboard.staffIds,
-      branchIds: dashboard.branchIds,
-      tokenEverySeconds: TOKEN_EVERY_SECONDS,
-    });
-    run.loads.push(writerProcess, apiProcess);
-    run.recording.listen(writerProcess, apiProcess);
     const started = Date.now();
     const { snapshots, outages, cpuTimeline } = await loadPeriod(run, started);
 

@@ -240,6 +240,11 @@ async function timeChanges(
     .sort((a, b) => a - b);
 }
 
+type Pool = ReturnType<typeof readModelPool>;
+type Partner = Awaited<ReturnType<typeof startPartner>>;
+/** What the worker's environment is started with, and the operator services configured from. */
+type Variables = Record<string, string>;
+
 export async function benchWebhooks(
   options: LagOptions & { scale: number; events: number; profile: boolean },
 ) {
@@ -267,157 +272,22 @@ export async function benchWebhooks(
     worker = await startWorker(variables, {});
     const pool = readModelPool(readModel);
     // The first load, then the subscription: its events are the changes after it.
-    for (;;) {
-      const { rows } = await pool.query<{ behind: number }>(
-        `SELECT count(*)::int AS behind FROM sync_state WHERE synced_at IS NULL`,
-      );
-      if (rows[0]!.behind === 0) break;
-      await sleep(500);
-    }
+    await firstLoadDone(pool);
     await sleep(5000);
     const { service, subscription } = await subscribePartner(readModel, variables, partner.url);
 
-    console.log(`latency: one subscription, a partner answering at once, the worker's defaults`);
-    const lags = await measureVisibility(env.legacyUrl, readModel, options);
-    await sleep(5000);
-    const hooks = commitToReceived(lags.committedAt, partner);
-    const missing = hooks.filter((ms) => ms === Infinity).length;
-    console.log(
-      `  legacy commit → webhook received: p50 ${percentile(hooks, 50)} ms, p99 ${percentile(hooks, 99)} ms ` +
-        `(target p99 ≤ 2000)${missing ? `, ${missing} never received` : ''}; ` +
-        `commit → visible in the same run: p50 ${lags.p50} ms, p99 ${lags.p99} ms`,
-    );
+    await benchLatency(env.legacyUrl, readModel, partner, options);
     await worker.stop();
 
     // The rate: the subscription's feed gets `events` member changes at once, and a worker
     // running delivery alone turns them into events and delivers them.
     worker = await startWorker({ ...variables, WORKER_ROLES: 'webhooks' }, { profileDir });
     await sleep(2000);
-    // Rounds of `events` changes each: one round lasts a few seconds, so one alone is at the mercy
-    // of whatever else the machine does; the median of the rounds is the figure.
-    const rates: number[] = [];
-    const cpuPerDelivery: number[] = [];
-    for (let round = 1; round <= RATE_ROUNDS; round += 1) {
-      const before = {
-        received: partner.received(),
-        cpuMs: worker.cpuMs(),
-        requeued: await requeuedBySweep(worker),
-      };
-      const changed = await pool.query(
-        `UPDATE members SET address = $2 || id
-          WHERE id IN (SELECT id FROM members ORDER BY id LIMIT $1)`,
-        [options.events, `rate${round}-`],
-      );
-      const events = changed.rowCount ?? 0;
-      const started = Date.now();
-      let delivered = 0;
-      while (Date.now() - started < 300_000) {
-        const { rows } = await pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM webhook_events
-            WHERE subscription_id = $1 AND status = 'delivered' AND body LIKE $2`,
-          [subscription.id, `%"rate${round}-%`],
-        );
-        delivered = rows[0]!.n;
-        if (delivered >= events) break;
-        await sleep(100);
-      }
-      const seconds = (Date.now() - started) / 1000;
-      const cpuMs = worker.cpuMs() - before.cpuMs;
-      const requeued = (await requeuedBySweep(worker)) - before.requeued;
-      rates.push(delivered / seconds);
-      cpuPerDelivery.push(cpuMs / delivered);
-      console.log(
-        `  round ${round}: ${delivered} of ${events} events (${partner.received() - before.received} requests) ` +
-          `in ${fmt(seconds, 1)} s: ${fmt(delivered / seconds)} deliveries/s, worker CPU ${fmt(cpuMs / delivered, 2)} ms per delivery, ` +
-          `${requeued} queued again by the sweep`,
-      );
-    }
-    console.log(
-      `rate: median of ${RATE_ROUNDS} rounds ${fmt(
-        percentile(
-          rates.toSorted((a, b) => a - b),
-          50,
-        ),
-      )} deliveries/s (target ≥ 1000), ` +
-        `worker CPU ${fmt(
-          percentile(
-            cpuPerDelivery.toSorted((a, b) => a - b),
-            50,
-          ),
-          2,
-        )} ms per delivery, dispatch from the feed included`,
-    );
+    await benchRate({ pool, worker, partner, subscriptionId: subscription.id }, options.events);
 
-    // Fan-out, on the same worker: one client's subscriptions to notifications, each at a path of
-    // its own, 1 then 100 then 1,000 of them (the per-client cap raised for it).
-    const { rows: fanned } = await pool.query<{ id: number }>(
-      `SELECT id FROM notifications ORDER BY id DESC LIMIT $1`,
-      [FANOUT_SUBSCRIPTIONS.length * (FANOUT_CHANGES + FANOUT_BURST)],
-    );
-    const fanoutClient = await createClient(readModel, createClientSecrets([BENCH_SECRETS_KEY]), {
-      name: 'bench fan-out partner',
-      scopes: ['notifications:read', 'webhooks:manage'],
-      branchId: null,
-    });
-    const fanoutService = createWebhookService(
-      readModel,
-      loadConfig({ ...variables, WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT: '1000' }),
-    );
-    let subscribed = 0;
-    for (const [index, subscriptions] of FANOUT_SUBSCRIPTIONS.entries()) {
-      for (; subscribed < subscriptions; subscribed += 1) {
-        await fanoutService.create(fanoutClient.id, {
-          url: fanoutPartner.url(`/fan/${subscribed}`),
-          types: ['notifications'],
-          description: 'bench fan-out',
-        });
-      }
-      await sleep(2000);
-      const per = FANOUT_CHANGES + FANOUT_BURST;
-      const ids = fanned.slice(index * per, (index + 1) * per).map((row) => row.id);
-      const { lastDelivery, perSecond } = await timeFanout(pool, fanoutPartner, ids, subscriptions);
-      console.log(
-        `fan-out: ${subscriptions} subscription(s): commit → last subscription's delivery over ` +
-          `${FANOUT_CHANGES} changes p50 ${percentile(lastDelivery, 50)} ms, p99 ` +
-          `${percentile(lastDelivery, 99)} ms; ${FANOUT_BURST} changes at once: ` +
-          `${fmt(perSecond)} deliveries/s`,
-      );
-    }
+    await benchFanout({ readModel, pool, variables, fanoutPartner });
 
-    // Gone before fairness, whose changes are notifications too.
-    await pool.query(`DELETE FROM webhook_subscriptions WHERE client_id = $1`, [fanoutClient.id]);
-
-    // Fairness, on the same worker: the partner's changes alone, then beside a client whose
-    // endpoint holds every connection open without an answer.
-    const { rows: notifications } = await pool.query<{ id: number }>(
-      `SELECT id FROM notifications ORDER BY id LIMIT $1`,
-      [2 * FAIR_CHANGES],
-    );
-    const ids = notifications.map((row) => row.id);
-    const alone = await timeChanges(pool, partner, ids.slice(0, FAIR_CHANGES));
-    const silentClient = await createClient(readModel, createClientSecrets([BENCH_SECRETS_KEY]), {
-      name: 'bench silent partner',
-      scopes: ['members:read', 'webhooks:manage'],
-      branchId: null,
-    });
-    await service.create(silentClient.id, {
-      url: silent.url,
-      types: ['members'],
-      description: 'silent',
-    });
-    await pool.query(
-      `UPDATE members SET address = 'silent-' || id
-        WHERE id IN (SELECT id FROM members ORDER BY id LIMIT $1)`,
-      [SILENT_EVENTS],
-    );
-    await sleep(1000);
-    const beside = await timeChanges(pool, partner, ids.slice(FAIR_CHANGES));
-    console.log(
-      `fairness: a partner's change → webhook received over ${FAIR_CHANGES} changes: alone p50 ` +
-        `${percentile(alone, 50)} ms, p99 ${percentile(alone, 99)} ms; while another client's ` +
-        `endpoint is silent with ${SILENT_EVENTS} events: p50 ${percentile(beside, 50)} ms, ` +
-        `p99 ${percentile(beside, 99)} ms`,
-    );
+    await benchFairness({ readModel, pool, partner, silentUrl: silent.url, service });
   } finally {
     await releaseInTurn(
       () => worker?.stop(),
@@ -430,4 +300,207 @@ export async function benchWebhooks(
       () => env.destroy(),
     );
   }
+}
+
+/** Waits until every table is loaded once. */
+async function firstLoadDone(pool: Pool) {
+  for (;;) {
+    const { rows } = await pool.query<{ behind: number }>(
+      `SELECT count(*)::int AS behind FROM sync_state WHERE synced_at IS NULL`,
+    );
+    if (rows[0]!.behind === 0) break;
+    await sleep(500);
+  }
+}
+
+/** One subscription, a partner answering at once, the worker's defaults: commit → received. */
+async function benchLatency(
+  legacyUrl: string,
+  readModel: ReadModelClient,
+  partner: Partner,
+  options: LagOptions,
+) {
+  console.log(`latency: one subscription, a partner answering at once, the worker's defaults`);
+  const lags = await measureVisibility(legacyUrl, readModel, options);
+  await sleep(5000);
+  const hooks = commitToReceived(lags.committedAt, partner);
+  const missing = hooks.filter((ms) => ms === Infinity).length;
+  console.log(
+    `  legacy commit → webhook received: p50 ${percentile(hooks, 50)} ms, p99 ${percentile(hooks, 99)} ms ` +
+      `(target p99 ≤ 2000)${missing ? `, ${missing} never received` : ''}; ` +
+      `commit → visible in the same run: p50 ${lags.p50} ms, p99 ${lags.p99} ms`,
+  );
+}
+
+/**
+ * Rounds of `events` changes each: one round lasts a few seconds, so one alone is at the mercy
+ * of whatever else the machine does; the median of the rounds is the figure.
+ */
+async function benchRate(
+  on: { pool: Pool; worker: Started; partner: Partner; subscriptionId: number },
+  eventsPerRound: number,
+) {
+  const rates: number[] = [];
+  const cpuPerDelivery: number[] = [];
+  for (let round = 1; round <= RATE_ROUNDS; round += 1) {
+    const { delivered, seconds, cpuMs } = await rateRound(on, eventsPerRound, round);
+    rates.push(delivered / seconds);
+    cpuPerDelivery.push(cpuMs / delivered);
+  }
+  console.log(
+    `rate: median of ${RATE_ROUNDS} rounds ${fmt(
+      percentile(
+        rates.toSorted((a, b) => a - b),
+        50,
+      ),
+    )} deliveries/s (target ≥ 1000), ` +
+      `worker CPU ${fmt(
+        percentile(
+          cpuPerDelivery.toSorted((a, b) => a - b),
+          50,
+        ),
+        2,
+      )} ms per delivery, dispatch from the feed included`,
+  );
+}
+
+/** One round: `eventsPerRound` member changes at once, until delivered (or 300 s). */
+async function rateRound(
+  { pool, worker, partner, subscriptionId }: Parameters<typeof benchRate>[0],
+  eventsPerRound: number,
+  round: number,
+) {
+  const before = {
+    received: partner.received(),
+    cpuMs: worker.cpuMs(),
+    requeued: await requeuedBySweep(worker),
+  };
+  const changed = await pool.query(
+    `UPDATE members SET address = $2 || id
+      WHERE id IN (SELECT id FROM members ORDER BY id LIMIT $1)`,
+    [eventsPerRound, `rate${round}-`],
+  );
+  const events = changed.rowCount ?? 0;
+  const started = Date.now();
+  let delivered = 0;
+  while (Date.now() - started < 300_000) {
+    const { rows } = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM webhook_events
+        WHERE subscription_id = $1 AND status = 'delivered' AND body LIKE $2`,
+      [subscriptionId, `%"rate${round}-%`],
+    );
+    delivered = rows[0]!.n;
+    if (delivered >= events) break;
+    await sleep(100);
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const cpuMs = worker.cpuMs() - before.cpuMs;
+  const requeued = (await requeuedBySweep(worker)) - before.requeued;
+  console.log(
+    `  round ${round}: ${delivered} of ${events} events (${partner.received() - before.received} requests) ` +
+      `in ${fmt(seconds, 1)} s: ${fmt(delivered / seconds)} deliveries/s, worker CPU ${fmt(cpuMs / delivered, 2)} ms per delivery, ` +
+      `${requeued} queued again by the sweep`,
+  );
+  return { delivered, seconds, cpuMs };
+}
+
+/**
+ * Fan-out, on the same worker: one client's subscriptions to notifications, each at a path of
+ * its own, 1 then 100 then 1,000 of them (the per-client cap raised for it).
+ */
+async function benchFanout({
+  readModel,
+  pool,
+  variables,
+  fanoutPartner,
+}: {
+  readModel: ReadModelClient;
+  pool: Pool;
+  variables: Variables;
+  fanoutPartner: Awaited<ReturnType<typeof startFanoutPartner>>;
+}) {
+  const { rows: fanned } = await pool.query<{ id: number }>(
+    `SELECT id FROM notifications ORDER BY id DESC LIMIT $1`,
+    [FANOUT_SUBSCRIPTIONS.length * (FANOUT_CHANGES + FANOUT_BURST)],
+  );
+  const fanoutClient = await createClient(readModel, createClientSecrets([BENCH_SECRETS_KEY]), {
+    name: 'bench fan-out partner',
+    scopes: ['notifications:read', 'webhooks:manage'],
+    branchId: null,
+  });
+  const fanoutService = createWebhookService(
+    readModel,
+    loadConfig({ ...variables, WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT: '1000' }),
+  );
+  let subscribed = 0;
+  for (const [index, subscriptions] of FANOUT_SUBSCRIPTIONS.entries()) {
+    for (; subscribed < subscriptions; subscribed += 1) {
+      await fanoutService.create(fanoutClient.id, {
+        url: fanoutPartner.url(`/fan/${subscribed}`),
+        types: ['notifications'],
+        description: 'bench fan-out',
+      });
+    }
+    await sleep(2000);
+    const per = FANOUT_CHANGES + FANOUT_BURST;
+    const ids = fanned.slice(index * per, (index + 1) * per).map((row) => row.id);
+    const { lastDelivery, perSecond } = await timeFanout(pool, fanoutPartner, ids, subscriptions);
+    console.log(
+      `fan-out: ${subscriptions} subscription(s): commit → last subscription's delivery over ` +
+        `${FANOUT_CHANGES} changes p50 ${percentile(lastDelivery, 50)} ms, p99 ` +
+        `${percentile(lastDelivery, 99)} ms; ${FANOUT_BURST} changes at once: ` +
+        `${fmt(perSecond)} deliveries/s`,
+    );
+  }
+
+  // Gone before fairness, whose changes are notifications too.
+  await pool.query(`DELETE FROM webhook_subscriptions WHERE client_id = $1`, [fanoutClient.id]);
+}
+
+/**
+ * Fairness, on the same worker: the partner's changes alone, then beside a client whose
+ * endpoint holds every connection open without an answer.
+ */
+async function benchFairness({
+  readModel,
+  pool,
+  partner,
+  silentUrl,
+  service,
+}: {
+  readModel: ReadModelClient;
+  pool: Pool;
+  partner: Partner;
+  silentUrl: string;
+  service: ReturnType<typeof createWebhookService>;
+}) {
+  const { rows: notifications } = await pool.query<{ id: number }>(
+    `SELECT id FROM notifications ORDER BY id LIMIT $1`,
+    [2 * FAIR_CHANGES],
+  );
+  const ids = notifications.map((row) => row.id);
+  const alone = await timeChanges(pool, partner, ids.slice(0, FAIR_CHANGES));
+  const silentClient = await createClient(readModel, createClientSecrets([BENCH_SECRETS_KEY]), {
+    name: 'bench silent partner',
+    scopes: ['members:read', 'webhooks:manage'],
+    branchId: null,
+  });
+  await service.create(silentClient.id, {
+    url: silentUrl,
+    types: ['members'],
+    description: 'silent',
+  });
+  await pool.query(
+    `UPDATE members SET address = 'silent-' || id
+      WHERE id IN (SELECT id FROM members ORDER BY id LIMIT $1)`,
+    [SILENT_EVENTS],
+  );
+  await sleep(1000);
+  const beside = await timeChanges(pool, partner, ids.slice(FAIR_CHANGES));
+  console.log(
+    `fairness: a partner's change → webhook received over ${FAIR_CHANGES} changes: alone p50 ` +
+      `${percentile(alone, 50)} ms, p99 ${percentile(alone, 99)} ms; while another client's ` +
+      `endpoint is silent with ${SILENT_EVENTS} events: p50 ${percentile(beside, 50)} ms, ` +
+      `p99 ${percentile(beside, 99)} ms`,
+  );
 }
