@@ -1,7 +1,7 @@
 import type { RowsEvent } from '@vlasky/zongji';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { memberPackagesTable } from '../../../../read-model/tables/member-packages.table.js';
-import { membersTable } from '../../../../read-model/tables/members.table.js';
+import { memberPackagesTable } from '#read-model/tables/member-packages.table.js';
+import { membersTable } from '#read-model/tables/members.table.js';
 import type { ChangedKeys } from './apply-changes.js';
 import type { BinlogPosition } from './binlog-position.js';
 import { batchApplier, collectRowKeys, mergeCommitted, tablesByLegacyName } from './log-batches.js';
