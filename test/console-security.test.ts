@@ -268,7 +268,7 @@ describe('console sessions', () => {
 });
 
 describe('console usage', () => {
-  it('when usage was counted, then the usage page totals by operation equal `npm run usage -- --by operation --json` over the same period', async () => {
+  it('when usage was counted, then the usage page totals by operation equal `npm run usage -- --by operation --json` over the same period, by hour and by day', async () => {
     const client = await createTestClient(gateway.db, { name: 'counted' });
     const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 2 * 3_600_000);
     await gateway.db.usageHour.createMany({
@@ -306,6 +306,26 @@ describe('console usage', () => {
     );
     expect(expected.length).toBe(2);
     expect(shown.sort()).toEqual(expected.sort());
+    // The last 30 days are whole days, read from usage_days: the same totals, here and in the CLI.
+    const days = await browser.get('/console/usage?granularity=day&by=operation');
+    const byDay = usageTotalsShown(days.html);
+    expect(byDay.from).toMatch(/T00:00:00\.000Z$/);
+    expect(byDay.rows.sort()).toEqual(expected);
+    const printed = usageRowsPrinted(
+      await operatorCliWith(
+        env,
+        {},
+        'usage',
+        '--by',
+        'operation',
+        '--from',
+        byDay.from,
+        '--to',
+        byDay.to,
+        '--json',
+      ),
+    );
+    expect(printed.sort()).toEqual(expected);
     // The CLI may compile dist/ first.
   }, 120_000);
 });

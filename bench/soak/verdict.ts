@@ -146,7 +146,7 @@ const KEPT_FOR_CHANGES = [
   'kept_totals',
   'kept_day_sums',
 ];
-const KEPT_FOR_REQUESTS = ['api_tokens', 'usage_hours', 'usage_merges'];
+const KEPT_FOR_REQUESTS = ['api_tokens', 'usage_hours', 'usage_days', 'usage_merges'];
 
 function printStorage(e: Ending): void {
   const end = e.snapshots.at(-1)!;

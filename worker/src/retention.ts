@@ -16,6 +16,8 @@ interface Purge {
   retentionMs: number;
   /** Deletes at most $2 rows past the retention of $1 ms; returns the row count. */
   statement: string;
+  /** Rows one statement deletes at most, when not BATCH. */
+  batch?: number;
 }
 
 /**
@@ -86,11 +88,13 @@ const webhookEvents = (retentionMs: number): Purge => ({
 
 /**
  * Usage counts past USAGE_RETENTION_DAYS, an hour once it has ended that long ago, oldest first
- * through the index on `hour`.
+ * through the index on `hour`. The delete's triggers take the same hours off usage_days in the
+ * same statement, which about doubles its time: a smaller batch keeps it well under 100 ms.
  */
 const usageHours = (retentionMs: number): Purge => ({
   name: 'usage_hours',
   retentionMs,
+  batch: 2000,
   statement: `DELETE FROM usage_hours WHERE ctid IN (
       SELECT ctid FROM usage_hours
        WHERE hour < now() - make_interval(secs => $1::float8 / 1000) - interval '1 hour'
@@ -134,11 +138,12 @@ export async function purgeExpired(
     usageMerges,
   ];
   for (const purge of purges) {
+    const batch = purge.batch ?? BATCH;
     let total = 0;
     for (;;) {
-      const { rowCount } = await pool.query(purge.statement, [purge.retentionMs, BATCH]);
+      const { rowCount } = await pool.query(purge.statement, [purge.retentionMs, batch]);
       total += rowCount ?? 0;
-      if ((rowCount ?? 0) < BATCH) break;
+      if ((rowCount ?? 0) < batch) break;
     }
     deleted[purge.name] = total;
   }

@@ -1,6 +1,9 @@
-// The usage reports' one query, for GET /usage (one client) and `npm run usage` (any client):
-// usage_hours summed by period (hour, UTC day, or the whole range) and by operation, status or
-// client, with the latency percentiles read off the summed buckets.
+// The usage reports' one query, for GET /usage (one client), `npm run usage` (any client) and the
+// console and portal pages: usage_hours summed by period (hour, UTC day, or the whole range) and
+// by operation, status or client, with the latency percentiles read off the summed buckets. A
+// range of whole UTC days without hourly rows reads usage_days instead, which triggers keep equal
+// to usage_hours summed by day (docs/decisions/0015-usage-reports.md): the same answer from a
+// 24th of the rows.
 import {
   LATENCY_COLUMNS,
   latencyPercentile,
@@ -61,11 +64,23 @@ interface Summed {
   latency: number[];
 }
 
+const DAY_MS = 86_400_000;
+const isDayStart = (at: Date) => at.getTime() % DAY_MS === 0;
+
+/** usage_days when the range is whole UTC days and no row is an hour; usage_hours otherwise. */
+function source(query: UsageQuery) {
+  const byDay = query.granularity !== 'hour' && isDayStart(query.from) && isDayStart(query.to);
+  return byDay
+    ? { table: raw('usage_days'), at: raw('day') }
+    : { table: raw('usage_hours'), at: raw('hour') };
+}
+
 function statement(query: UsageQuery) {
+  const { table, at } = source(query);
   const period =
     query.granularity === null
       ? sql`NULL::timestamptz`
-      : sql`date_trunc(${query.granularity}, hour, 'UTC')`;
+      : sql`date_trunc(${query.granularity}, ${at}, 'UTC')`;
   const group = raw(query.groupBy === null ? 'NULL' : GROUP_COLUMNS[query.groupBy]);
   const client = query.clientId === undefined ? empty : sql`AND client_id = ${query.clientId}`;
   const buckets = join(
@@ -82,8 +97,8 @@ function statement(query: UsageQuery) {
            coalesce(sum(requests) FILTER (WHERE status = 429), 0)::float8 AS rate_limited,
            sum(bytes_out)::float8 AS bytes_out,
            ARRAY[${buckets}]::float8[] AS latency
-      FROM usage_hours
-     WHERE hour >= ${query.from} AND hour < ${query.to} ${client}
+      FROM ${table}
+     WHERE ${at} >= ${query.from} AND ${at} < ${query.to} ${client}
      GROUP BY 1, 2
      ORDER BY 1, 2
      LIMIT ${query.maxRows + 1}`;
