@@ -7,9 +7,9 @@ import {
   LATENCY_BUCKETS,
   usageKeys,
   type UsageCell,
-} from '../api/usage/usage-cells.js';
-import { createReadModelClient, readModelPool, type ReadModelClient } from '../common/databases.js';
-import { createRedis, type RedisClient } from '../common/redis.js';
+} from '#api/usage/usage-cells.js';
+import { createReadModelClient, readModelPool, type ReadModelClient } from '#common/databases.js';
+import { createRedis, type RedisClient } from '#common/redis.js';
 import { readUsage } from '../gateway/src/features/usage/usage.read.js';
 import { purgeExpired } from '../worker/src/retention.js';
 import { mergeUsage } from '../worker/src/usage/usage-merge.js';
