@@ -30,7 +30,7 @@ export function slowStatementLogging(): PostgresLogging {
 export interface SlowStatement {
   /** When it ended (epoch ms). */
   at: number;
-  /** Its connection's application_name ('' for none: the bench's own probes and tools). */
+  /** Its connection's application_name ('' for none: the bench's own probes and checks). */
   application: string;
   ms: number;
   /** The statement with literals replaced and white space folded. */
@@ -65,7 +65,8 @@ export function readSlowStatements(file: string): SlowStatement[] {
     return [
       {
         at: Number(epoch) * 1000,
-        application: application!,
+        // PostgreSQL writes a connection without a name as [unknown].
+        application: application === '[unknown]' ? '' : application!,
         ms: Number(ms),
         shape: shapeOf(statement!),
       },
