@@ -9,8 +9,9 @@
 // (bench/soak/setup.ts). Every S seconds (300) one block: RSS and CPU per process, PostgreSQL's
 // size and largest tables, Redis memory, p50/p99 per group, 5xx, sync lag p99, webhook events
 // pending (bench/soak/measure.ts). At the end sync:verify, the webhook ledgers
-// (bench/soak/checks.ts), each feed copy against the lists, and a verdict per acceptance point
-// (bench/soak/verdict.ts). PostgreSQL and Redis are the bench's own, with their default
+// (bench/soak/checks.ts), each feed copy against the lists, every statement PostgreSQL took over
+// 100 ms by application and shape (bench/soak/slow-statements.ts), and a verdict per acceptance
+// point (bench/soak/verdict.ts). PostgreSQL and Redis are the bench's own, with their default
 // settings (autovacuum on): a shared server tuned for tests (autovacuum off) bloats in minutes
 // and would measure its tuning, not the product. `--faults`: two gateways, and at 20/40/60/80 %
 // of the run Redis restarted, PostgreSQL restarted, the worker and one gateway SIGKILLed and
@@ -53,6 +54,7 @@ import {
   startLoadedWorker,
   startSoakGateway,
 } from './soak/setup.js';
+import { printSlowStatements, readSlowStatements } from './soak/slow-statements.js';
 import { printVerdict } from './soak/verdict.js';
 
 export interface SoakOptions {
@@ -288,9 +290,16 @@ async function soak(run: Run): Promise<void> {
     const reference =
       snapshots.find((s) => s.at - started >= FIRST_RETENTION_ENDS_MINUTES * 60_000) ??
       snapshots[0]!;
+    // Since the load began: the worker's first load before it is a start-up's, not upkeep.
+    const slowStatements = readSlowStatements(run.servers.postgresLog).filter(
+      (s) => s.at >= started,
+    );
+    printSlowStatements(slowStatements, run.servers.postgresLog);
     printVerdict(
       {
         started,
+        ended: started + options.minutes * 60_000,
+        slowStatements,
         snapshots,
         reference,
         samples: run.recording.samples,

@@ -27,6 +27,12 @@ export interface PoolOptions {
   queryTimeoutMs?: number;
   /** Bound on opening a connection and on waiting for a free one in the pool. */
   connectTimeoutMs?: number;
+  /**
+   * The process's name on its connections (`application_name`): PostgreSQL's logs and
+   * pg_stat_activity tell the worker's background statements from the gateway's requests by it.
+   * One in the URL wins.
+   */
+  applicationName?: string;
 }
 
 const readModelPools = new WeakMap<ReadModelClient, pg.Pool>();
@@ -41,6 +47,7 @@ export function createReadModelClient(url: string, options: PoolOptions = {}): R
     idleTimeoutMillis: 30_000,
     // A half-open TCP connection (host gone) is noticed by the kernel, not only by a timeout.
     keepAlive: true,
+    ...(options.applicationName ? { application_name: options.applicationName } : {}),
     ...(timeout
       ? {
           statement_timeout: timeout,

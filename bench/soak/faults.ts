@@ -6,6 +6,7 @@
 import { SparePostgres } from '../../test/support/spare-postgres.js';
 import { SpareRedis } from '../../test/support/spare-redis.js';
 import { onInterrupt } from '../cleanup.js';
+import { slowStatementLogging } from './slow-statements.js';
 import type { Supervised } from './supervised.js';
 
 export interface Outage {
@@ -14,9 +15,13 @@ export interface Outage {
   end: number;
 }
 
-/** The bench's own PostgreSQL and Redis, removed by destroy() or on an interrupt. */
+/**
+ * The bench's own PostgreSQL and Redis, removed by destroy() or on an interrupt. PostgreSQL logs
+ * every statement over 100 ms to `postgresLog` (bench/soak/slow-statements.ts).
+ */
 export async function startPrivateServers() {
-  const postgres = await SparePostgres.start();
+  const logging = slowStatementLogging();
+  const postgres = await SparePostgres.start({ logging });
   const redis = await SpareRedis.start().catch(async (error: unknown) => {
     await postgres.destroy();
     throw error;
@@ -25,6 +30,7 @@ export async function startPrivateServers() {
   const forget = onInterrupt(destroy);
   return {
     postgres,
+    postgresLog: logging.file,
     redis,
     destroy: async () => {
       forget();

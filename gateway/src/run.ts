@@ -23,6 +23,7 @@ const log = throttledLog(logger);
 const poolOptions = {
   queryTimeoutMs: config.db.queryTimeoutMs,
   connectTimeoutMs: config.db.connectTimeoutMs,
+  applicationName: 'gateway',
 };
 const db = createReadModelClient(config.db.url, poolOptions);
 const redis = createRedis(config.redis.url, {

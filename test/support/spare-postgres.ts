@@ -2,7 +2,7 @@
 // test can stop, start again on the same port and data, and freeze: outages are rehearsed here,
 // never on the shared server.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, readdirSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, createWriteStream, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerCertificate } from './certificates.js';
 import { freePort, osUser, privateDir, SpareServer, type OsUser } from './spare-processes.js';
@@ -26,15 +26,18 @@ export class SparePostgres extends SpareServer {
     protected readonly user: OsUser | null,
     /** Offered to clients that ask for TLS (ssl=on); none: no TLS. */
     private readonly tls: ServerCertificate | null = null,
+    private readonly logging: PostgresLogging | null = null,
   ) {
     super(port, dir);
   }
 
-  static async start(options: { tls?: ServerCertificate } = {}): Promise<SparePostgres> {
+  static async start(
+    options: { tls?: ServerCertificate; logging?: PostgresLogging } = {},
+  ): Promise<SparePostgres> {
     const user = process.getuid?.() === 0 ? osUser('postgres') : null;
     const dir = privateDir('spare-pg-', user);
     const tls = options.tls ? ownCopy(options.tls, dir, user) : null;
-    const server = new SparePostgres(await freePort(), dir, user, tls);
+    const server = new SparePostgres(await freePort(), dir, user, tls, options.logging);
     try {
       execFileSync(
         join(binDir(), 'initdb'),
@@ -59,7 +62,7 @@ export class SparePostgres extends SpareServer {
   }
 
   protected spawnServer() {
-    return spawn(
+    const child = spawn(
       join(binDir(), 'postgres'),
       ['-D', this.dataDir, '-p', String(this.port), '-k', this.dir, '-h', '127.0.0.1'].concat([
         '-c',
@@ -74,10 +77,23 @@ export class SparePostgres extends SpareServer {
               `ssl_key_file=${this.tls.keyFile}`,
             ])
           : []),
+        ...Object.entries(this.logging?.settings ?? {}).flatMap(([name, value]) => [
+          '-c',
+          `${name}=${value}`,
+        ]),
       ]),
       { stdio: ['ignore', 'pipe', 'pipe'], ...(this.user ?? {}) },
     );
+    // The server logs to its stderr; a copy goes to the file, appended across restarts.
+    if (this.logging) child.stderr.pipe(createWriteStream(this.logging.file, { flags: 'a' }));
+    return child;
   }
+}
+
+/** Settings the server starts with (`-c name=value`), and the file its log is copied to. */
+export interface PostgresLogging {
+  settings: Record<string, string>;
+  file: string;
 }
 
 /** The server refuses a key file that is not its own and private: a copy in its directory. */

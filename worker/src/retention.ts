@@ -1,23 +1,28 @@
 // Rows the API stores because of traffic are deleted once their retention has passed, so storage
 // grows with the dashboard's data, never with traffic or time (docs/operations.md, "Retention").
 // Every worker runs it, whatever its roles: the deletes are idempotent, several workers at once
-// only share the work, and each statement deletes a bounded batch so none holds locks for long.
+// only share the work. It works in pieces with rests: each statement deletes a small batch (a few
+// tens of ms), each is followed by a rest as long as it took, so a purge holds at most half a
+// database core and no request queues behind it; and it runs every minute at most, so each run
+// has a minute's rows to delete, not a quarter of an hour's (docs/decisions/0018).
+import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { EVENT_STATUSES } from '#api/webhooks/vocabulary.js';
 import type { ThrottledLog } from '#common/log-throttle.js';
 
-/** Rows one statement deletes at most. */
-const BATCH = 5000;
-/** The longest pause between two purges; short retentions (tests) are purged more often. */
-const MAX_INTERVAL_MS = 15 * 60_000;
+/**
+ * Rows one statement deletes at most. 5,000 took about a quarter of a second for webhook events
+ * (their tries go with them) and stalled the answers served meanwhile; 500 stay well under 100 ms.
+ */
+const BATCH = 500;
+/** The longest pause between two purges; short retentions (tests, the soak) are purged more often. */
+const MAX_INTERVAL_MS = 60_000;
 
 interface Purge {
   name: string;
   retentionMs: number;
   /** Deletes at most $2 rows past the retention of $1 ms; returns the row count. */
   statement: string;
-  /** Rows one statement deletes at most, when not BATCH. */
-  batch?: number;
 }
 
 /**
@@ -89,12 +94,11 @@ const webhookEvents = (retentionMs: number): Purge => ({
 /**
  * Usage counts past USAGE_RETENTION_DAYS, an hour once it has ended that long ago, oldest first
  * through the index on `hour`. The delete's triggers take the same hours off usage_days in the
- * same statement, which about doubles its time: a smaller batch keeps it well under 100 ms.
+ * same statement, which about doubles its time; BATCH is small enough for that too.
  */
 const usageHours = (retentionMs: number): Purge => ({
   name: 'usage_hours',
   retentionMs,
-  batch: 2000,
   statement: `DELETE FROM usage_hours WHERE ctid IN (
       SELECT ctid FROM usage_hours
        WHERE hour < now() - make_interval(secs => $1::float8 / 1000) - interval '1 hour'
@@ -123,10 +127,19 @@ export interface Retention {
   usageMs: number;
 }
 
-/** Deletes whatever has passed its retention; returns the rows deleted per kind. */
+export interface PurgeOptions {
+  /** Ends the purge at its next rest (a stopping worker). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Deletes whatever has passed its retention, a batch a statement, each followed by a rest as long
+ * as it took; returns the rows deleted per kind.
+ */
 export async function purgeExpired(
   pool: pg.Pool,
   retention: Retention,
+  options: PurgeOptions = {},
 ): Promise<Record<string, number>> {
   const deleted: Record<string, number> = {};
   const purges = [
@@ -138,12 +151,13 @@ export async function purgeExpired(
     usageMerges,
   ];
   for (const purge of purges) {
-    const batch = purge.batch ?? BATCH;
     let total = 0;
     for (;;) {
-      const { rowCount } = await pool.query(purge.statement, [purge.retentionMs, batch]);
+      const started = Date.now();
+      const { rowCount } = await pool.query(purge.statement, [purge.retentionMs, BATCH]);
       total += rowCount ?? 0;
-      if ((rowCount ?? 0) < batch) break;
+      await sleep(Date.now() - started, undefined, { signal: options.signal });
+      if ((rowCount ?? 0) < BATCH) break;
     }
     deleted[purge.name] = total;
   }
@@ -155,15 +169,19 @@ export function startRetention(deps: { pool: pg.Pool; retention: Retention; log:
 } {
   const { tokensMs, auditMs, webhookEventsMs, usageMs } = deps.retention;
   const shortest = Math.min(tokensMs, auditMs, webhookEventsMs, usageMs);
-  const intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(1000, shortest / 10));
+  // Every twentieth of the shortest retention, so a run deletes a small share of what is kept.
+  const intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(1000, shortest / 20));
+  const stopping = new AbortController();
   let running = false;
   const run = async () => {
     if (running) return;
     running = true;
     try {
-      await purgeExpired(deps.pool, deps.retention);
+      await purgeExpired(deps.pool, deps.retention, { signal: stopping.signal });
     } catch (error) {
-      deps.log('warn', 'retention', { err: error }, 'retention purge failed; tried again later');
+      if (!stopping.signal.aborted) {
+        deps.log('warn', 'retention', { err: error }, 'retention purge failed; tried again later');
+      }
     } finally {
       running = false;
     }
@@ -171,5 +189,10 @@ export function startRetention(deps: { pool: pg.Pool; retention: Retention; log:
   const timer = setInterval(() => void run(), intervalMs);
   timer.unref();
   void run();
-  return { stop: () => clearInterval(timer) };
+  return {
+    stop() {
+      clearInterval(timer);
+      stopping.abort();
+    },
+  };
 }

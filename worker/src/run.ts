@@ -1,10 +1,6 @@
 import { createCursorCodec } from '#api/changes/cursor.js';
 import { loadConfigOrExit } from '#common/config.js';
-import {
-  createLegacyClient,
-  createReadModelClient,
-  readModelPool,
-} from '#common/databases.js';
+import { createLegacyClient, createReadModelClient, readModelPool } from '#common/databases.js';
 import { throttledLog } from '#common/log-throttle.js';
 import { createLogger } from '#common/logger.js';
 import { startMetricsListener, type MetricsListener } from '#common/metrics-listener.js';
@@ -25,7 +21,11 @@ if (config.secrets.development) {
   logger.warn('SECRETS_KEY is unset: using the public development key, never fit for production');
 }
 const log = throttledLog(logger);
-const bounds = { queryTimeoutMs: config.sync.queryTimeoutMs, connectTimeoutMs: 5000 };
+const bounds = {
+  queryTimeoutMs: config.sync.queryTimeoutMs,
+  connectTimeoutMs: 5000,
+  applicationName: 'worker',
+};
 const legacy = createLegacyClient(config.legacy.url, bounds);
 const readModel = createReadModelClient(config.db.url, bounds);
 const connection = createRedis(config.redis.url, { forWorker: true, caFile: config.redis.caFile });

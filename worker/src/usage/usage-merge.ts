@@ -5,12 +5,8 @@
 // in the transaction that records its name in a ledger, so a batch two workers merge, or one
 // merges again after a crash, counts once; only then is it deleted from Redis.
 import { randomUUID } from 'node:crypto';
-import {
-  cellsOf,
-  LATENCY_COLUMNS,
-  usageKeys,
-  type UsageCell,
-} from '#api/usage/usage-cells.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { cellsOf, LATENCY_COLUMNS, usageKeys, type UsageCell } from '#api/usage/usage-cells.js';
 import type { ReadModelClient } from '#common/databases.js';
 import type { ThrottledLog } from '#common/log-throttle.js';
 import type { RedisClient } from '#common/redis.js';
@@ -59,6 +55,12 @@ function upsertCells(cells: UsageCell[]) {
     ON CONFLICT (client_id, hour, operation, status) DO UPDATE SET ${added}`;
 }
 
+/**
+ * Cells one statement adds at most: a batch of many clients is added in pieces, each a few tens
+ * of ms, in the batch's one transaction (docs/decisions/0018).
+ */
+const CELLS_PER_STATEMENT = 1000;
+
 export interface UsageMergeDeps {
   readModel: ReadModelClient;
   redis: RedisClient;
@@ -80,19 +82,24 @@ export async function mergeUsage(deps: UsageMergeDeps): Promise<number> {
   );
   let added = 0;
   for (const batch of batches) {
+    const started = Date.now();
     const cells = cellsOf(await redis.hgetall(batch));
     if (cells.length > 0) {
       const first = await readModelTransaction(deps.readModel, async (tx) => {
         const recorded = await tx.$executeRaw`
           INSERT INTO usage_merges (batch) VALUES (${batch}) ON CONFLICT DO NOTHING`;
         if (recorded === 0) return false;
-        await tx.$executeRaw`${upsertCells(cells)}`;
+        for (let i = 0; i < cells.length; i += CELLS_PER_STATEMENT) {
+          await tx.$executeRaw`${upsertCells(cells.slice(i, i + CELLS_PER_STATEMENT))}`;
+        }
         return true;
       });
       if (first) added += 1;
     }
     // Same hash tag: one slot, so the two run as one transaction on a cluster too.
     await redis.multi().del(batch).srem(keys.batches, batch).exec();
+    // A rest as long as the batch took, so merges hold at most half a database core.
+    await sleep(Date.now() - started);
   }
   return added;
 }
