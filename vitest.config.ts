@@ -3,8 +3,11 @@ import { defineConfig } from 'vitest/config';
 /**
  * Files whose assertions time something on the machine (a latency against its value alone, a
  * deadline of a second, a number of rounds within a time) run one at a time after the rest, so
- * another file's load never decides them. Every other file brings its own databases and Redis
- * prefix, and runs beside others.
+ * another file's load never decides them. They hold those tests alone: the untimed tests of the
+ * same feature are in files of their own beside them (console-browser-pages, clients-rotate-secret,
+ * auth-refresh-chains, portal-security, read-model-order-held), since this group's every second
+ * adds to the run's. Every other file brings its own databases and Redis prefix, and runs beside
+ * others.
  */
 const TIMED = [
   'test/auth-operator-control.test.ts',
@@ -12,7 +15,7 @@ const TIMED = [
   'test/migrations-lock-waits.test.ts',
   'test/console-browser.test.ts',
   'test/console-sync.test.ts',
-  'test/portal-security.test.ts',
+  'test/portal-sessions-end.test.ts',
   'test/read-model-order.test.ts',
   'test/resilience-shutdown.test.ts',
   'test/sync-lag.test.ts',
