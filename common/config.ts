@@ -212,6 +212,9 @@ const envSchema = z.object({
   WEBHOOK_CONCURRENCY: positiveInt.default(100),
   // Of those, how many one subscription may hold: its share (decision 0012, fair delivery).
   WEBHOOK_SUBSCRIPTION_CONCURRENCY: positiveInt.default(10),
+  // How long a subscription whose endpoint timed out sends nothing before one try probes it;
+  // doubled after each probe that times out, up to 10 minutes (decision 0012, fair delivery).
+  WEBHOOK_BACK_OFF_MS: positiveInt.default(60000),
   // What one client may ask of delivery: subscriptions held, events set back by one replay.
   WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT: positiveInt.default(10),
   WEBHOOK_REPLAY_MAX: positiveInt.default(10000),
@@ -392,6 +395,7 @@ function webhooksConfig(env: Env) {
     dispatchIntervalMs: env.WEBHOOK_DISPATCH_INTERVAL_MS,
     concurrency: env.WEBHOOK_CONCURRENCY,
     subscriptionConcurrency: env.WEBHOOK_SUBSCRIPTION_CONCURRENCY,
+    backOffMs: env.WEBHOOK_BACK_OFF_MS,
     maxSubscriptionsPerClient: env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT,
     replayMax: env.WEBHOOK_REPLAY_MAX,
     replaysPerHour: env.WEBHOOK_REPLAYS_PER_HOUR,

@@ -21,14 +21,19 @@ import { syncOnce } from './support/sync-once.js';
 import { startReceiver, startSilentEndpoint } from './support/webhook-receiver.js';
 import { eventually, startWebhookWorker } from './support/worker.js';
 
-// A 5 s time-out (the default is 15 s: only the first silence and the probe are shorter); the
-// worker's defaults otherwise: 100 tries at once, 10 per subscription, a 60 s back-off.
-const WEBHOOK_SETTINGS = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '5000' };
+// A 5 s time-out and a 15 s back-off (the defaults are 15 s and 60 s: the silence, back-off and
+// probe are shorter, their order the same); the worker's defaults otherwise: 100 tries at once,
+// 10 per subscription.
+const WEBHOOK_SETTINGS = {
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  WEBHOOK_TIMEOUT_MS: '5000',
+  WEBHOOK_BACK_OFF_MS: '15000',
+};
 const SHARE = 10;
 const B_CHANGES = 50;
 const A_EVENTS = 300;
-/** B's changes with A silent are spread over A's first time-out (5 s), back-off (60 s), probe. */
-const PACE_WITH_A_MS = 1400;
+/** B's changes with A silent are spread over A's first time-out (5 s), back-off (15 s), probe. */
+const PACE_WITH_A_MS = 600;
 const PACE_ALONE_MS = 400;
 /** Generous: alone, B's changes arrive within 1-2 s; behind A's silence, after 5 s or more. */
 const BOUND_MS = 8000;

@@ -46,6 +46,8 @@ export interface DeliveryDeps {
   concurrency: number;
   /** Tries of one subscription in flight at once until its endpoint answers (shares.ts). */
   subscriptionConcurrency: number;
+  /** A silent subscription's first back-off (WEBHOOK_BACK_OFF_MS, shares.ts). */
+  backOffMs: number;
   /** The bound on one try (WEBHOOK_TIMEOUT_MS): a subscription's probe is answered by then. */
   timeoutMs: number;
   metrics: WebhookMetrics;
@@ -142,6 +144,7 @@ export function startDelivery(deps: DeliveryDeps) {
       perSubscription: deps.subscriptionConcurrency,
       most: deps.concurrency,
       timeoutMs: deps.timeoutMs,
+      backOffMs: deps.backOffMs,
     }),
     taken: new Set(),
   };

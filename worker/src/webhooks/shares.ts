@@ -9,14 +9,11 @@
 //  - Slow answers: an answer that takes a third of the time-out or more sets the share back to
 //    `perSubscription`, as a time-out does.
 //  - Back-off: a try that times out shows a silent endpoint. Its subscription then sends nothing
-//    until the back-off ends (60 s, doubled after each probe that times out, up to 10 min); its
+//    until the back-off ends (`backOffMs`, 60 s by default, doubled after each probe that times out, up to 10 min); its
 //    other tries are deferred to that end. After it, one try probes; the others are deferred until
 //    the probe's answer is known. Any answer (even a 500 or a refused connection, which hold no
 //    slot for long) ends the back-off.
 // The state is this process's own: every worker gives each subscription its share of its tries.
-import { SLOW_DOWN_FLOOR_MS } from './retry.js';
-
-export const BACK_OFF_FIRST_MS = SLOW_DOWN_FLOOR_MS;
 export const BACK_OFF_MAX_MS = 600_000;
 /** An answer within this shows an endpoint that may be sent more at once. */
 export const FAST_ANSWER_MS = 1000;
@@ -63,6 +60,8 @@ interface SharesOptions {
   most: number;
   /** The bound on one try: a probe's answer is known by then. */
   timeoutMs: number;
+  /** A silent subscription's first back-off. */
+  backOffMs: number;
   now?: () => number;
 }
 
@@ -146,7 +145,8 @@ function settle(
   }
   line.concurrency = options.perSubscription;
   if (!backOff) {
-    const started = { until: state.now() + BACK_OFF_FIRST_MS, stepMs: BACK_OFF_FIRST_MS };
+    const first = options.backOffMs;
+    const started = { until: state.now() + first, stepMs: first };
     backOffs.set(subscriptionId, { ...started, probeEndsAt: null });
     return started.until;
   }

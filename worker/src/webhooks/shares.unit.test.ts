@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { BACK_OFF_FIRST_MS, createShares, type Entry, type TurnedAway } from './shares.js';
+import { createShares, type Entry, type TurnedAway } from './shares.js';
 
 const TIMEOUT_MS = 15_000;
+const BACK_OFF_FIRST_MS = 60_000;
 
 function sharesAt(perSubscription: number, most = 100) {
   const clock = { now: 1_000_000 };
@@ -9,6 +10,7 @@ function sharesAt(perSubscription: number, most = 100) {
     perSubscription,
     most,
     timeoutMs: TIMEOUT_MS,
+    backOffMs: BACK_OFF_FIRST_MS,
     now: () => clock.now,
   });
   return { shares, clock };

@@ -48,6 +48,7 @@ export function startWebhooks(deps: WebhooksDeps) {
     retryScheduleMs: deps.config.retryScheduleMs,
     concurrency: deps.config.concurrency,
     subscriptionConcurrency: deps.config.subscriptionConcurrency,
+    backOffMs: deps.config.backOffMs,
     timeoutMs: deps.config.timeoutMs,
     metrics: createWebhookMetrics(deps.registry, deps.pool),
     log: deps.log,
