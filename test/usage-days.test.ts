@@ -2,12 +2,7 @@
 // day through merges (new hours, hours added to) and retention (whole and partly deleted days), and
 // a report of whole days, which reads it, answers what the hours add up to.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  cellFields,
-  LATENCY_BUCKETS,
-  usageKeys,
-  type UsageCell,
-} from '#api/usage/usage-cells.js';
+import { cellFields, LATENCY_BUCKETS, usageKeys, type UsageCell } from '#api/usage/usage-cells.js';
 import { createReadModelClient, readModelPool, type ReadModelClient } from '#common/databases.js';
 import { createRedis, type RedisClient } from '#common/redis.js';
 import { readUsage } from '../gateway/src/features/usage/usage.read.js';

@@ -2,11 +2,7 @@
 // compiled and each in its own process (bench/gateway/processes.ts), every retention at five
 // minutes, and the load processes forked beside them.
 import { fork, type ChildProcess } from 'node:child_process';
-import {
-  createReadModelClient,
-  readModelPool,
-  type ReadModelClient,
-} from '#common/databases.js';
+import { createReadModelClient, readModelPool, type ReadModelClient } from '#common/databases.js';
 import { generateLegacyData } from '../../scripts/legacy/generate-data.js';
 import { connectLegacy } from '../../scripts/legacy/legacy-database.js';
 import type { ThrowawayEnvironment } from '../../scripts/throwaway-environment.js';

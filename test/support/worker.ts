@@ -1,11 +1,7 @@
 // Runs the real sync runner in-process against a test environment.
 import { Registry } from 'prom-client';
 import { createCursorCodec } from '#api/changes/cursor.js';
-import {
-  createLegacyClient,
-  createReadModelClient,
-  readModelPool,
-} from '#common/databases.js';
+import { createLegacyClient, createReadModelClient, readModelPool } from '#common/databases.js';
 import { throttledLog } from '#common/log-throttle.js';
 import type { Logger } from '#common/logger.js';
 import { inject } from 'vitest';

@@ -6,11 +6,7 @@
 import { empty, ident, raw, sql } from '#read-model/sql.js';
 import { legacyRows } from './legacy-reader.js';
 import type { SyncDatabases } from './sync-databases.js';
-import {
-  legacySource,
-  type ColumnType,
-  type SyncTable,
-} from '#read-model/table-definition.js';
+import { legacySource, type ColumnType, type SyncTable } from '#read-model/table-definition.js';
 
 export interface BucketSum {
   count: number;

@@ -1,9 +1,5 @@
 import { readModelPool } from '#common/databases.js';
-import {
-  isKeptTable,
-  keptDifferences,
-  type KeptDifference,
-} from '#read-model/kept-counts.js';
+import { isKeptTable, keptDifferences, type KeptDifference } from '#read-model/kept-counts.js';
 import { compareTable } from './compare.js';
 import type { SyncDatabases } from './sync-databases.js';
 import type { SyncTable } from '#read-model/table-definition.js';

@@ -1,9 +1,6 @@
 // Financial reads, from the read model as the caller may see it.
 import type { z } from 'zod';
-import {
-  installmentPlanResource,
-  transactionResource,
-} from '#api/resources/financial.js';
+import { installmentPlanResource, transactionResource } from '#api/resources/financial.js';
 import { equalities } from '#api/scoped-sql.js';
 import type { ReadModelPrisma } from '#common/databases.js';
 import { sql } from '#read-model/sql.js';

@@ -1,8 +1,5 @@
 import { z } from 'zod';
-import {
-  NOTIFICATION_TYPES,
-  notificationResource,
-} from '#api/resources/notifications.js';
+import { NOTIFICATION_TYPES, notificationResource } from '#api/resources/notifications.js';
 import { defineEndpoint } from '../../endpoint-services.js';
 import { booleanFilter, optionalId } from '../../http/filters.js';
 import { listPage, listResponse, paginationQuery } from '../../http/pagination.js';

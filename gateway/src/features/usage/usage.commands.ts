@@ -3,11 +3,7 @@
 // terminal (formatTable, terminalJson) or quoted for CSV.
 import { NO_CLIENT } from '#api/usage/usage-cells.js';
 import { loadConfigOrExit } from '#common/config.js';
-import {
-  createReadModelClient,
-  readModelPool,
-  type ReadModelClient,
-} from '#common/databases.js';
+import { createReadModelClient, readModelPool, type ReadModelClient } from '#common/databases.js';
 import { CliError } from '../../cli/operator-cli.js';
 import { terminalJson } from '../../cli/terminal-text.js';
 import { findClientByKey } from '../clients/clients.repository.js';

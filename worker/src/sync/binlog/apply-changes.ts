@@ -6,11 +6,7 @@
 import { deleteRows } from '#read-model/deletes.js';
 import { nextReadOrder, type ReadOrder } from '#read-model/read-order.js';
 import { join, raw, sql } from '#read-model/sql.js';
-import {
-  legacySource,
-  type LegacyRow,
-  type SyncTable,
-} from '#read-model/table-definition.js';
+import { legacySource, type LegacyRow, type SyncTable } from '#read-model/table-definition.js';
 import { columnName, readModelTransaction } from '#read-model/transaction.js';
 import { applyLegacyRows } from '#read-model/writes.js';
 import { legacyRows } from '../legacy-reader.js';
