@@ -10,10 +10,10 @@ import { createRedis } from '#common/redis.js';
 import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
 import { benchEnvironment, releaseInTurn } from './cleanup.js';
 import { ENDPOINTS } from './gateway/endpoints.js';
-import { issueToken, requestOf } from './gateway/index.js';
+import { requestOf } from './gateway/index.js';
 import { applyLoad, loadGenerator, type LoadResult } from './gateway/load.js';
 import { startGateway, type Started } from './gateway/processes.js';
-import { createBenchClient, seedMembers } from './gateway/seed.js';
+import { createBenchClient, issueToken, seedMembers } from './gateway/seed.js';
 
 export interface ConsoleBenchOptions {
   seconds: number;

@@ -7,7 +7,8 @@
 // third that traces every request (OTEL_EXPORTER_OTLP_ENDPOINT set to a local sink, otlp-sink.ts,
 // the SDK's default sampler), in the same rounds; then the list, statistics and counting targets
 // over those rounds (targets.ts); then the change feed against paging through every member
-// (feed.ts); then a flood of made-up bearer tokens beside a valid client (token-flood.ts); then the
+// (feed.ts); then a flood of made-up bearer tokens beside a valid client (token-flood.ts); then a
+// storm of good token requests from many clients beside a valid client (token-storm.ts); then the
 // members search alone for `soak` seconds, the gateway's RSS sampled every 30 s (the RSS target is
 // for five minutes of that load, and a leak shows as a line that keeps rising).
 import { createReadModelClient } from '#common/databases.js';
@@ -17,9 +18,10 @@ import { benchFeed } from './feed.js';
 import { applyLoad, loadGenerator, type LoadResult } from './load.js';
 import { startBaseline, startGateway, startOtlpSink, type Started } from './processes.js';
 import { printProfileSplit } from './profile.js';
-import { createBenchClient, seedMembers } from './seed.js';
+import { createBenchClient, issueToken, seedMembers } from './seed.js';
 import { printTargets, type Measured, type Target } from './targets.js';
 import { benchTokenFlood } from './token-flood.js';
+import { benchTokenStorm } from './token-storm.js';
 
 export interface GatewayBenchOptions {
   seconds: number;
@@ -89,17 +91,6 @@ export function requestOf(
     connections: endpoint.connections,
     seconds,
   };
-}
-
-export async function issueToken(gateway: Started, key: string, secret: string): Promise<string> {
-  const response = await fetch(`${gateway.url}/api/v1/auth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_key: key, client_secret: secret }),
-  });
-  const body = (await response.json()) as { data?: { access_token?: string } };
-  if (!body.data?.access_token) throw new Error(`token request failed: ${response.status}`);
-  return body.data.access_token;
 }
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits);
@@ -247,7 +238,15 @@ export async function benchGateway(options: GatewayBenchOptions): Promise<void> 
     if (detail) {
       await benchFeed(servers.gateway, token, median(detail.gateway.map((r) => r.p99Ms)));
     }
-    await benchTokenFlood(servers.gateway, token, env.databaseUrl, options.seconds);
+    // The token sections run unless --endpoint names another section.
+    const section = (name: string) => name.includes(options.endpoint ?? '');
+    if (section('token flood'))
+      await benchTokenFlood(servers.gateway, token, env.databaseUrl, options.seconds);
+    if (section('token storm')) {
+      const stormEnv: Record<string, string> = { ...gatewayEnv };
+      delete stormEnv.TOKEN_ISSUE_PER_MINUTE;
+      await benchTokenStorm({ db, gatewayEnv: stormEnv, seconds: options.seconds, profileDir });
+    }
     if (options.soak > 0) await soak(options.soak, servers.gateway, who);
     measured = true;
   } finally {

@@ -19,10 +19,10 @@ import {
   type CpuSnapshot,
 } from '../cpu.js';
 import { ENDPOINTS, type BenchEndpoint } from './endpoints.js';
-import { issueToken, requestOf, type Credentials } from './index.js';
+import { requestOf, type Credentials } from './index.js';
 import { applyLoad, loadGenerator, type LoadResult } from './load.js';
 import { buildIfStale, startGateway, type Started } from './processes.js';
-import { createBenchClient, seedMembers } from './seed.js';
+import { createBenchClient, issueToken, seedMembers } from './seed.js';
 
 export interface GatewayScaleOptions {
   seconds: number;

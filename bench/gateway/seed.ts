@@ -9,7 +9,7 @@ import type { ReadModelClient } from '#common/databases.js';
 import { SCOPES } from '#api/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
 import { createClientSecrets } from '../../gateway/src/trust/client-secrets.js';
-import { BENCH_SECRETS_KEY } from './processes.js';
+import { BENCH_SECRETS_KEY, type Started } from './processes.js';
 
 const FIRST_NAMES = ['Ahmet', 'Mehmet', 'Ayşe', 'Fatma', 'Mustafa', 'Emine', 'Ali', 'Zeynep'];
 const SURNAMES = [
@@ -111,4 +111,16 @@ export function createBenchClient(db: ReadModelClient, branchId: number | null =
     branchId,
     limits: { minute: 1e9, hour: 1e9, day: 1e9 },
   });
+}
+
+/** A token of the client, asked of the gateway as a partner would. */
+export async function issueToken(gateway: Started, key: string, secret: string): Promise<string> {
+  const response = await fetch(`${gateway.url}/api/v1/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_key: key, client_secret: secret }),
+  });
+  const body = (await response.json()) as { data?: { access_token?: string } };
+  if (!body.data?.access_token) throw new Error(`token request failed: ${response.status}`);
+  return body.data.access_token;
 }

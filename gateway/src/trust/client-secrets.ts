@@ -72,6 +72,8 @@ export function createClientSecrets(secretsKeys: readonly string[]) {
   return {
     /** The form a new secret is stored in. */
     hash: hashOf,
+    /** Whether checking a secret against `stored` costs an HMAC only (not an earlier scrypt). */
+    isFast: (stored: string | null) => !stored?.startsWith('scrypt$'),
     /** `stored` null: the client key is unknown, and the answer costs what a known one's does. */
     async verify(secret: string, stored: string | null): Promise<SecretCheck> {
       if (!stored?.startsWith('scrypt$')) return checkKeyed(secret, stored);

@@ -3,7 +3,7 @@
 // instance shares the counts and a guesser cannot spread attempts over instances or over the three
 // token endpoints. Never per client_key alone: whoever knows a key could then lock its partner out.
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
-import { ipKeyGenerator, type ClientRateLimitInfo, type Options } from 'express-rate-limit';
+import { ipKeyGenerator, type Options } from 'express-rate-limit';
 import type { RedisClient } from '#common/redis.js';
 import { throttledLog, type ThrottledLog } from '#common/log-throttle.js';
 import type { Logger } from '#common/logger.js';
@@ -16,8 +16,11 @@ const WINDOW_MS = 60_000;
 /** The client key a token request speaks for, or null when it names none. */
 export type ClientKeyOf = (req: Request) => Promise<string | null> | string | null;
 
-/** The handlers to put in front of a token endpoint, given how it names its client. */
-export type AuthThrottle = (clientKeyOf: ClientKeyOf) => RequestHandler[];
+/**
+ * The handlers to put in front of a token endpoint, given how it names its client; `byQuery`:
+ * naming it costs a query (a refresh token's owner), asked only of an address under its limit.
+ */
+export type AuthThrottle = (clientKeyOf: ClientKeyOf, byQuery?: boolean) => RequestHandler[];
 
 export function tooManyFailedAttempts(retryAfter: number): AppError {
   return new AppError({
@@ -80,55 +83,59 @@ export function createAuthThrottle(deps: {
   // Successes are never counted: a burst of good token requests from one address (partners
   // behind one proxy, a fleet renewing at once) is answered in full. The counting stays the
   // library's store (one fixed window per key, shared by every instance).
-  const limiter = (
-    dimension: 'ip' | 'client-ip',
-    keyOf: (req: Request) => Promise<string | null>,
-  ): RequestHandler => {
+  const storeOf = (dimension: 'ip' | 'client-ip') => {
     const store = new GatewayRedisStore(
       deps.redis,
       `${deps.prefix}:auth-fail:${dimension}:`,
       (e) => e,
     );
     void store.init({ windowMs: WINDOW_MS } as Options);
-    return async (req, res, next) => {
-      const key = await keyOf(req);
-      if (key === null) return next();
-      let failed: ClientRateLimitInfo | undefined;
-      try {
-        failed = await store.get(key);
-      } catch (error) {
-        unreachable(log, error);
-        return next(deps.onRedisFailure === 'open' ? undefined : error);
+    return store;
+  };
+  const stores = { ip: storeOf('ip'), clientIp: storeOf('client-ip') };
+
+  /** A dimension's failures so far (none: undefined); null when Redis is away and `open`. */
+  async function failuresSoFar(store: GatewayRedisStore, key: string) {
+    try {
+      return { key, failed: await store.get(key) };
+    } catch (error) {
+      unreachable(log, error);
+      if (deps.onRedisFailure === 'closed') throw error;
+      return null;
+    }
+  }
+
+  const overLimit = (read: Awaited<ReturnType<typeof failuresSoFar>>) =>
+    (read?.failed?.totalHits ?? 0) >= deps.failedAttemptsPerMinute;
+  const ipOf = (req: Request) => ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown');
+  return (clientKeyOf, byQuery = false) => [
+    async (req, res, next) => {
+      const ip = ipOf(req);
+      const ofClient = async () => {
+        const clientKey = await clientKeyOf(req);
+        return clientKey === null ? null : failuresSoFar(stores.clientIp, `${clientKey}@${ip}`);
+      };
+      // Both dimensions are read at once, in one round trip, unless naming the client costs a
+      // query: then the address is read first, and one over its limit costs nothing more.
+      const byIp = failuresSoFar(stores.ip, ip);
+      const reads = byQuery
+        ? [await byIp, overLimit(await byIp) ? null : await ofClient()]
+        : await Promise.all([byIp, ofClient()]);
+      const counts: CountFailure[] = [];
+      for (const [store, read] of [
+        [stores.ip, reads[0]],
+        [stores.clientIp, reads[1]],
+      ] as const) {
+        if (!read) continue;
+        if (overLimit(read)) {
+          return next(tooManyFailedAttempts(secondsUntil(read.failed?.resetTime)));
+        }
+        counts.push(() => countFailure(store, read.key, deps.failedAttemptsPerMinute, log));
       }
-      if (failed && failed.totalHits >= deps.failedAttemptsPerMinute) {
-        return next(tooManyFailedAttempts(secondsUntil(failed.resetTime)));
-      }
-      const counts = failuresOf(res) ?? [];
-      counts.push(() => countFailure(store, key, deps.failedAttemptsPerMinute, log));
       res.locals.authFailures = counts;
       next();
-    };
-  };
-
-  const ipOf = (req: Request) => ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown');
-  return (clientKeyOf) => {
-    // skip and keyGenerator both need the key; a refresh token costs a query to resolve.
-    const resolved = new WeakMap<Request, Promise<string | null>>();
-    const clientKeyAndIp = (req: Request) => {
-      let key = resolved.get(req);
-      if (!key) {
-        key = Promise.resolve(clientKeyOf(req)).then((clientKey) =>
-          clientKey === null ? null : `${clientKey}@${ipOf(req)}`,
-        );
-        resolved.set(req, key);
-      }
-      return key;
-    };
-    return [
-      limiter('ip', (req) => Promise.resolve(ipOf(req))),
-      limiter('client-ip', clientKeyAndIp),
-    ];
-  };
+    },
+  ];
 }
 
 async function countFailure(

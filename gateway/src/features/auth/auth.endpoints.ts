@@ -60,7 +60,7 @@ export const refreshTokenEndpoint = defineEndpoint({
     throttle((req) => {
       const refreshToken = bodyField(req, 'refresh_token');
       return refreshToken ? tokens.model.clientKeyOfRefreshToken(refreshToken) : null;
-    }),
+    }, true),
   handle: async ({ body, services, setHeader, identify }) => {
     const { data, client } = await services.tokens.refreshTokenPair(body.refresh_token);
     identify(client);

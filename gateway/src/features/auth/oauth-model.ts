@@ -190,21 +190,35 @@ async function formOf(deps: ModelDeps, refreshToken: string) {
   return form;
 }
 
-/** getClient: the client a key names, authenticated by its secret when one is given. */
+/**
+ * getClient: the client a key names, authenticated by its secret when one is given. A client at
+ * its issuance limit is refused (429) whatever it sent. A good secret is counted right after
+ * (beginChain), which refuses one past the limit, so a secret checked by an HMAC is checked first
+ * and the limit read only when it fails: one Redis call per token request. A refresh, and a
+ * secret stored as an earlier scrypt hash, read the limit first: at its limit a client costs no
+ * refresh-token lookup and no scrypt.
+ */
 async function authenticateClient(
   deps: ModelDeps,
   clientKey: string,
   clientSecret: string | undefined | null,
 ) {
   const record = await findClientByKey(deps.db, clientKey);
-  // A client at its issuance limit costs no check of its secret.
-  if (record) await deps.issueLimit.check(record.id);
-  let secretVersion = record?.secret_version;
-  if (clientSecret != null) {
-    secretVersion = (await versionOfSecret(deps, record, clientSecret)) ?? undefined;
-    if (secretVersion === undefined || !record) return false;
-  } else if (!record) {
+  if (!record) {
+    // An unknown key costs what a known one does (versionOfSecret's dummy HMAC).
+    if (clientSecret != null) await versionOfSecret(deps, null, clientSecret);
     return false;
+  }
+  const checkFirst = clientSecret == null || !deps.secrets.isFast(record.secret_hash);
+  if (checkFirst) await deps.issueLimit.check(record.id);
+  let secretVersion = record.secret_version;
+  if (clientSecret != null) {
+    const version = await versionOfSecret(deps, record, clientSecret);
+    if (version === null) {
+      if (!checkFirst) await deps.issueLimit.check(record.id);
+      return false;
+    }
+    secretVersion = version;
   }
   assertMayObtainTokens(record);
   return toOAuthClient(record, secretVersion);
