@@ -104,7 +104,7 @@ async function checkOutRelease(ref: string, tree: string): Promise<void> {
     await run(process.execPath, ['--import', 'tsx', 'scripts/prisma-generate.ts'], inTree);
     await run(process.execPath, ['scripts/build.mjs'], inTree);
   } else {
-    await run('npm', ['ci', '--no-audit', '--no-fund'], inTree);
+    await run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], inTree);
   }
   const how = sameLock
     ? "package-lock.json equal to this checkout's: its node_modules, then prisma generate and the build"
