@@ -278,7 +278,20 @@ async function check(
   bodies: string[],
   writes: Write[],
   comparisons: CopyComparison[],
+  steps: { at: number; what: string }[],
 ): Promise<boolean> {
+  // Answers neither 2xx nor 4xx-by-design, by the step they came in: where a failure was.
+  for (const [i, step] of steps.entries()) {
+    const end = steps[i + 1]?.at ?? Infinity;
+    const bad = samples.filter(([at, , , s]) => at >= step.at && at < end && (s === 0 || s >= 400));
+    const counts = new Map<string, number>();
+    for (const [, group, , s] of bad)
+      counts.set(`${group} ${s}`, (counts.get(`${group} ${s}`) ?? 0) + 1);
+    if (counts.size)
+      console.log(
+        `  during "${step.what.trim()}": ${[...counts].map(([k, v]) => `${k} ×${v}`).join(', ')}`,
+      );
+  }
   const statuses = new Map<string, number>();
   for (const [, group, , status] of samples) {
     const key = `${group} ${status}`;
@@ -363,8 +376,12 @@ async function check(
 async function upgrade(held: Held, options: UpgradeOptions): Promise<boolean> {
   const step = () => sleep(options.stepSeconds * 1000);
   let started = Date.now();
-  const say = (what: string) =>
+  /** When each step began, for the refusals by step. */
+  const steps: { at: number; what: string }[] = [];
+  const say = (what: string) => {
+    steps.push({ at: Date.now(), what: what.split(/[:(]/)[0]! });
     console.log(`[${seconds(Date.now() - started).padStart(4)} s] ${what}`);
+  };
   buildIfStale();
   const here = await git('log', '-1', '--format=%h %cs %s');
   const from = await git('log', '-1', '--format=%h %cs %s', options.from);
@@ -445,7 +462,7 @@ async function upgrade(held: Held, options: UpgradeOptions): Promise<boolean> {
   await load.done();
   say('load stopped; the followers catch up and compare their copies with the lists');
   const comparisons = await Promise.all(load.followers.map((f) => f.compare()));
-  return check(env, subscription, receiver, bodies, load.writes, comparisons);
+  return check(env, subscription, receiver, bodies, load.writes, comparisons, steps);
 }
 
 export async function benchUpgrade(options: UpgradeOptions): Promise<void> {
