@@ -11,6 +11,7 @@ import { loadConfig } from '#common/config.js';
 import {
   createThrowawayEnvironment,
   serverUrlsOf,
+  type EnvironmentOptions,
   type ServerUrls,
   type ThrowawayEnvironment,
 } from '../scripts/throwaway-environment.js';
@@ -49,8 +50,9 @@ export function onInterrupt(task: () => Promise<unknown>): () => void {
 export async function benchEnvironment(
   namePrefix: string,
   servers: ServerUrls = serverUrlsOf(loadConfig()),
+  options: EnvironmentOptions = {},
 ): Promise<ThrowawayEnvironment> {
-  const creating = createThrowawayEnvironment(servers, namePrefix);
+  const creating = createThrowawayEnvironment(servers, namePrefix, options);
   let destroying: Promise<void> | undefined;
   const destroy = (): Promise<void> =>
     (destroying ??= creating

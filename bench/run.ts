@@ -2,6 +2,7 @@
 //   [--seconds S] [--rounds R] [--members N] [--soak S] [--profile] [--endpoint NAME] [--scale S]
 //   [--lag-rate R --lag-seconds S --lag-scale S] [--rest-seconds S]
 //   [--minutes N --faults --report-every-seconds S]
+// npm run bench -- --only upgrade --from REF [--step-seconds S]
 // A thin dispatcher: every benchmark brings its own throwaway databases and Redis prefix on the
 // configured servers and reports against a baseline measured in the same run.
 //   gateway:  the compiled gateway against a bare node:http + pg server (bench/gateway/).
@@ -18,6 +19,10 @@
 //             (bench/member-writes.ts).
 //   console:  the console's usage and clients pages at `members` members and 30 days of usage
 //             for 100 clients (p95), and members reads with CONSOLE on and off (bench/console.ts).
+//   upgrade:  a rolling upgrade from the release REF to this checkout under partner load: its
+//             migrations, then gateway 1, gateway 2 and the worker replaced one at a time; fails
+//             on any 5xx, lost write, lost webhook event, feed gap or sync:verify difference
+//             (bench/upgrade.ts). Only with --only, as soak.
 //   scale:    req/s with 1 and 2 gateway processes behind one port (node:cluster), backfill rows/s
 //             with 1 and 2 worker processes, each with the ratio 2/1, and the cores in use by the
 //             load generator, the processes and the servers (bench/scale.ts).
@@ -31,6 +36,7 @@ import { benchMemberWrites } from './member-writes.js';
 import { benchScale } from './scale.js';
 import { benchSoak } from './soak.js';
 import { benchSources } from './sources.js';
+import { benchUpgrade } from './upgrade.js';
 import { benchWebhooks } from './webhooks.js';
 
 const BENCHMARKS = [
@@ -43,6 +49,7 @@ const BENCHMARKS = [
   'scale',
   'soak',
   'console',
+  'upgrade',
 ] as const;
 const NUMBERS = [
   'seconds',
@@ -58,6 +65,7 @@ const NUMBERS = [
   'rest-seconds',
   'minutes',
   'report-every-seconds',
+  'step-seconds',
 ] as const;
 
 function parse() {
@@ -80,8 +88,12 @@ function parse() {
       minutes: { type: 'string', default: '30' },
       faults: { type: 'boolean', default: false },
       'report-every-seconds': { type: 'string', default: '300' },
+      from: { type: 'string' },
+      'step-seconds': { type: 'string', default: '20' },
     },
   });
+  if (values.only === 'upgrade' && !values.from)
+    throw new Error('--only upgrade needs --from REF (the release to upgrade from)');
   if (values.only !== undefined && !(BENCHMARKS as readonly string[]).includes(values.only))
     throw new Error(`--only must be one of ${BENCHMARKS.join(', ')}; got "${values.only}"`);
   for (const name of NUMBERS) {
@@ -177,4 +189,10 @@ if (values.only === 'soak') {
     faults: values.faults,
     reportEverySeconds: Number(values['report-every-seconds']),
   });
+}
+if (values.only === 'upgrade') {
+  console.log(
+    `\n== upgrade: from ${values.from} to this checkout under load, one process at a time`,
+  );
+  await benchUpgrade({ from: values.from!, stepSeconds: Number(values['step-seconds']) });
 }

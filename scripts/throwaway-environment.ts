@@ -83,29 +83,39 @@ async function dropDatabase(postgresUrl: string, name: string): Promise<void> {
   }
 }
 
-/** The read model's database: a copy of `template` (on the same server) or migrated anew. */
+/**
+ * The read model's database: a copy of `template` (on the same server), empty (`unmigrated`), or
+ * migrated anew.
+ */
 async function createReadModelDatabase(
   postgresUrl: string,
   name: string,
-  template: string | undefined,
+  options: EnvironmentOptions,
 ): Promise<void> {
-  if (!template) {
+  const { readModelTemplate: template, unmigrated } = options;
+  if (!template && !unmigrated) {
     await migrateReadModel(withDatabase(postgresUrl, name));
     return;
   }
   const admin = new pg.Client({ connectionString: withDatabase(postgresUrl, 'postgres') });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+    await admin.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
   } finally {
     await admin.end();
   }
 }
 
+export interface EnvironmentOptions {
+  readModelTemplate?: string | undefined;
+  /** An empty read model, for another release's migrations (bench/upgrade.ts). */
+  unmigrated?: boolean;
+}
+
 export async function createThrowawayEnvironment(
   servers: ServerUrls,
   namePrefix: string,
-  options: { readModelTemplate?: string | undefined } = {},
+  options: EnvironmentOptions = {},
 ): Promise<ThrowawayEnvironment> {
   const name = `${namePrefix}_${randomBytes(3).toString('hex')}`;
   const databaseUrl = withDatabase(servers.postgresUrl, name);
@@ -117,7 +127,7 @@ export async function createThrowawayEnvironment(
   const readOnly = account('ro');
   const gateway = account('gw');
 
-  await createReadModelDatabase(servers.postgresUrl, name, options.readModelTemplate);
+  await createReadModelDatabase(servers.postgresUrl, name, options);
   await createLegacyDatabase(legacyUrl);
   const admin = await connectLegacy(servers.mysqlUrl, { database: null });
   try {

@@ -4,6 +4,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { onInterrupt } from '../cleanup.js';
 
@@ -78,8 +79,12 @@ function started(
   };
 }
 
+/**
+ * Until `url` answers 2xx, at most three minutes: a process starting while others run beside it
+ * on a busy machine (bench/upgrade.ts) may take a minute and more where it takes seconds alone.
+ */
 async function waitUntilAnswering(url: string, child: ChildProcess): Promise<void> {
-  for (let attempt = 0; attempt < 100; attempt++) {
+  for (const deadline = Date.now() + 180_000; Date.now() < deadline;) {
     if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}`);
     const ok = await fetch(url).then(
       (r) => r.ok,
@@ -88,15 +93,15 @@ async function waitUntilAnswering(url: string, child: ChildProcess): Promise<voi
     if (ok) return;
     await sleep(200);
   }
-  throw new Error(`${url}: not answering`);
+  throw new Error(`${url}: not answering within three minutes`);
 }
 
 /**
  * The node arguments of `npm run gateway` or `npm run worker` (heap bounds, entry point):
- * production's command.
+ * production's command, as the checkout in `cwd` (this one by default) says.
  */
-export function productionCommand(name: 'gateway' | 'worker'): string[] {
-  const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as {
+export function productionCommand(name: 'gateway' | 'worker', cwd = '.'): string[] {
+  const { scripts } = JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
   return scripts[name]!.split('&& node ')[1]!.split(' ');
@@ -110,6 +115,11 @@ export interface ProductionOptions {
   processes?: number;
   /** Its port (a process started again where its clients expect it); else a free one. */
   port?: number;
+  /**
+   * Another checkout, built, whose release to run (bench/upgrade.ts: the release before an
+   * upgrade); this one by default.
+   */
+  cwd?: string;
 }
 
 /** Production's processes refuse to start without SECRETS_KEY; the benchmarks' is public. */
@@ -161,10 +171,11 @@ async function startProduction(
       ? { PORT: String(port), METRICS_PORT: String(await freePort()) }
       : { METRICS_PORT: String(port) };
   const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
-  const command = [...profile, ...productionCommand(name)];
+  const command = [...profile, ...productionCommand(name, options.cwd)];
   const cluster = options.processes !== undefined;
   const launcher = ['--import', 'tsx', 'bench/gateway/cluster-launcher.ts', `${options.processes}`];
   const child = spawn(process.execPath, cluster ? [...launcher, ...command] : command, {
+    cwd: options.cwd,
     env: {
       ...process.env,
       SECRETS_KEY: BENCH_SECRETS_KEY,

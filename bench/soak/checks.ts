@@ -44,6 +44,8 @@ export interface Ledger {
   balanced: boolean;
   /** Events counted delivered whose webhook-id the partner never answered 2xx. */
   deliveredUnreceived: number;
+  /** Events not delivered (yet): pending, failed or cancelled. */
+  undelivered: number;
 }
 
 /** Each subscription's ledger, printed, beside what its partner received. */
@@ -70,6 +72,7 @@ export async function webhookLedgers(
       subscription: id,
       balanced: sum === events.published,
       deliveredUnreceived: rows.filter((r) => !receiver.accepted.has(r.message_id)).length,
+      undelivered: events.pending + events.failed + events.cancelled,
     });
   }
   return ledgers;

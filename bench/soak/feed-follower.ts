@@ -21,7 +21,8 @@ export class Follower {
 
   constructor(
     readonly who: Credentials,
-    base: string,
+    /** The gateway, or the gateways taken in turn (Partner). */
+    base: string | readonly string[],
     private readonly tokenEverySeconds: number,
     /** Its phase of the renewal period (Partner.keepRenewing). */
     private readonly renewalPhase: number,

@@ -23,32 +23,63 @@ function bodyOf(text: string): Answer['body'] {
   }
 }
 
-/** One request, timed and recorded under `group`; no answer at all is status 0. */
-async function call(group: string, url: string, init: RequestInit = {}): Promise<Answer> {
+/** Requests that reached no gateway (refused, reset) and went to the next one. */
+export let failovers = 0;
+
+/**
+ * One request to `bases[next]`, timed and recorded under `group`; no answer at all is status 0.
+ * With several gateways it does what a load balancer in front of them does: a request that
+ * reaches none (connection refused or reset, as while a gateway is replaced) goes to the next,
+ * until each was tried once. Only such requests: the gateway never saw them, or a write carries
+ * an Idempotency-Key.
+ */
+async function call(
+  group: string,
+  bases: readonly string[],
+  next: number,
+  path: string,
+  init: RequestInit = {},
+): Promise<Answer> {
   const started = performance.now();
-  let answer: Answer;
-  try {
-    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
-    answer = { status: response.status, body: bodyOf(await response.text()) };
-  } catch {
-    answer = { status: 0, body: null };
+  let answer: Answer = { status: 0, body: null };
+  for (let tried = 0; tried < bases.length && answer.status === 0; tried++) {
+    if (tried > 0) failovers += 1;
+    try {
+      const url = `${bases[(next + tried) % bases.length]}/api/v1${path}`;
+      const response = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
+      answer = { status: response.status, body: bodyOf(await response.text()) };
+    } catch {
+      // No answer: the next gateway, if any.
+    }
   }
   samples.push([Date.now(), group, performance.now() - started, answer.status]);
   return answer;
 }
 
-/** A partner: its credentials, the gateway it talks to, its current token pair. */
+/**
+ * A partner: its credentials, the gateway it talks to (or the gateways, taken in turn), its
+ * current token pair.
+ */
 export class Partner {
   private access = '';
   private refresh = '';
   private requests = 0;
   private renewedAt = 0;
   private renewing: Promise<void> | undefined;
+  private readonly bases: readonly string[];
+  private turn = 0;
 
   constructor(
     readonly who: Credentials,
-    readonly base: string,
-  ) {}
+    base: string | readonly string[],
+  ) {
+    this.bases = typeof base === 'string' ? [base] : base;
+  }
+
+  /** The gateway the next request goes to first (round robin). */
+  private nextBase(): number {
+    return this.turn++ % this.bases.length;
+  }
 
   /**
    * A new pair: by client credentials, or every other time by refresh when one is held. One at a
@@ -65,7 +96,7 @@ export class Partner {
     const [path, body] = byRefresh
       ? ['/auth/refresh', { refresh_token: this.refresh }]
       : ['/auth/token', { client_key: this.who.key, client_secret: this.who.secret }];
-    const answer = await call('auth', `${this.base}/api/v1${path}`, {
+    const answer = await call('auth', this.bases, this.nextBase(), path, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -98,11 +129,17 @@ export class Partner {
     return this.authorized(group, path, {});
   }
 
-  /** A JSON body by `method`, with the bearer token. */
-  send(method: 'POST' | 'PUT', path: string, body: unknown, group: string): Promise<Answer> {
+  /** A JSON body by `method`, with the bearer token (and `headers`). */
+  send(
+    method: 'POST' | 'PUT',
+    path: string,
+    body: unknown,
+    group: string,
+    headers: Record<string, string> = {},
+  ): Promise<Answer> {
     return this.authorized(group, path, {
       method,
-      headers: { 'content-type': 'application/json' },
+      headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
   }
@@ -115,7 +152,7 @@ export class Partner {
    */
   private async authorized(group: string, path: string, init: RequestInit): Promise<Answer> {
     const access = this.access;
-    const answer = await call(group, `${this.base}/api/v1${path}`, {
+    const answer = await call(group, this.bases, this.nextBase(), path, {
       ...init,
       headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${access}` },
     });

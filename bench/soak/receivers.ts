@@ -14,13 +14,19 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(failShare = 0): Promise<Receiver> {
+/** `onBody`: each delivery's body, as text (bench/upgrade.ts looks for its writes there). */
+export async function startReceiver(
+  failShare = 0,
+  onBody?: (body: string) => void,
+): Promise<Receiver> {
   const accepted = new Set<string>();
   let refused = 0;
   let requests = 0;
   const server = createServer((req, res) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      onBody?.(Buffer.concat(chunks).toString('utf8'));
       const id = String(req.headers['webhook-id'] ?? '');
       // Every tenth (of failShare 0.1), evenly: a fixed share, whatever the order.
       if (failShare > 0 && ++requests % Math.round(1 / failShare) === 0) {
