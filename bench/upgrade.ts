@@ -24,10 +24,10 @@ import { existsSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { SCOPES } from '../api/scopes.js';
-import { createReadModelClient, readModelPool } from '../common/databases.js';
+import { SCOPES } from '#api/scopes.js';
+import { createReadModelClient, readModelPool } from '#common/databases.js';
 import { deliveryFigures } from '../gateway/src/features/webhooks/webhooks.figures.js';
-import { SYNC_TABLES } from '../read-model/tables/index.js';
+import { SYNC_TABLES } from '#read-model/tables/index.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
 import type { ThrowawayEnvironment } from '../scripts/throwaway-environment.js';
 import {
