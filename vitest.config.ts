@@ -5,9 +5,10 @@ import { defineConfig } from 'vitest/config';
  * deadline of a second, a number of rounds within a time) run one at a time after the rest, so
  * another file's load never decides them. They hold those tests alone: the untimed tests of the
  * same feature are in files of their own beside them (console-browser-pages, clients-rotate-secret,
- * auth-refresh-chains, portal-security, read-model-order-held), since this group's every second
- * adds to the run's. Every other file brings its own databases and Redis prefix, and runs beside
- * others.
+ * auth-refresh-chains, portal-security), since this group's every second adds to the run's. Also
+ * here: read-model-order-held, which holds a sync's transaction open, and with it every other
+ * file's change feed on the shared server. Every other file brings its own databases and Redis
+ * prefix, and runs beside others.
  */
 const TIMED = [
   'test/auth-operator-control.test.ts',
@@ -17,6 +18,7 @@ const TIMED = [
   'test/console-sync.test.ts',
   'test/portal-sessions-end.test.ts',
   'test/read-model-order.test.ts',
+  'test/read-model-order-held.test.ts',
   'test/resilience-shutdown.test.ts',
   'test/sync-lag.test.ts',
   'test/webhooks-fairness.test.ts',

@@ -397,7 +397,7 @@ describe('operator audit', () => {
       where: { action: 'console.sign-in', actor: 'Zeynep' },
     });
     expect(signIns).toBe(1);
-  });
+  }, 60_000);
 
   it('when operator audit records pass AUDIT_RETENTION_DAYS, then the worker deletes them and keeps the younger ones', async () => {
     const at = (minutes: number) => new Date(Date.now() - minutes * 60_000);
