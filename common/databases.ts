@@ -70,6 +70,14 @@ export function createReadModelClient(url: string, options: PoolOptions = {}): R
   const client = new ReadModelClient({
     adapter: new PrismaPg(pool, { disposeExternalPool: true }),
   });
+  // The adapter ends the pool only if the client ever ran an ORM query. One that only read through
+  // the pool (a usage report) would keep its idle connections, and a command-line process would
+  // wait idleTimeoutMillis (30 s) before it exits.
+  const disconnect = client.$disconnect.bind(client);
+  client.$disconnect = async () => {
+    await disconnect();
+    if (!pool.ended) await pool.end();
+  };
   readModelPools.set(client, pool);
   return client;
 }
