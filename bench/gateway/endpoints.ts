@@ -174,8 +174,8 @@ export const ENDPOINTS: BenchEndpoint[] = [
     name: 'token issuance',
     method: 'POST',
     path: '/api/v1/auth/token',
-    // Few connections: the failed-attempt throttle counts a request while it is in flight, and
-    // more than AUTH_FAILED_ATTEMPTS_PER_MINUTE concurrent ones from one address are refused.
+    // One client's issuance, over few connections; the "token storm" round measures many
+    // clients at once (bench/gateway/token-storm.ts).
     connections: 4,
     bearer: false,
     body: '{"client_key":"{{client_key}}","client_secret":"{{client_secret}}"}',
