@@ -37,9 +37,23 @@ export interface PoolOptions {
 
 const readModelPools = new WeakMap<ReadModelClient, pg.Pool>();
 
+/**
+ * A connection the server ends (shutdown, 57P01) can report more than one error, also one that
+ * failed while connecting and that the pool has already let go; pg-pool listens for the first
+ * only, and an 'error' event nobody listens to ends the process. Listened to from the moment it
+ * exists, it cannot: queries still fail, and the pool still drops the connection.
+ */
+export class ListenedClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+}
+
 export function createReadModelClient(url: string, options: PoolOptions = {}): ReadModelClient {
   const timeout = options.queryTimeoutMs;
   const pool = new pg.Pool({
+    Client: ListenedClient,
     connectionString: url,
     max: options.poolSize ?? 10,
     // pg waits forever by default; a dead database must surface as an error instead.
@@ -58,10 +72,6 @@ export function createReadModelClient(url: string, options: PoolOptions = {}): R
         }
       : {}),
   });
-  // A connection the server ends (shutdown, 57P01) can report more than one error; pg-pool
-  // listens for the first only, and an 'error' event nobody listens to ends the process.
-  // Queries still fail and the pool still drops the connection.
-  pool.on('connect', (client) => client.on('error', () => undefined));
   // An idle connection the server ends is reported by the pool itself, and would end the process
   // just the same; the pool has already dropped it, and the next query opens another.
   pool.on('error', () => undefined);

@@ -144,6 +144,7 @@ describe('on a Redis Cluster', () => {
 
     await sleep(500);
     const victim = await cluster.masterOf(epochKey(env.redisPrefix, client.id));
+    const acceptedBeforeKill = accepted.length;
     await cluster.killMaster(victim);
     const killedAt = Date.now();
 
@@ -165,12 +166,23 @@ describe('on a Redis Cluster', () => {
     await sleep(1000);
     writing = false;
     await writer;
+    // Writes go on after the failover through either gateway (how many the loop managed depends
+    // on the machine's speed; these two do not).
+    for (const api of apis) {
+      const answer = await api.create({
+        full_name: 'Sonra',
+        phone: randomPhone(),
+        branch_id: branch,
+      });
+      expect(answer.status).toBe(201);
+      accepted.push(answer.body.data.id as number);
+    }
 
     expect(servedAfterMs).toBeLessThan(15_000);
     // A write was refused (503) or accepted, never a 500; every accepted one is in legacy and,
     // after the worker, in the read model with nothing else to repair.
     expect(statuses.filter((s) => s !== 201 && s !== 503)).toEqual([]);
-    expect(accepted.length).toBeGreaterThan(10);
+    expect(acceptedBeforeKill).toBeGreaterThan(0);
     for (const id of accepted) expect((await apis[1]!.get(id)).status).toBe(200);
     await eventually(async () => expect((await verifyEnvironment(env)).total).toBe(0), 20_000, 250);
   }, 60_000);

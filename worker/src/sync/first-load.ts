@@ -2,8 +2,7 @@
 // drops while the read model's copy of the table is empty and builds once the load has caught up
 // (docs/decisions/0002, first load).
 import { ident, pgRows, sql } from '#read-model/sql.js';
-import pg from 'pg';
-import { readModelPool, type ReadModelClient } from '#common/databases.js';
+import { ListenedClient, readModelPool, type ReadModelClient } from '#common/databases.js';
 import type { SyncTable } from '#read-model/table-definition.js';
 import { SYNC_TABLES } from '#read-model/tables/index.js';
 import { readModelTransaction } from '#read-model/transaction.js';
@@ -85,7 +84,7 @@ export async function restoreIndexes(
   // A build takes as long as the table is big: it runs on a connection of its own, without the
   // bound on one sync statement (SYNC_QUERY_TIMEOUT_MS), which would fail it on every retry. Each
   // build commits on its own; IF NOT EXISTS skips those a failed attempt already made.
-  const client = new pg.Client({
+  const client = new ListenedClient({
     connectionString: readModelPool(readModel).options.connectionString,
   });
   await client.connect();
