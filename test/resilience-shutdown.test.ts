@@ -1,29 +1,23 @@
 // SIGTERM under load, on the real gateway process: requests held in flight by a table lock in
 // PostgreSQL (deterministic: the test decides when they may finish) are all answered, the port
 // stops accepting, and the process exits 0 before SHUTDOWN_TIMEOUT_MS. A second signal exits
-// at once. The worker process stops in the middle of a backfill: it ends its run at a batch
-// boundary, exits 0, and the next worker resumes with no duplicate and no gap. With each sync
-// source (the gateway's part is the same with both).
+// at once (within a second: so this file runs in the timed group). With each sync source (the
+// gateway's part is the same with both). The worker's SIGTERM: resilience-shutdown-worker.test.ts.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
-import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import {
   createTestEnvironment,
   SYNC_SOURCES,
   type TestEnvironment,
 } from './support/environment.js';
 import { createTestClient, type TestClient } from './support/gateway.js';
-import { LegacyDashboard } from './support/legacy-dashboard.js';
 import {
   environmentVariables,
   startGatewayProcess,
-  startProcess,
   type RunningProcess,
 } from './support/processes.js';
-import { SYNC_TABLES } from '#read-model/tables/index.js';
-import { verifyEnvironment } from './support/verify.js';
-import { eventually, startWorker } from './support/worker.js';
+import { eventually } from './support/worker.js';
 
 const IN_FLIGHT = 10;
 const SHUTDOWN_TIMEOUT_MS = 8000;
@@ -132,51 +126,5 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
         await locker.end();
       }
     });
-  });
-
-  describe('the worker process on SIGTERM', () => {
-    it('when it is in the middle of a backfill, then it exits 0 in time and the next worker resumes with zero differences', async () => {
-      const dashboard = await LegacyDashboard.connect(env.legacyUrl);
-      // Large enough that no worker finishes its backfill between the first rows and the signal.
-      await generateLegacyData(dashboard.conn, { scale: 24, seed: 5 });
-      await dashboard.close();
-      const syncedRows = async () =>
-        Number(
-          (await db.syncState.aggregate({ _sum: { rows_synced: true } }))._sum.rows_synced ?? 0,
-        );
-
-      const worker = startProcess('worker', {
-        ...environmentVariables(env),
-        SYNC_INTERVAL_MS: '200',
-        SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
-      });
-      started.push(worker);
-      await eventually(async () => expect(await syncedRows()).toBeGreaterThan(2000), 60_000, 20);
-      const signalledAt = Date.now();
-      worker.child.kill('SIGTERM');
-      expect(await worker.exited).toBe(0);
-      expect(Date.now() - signalledAt).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
-      // Stopped mid-backfill: some table was not yet caught up.
-      const caughtUp = await db.syncState.count({ where: { synced_at: { not: null } } });
-      expect(caughtUp).toBeLessThan(SYNC_TABLES.length);
-
-      const next = await startWorker(env, { intervalMs: 200 });
-      try {
-        // Every table caught up by the next worker, then compared row by row with the legacy
-        // database: nothing twice (keys are unique), nothing missed.
-        const resumedAt = new Date();
-        await eventually(
-          async () => {
-            const states = await db.syncState.findMany({ where: { synced_at: { gt: resumedAt } } });
-            expect(states.length).toBe(SYNC_TABLES.length);
-          },
-          60_000,
-          200,
-        );
-        expect((await verifyEnvironment(env)).total).toBe(0);
-      } finally {
-        await next.close();
-      }
-    }, 120_000);
   });
 });

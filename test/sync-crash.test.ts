@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
+import { productionCommand } from '../bench/gateway/processes.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { readModelDatabaseDiff } from '../scripts/migration-diff.js';
 import {
@@ -35,7 +36,8 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
   });
 
   function startWorkerProcess(): ChildProcess {
-    return spawn(process.execPath, ['--import', 'tsx', 'worker/src/main.ts'], {
+    // The compiled worker, as production runs it (the run's global set-up built it).
+    return spawn(process.execPath, productionCommand('worker'), {
       env: {
         ...process.env,
         DATABASE_URL: env.databaseUrl,

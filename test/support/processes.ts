@@ -2,6 +2,7 @@
 // and reads its JSON log lines: for signals, exit codes and everything main.ts owns.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { productionCommand } from '../../bench/gateway/processes.js';
 import { TEST_SECRETS_KEY, type TestEnvironment } from './environment.js';
 
 export interface LogLine {
@@ -47,14 +48,14 @@ export interface ProcessCommand {
   cwd: string;
 }
 
-/** The TypeScript entry point through tsx, from the repository, unless `command` says otherwise. */
+/**
+ * The compiled entry point as production runs it (its npm script's node command; the run's global
+ * set-up built it), unless `command` says otherwise.
+ */
 export function startProcess(
   kind: 'gateway' | 'worker',
   variables: Record<string, string>,
-  command: ProcessCommand = {
-    args: ['--import', 'tsx', `${kind}/src/main.ts`],
-    cwd: process.cwd(),
-  },
+  command: ProcessCommand = { args: productionCommand(kind), cwd: process.cwd() },
 ): RunningProcess {
   const child = spawn(process.execPath, command.args, {
     cwd: command.cwd,
