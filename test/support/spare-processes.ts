@@ -69,14 +69,20 @@ export function signalTree(pid: number, signal: 'SIGSTOP' | 'SIGCONT'): void {
   }
 }
 
-/** Servers started by this test process, killed when it exits, whatever happened. */
+/** Servers started by this test process, killed after each file and when it exits. */
 const alive = new Set<ChildProcess>();
-process.once('exit', () => {
+
+/** Kills every spare server still running (thawed first, or SIGKILL waits); how many. */
+export function killLeftoverServers(): number {
+  const left = alive.size;
   for (const child of alive) {
     if (child.pid) signalTree(child.pid, 'SIGCONT');
     child.kill('SIGKILL');
   }
-});
+  alive.clear();
+  return left;
+}
+process.once('exit', killLeftoverServers);
 
 export function track(child: ChildProcess): void {
   alive.add(child);
