@@ -9,7 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import { createLegacyClient, createReadModelClient, readModelPool } from '#common/databases.js';
+import { createReadModelClient, readModelPool } from '#common/databases.js';
+import { createLegacyClient } from '#common/legacy-database.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { connectLegacy } from '../scripts/legacy/legacy-database.js';
 import { SYNC_TABLES } from '#read-model/tables/index.js';

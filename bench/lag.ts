@@ -5,12 +5,8 @@
 // worker causes, idle and under load (queries and rows it fetched, counted in the worker's client;
 // the legacy server's CPU and rows read are server-wide on a shared server).
 //   npm run bench -- --only lag [--lag-rate 50] [--lag-seconds 60] [--lag-scale 35]
-import {
-  createLegacyClient,
-  createReadModelClient,
-  legacyPool,
-  type LegacyClient,
-} from '#common/databases.js';
+import { createReadModelClient } from '#common/databases.js';
+import { createLegacyClient, legacyPool, type LegacyClient } from '#common/legacy-database.js';
 import { createLogger } from '#common/logger.js';
 import { createRedis } from '#common/redis.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';

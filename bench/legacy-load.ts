@@ -3,7 +3,7 @@
 // and rows the server read (MariaDB's Rows_read, server-wide, same caveat).
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import type { LegacyClient } from '#common/databases.js';
+import type { LegacyClient } from '#common/legacy-database.js';
 
 export interface LegacyLoad {
   cpuSeconds: number | null;

@@ -6,7 +6,7 @@
 // is a private MariaDB: the shared server's mode is never touched.
 import * as mariadb from 'mariadb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { legacyConnectionOf } from '#common/databases.js';
+import { legacyConnectionOf } from '#common/legacy-database.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { createTestClient, issueToken, startGateway } from './support/gateway.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';

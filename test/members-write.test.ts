@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLegacyClient } from '#common/databases.js';
+import { createLegacyClient } from '#common/legacy-database.js';
 import { syncTable } from '../worker/src/sync/sync-engine.js';
 import { membersTable } from '#read-model/tables/members.table.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';

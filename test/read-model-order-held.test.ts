@@ -4,7 +4,7 @@
 // No assertion here times anything; the rounds a partner makes with the worker running are
 // read-model-order.test.ts's, in the timed group.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLegacyClient } from '#common/databases.js';
+import { createLegacyClient } from '#common/legacy-database.js';
 import { syncTableNamed } from '#read-model/tables/index.js';
 import type { SyncTable } from '#read-model/table-definition.js';
 import { reconcileTable } from '../worker/src/sync/reconcile.js';

@@ -8,7 +8,7 @@ import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { deleteAndFlipUnseen } from './support/random-dashboard.js';
 import { reconcileOnce, syncOnce } from './support/sync-once.js';
 import { verifyEnvironment } from './support/verify.js';
-import { createLegacyClient } from '#common/databases.js';
+import { createLegacyClient } from '#common/legacy-database.js';
 import { DEFAULT_SYNC_OPTIONS } from '../worker/src/sync/sync-databases.js';
 import { syncTable } from '../worker/src/sync/sync-engine.js';
 import { syncTableNamed } from '#read-model/tables/index.js';

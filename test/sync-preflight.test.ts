@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import * as mariadb from 'mariadb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { legacyConnectionOf } from '#common/databases.js';
+import { legacyConnectionOf } from '#common/legacy-database.js';
 import { createLegacyDatabase } from '../scripts/legacy/legacy-database.js';
 import { provisionLegacyUser, SYNC_GRANTS, urlAs } from '../scripts/legacy/legacy-users.js';
 import { binlogPreflight, readBinlogServerFacts } from '../worker/src/sync/preflight.js';

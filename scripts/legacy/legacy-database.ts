@@ -2,7 +2,7 @@
 // schema.sql), over a connection configured as the dashboard's own.
 import { readFileSync } from 'node:fs';
 import * as mariadb from 'mariadb';
-import { legacyConnectionOf } from '#common/databases.js';
+import { legacyConnectionOf } from '#common/legacy-database.js';
 
 export const LEGACY_DUMP_PATH = new URL('../../prisma/legacy/schema.sql', import.meta.url);
 

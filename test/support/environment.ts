@@ -1,7 +1,7 @@
 // One isolated environment per test file, on the servers global-setup.ts chose.
 import mariadb from 'mariadb';
 import { inject } from 'vitest';
-import { legacyConnectionOf } from '#common/databases.js';
+import { legacyConnectionOf } from '#common/legacy-database.js';
 import {
   createThrowawayEnvironment,
   type ThrowawayEnvironment,

@@ -1,6 +1,7 @@
 // Brings the read model up to date with the legacy database once, without queues: for tests
 // that are about reading, not about the worker.
-import { createLegacyClient, createReadModelClient } from '#common/databases.js';
+import { createReadModelClient } from '#common/databases.js';
+import { createLegacyClient } from '#common/legacy-database.js';
 import type { ReadModelClient } from '#common/databases.js';
 import { reconcileTable } from '../../worker/src/sync/reconcile.js';
 import { syncTable } from '../../worker/src/sync/sync-engine.js';

@@ -1,4 +1,5 @@
-import { createLegacyClient, createReadModelClient } from '#common/databases.js';
+import { createReadModelClient } from '#common/databases.js';
+import { createLegacyClient } from '#common/legacy-database.js';
 import { SYNC_TABLES } from '#read-model/tables/index.js';
 import {
   differenceCount,

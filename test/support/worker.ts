@@ -1,7 +1,8 @@
 // Runs the real sync runner in-process against a test environment.
 import { Registry } from 'prom-client';
 import { createCursorCodec } from '#api/changes/cursor.js';
-import { createLegacyClient, createReadModelClient, readModelPool } from '#common/databases.js';
+import { createReadModelClient, readModelPool } from '#common/databases.js';
+import { createLegacyClient } from '#common/legacy-database.js';
 import { throttledLog } from '#common/log-throttle.js';
 import type { Logger } from '#common/logger.js';
 import { inject } from 'vitest';

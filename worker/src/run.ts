@@ -1,6 +1,7 @@
 import { createCursorCodec } from '#api/changes/cursor.js';
 import { loadConfigOrExit } from '#common/config.js';
-import { createLegacyClient, createReadModelClient, readModelPool } from '#common/databases.js';
+import { createReadModelClient, readModelPool } from '#common/databases.js';
+import { createLegacyClient } from '#common/legacy-database.js';
 import { throttledLog } from '#common/log-throttle.js';
 import { createLogger } from '#common/logger.js';
 import { startMetricsListener, type MetricsListener } from '#common/metrics-listener.js';

@@ -4,7 +4,7 @@
 // and back): most of the worker's time in a backfill (docs/decisions/0002). Values come in the
 // one form read-model/legacy-values.ts reads: DECIMAL as its exact text, INT as a number, BIGINT
 // as a bigint, every DATE and DATETIME as text (`dateStrings`; a zero date is text too).
-import { legacyPool, type LegacyClient } from '#common/databases.js';
+import { legacyPool, type LegacyClient } from '#common/legacy-database.js';
 import { legacyQuery } from '#common/legacy-query.js';
 import type { LegacyBatch } from '#read-model/legacy-rows.js';
 import { legacyWallClock } from '#read-model/legacy-values.js';

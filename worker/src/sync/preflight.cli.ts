@@ -3,7 +3,7 @@
 // Exit code 0 ready, 1 something missing, 2 the check itself failed.
 import * as mariadb from 'mariadb';
 import { loadConfigOrExit } from '#common/config.js';
-import { legacyConnectionOf } from '#common/databases.js';
+import { legacyConnectionOf } from '#common/legacy-database.js';
 import { binlogPreflight, readBinlogServerFacts } from './preflight.js';
 
 const config = loadConfigOrExit();

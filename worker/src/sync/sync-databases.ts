@@ -1,6 +1,7 @@
 // What a sync run is given: the two databases with the run's listeners, and its options. Apart
 // from the engine, so the first load, reconciliation and the binary log's follower can name them.
-import type { LegacyClient, ReadModelClient } from '#common/databases.js';
+import type { ReadModelClient } from '#common/databases.js';
+import type { LegacyClient } from '#common/legacy-database.js';
 import type { RejectListener } from '#read-model/rejects.js';
 import type { SyncTable } from '#read-model/table-definition.js';
 

@@ -1,7 +1,8 @@
 // `npm run sync:verify`: compares the whole read model with the legacy database, table by
 // table, prints the differences and a total; exit code 1 when anything differs.
 import { loadConfigOrExit } from '#common/config.js';
-import { createLegacyClient, createReadModelClient } from '#common/databases.js';
+import { createReadModelClient } from '#common/databases.js';
+import { createLegacyClient } from '#common/legacy-database.js';
 import { SYNC_TABLES } from '#read-model/tables/index.js';
 import { differenceCount, verifyReadModel } from './verify.js';
 

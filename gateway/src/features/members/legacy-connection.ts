@@ -12,7 +12,7 @@ import {
   keepRunningOnPoolErrors,
   LEGACY_SESSION_TIME_ZONE,
   legacyConnectionOf,
-} from '#common/databases.js';
+} from '#common/legacy-database.js';
 import { legacyQuery } from '#common/legacy-query.js';
 import { serviceUnavailable } from '../../http/errors.js';
 

@@ -12,7 +12,7 @@ import type { SyncSource } from '#common/config.js';
 import ZongJi from '@vlasky/zongji';
 import type { AnyBinlogEvent, RowsEvent } from '@vlasky/zongji';
 import { Queue, Worker } from 'bullmq';
-import { legacyConnectionOf } from '#common/databases.js';
+import { legacyConnectionOf } from '#common/legacy-database.js';
 import { legacyTlsOf } from '#common/legacy-tls.js';
 import type { ThrottledLog } from '#common/log-throttle.js';
 import type { Logger } from '#common/logger.js';
