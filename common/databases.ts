@@ -42,6 +42,23 @@ export class ListenedClient extends pg.Client {
   }
 }
 
+/**
+ * Makes a client's `$disconnect` also end the pool it was made on. The Prisma adapters end a pool
+ * they were given only once the ORM has run a query; a client whose reads all went through the
+ * pool itself (a usage report, the worker's legacy reads) would keep its idle connections, and a
+ * command-line process would wait for them (pg: idleTimeoutMillis, 30 s) before it exits.
+ */
+export function endPoolOnDisconnect(
+  client: { $disconnect(): Promise<void> },
+  endPool: () => Promise<void>,
+): void {
+  const disconnect = client.$disconnect.bind(client);
+  client.$disconnect = async () => {
+    await disconnect();
+    await endPool();
+  };
+}
+
 export function createReadModelClient(url: string, options: PoolOptions = {}): ReadModelClient {
   const timeout = options.queryTimeoutMs;
   const pool = new pg.Pool({
@@ -72,14 +89,9 @@ export function createReadModelClient(url: string, options: PoolOptions = {}): R
   const client = new ReadModelClient({
     adapter: new PrismaPg(pool, { disposeExternalPool: true }),
   });
-  // The adapter ends the pool only if the client ever ran an ORM query. One that only read through
-  // the pool (a usage report) would keep its idle connections, and a command-line process would
-  // wait idleTimeoutMillis (30 s) before it exits.
-  const disconnect = client.$disconnect.bind(client);
-  client.$disconnect = async () => {
-    await disconnect();
+  endPoolOnDisconnect(client, async () => {
     if (!pool.ended) await pool.end();
-  };
+  });
   readModelPools.set(client, pool);
   return client;
 }

@@ -3,7 +3,7 @@
 import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import type { EventEmitter } from 'node:events';
 import * as mariadb from 'mariadb';
-import type { PoolOptions } from './databases.js';
+import { endPoolOnDisconnect, type PoolOptions } from './databases.js';
 import { legacyTlsOf } from './legacy-tls.js';
 import { PrismaClient as LegacyClient } from '#prisma/generated/legacy/client.js';
 
@@ -75,13 +75,10 @@ export function createLegacyClient(url: string, options: PoolOptions = {}): Lega
   const client = new LegacyClient({
     adapter: new PrismaMariaDb(pool, { disposeExternalPool: true }),
   });
-  // The adapter ends the pool only once the ORM has connected, and the worker's reads may never
-  // use the ORM (worker/src/sync/legacy-reader.ts): a pool left open keeps the process alive.
-  const disconnect = client.$disconnect.bind(client);
-  client.$disconnect = async () => {
-    await disconnect();
+  // The worker's reads may never use the ORM (worker/src/sync/legacy-reader.ts).
+  endPoolOnDisconnect(client, async () => {
     if (!pool.closed) await pool.end();
-  };
+  });
   legacyPools.set(client, pool);
   return client;
 }
