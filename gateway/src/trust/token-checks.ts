@@ -17,7 +17,7 @@ const ALPHABET = /^[A-Za-z0-9_-]+$/;
 /**
  * What a presented token can be: one of ours (`keyed`, a refresh token with its chain), one of
  * the form issued before checks were keyed (`earlier`: looked up only while such tokens can
- * still be alive, legacy-tokens.ts), or nothing we issued (null: refused without a lookup).
+ * still be alive, earlier-tokens.ts), or nothing we issued (null: refused without a lookup).
  */
 export type TokenForm = { form: 'keyed'; chainId: string | null } | { form: 'earlier' } | null;
 
@@ -30,14 +30,16 @@ function chainIdOf(part: string): string {
 }
 
 /** The unkeyed check of earlier versions: 6 characters of the random part's SHA-256. */
+const earlierCheckOf = (random: string) =>
+  hash('sha256', random, 'base64url').slice(0, CHECK_LENGTH);
+
 function isEarlierForm(token: string, refresh: boolean): boolean {
   if (!ALPHABET.test(token)) return false;
   // Refresh tokens issued before tokens carried any check: 43 characters.
   if (refresh && token.length === RANDOM_LENGTH) return true;
   return (
     token.length === RANDOM_LENGTH + CHECK_LENGTH &&
-    hash('sha256', token.slice(0, RANDOM_LENGTH), 'base64url').slice(0, CHECK_LENGTH) ===
-      token.slice(RANDOM_LENGTH)
+    earlierCheckOf(token.slice(0, RANDOM_LENGTH)) === token.slice(RANDOM_LENGTH)
   );
 }
 
@@ -61,6 +63,14 @@ export function createTokenChecks(secretsKeys: readonly string[]) {
   return {
     accessToken: () => signed(random()),
     refreshToken: (chainId: string) => signed(random() + chainPart(chainId)),
+    /**
+     * A token of the earlier form, for either use: what the earlier release accepts, issued while
+     * it may still run beside this one (earlier-tokens.ts).
+     */
+    earlierToken: () => {
+      const body = random();
+      return body + earlierCheckOf(body);
+    },
 
     accessForm(token: string): TokenForm {
       if (passes(token, RANDOM_LENGTH)) return { form: 'keyed', chainId: null };

@@ -24,6 +24,14 @@ describe('token checks', () => {
     const altered = `${token.slice(0, 10)}${token[10] === 'A' ? 'B' : 'A'}${token.slice(11)}`;
     expect(checks.accessForm(altered)).toBeNull();
   });
+
+  it('when a token of the earlier form is made, then it is taken as that form for either use, under any key', () => {
+    const token = createTokenChecks([key(1)]).earlierToken();
+    expect(token).toHaveLength(49);
+    const other = createTokenChecks([key(2)]);
+    expect(other.accessForm(token)).toEqual({ form: 'earlier' });
+    expect(other.refreshForm(token)).toEqual({ form: 'earlier' });
+  });
 });
 
 describe('client secrets', () => {

@@ -240,6 +240,24 @@ async function beginChain(deps: ModelDeps, client: OAuthClient): Promise<OAuthUs
   };
 }
 
+/**
+ * A token to hand out: keyed, or of the earlier form while the earlier release may still answer
+ * partners beside this one during a rolling upgrade, since it refuses keyed tokens unseen
+ * (earlier-tokens.ts).
+ */
+async function issuedToken(deps: ModelDeps, keyed: () => string): Promise<string> {
+  return (await deps.earlier.earlierReleaseMayRun()) ? deps.checks.earlierToken() : keyed();
+}
+
+/** Whether both tokens of a pair carry the keyed check (either may be of the earlier form). */
+function pairIsKeyed(deps: ModelDeps, token: OAuth2Server.Token): boolean {
+  const refresh = token.refreshToken;
+  return (
+    deps.checks.accessForm(token.accessToken)?.form === 'keyed' &&
+    (!refresh || deps.checks.refreshForm(refresh)?.form === 'keyed')
+  );
+}
+
 /** saveToken: the pair of a token request, or of a refresh of its chain. */
 async function savePair(
   deps: ModelDeps,
@@ -256,7 +274,8 @@ async function savePair(
     chain_started_at: chainStartedAt,
     generation: user.generation,
     secret_version: user.secretVersion,
-    keyed_check: true,
+    keyed_check: pairIsKeyed(deps, token),
+    issued_by_keyed_release: true,
     access_token_hash: sha256(token.accessToken),
     refresh_token_hash: token.refreshToken ? sha256(token.refreshToken) : null,
     scopes: token.scope ?? [],
@@ -406,9 +425,9 @@ export function createOAuthModel(deps: ModelDeps) {
     getUserFromClient: (client: OAuthClient) => beginChain(deps, client),
     validateScope: (_user: OAuthUser, client: OAuthClient, requested?: string[]) =>
       grantedScopes(client, requested),
-    generateAccessToken: () => Promise.resolve(deps.checks.accessToken()),
+    generateAccessToken: () => issuedToken(deps, () => deps.checks.accessToken()),
     generateRefreshToken: (_client: OAuthClient, user: OAuthUser) =>
-      Promise.resolve(deps.checks.refreshToken(user.chainId)),
+      issuedToken(deps, () => deps.checks.refreshToken(user.chainId)),
     saveToken: (token: OAuth2Server.Token, client: OAuthClient, user: OAuthUser) =>
       savePair(deps, token, client, user),
     // The library's model type requires it for bearer authentication, which the gateway does
