@@ -13,7 +13,7 @@
 // front of the gateways does: round robin, and a request that reaches no gateway (connection
 // refused or reset while one is replaced) goes to the other (bench/soak/partner.ts); member writes
 // carry an Idempotency-Key, so such a retry is safe. Every step lasts S seconds (20). Then the load
-// stops, the read model and the deliveries catch up, and the checks: no answer 5xx and none
+// stops, the read model and the deliveries catch up, and the checks: no answer 5xx or 401 and none
 // missing; every member write answered 2xx is in the legacy tables and the read model; the
 // receiver got a webhook for each; the subscription's ledger balances with every event delivered
 // and received; each follower's copy equals the lists; `npm run sync:verify` finds 0 differences.
@@ -47,7 +47,7 @@ import {
 import { verifySettled, webhookLedgers, type Ledger } from './soak/checks.js';
 import { Follower } from './soak/feed-follower.js';
 import type { CopyComparison, Credentials } from './soak/messages.js';
-import { failovers, Partner, samples, type Answer } from './soak/partner.js';
+import { failovers, Partner, refusedHeld, samples, type Answer } from './soak/partner.js';
 import { startReceiver, type Receiver } from './soak/receivers.js';
 import { generateDashboard } from './soak/setup.js';
 
@@ -298,6 +298,9 @@ async function check(
     statuses.set(key, (statuses.get(key) ?? 0) + 1);
   }
   const serverErrors = samples.filter(([, , , s]) => s >= 500).length;
+  // A token one release handed out and another refused (decision 0003, rolling upgrades); a 401
+  // to a pair its refresh had just replaced is that rotation meeting a request in flight.
+  const refused = refusedHeld;
   const unanswered = samples.filter(([, , , s]) => s === 0).length;
   console.log(
     `answers: ${samples.length}, by group and status: ${[...statuses].map(([k, v]) => `${k} ×${v}`).join(', ')}; ` +
@@ -353,6 +356,10 @@ async function check(
     const verdicts: [string, boolean][] = [
       [`0 answers 5xx (${serverErrors})`, serverErrors === 0],
       [`0 requests unanswered by every gateway (${unanswered})`, unanswered === 0],
+      [
+        `0 answers 401 to a pair still held: each release takes the other's tokens (${refused})`,
+        refused === 0,
+      ],
       [
         `0 lost writes (${lostLegacy.length} legacy, ${lostReadModel.length} read model)`,
         lostLegacy.length + lostReadModel.length === 0,

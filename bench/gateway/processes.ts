@@ -2,7 +2,7 @@
 // them (compiled, `node dist/...`, production log level), the bare baseline and the OTLP sink.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -159,6 +159,12 @@ function clusterReady(child: ChildProcess): Promise<number[]> {
  * the gateway runs that many processes under cluster-launcher.ts, whose figures (RSS, CPU) are
  * the sums over the launcher and its gateway processes.
  */
+/** Where a process's log goes: a file of its own under BENCH_LOG_DIR, or nowhere. */
+function logFile(name: string, port: number): number | 'ignore' {
+  const dir = process.env.BENCH_LOG_DIR;
+  return dir ? openSync(path.join(dir, `${name}-${port}.log`), 'a') : 'ignore';
+}
+
 async function startProduction(
   name: 'gateway' | 'worker',
   env: Record<string, string>,
@@ -184,9 +190,10 @@ async function startProduction(
       LOG_LEVEL: 'info',
       NODE_ENV: 'production',
     },
-    // Its log goes where a container's would: written out in full, read by nobody here. A
-    // cluster launcher's stdout says when its processes are ready.
-    stdio: ['ignore', cluster ? 'pipe' : 'ignore', 'inherit'],
+    // Its log goes where a container's would: written out in full, read by nobody here unless
+    // BENCH_LOG_DIR names a folder for it (a file per process). A cluster launcher's stdout says
+    // when its processes are ready.
+    stdio: ['ignore', cluster ? 'pipe' : logFile(name, port), 'inherit'],
   });
   const pids = [child.pid!];
   const server = started(child, port, () => pids);

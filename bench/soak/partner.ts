@@ -25,6 +25,12 @@ function bodyOf(text: string): Answer['body'] {
 
 /** Requests that reached no gateway (refused, reset) and went to the next one. */
 export let failovers = 0;
+/**
+ * 401s to the pair a partner still held when the answer came, with no refresh under way: its
+ * token refused (expired, or not taken by the gateway that answered), unlike a 401 to a pair a
+ * refresh was replacing.
+ */
+export let refusedHeld = 0;
 
 /**
  * One request to `bases[next]`, timed and recorded under `group`; no answer at all is status 0.
@@ -157,6 +163,8 @@ export class Partner {
       headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${access}` },
     });
     const stillHeld = access === this.access;
+    // While a refresh is in flight, the gateway may already have revoked the pair it replaces.
+    if (answer.status === 401 && stillHeld && this.renewing === undefined) refusedHeld += 1;
     if (answer.status === 401 && stillHeld && Date.now() - this.renewedAt > RENEW_AFTER_401_MS)
       await this.renew();
     return answer;
