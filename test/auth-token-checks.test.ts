@@ -16,6 +16,7 @@ import {
   postJson,
   startGateway,
   type RunningGateway,
+  type TestClient,
 } from './support/gateway.js';
 
 let env: TestEnvironment;
@@ -91,6 +92,26 @@ describe('keyed token checks', () => {
     return pair;
   }
 
+  /**
+   * A refresh of `earlier` and a token request on `via`: both answered, and each token new of the
+   * earlier form or not, as `earlierForm` says.
+   */
+  async function renewAndRequest(
+    via: RunningGateway,
+    client: TestClient,
+    earlier: { refresh_token: string },
+    earlierForm: boolean,
+  ) {
+    const renewed = await refresh(via, earlier.refresh_token);
+    expect(renewed.status).toBe(200);
+    const next = renewed.body.data as { access_token: string; refresh_token: string };
+    const requested = await issueTokenPair(via, client);
+    for (const token of [next.access_token, next.refresh_token, requested.access_token]) {
+      expect(isEarlierForm(token), token).toBe(earlierForm);
+    }
+    return { next, requested };
+  }
+
   it('when a partner holds a pair of the earlier release, then it still works, and while that release may still run every pair is issued in the form it accepts', async () => {
     const client = await createTestClient(gateway.db);
     const earlier = await earlierReleasePair(client.id, 3_600_000);
@@ -98,13 +119,7 @@ describe('keyed token checks', () => {
     const upgraded = await startGateway(env);
     try {
       expect((await members(upgraded, earlier.access_token)).status).toBe(200);
-      const renewed = await refresh(upgraded, earlier.refresh_token);
-      expect(renewed.status).toBe(200);
-      const next = renewed.body.data as { access_token: string; refresh_token: string };
-      const requested = await issueTokenPair(upgraded, client);
-      for (const token of [next.access_token, next.refresh_token, requested.access_token]) {
-        expect(isEarlierForm(token), token).toBe(true);
-      }
+      const { next, requested } = await renewAndRequest(upgraded, client, earlier, true);
       expect((await members(upgraded, next.access_token)).status).toBe(200);
       expect((await members(upgraded, requested.access_token)).status).toBe(200);
       expect((await refresh(upgraded, next.refresh_token)).status).toBe(200);
@@ -143,13 +158,7 @@ describe('keyed token checks', () => {
     const earlier = await earlierReleasePair(client.id, -1000);
     const upgraded = await startGateway(env);
     try {
-      const renewed = await refresh(upgraded, earlier.refresh_token);
-      expect(renewed.status).toBe(200);
-      const next = renewed.body.data as { access_token: string; refresh_token: string };
-      const requested = await issueTokenPair(upgraded, client);
-      for (const token of [next.access_token, next.refresh_token, requested.access_token]) {
-        expect(isEarlierForm(token), token).toBe(false);
-      }
+      const { next, requested } = await renewAndRequest(upgraded, client, earlier, false);
       expect((await members(upgraded, next.access_token)).status).toBe(200);
       expect((await members(upgraded, requested.access_token)).status).toBe(200);
     } finally {
