@@ -20,6 +20,7 @@ import {
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { NO_RATE_LIMIT } from './support/read-fixture.js';
 import { syncOnce } from './support/sync-once.js';
+import { eventually } from './support/worker.js';
 
 let env: TestEnvironment;
 let own: number;
@@ -44,6 +45,7 @@ beforeAll(async () => {
     await dashboard.close();
   }
   await syncOnce(env);
+  await feedShowsEverything();
 });
 
 afterAll(async () => {
@@ -95,6 +97,34 @@ async function brokenPaths(): Promise<{ members: string[]; notifications: string
       broken.notifications.push('change feed');
     }
     return broken;
+  } finally {
+    await gateway.close();
+  }
+}
+
+/**
+ * Waits until an unbound client's change feed shows every row synced above. The feed shows a
+ * transaction once every older one on the server has ended, and other files' transactions share
+ * the server: a probe must not take a feed that has not caught up for a broken rule.
+ */
+async function feedShowsEverything(): Promise<void> {
+  const gateway = await startGateway(env, NO_RATE_LIMIT);
+  try {
+    const token = await issueToken(
+      gateway,
+      await createTestClient(gateway.db, { scopes: [...SCOPES] }),
+    );
+    const count = async (type: string) => {
+      const feed = await getJson(
+        `${gateway.url}/api/v1/changes?types=${type}&limit=1000`,
+        bearer(token),
+      );
+      return (feed.body.data as unknown[] | undefined)?.length;
+    };
+    const everyMember = members.own.length + members.foreign.length;
+    await eventually(async () => {
+      expect([await count('members'), await count('notifications')]).toEqual([everyMember, 3]);
+    }, 20_000);
   } finally {
     await gateway.close();
   }
