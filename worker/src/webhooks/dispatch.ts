@@ -4,7 +4,8 @@
 // and recorded in one statement for all of them, in the transaction that moves their positions
 // on. A crash before the commit records nothing and the page is read again; after it, the events
 // are in PostgreSQL whatever happens to Redis or to this process. Many workers may dispatch: a
-// subscription is taken with SKIP LOCKED, by one of them at a time.
+// subscription is taken by one of them at a time, under an advisory lock of its own rather than a
+// lock on its row, which a page would hold for seconds against everyone who writes the row.
 import type pg from 'pg';
 import pLimit from 'p-limit';
 import { readChangePage, type Change, type ChangePage } from '#api/changes/change-page.js';
@@ -126,14 +127,30 @@ const ENABLED_FOLLOWERS = sql`
     FROM webhook_subscriptions s JOIN api_clients c ON c.id = s.client_id
    WHERE s.enabled ORDER BY s.id`;
 
-/** The followers among `ids` no other dispatcher holds, locked until the page commits. */
-const lockFollowers = (ids: readonly number[]) => sql`
+/** The advisory lock space of dispatch: (FOLLOWER_LOCKS, subscription id) is one follower's. */
+const FOLLOWER_LOCKS = 12;
+
+/**
+ * The followers among `ids` no other dispatcher holds, held until the page's transaction ends:
+ * an advisory lock each, taken without waiting. Not their rows: a page holds its followers for up
+ * to seconds, and a try's change of its subscription's state, the partner's edit and the
+ * operator's disable would each wait that long. Dispatchers alone take these locks.
+ */
+const claimFollowers = (ids: readonly number[]) => sql`
+  SELECT id FROM unnest(${ids}::int[]) AS f(id)
+   WHERE pg_try_advisory_xact_lock(${FOLLOWER_LOCKS}, id)`;
+
+/**
+ * The claimed followers' positions and rights. A statement of its own after the claim: its
+ * snapshot begins after the lock was granted, so it sees the position the previous holder
+ * committed before letting go.
+ */
+const claimedFollowers = (ids: readonly number[]) => sql`
   SELECT s.id, s.types, s.feed_xid::text, s.feed_kind, s.feed_type, s.feed_id,
          c.is_active, c.scopes, c.branch_id
     FROM webhook_subscriptions s JOIN api_clients c ON c.id = s.client_id
    WHERE s.id = ANY(${ids}::int[]) AND s.enabled
-   ORDER BY s.id
-     FOR UPDATE OF s SKIP LOCKED`;
+   ORDER BY s.id`;
 
 /**
  * One page's events for every follower in one statement: the page's changes are sent once, and
@@ -359,8 +376,12 @@ async function dispatchPage(
   const client = await dispatcher.pool.connect();
   try {
     await client.query('BEGIN');
-    const locked = await pgRows<Positioned>(client, lockFollowers(ids));
-    const followers = locked.filter((follower) => viewOf(follower)?.key === view.key);
+    const claimed = await pgRows<{ id: number }>(client, claimFollowers(ids));
+    const current =
+      claimed.length === 0
+        ? []
+        : await pgRows<Positioned>(client, claimedFollowers(claimed.map(({ id }) => id)));
+    const followers = current.filter((follower) => viewOf(follower)?.key === view.key);
     if (followers.length === 0) {
       await client.query('ROLLBACK');
       return NOTHING;
