@@ -2,7 +2,7 @@
 // them (compiled, `node dist/...`, production log level), the bare baseline and the OTLP sink.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { openSync, readFileSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -159,10 +159,12 @@ function clusterReady(child: ChildProcess): Promise<number[]> {
  * the gateway runs that many processes under cluster-launcher.ts, whose figures (RSS, CPU) are
  * the sums over the launcher and its gateway processes.
  */
-/** Where a process's log goes: a file of its own under BENCH_LOG_DIR, or nowhere. */
+/** Where a process's log goes: a file of its own under BENCH_LOG_DIR (made if new), or nowhere. */
 function logFile(name: string, port: number): number | 'ignore' {
   const dir = process.env.BENCH_LOG_DIR;
-  return dir ? openSync(path.join(dir, `${name}-${port}.log`), 'a') : 'ignore';
+  if (!dir) return 'ignore';
+  mkdirSync(dir, { recursive: true });
+  return openSync(path.join(dir, `${name}-${port}.log`), 'a');
 }
 
 async function startProduction(

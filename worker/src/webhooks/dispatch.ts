@@ -31,6 +31,13 @@ const EVENTS_PER_PAGE = 20_000;
 /** Feed keys read per page at least, however many subscriptions follow the view. */
 const MIN_PAGE = 20;
 /**
+ * Subscriptions one page serves at most: each holds an entry of PostgreSQL's shared lock table
+ * (FOLLOWER_LOCKS) until the page commits, a table of about 64 per connection (7,800 at the
+ * defaults) that every other transaction on the server draws on too. A larger view is read once
+ * per this many.
+ */
+const FOLLOWERS_PER_PAGE = 1000;
+/**
  * Views dispatched at once, each on a connection of its own: a pass takes the time of the
  * slowest few rather than the sum of all. Well under the worker's webhook pool, which delivery
  * shares.
@@ -143,14 +150,18 @@ const claimFollowers = (ids: readonly number[]) => sql`
 /**
  * The claimed followers' positions and rights. A statement of its own after the claim: its
  * snapshot begins after the lock was granted, so it sees the position the previous holder
- * committed before letting go.
+ * committed before letting go. KEY SHARE on the rows, skipping those locked FOR UPDATE: the
+ * release before these claims took its followers that way, and during a rolling upgrade each
+ * release's dispatchers pass by the other's; the updates of a subscription's other columns (a
+ * try's state, a partner's edit, an operator's disable) never wait for it.
  */
 const claimedFollowers = (ids: readonly number[]) => sql`
   SELECT s.id, s.types, s.feed_xid::text, s.feed_kind, s.feed_type, s.feed_id,
          c.is_active, c.scopes, c.branch_id
     FROM webhook_subscriptions s JOIN api_clients c ON c.id = s.client_id
    WHERE s.id = ANY(${ids}::int[]) AND s.enabled
-   ORDER BY s.id`;
+   ORDER BY s.id
+     FOR KEY SHARE OF s SKIP LOCKED`;
 
 /**
  * One page's events for every follower in one statement: the page's changes are sent once, and
@@ -332,6 +343,20 @@ async function dispatchAll(dispatcher: Dispatcher): Promise<boolean> {
 
 /** Every page a view's followers need this pass, events queued; whether more are waiting. */
 async function dispatchView(
+  dispatcher: Dispatcher,
+  view: View,
+  ids: readonly number[],
+): Promise<boolean> {
+  let more = false;
+  for (let start = 0; start < ids.length; start += FOLLOWERS_PER_PAGE) {
+    const followers = ids.slice(start, start + FOLLOWERS_PER_PAGE);
+    if (await dispatchFollowers(dispatcher, view, followers)) more = true;
+  }
+  return more;
+}
+
+/** Every page these followers of a view need this pass, events queued; whether more wait. */
+async function dispatchFollowers(
   dispatcher: Dispatcher,
   view: View,
   ids: readonly number[],

@@ -197,10 +197,11 @@ async function updateSubscription(
   const types = patch.types && subscribedTypes(patch.types, caller.scopes);
   if (patch.url !== undefined) await checkTarget(patch.url, targets);
   return db.$transaction(async (tx) => {
-    // Ordered with the operator's disable, so a move never escapes a hold landing meanwhile.
+    // Ordered with the operator's disable, so a move never escapes a hold landing meanwhile. NO
+    // KEY: the lock an update takes, which a dispatcher's page (KEY SHARE) does not hold up.
     const [current] = await tx.$queryRaw<{ url: string; reason: string | null }[]>`
           SELECT url, disabled_reason AS reason FROM webhook_subscriptions
-           WHERE id = ${id} AND client_id = ${owner} FOR UPDATE`;
+           WHERE id = ${id} AND client_id = ${owner} FOR NO KEY UPDATE`;
     if (!current) return null;
     const moved = movesTarget(patch, current.url);
     if (moved && current.reason === OPERATOR) throw subscriptionHeld();
