@@ -7,9 +7,10 @@ import { defineConfig } from 'vitest/config';
  * another file's load never decides them. They hold those tests alone: the untimed tests of the
  * same feature, and those whose bound is many times what they take, are in files of their own
  * beside them (console-browser-pages, clients-rotate-secret, auth-refresh-chains, portal-security,
- * resilience-shutdown-worker), since this group's every second adds to the run's. Also here: read-model-order-held, which holds a sync's transaction open, and with it every other
- * file's change feed on the shared server. Every other file brings its own databases and Redis
- * prefix, and runs beside others.
+ * resilience-shutdown-worker), since this group's every second adds to the run's. Also here:
+ * read-model-order-held and webhooks-dispatch-claims, which hold a transaction open for seconds,
+ * and with it every other file's change feed on the shared server. Every other file brings its
+ * own databases and Redis prefix, and runs beside others.
  */
 const TIMED = [
   'test/auth-operator-control.test.ts',
@@ -23,6 +24,7 @@ const TIMED = [
   'test/resilience-shutdown.test.ts',
   'test/sync-lag.test.ts',
   'test/webhooks-fanout.test.ts',
+  'test/webhooks-dispatch-claims.test.ts',
 ];
 /** Files at once in the first group: most of a file's time is spent waiting on its servers. */
 const PARALLEL_FILES = 3;
@@ -100,7 +102,8 @@ export default defineConfig({
           // A test process loads the product's modules once for every file it runs, not once per
           // file: loading them was 43 % of the test processes' CPU, on a suite bound by two cores'
           // CPU (these files: 720 s → 506 s). Files share no state but those modules: each brings
-          // its own databases, Redis prefix, servers and processes, and closes them.
+          // its own databases, Redis prefix, servers and processes, and closes them. The timed
+          // files keep a process each: nothing another file left behind runs beside them.
           isolate: false,
           maxWorkers: PARALLEL_FILES,
           sequence: { groupOrder: 0 },
@@ -111,8 +114,6 @@ export default defineConfig({
           ...integration,
           name: 'timed',
           include: TIMED,
-          // One process for the group, as in the first: one at a time, nothing runs beside a file.
-          isolate: false,
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
         },
