@@ -64,6 +64,18 @@ afterAll(async () => {
   await env?.destroy();
 });
 
+/** A subscription to members at `path` of the receiver; its id. */
+async function subscribe(path: string): Promise<number> {
+  const created = await postJson(
+    `${gateway.url}/api/v1/webhooks`,
+    { url: receiver.url(path), types: ['members'] },
+    bearer(token).headers,
+  );
+  expect(created.status).toBe(201);
+  secrets.set(path, created.body.data.secret as string);
+  return created.body.data.id as number;
+}
+
 /**
  * Statements waiting for a lock the test holds: the dispatchers' pages in the middle (their feed
  * read or their insert, whichever meets the held table first).
@@ -78,14 +90,7 @@ async function heldPages(): Promise<number> {
 
 describe('a dispatcher in the middle of a page', () => {
   it('when two dispatchers run and one holds a subscription, then the other passes it by, the partner can edit it meanwhile, and its event arrives once', async () => {
-    const created = await postJson(
-      `${gateway.url}/api/v1/webhooks`,
-      { url: receiver.url('/held'), types: ['members'] },
-      bearer(token).headers,
-    );
-    expect(created.status).toBe(201);
-    const id = created.body.data.id as number;
-    secrets.set('/held', created.body.data.secret as string);
+    const id = await subscribe('/held');
 
     await holder.query('BEGIN');
     await holder.query('LOCK TABLE webhook_events IN EXCLUSIVE MODE');
@@ -118,14 +123,7 @@ describe('a dispatcher in the middle of a page', () => {
   });
 
   it('when the release before holds a subscription, then no dispatcher of this one takes it, and its event arrives once after', async () => {
-    const created = await postJson(
-      `${gateway.url}/api/v1/webhooks`,
-      { url: receiver.url('/earlier'), types: ['members'] },
-      bearer(token).headers,
-    );
-    expect(created.status).toBe(201);
-    const id = created.body.data.id as number;
-    secrets.set('/earlier', created.body.data.secret as string);
+    const id = await subscribe('/earlier');
     const recorded = async () =>
       (
         await holder.query<{ count: number }>(
