@@ -1,6 +1,7 @@
 // Nothing reads BullMQ's streams of job events, and by default each queue keeps 10,000 of them:
 // Redis would grow through a worker's first hour (a soak saw 2.3 MB every 5 minutes). Every queue
-// the worker makes keeps a short stream (QUEUE_STREAMS, worker/src/queues.ts).
+// the worker makes keeps a short stream (QUEUE_STREAMS, worker/src/queues.ts), also after a Redis
+// restarted empty (a private server here) took the queues' options with it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis, type RedisClient } from '#common/redis.js';
 import { SYNC_TABLES } from '#read-model/tables/index.js';
@@ -8,6 +9,7 @@ import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { QUEUE_STREAMS, WEBHOOK_QUEUE, syncQueueName } from '../worker/src/queues.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { SpareRedis } from './support/spare-redis.js';
 import { eventually, startWebhookWorker, startWorker } from './support/worker.js';
 
 /** Redis trims a stream by whole nodes of 100 entries (`~`): the bound is the cap and a node. */
@@ -30,8 +32,11 @@ afterAll(async () => {
 });
 
 /** Entries a stream holds now, and entries ever added to it. */
-async function streamOf(queue: string): Promise<{ length: number; added: number }> {
-  const info = (await redis.xinfo('STREAM', `${env.redisPrefix}:${queue}:events`)) as unknown[];
+async function streamOf(
+  queue: string,
+  on: RedisClient = redis,
+): Promise<{ length: number; added: number }> {
+  const info = (await on.xinfo('STREAM', `${env.redisPrefix}:${queue}:events`)) as unknown[];
   const field = (name: string) => Number(info[info.indexOf(name) + 1]);
   return { length: field('length'), added: field('entries-added') };
 }
@@ -65,6 +70,48 @@ describe('queue event streams', () => {
     } finally {
       await webhooks.close();
       await worker.close();
+    }
+  }, 120_000);
+
+  it('when Redis restarts empty under a running worker, then its queues keep short streams without a restart', async () => {
+    const spare = await SpareRedis.start();
+    const settings = { REDIS_URL: spare.url };
+    const worker = await startWorker(env, { intervalMs: 20, reconcileIntervalMs: 200, settings });
+    const webhooks = startWebhookWorker(env, settings);
+    const probe = createRedis(spare.url, {});
+    const queues = [...SYNC_TABLES.map((t) => syncQueueName(t.name)), WEBHOOK_QUEUE];
+    const capOf = (queue: string) =>
+      probe.hget(`${env.redisPrefix}:${queue}:meta`, 'opts.maxLenEvents');
+    try {
+      await eventually(async () => expect(await capOf(WEBHOOK_QUEUE)).not.toBeNull());
+      await spare.stop();
+      await spare.start();
+      // BullMQ's scripts write their default (10,000) into a queue's emptied options; the
+      // worker writes its own back once it is connected again.
+      await eventually(
+        async () => {
+          for (const queue of queues)
+            expect(await capOf(queue)).toBe(String(QUEUE_STREAMS.events.maxLen));
+        },
+        30_000,
+        200,
+      );
+      const sync = queues.filter((q) => q !== WEBHOOK_QUEUE);
+      await eventually(
+        async () => {
+          for (const queue of sync)
+            expect((await streamOf(queue, probe)).added).toBeGreaterThan(3 * KEPT_AT_MOST);
+        },
+        60_000,
+        500,
+      );
+      for (const queue of sync)
+        expect((await streamOf(queue, probe)).length).toBeLessThanOrEqual(KEPT_AT_MOST);
+    } finally {
+      probe.disconnect();
+      await webhooks.close();
+      await worker.close();
+      await spare.destroy();
     }
   }, 120_000);
 });

@@ -3,7 +3,7 @@
 // processes; job schedulers asserted in sync-upkeep.ts, the one place, and kept there.
 import type { SyncSource } from '#common/config.js';
 import { hostname } from 'node:os';
-import { Queue, Worker, type Job } from 'bullmq';
+import { Worker, type Job, type Queue } from 'bullmq';
 import type { RedisClient } from '#common/redis.js';
 import { throttledLog } from '#common/log-throttle.js';
 import type { Logger } from '#common/logger.js';
@@ -13,7 +13,7 @@ import { foldKeptCounts } from '#read-model/kept-counts.js';
 import { closeWithin } from '../close-within.js';
 import {
   JOBS,
-  QUEUE_STREAMS,
+  openQueue,
   changesCommittedChannel,
   TABLE_JOB_OPTIONS,
   syncQueueName,
@@ -238,11 +238,7 @@ function openTableQueue(
   deps: SyncRunnerDeps,
   log: Log,
 ): TableQueue {
-  const queue = new Queue<TableJobData>(syncQueueName(table.name), {
-    connection: deps.connection,
-    prefix: deps.prefix,
-    streams: QUEUE_STREAMS,
-  });
+  const queue = openQueue<TableJobData>(syncQueueName(table.name), deps.connection, deps.prefix);
   queue.on('error', (error) =>
     log('error', `queue:${table.name}`, { table: table.name, err: error }, 'sync queue error'),
   );

@@ -6,7 +6,7 @@
 // Each try goes through its subscription's share (shares.ts): one partner's slow or silent
 // endpoint holds its share of a process's slots and no more; a try beyond the share holds none, it
 // is queued again for when its subscription is likely to have room.
-import { Queue, Worker, type Job } from 'bullmq';
+import { Worker, type Job, type Queue } from 'bullmq';
 import type { RedisClient } from '#common/redis.js';
 import type pg from 'pg';
 import type { throttledLog } from '#common/log-throttle.js';
@@ -21,7 +21,7 @@ import {
   DELIVER_BATCH,
   DELIVER_JOB,
   DELIVER_JOB_OPTIONS,
-  QUEUE_STREAMS,
+  openQueue,
   WEBHOOK_QUEUE,
   type DeliverJobData,
 } from '../queues.js';
@@ -130,11 +130,7 @@ const SUBSCRIPTION_STATE = `
    WHERE id = $1`;
 
 export function startDelivery(deps: DeliveryDeps) {
-  const queue = new Queue<DeliverJobData>(WEBHOOK_QUEUE, {
-    connection: deps.connection,
-    prefix: deps.prefix,
-    streams: QUEUE_STREAMS,
-  });
+  const queue = openQueue<DeliverJobData>(WEBHOOK_QUEUE, deps.connection, deps.prefix);
   queue.on('error', (error) => deps.log('warn', 'webhook-queue', { err: error }, 'queue error'));
   const deliverer: Deliverer = {
     ...deps,

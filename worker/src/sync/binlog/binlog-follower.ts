@@ -11,7 +11,7 @@
 import type { SyncSource } from '#common/config.js';
 import ZongJi from '@vlasky/zongji';
 import type { AnyBinlogEvent, RowsEvent } from '@vlasky/zongji';
-import { Queue, Worker } from 'bullmq';
+import { Worker } from 'bullmq';
 import { legacyConnectionOf } from '#common/legacy-database.js';
 import { legacyTlsOf } from '#common/legacy-tls.js';
 import type { ThrottledLog } from '#common/log-throttle.js';
@@ -20,7 +20,7 @@ import type { RedisClient } from '#common/redis.js';
 import type { SyncTable } from '#read-model/table-definition.js';
 import { readModelTransaction } from '#read-model/transaction.js';
 import { closeWithin } from '../../close-within.js';
-import { BINLOG_QUEUE, QUEUE_STREAMS } from '../../queues.js';
+import { BINLOG_QUEUE, openQueue } from '../../queues.js';
 import type { SyncDatabases } from '../sync-databases.js';
 import type { SyncMetrics } from '../sync-metrics.js';
 import { assertFollowerSchedule } from '../sync-upkeep.js';
@@ -104,11 +104,7 @@ function accessDenied(error: unknown): boolean {
 export async function startBinlogFollower(deps: BinlogFollowerDeps) {
   let stopping = false;
   const stopListeners = new Set<() => void>();
-  const queue = new Queue(BINLOG_QUEUE, {
-    connection: deps.connection,
-    prefix: deps.prefix,
-    streams: QUEUE_STREAMS,
-  });
+  const queue = openQueue(BINLOG_QUEUE, deps.connection, deps.prefix);
   queue.on('error', (error) =>
     deps.log('error', 'queue:binlog', { err: error }, 'binlog queue error'),
   );
