@@ -285,7 +285,10 @@ async function soak(run: Run): Promise<void> {
     // Every answer (time, group, ms, status) and who used the CPU every 10 s, for a look at the
     // tails beyond the reports.
     const runFile = join(tmpdir(), `soak-${started}.json`);
-    writeFileSync(runFile, JSON.stringify({ answers: run.recording.samples, cpu: cpuTimeline }));
+    writeFileSync(
+      runFile,
+      JSON.stringify({ answers: run.recording.samples, cpu: cpuTimeline, snapshots, outages }),
+    );
     console.log(`every answer of the run and the CPU every 10 s: ${runFile}`);
     const reference =
       snapshots.find((s) => s.at - started >= FIRST_RETENTION_ENDS_MINUTES * 60_000) ??

@@ -17,8 +17,12 @@ export interface Snapshot {
   tables: Record<string, number>;
   redisBytes: number;
   redisKeys: number;
-  /** The bench prefix's keys by the name's next segment (`bull`, `rl`...), the commonest first. */
-  redisKinds: [kind: string, keys: number][];
+  /**
+   * The bench prefix's keys by kind (the name's next segment, `rl`, `usage`…; a queue's keys by
+   * what they hold: `queue job` for a job's hash, `queue events`, `queue completed`…), with the
+   * bytes Redis holds for them, the largest first.
+   */
+  redisKinds: [kind: string, keys: number, bytes: number][];
   webhooksPending: number;
   /** Autovacuum and autoanalyze runs per table since the previous report (for the tails). */
   vacuums: Record<string, number>;
@@ -87,20 +91,25 @@ export function openProbes(databaseUrl: string, redisUrl: string, redisPrefix: s
 
   async function redisFigures() {
     const info = await redis.info('memory');
-    const kinds = new Map<string, number>();
+    const kinds = new Map<string, { keys: number; bytes: number }>();
     let cursor = '0';
     do {
       const [next, found] = await redis.scan(cursor, 'MATCH', `${redisPrefix}:*`, 'COUNT', 1000);
-      for (const key of found) {
-        const kind = key.split(':')[1] ?? '';
-        kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+      const sizes = await Promise.all(found.map((key) => redis.memory('USAGE', key)));
+      for (const [i, key] of found.entries()) {
+        const kind = kindOf(key);
+        const held = kinds.get(kind) ?? { keys: 0, bytes: 0 };
+        kinds.set(kind, { keys: held.keys + 1, bytes: held.bytes + (sizes[i] ?? 0) });
       }
       cursor = next;
     } while (cursor !== '0');
     return {
       redisBytes: Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? NaN),
-      redisKeys: [...kinds.values()].reduce((sum, n) => sum + n, 0),
-      redisKinds: [...kinds].sort(([, a], [, b]) => b - a).slice(0, 4),
+      redisKeys: [...kinds.values()].reduce((sum, k) => sum + k.keys, 0),
+      redisKinds: [...kinds]
+        .map(([kind, k]): [string, number, number] => [kind, k.keys, k.bytes])
+        .sort(([, , a], [, , b]) => b - a)
+        .slice(0, 5),
     };
   }
 
@@ -116,13 +125,31 @@ export function openProbes(databaseUrl: string, redisUrl: string, redisPrefix: s
       redisFigures().catch(() => ({
         redisBytes: NaN,
         redisKeys: NaN,
-        redisKinds: [] as [string, number][],
+        redisKinds: [] as Snapshot['redisKinds'],
       })),
     close: async () => {
       redis.disconnect();
       await pool.end();
     },
   };
+}
+
+/** A queue's own keys; any other key under a queue is a job's (its hash, lock or logs). */
+const QUEUE_KEYS = new Set(
+  'id meta events wait paused active delayed prioritized completed failed stalled stalled-check limiter marker pc repeat de metrics'.split(
+    ' ',
+  ),
+);
+
+/**
+ * `prefix:{sync-members}:42` is a `queue job` (BullMQ's queues are named in braces under the
+ * prefix), `prefix:{webhooks}:events` a `queue events`, `prefix:rl:…` an `rl`.
+ */
+function kindOf(key: string): string {
+  const segments = key.split(':');
+  const [, kind = '', part = ''] = segments;
+  if (!kind.startsWith('{')) return kind;
+  return `queue ${segments.length === 3 && QUEUE_KEYS.has(part) ? part : 'job'}`;
 }
 
 /** Per group over the samples given: count, p50, p99. */
@@ -172,7 +199,7 @@ export function printSnapshot(s: Snapshot, title: string): void {
       `  PostgreSQL: ${mb(s.databaseBytes)}; largest: ${largest || 'n/a'}\n` +
       `  Redis: used_memory ${mb(s.redisBytes)}, ` +
       `${Number.isNaN(s.redisKeys) ? 'n/a' : s.redisKeys} keys under the bench prefix` +
-      `${s.redisKinds.length ? ` (${s.redisKinds.map(([kind, n]) => `${kind} ${n}`).join(', ')})` : ''}\n` +
+      `${s.redisKinds.length ? ` (${s.redisKinds.map(([kind, n, bytes]) => `${kind} ${n} ${mb(bytes)}`).join(', ')})` : ''}\n` +
       `  p50/p99 ms (answers): ${groups || 'none'}\n` +
       `  5xx: ${s.serverErrors}; no answer: ${s.unanswered}; other than 2xx by group and status: ` +
       `${refusals || 'none'}\n` +
