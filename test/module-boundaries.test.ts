@@ -8,6 +8,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
+import { BOUNDS, codeShape, PRODUCT_FOLDERS } from '../scripts/code-shape.js';
 
 /** Writes each probe, lints them, removes them; returns the rule ids reported, per file. */
 async function lintProbes(probes: Record<string, string>): Promise<Map<string, string[]>> {
@@ -76,5 +77,15 @@ describe('module boundaries', () => {
       [b]: `import { a } from '${importOf(a)}';\n\nexport const b = () => a;\n`,
     });
     expect(reported.get(a)).toContain('import-x/no-cycle');
+  });
+
+  it('the product keeps its shape: few long functions, none very long, no climbing import, no circle, no import up a layer of gateway/src', () => {
+    const shape = codeShape(PRODUCT_FOLDERS);
+    expect(shape.files).toBeGreaterThan(200);
+    expect(shape.long.filter((f) => f.lines > BOUNDS.longestLines)).toEqual([]);
+    expect(shape.long.length).toBeLessThanOrEqual(BOUNDS.longAllowed);
+    expect(shape.climbing).toEqual([]);
+    expect(shape.circles).toEqual([]);
+    expect(shape.upward).toEqual([]);
   });
 });
