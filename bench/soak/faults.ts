@@ -13,6 +13,8 @@ export interface Outage {
   what: string;
   start: number;
   end: number;
+  /** The process the fault killed and started again, by its name in the reports. */
+  restarted?: string;
 }
 
 /**
@@ -46,6 +48,7 @@ export interface Fault {
   /** Share of the run at which it happens. */
   at: number;
   run(): Promise<void>;
+  restarted?: string;
 }
 
 export function faultsOf(
@@ -70,8 +73,18 @@ export function faultsOf(
         await servers.postgres.start();
       },
     },
-    { what: 'worker SIGKILLed', at: 0.6, run: () => worker.killAndRestart() },
-    { what: 'gateway 2 SIGKILLed', at: 0.8, run: () => secondGateway.killAndRestart() },
+    {
+      what: 'worker SIGKILLed',
+      at: 0.6,
+      run: () => worker.killAndRestart(),
+      restarted: worker.name,
+    },
+    {
+      what: 'gateway 2 SIGKILLed',
+      at: 0.8,
+      run: () => secondGateway.killAndRestart(),
+      restarted: secondGateway.name,
+    },
   ];
 }
 
@@ -79,5 +92,5 @@ export function faultsOf(
 export async function inject(fault: Fault): Promise<Outage> {
   const start = Date.now();
   await fault.run();
-  return { what: fault.what, start, end: Date.now() };
+  return { what: fault.what, start, end: Date.now(), restarted: fault.restarted };
 }

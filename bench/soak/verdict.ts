@@ -1,9 +1,10 @@
 // The soak's verdict, one line per acceptance point: from the end of the first retention period
 // to the end, RSS, database size and Redis memory within ±10 % of their value then; p99 judged by
 // its trend, the last third of that time against the first, at most 20 % above, for the reads
-// together and each group with enough answers; no statement of the worker over 100 ms; no 5xx
-// (with faults: none outside the outages), sync:verify 0, every webhook ledger balanced, each
-// feed copy equal to the lists; then storage per million changes and per million requests.
+// together and each group with enough answers (with faults, outside each outage and the minute
+// after it); no statement of the worker over 100 ms; no 5xx (with faults: none outside the
+// outages), sync:verify 0, every webhook ledger balanced, each feed copy equal to the lists;
+// then storage per million changes and per million requests.
 import type { Ledger } from './checks.js';
 import type { Outage } from './faults.js';
 import type { Crash } from './supervised.js';
@@ -59,22 +60,51 @@ const percent = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`;
 /** The reference snapshot and every one after it: what the flat-line checks judge. */
 const sinceReference = (e: Ending) => e.snapshots.filter((s) => s.at >= e.reference.at);
 
-/** The largest relative departure of `value` from the reference over the later snapshots. */
-function departure(e: Ending, value: (s: Snapshot) => number | undefined) {
-  const base = value(e.reference);
-  const moves = sinceReference(e)
-    .map((s) => (value(s) ?? NaN) / (base ?? NaN) - 1)
-    .filter(Number.isFinite);
+/**
+ * The largest relative departure of `value` over each span from the span's first snapshot: one
+ * span since the reference, or, for a process a fault restarted, one per life of the process.
+ */
+function departure(spans: Snapshot[][], value: (s: Snapshot) => number | undefined) {
+  const moves = spans.flatMap((span) =>
+    span.map((s) => (value(s) ?? NaN) / (value(span[0]!) ?? NaN) - 1).filter(Number.isFinite),
+  );
   const worst = moves.reduce((w, m) => (Math.abs(m) > Math.abs(w) ? m : w), 0);
-  return { base, worst, measured: moves.length };
+  return { worst, measured: moves.length };
 }
 
-function steady(e: Ending, name: string, value: (s: Snapshot) => number | undefined, unit = '') {
-  const d = departure(e, value);
+function steady(
+  e: Ending,
+  name: string,
+  value: (s: Snapshot) => number | undefined,
+  unit = '',
+  spans = [sinceReference(e)],
+) {
+  const d = departure(spans, value);
+  const restarted = spans
+    .slice(1)
+    .map((span) => `; after its restart, against the report at ${minuteOf(e, span[0]!.at)} min`)
+    .join('');
   verdict(
     d.measured > 0 && Math.abs(d.worst) <= STEADY_SHARE,
-    `${name}: ${d.base?.toFixed(1) ?? 'n/a'}${unit} at the reference, at most ${percent(d.worst)} since (±10 %)`,
+    `${name}: ${value(e.reference)?.toFixed(1) ?? 'n/a'}${unit} at the reference, at most ${percent(d.worst)} since${restarted} (±10 %)`,
   );
+}
+
+const minuteOf = (e: Ending, at: number) => ((at - e.started) / 60_000).toFixed(1);
+
+/**
+ * A process a fault killed is started again as a new process, with a new heap: its RSS is judged
+ * from the first report after each restart, against that report, not against the process before.
+ */
+function livesOf(e: Ending, process: string): Snapshot[][] {
+  const restarts = e.outages
+    .filter((o) => o.restarted === process && o.end > e.reference.at)
+    .map((o) => o.end);
+  const bounds = [e.reference.at, ...restarts, Infinity];
+  return bounds
+    .slice(1)
+    .map((end, i) => sinceReference(e).filter((s) => s.at >= bounds[i]! && s.at < end))
+    .filter((span) => span.length > 0);
 }
 
 /** p99 (ms) of the answered samples. */
@@ -96,7 +126,7 @@ function printP99Trend(e: Ending, faults: boolean): void {
   const aside = (at: number) =>
     faults && e.outages.some((o) => at >= o.start && at <= o.end + P99_AFTERMATH_MS);
   const after = e.samples.filter(([at]) => at >= e.reference.at && at < e.ended && !aside(at));
-  const minute = (at: number) => ((at - e.started) / 60_000).toFixed(1);
+  const minute = (at: number) => minuteOf(e, at);
   console.log(
     `  p99 by trend: minutes ${minute(e.reference.at)}–${minute(e.reference.at + third)} ` +
       `against ${minute(e.ended - third)}–${minute(e.ended)}` +
@@ -133,7 +163,7 @@ export function printVerdict(e: Ending, faults: boolean): void {
     `\nverdict (reference: the report at ${minutes} min, the first after every kind of row has been through its first retention period, or the first of a shorter run)`,
   );
   for (const name of Object.keys(e.reference.rssMb))
-    steady(e, `${name} RSS`, (s) => s.rssMb[name], ' MB');
+    steady(e, `${name} RSS`, (s) => s.rssMb[name], ' MB', livesOf(e, name));
   steady(e, 'PostgreSQL size', (s) => s.databaseBytes / 1048576, ' MB');
   steady(e, 'Redis used_memory', (s) => s.redisBytes / 1048576, ' MB');
   printP99Trend(e, faults);
