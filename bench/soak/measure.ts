@@ -1,6 +1,7 @@
 // What the soak reads every report: each process's RSS, PostgreSQL's size and its largest
-// tables, Redis's memory, webhook events pending, and the answers' and sync lag's percentiles over
-// the interval. A figure that cannot be read (its server restarting) is NaN, printed `n/a`.
+// tables, Redis's memory by kind of key, webhook events pending (by subscription), and the answers'
+// and sync lag's percentiles over the interval. A figure that cannot be read (its server
+// restarting) is NaN, printed `n/a`.
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { percentile } from '../lag-writes.js';
@@ -24,6 +25,8 @@ export interface Snapshot {
    */
   redisKinds: [kind: string, keys: number, bytes: number][];
   webhooksPending: number;
+  /** Of those, each subscription's, and how many of them are retries (a try made before). */
+  webhooksPendingBySubscription: Record<string, { pending: number; retries: number }>;
   /** Autovacuum and autoanalyze runs per table since the previous report (for the tails). */
   vacuums: Record<string, number>;
   /** Per group: answers, p50 and p99 (ms) over the interval. */
@@ -68,8 +71,10 @@ export function openProbes(databaseUrl: string, redisUrl: string, redisPrefix: s
          JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p'))`,
     );
-    const { rows: pending } = await pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM webhook_events WHERE status = 'pending'`,
+    const { rows: pending } = await pool.query<{ id: number; n: number; retries: number }>(
+      `SELECT subscription_id AS id, count(*)::int AS n,
+              (count(*) FILTER (WHERE attempts > 0))::int AS retries
+         FROM webhook_events WHERE status = 'pending' GROUP BY subscription_id`,
     );
     const { rows: maintenance } = await pool.query<{ name: string; n: number }>(
       `SELECT relname AS name, (autovacuum_count + autoanalyze_count)::int AS n
@@ -84,7 +89,10 @@ export function openProbes(databaseUrl: string, redisUrl: string, redisPrefix: s
     return {
       databaseBytes: Number(rows[0]!.bytes),
       tables: Object.fromEntries(rows.slice(1).map((r) => [r.name, Number(r.bytes)])),
-      webhooksPending: pending[0]!.n,
+      webhooksPending: pending.reduce((sum, p) => sum + p.n, 0),
+      webhooksPendingBySubscription: Object.fromEntries(
+        pending.map((p) => [String(p.id), { pending: p.n, retries: p.retries }]),
+      ),
       vacuums,
     };
   }
@@ -119,6 +127,7 @@ export function openProbes(databaseUrl: string, redisUrl: string, redisPrefix: s
         databaseBytes: NaN,
         tables: {},
         webhooksPending: NaN,
+        webhooksPendingBySubscription: {},
         vacuums: {},
       })),
     redis: () =>
@@ -206,7 +215,10 @@ export function printSnapshot(s: Snapshot, title: string): void {
       `  sync lag p99 (commit → visible): ${ms(s.lagP99Ms)} polled tables (${s.lagCount} changes), ` +
       `${ms(s.reconciledLagP99Ms)} notifications (no change column: by reconciliation)\n` +
       `  answers over ${SLOW_MS} ms, per minute: ${s.slowByMinute.join(', ') || 'none'}\n` +
-      `  webhook events pending: ${Number.isNaN(s.webhooksPending) ? 'n/a' : s.webhooksPending}\n` +
+      `  webhook events pending: ${Number.isNaN(s.webhooksPending) ? 'n/a' : s.webhooksPending}` +
+      `${Object.entries(s.webhooksPendingBySubscription)
+        .map(([id, p]) => `; subscription ${id} ${p.pending} (${p.retries} retries)`)
+        .join('')}\n` +
       `  autovacuum/analyze runs: ${
         Object.entries(s.vacuums)
           .map(([table, n]) => `${table} ×${n}`)
