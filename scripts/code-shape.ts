@@ -6,7 +6,7 @@
 //   npx tsx scripts/code-shape.ts            the product's folders, tests aside; exits 1 past a bound
 //   npx tsx scripts/code-shape.ts bench scripts
 //
-// The bounds are the ones the project keeps (README, "Where things are"); test/module-boundaries
+// The bounds are the ones the project keeps (docs/architecture.md, "The code's shape"); test/module-boundaries
 // asserts them too.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';

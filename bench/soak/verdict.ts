@@ -123,8 +123,7 @@ function p99Of(samples: Sample[]): number {
  */
 function printP99Trend(e: Ending, faults: boolean): void {
   const third = (e.ended - e.reference.at) / 3;
-  const aside = (at: number) =>
-    faults && e.outages.some((o) => at >= o.start && at <= o.end + P99_AFTERMATH_MS);
+  const aside = (at: number) => faults && inOutage(e.outages, at, P99_AFTERMATH_MS);
   const after = e.samples.filter(([at]) => at >= e.reference.at && at < e.ended && !aside(at));
   const minute = (at: number) => minuteOf(e, at);
   console.log(
@@ -154,8 +153,9 @@ function printP99Trend(e: Ending, faults: boolean): void {
     );
 }
 
-const inOutage = (outages: Outage[], at: number) =>
-  outages.some((o) => at >= o.start && at <= o.end + RECOVERY_MS);
+/** Within an outage, or within `afterMs` of its end. */
+const inOutage = (outages: Outage[], at: number, afterMs = RECOVERY_MS) =>
+  outages.some((o) => at >= o.start && at <= o.end + afterMs);
 
 export function printVerdict(e: Ending, faults: boolean): void {
   const minutes = ((e.reference.at - e.started) / 60_000).toFixed(1);
