@@ -28,7 +28,7 @@ describe('the worker and the legacy database', () => {
     const branchId = await dashboard.insertBranch();
     const memberId = await dashboard.insertMember({ branch_id: branchId });
 
-    const worker = await startWorker(env, { legacyUrl: env.legacyReadOnlyUrl, intervalMs: 200 });
+    const worker = await startWorker(env, { legacyUrl: env.legacyReadOnlyUrl });
     try {
       await eventually(async () => {
         expect(

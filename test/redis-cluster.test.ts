@@ -34,7 +34,7 @@ beforeAll(async () => {
   env = await createTestEnvironment({ redisUrl: cluster.url });
   dashboard = await LegacyDashboard.connect(env.legacyUrl);
   gateways = [await startGateway(env), await startGateway(env)];
-  worker = await startWorker(env, { intervalMs: 200 });
+  worker = await startWorker(env);
 }, 60_000);
 
 afterAll(async () => {

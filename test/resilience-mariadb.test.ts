@@ -39,7 +39,7 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
       RATE_LIMIT_PER_HOUR: '1000000',
       RATE_LIMIT_PER_DAY: '1000000',
     });
-    worker = await startWorker(env, { intervalMs: 200 });
+    worker = await startWorker(env);
     client = await createTestClient(gateway.db);
     const dashboard = await LegacyDashboard.connect(env.legacyUrl);
     branchId = await dashboard.insertBranch();

@@ -45,7 +45,7 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
       RATE_LIMIT_PER_HOUR: '1000000',
       RATE_LIMIT_PER_DAY: '1000000',
     });
-    worker = await startWorker(env, { intervalMs: 200 });
+    worker = await startWorker(env);
     // The gateway's first connections to a server just started may miss its 1 s connect bound
     // on a busy machine; the set-up waits them out, the assertions below do not.
     client = await eventually(() => createTestClient(gateway.db), 15_000, 200);

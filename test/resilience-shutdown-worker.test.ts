@@ -46,7 +46,6 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
 
       const worker = startProcess('worker', {
         ...environmentVariables(env),
-        SYNC_INTERVAL_MS: '200',
         SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
       });
       started.push(worker);
@@ -60,7 +59,7 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
       const caughtUp = await db.syncState.count({ where: { synced_at: { not: null } } });
       expect(caughtUp).toBeLessThan(SYNC_TABLES.length);
 
-      const next = await startWorker(env, { intervalMs: 200 });
+      const next = await startWorker(env);
       try {
         // Every table caught up by the next worker, then compared row by row with the legacy
         // database: nothing twice (keys are unique), nothing missed.

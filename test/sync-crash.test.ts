@@ -44,7 +44,6 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
         LEGACY_DATABASE_URL: env.legacyReadOnlyUrl,
         REDIS_PREFIX: env.redisPrefix,
         METRICS_PORT: '0',
-        SYNC_INTERVAL_MS: '200',
         SYNC_SOURCE: source,
         LOG_LEVEL: 'warn',
       },
