@@ -134,6 +134,18 @@ const ENABLED_FOLLOWERS = sql`
     FROM webhook_subscriptions s JOIN api_clients c ON c.id = s.client_id
    WHERE s.enabled ORDER BY s.id`;
 
+/**
+ * What ENABLED_FOLLOWERS would list, in one value computed by PostgreSQL: while it stays the same,
+ * a pass groups the subscriptions as the previous listing did, without listing and parsing every
+ * one of them again (each pass's cost would grow with the number of subscriptions).
+ */
+const FOLLOWERS_FINGERPRINT = sql`
+  SELECT md5(coalesce(string_agg(
+           s.id || ':' || s.types::text || ':' || c.is_active || ':' || c.scopes::text || ':' ||
+           coalesce(c.branch_id::text, '*'), ';' ORDER BY s.id), '')) AS fingerprint
+    FROM webhook_subscriptions s JOIN api_clients c ON c.id = s.client_id
+   WHERE s.enabled`;
+
 /** The advisory lock space of dispatch: (FOLLOWER_LOCKS, subscription id) is one follower's. */
 const FOLLOWER_LOCKS = 12;
 
@@ -196,12 +208,21 @@ const movePositions = (ids: readonly number[], next: ChangeKey) => sql`
          feed_type = ${next.type}, feed_id = ${next.id}
    WHERE id = ANY(${ids}::int[])`;
 
+/**
+ * How long a view's positions may stay behind in PostgreSQL while its pages bring nothing: a
+ * page read past them would only skip other branches' and types' changes, whose number grows
+ * with time.
+ */
+const MOVE_IDLE_POSITIONS_MS = 60_000;
+
 /** What one page did: its events, whether more wait, and the followers it left for another. */
 interface PageOutcome {
   events: string[];
   more: boolean;
   /** Followers whose positions lie past the page's end: a page from theirs comes next. */
   ahead: number[];
+  /** Set when every follower was taken and moved on: a floor under all their positions now. */
+  floor?: Floor;
 }
 
 const NOTHING: PageOutcome = { events: [], more: false, ahead: [] };
@@ -211,6 +232,8 @@ export function startDispatch(deps: DispatchDeps) {
     ...deps,
     scopedSql: createScopedSql(deps.pool),
     dispatching: pLimit(DISPATCH_CONCURRENCY),
+    listing: null,
+    floors: new Map(),
   };
   const pass = () => dispatchAll(dispatcher);
   const snapshot = async () => {
@@ -220,10 +243,29 @@ export function startDispatch(deps: DispatchDeps) {
   return { dispatchAll: pass, ...startPasses(pass, snapshot, deps) };
 }
 
-/** What a dispatcher works with: its dependencies, its scoped reads and its views at once. */
+/** A key at or before the position of every follower of a view's part, and when it was moved. */
+interface Floor {
+  key: ChangeKey;
+  movedAt: number;
+}
+
+/**
+ * What a dispatcher works with: its dependencies, its scoped reads, its views at once, and what
+ * it last saw of the subscriptions.
+ */
 interface Dispatcher extends DispatchDeps {
   scopedSql: ReturnType<typeof createScopedSql>;
   dispatching: ReturnType<typeof pLimit>;
+  /** The last listing's views, with the fingerprint read before it. */
+  listing: { fingerprint: string; views: { view: View; ids: number[] }[] } | null;
+  /**
+   * Per part of a view (its key and first follower's index), a floor under its followers'
+   * positions, known since this dispatcher committed their page: a pass first reads the page
+   * there, and only when it brings something takes and reads the followers themselves. Cleared
+   * with every new listing. Positions only ever move forward, so a floor stays under them
+   * whoever moves them.
+   */
+  floors: Map<string, Floor>;
 }
 
 const SNAPSHOT_BOUNDS = sql`
@@ -329,9 +371,20 @@ export function viewsOf(followers: readonly Follower[]): { view: View; ids: numb
   return [...views.values()];
 }
 
+/** The enabled subscriptions by view: listed again only when their fingerprint changed. */
+async function listViews(dispatcher: Dispatcher): Promise<{ view: View; ids: number[] }[]> {
+  const [row] = await pgRows<{ fingerprint: string }>(dispatcher.pool, FOLLOWERS_FINGERPRINT);
+  const fingerprint = row!.fingerprint;
+  if (dispatcher.listing?.fingerprint === fingerprint) return dispatcher.listing.views;
+  const views = viewsOf(await pgRows<Follower>(dispatcher.pool, ENABLED_FOLLOWERS));
+  dispatcher.listing = { fingerprint, views };
+  dispatcher.floors.clear();
+  return views;
+}
+
 /** Every view of the enabled subscriptions once; whether one has more waiting. */
 async function dispatchAll(dispatcher: Dispatcher): Promise<boolean> {
-  const views = viewsOf(await pgRows<Follower>(dispatcher.pool, ENABLED_FOLLOWERS));
+  const views = await listViews(dispatcher);
   // Every page ends before the pass does, failed or not: the next pass never overlaps this one.
   const passes = await Promise.allSettled(
     views.map(({ view, ids }) => dispatcher.dispatching(() => dispatchView(dispatcher, view, ids))),
@@ -350,20 +403,27 @@ async function dispatchView(
   let more = false;
   for (let start = 0; start < ids.length; start += FOLLOWERS_PER_PAGE) {
     const followers = ids.slice(start, start + FOLLOWERS_PER_PAGE);
-    if (await dispatchFollowers(dispatcher, view, followers)) more = true;
+    if (await dispatchFollowers(dispatcher, view, followers, `${view.key}@${start}`)) more = true;
   }
   return more;
 }
 
-/** Every page these followers of a view need this pass, events queued; whether more wait. */
+/**
+ * Every page these followers of a view (the part `part`) need this pass, events queued; whether
+ * more wait.
+ */
 async function dispatchFollowers(
   dispatcher: Dispatcher,
   view: View,
   ids: readonly number[],
+  part: string,
 ): Promise<boolean> {
   let more = false;
   for (let waiting = ids; waiting.length > 0;) {
-    const page = await dispatchPage(dispatcher, view, waiting);
+    // The floor stands for the part's every follower: only its first page starts there.
+    const floor = waiting === ids ? (dispatcher.floors.get(part) ?? null) : null;
+    const page = await dispatchPage(dispatcher, view, waiting, floor);
+    if (waiting === ids && page.floor) dispatcher.floors.set(part, page.floor);
     // Queued after the commit; if Redis is down now, the delivery's sweep queues them later.
     await dispatcher.delivery
       .enqueue(
@@ -392,12 +452,27 @@ const pageLimit = (followers: number) =>
  * One page of a view, read from the earliest position of its followers, into each follower's
  * events after its own position. Followers whose view changed since the pass listed them are
  * left to the next pass, which lists them under their new view.
+ *
+ * With a floor under every follower's position, the page is read from there first: when it
+ * brings nothing, the followers are neither taken nor read (a pass over views where nothing
+ * happened costs a statement each), until their positions are MOVE_IDLE_POSITIONS_MS old; when
+ * it does, it is the page they are served from, once they are taken. Read before they are
+ * taken, it holds every change after each one's position up to its end, as one read after would.
  */
 async function dispatchPage(
   dispatcher: Dispatcher,
   view: View,
   ids: readonly number[],
+  floor: Floor | null,
 ): Promise<PageOutcome> {
+  const limit = pageLimit(ids.length);
+  let early: ChangePage | null = null;
+  if (floor) {
+    const scoped = dispatcher.scopedSql(dataScopeOf(view.branchId));
+    early = await readChangePage(scoped, { types: view.types, after: floor.key, limit });
+    const fresh = Date.now() - floor.movedAt < MOVE_IDLE_POSITIONS_MS;
+    if (early.changes.length === 0 && !early.hasMore && fresh) return NOTHING;
+  }
   const client = await dispatcher.pool.connect();
   try {
     await client.query('BEGIN');
@@ -414,13 +489,21 @@ async function dispatchPage(
     const positions = followers.map(positionOf);
     const after = positions.reduce((a, b) => (compareFeedKeys(a, b) <= 0 ? a : b));
     // Read on this transaction's connection: no second connection is needed while it holds one.
-    const scoped = dispatcher.scopedSql(dataScopeOf(view.branchId), client);
-    const limit = pageLimit(followers.length);
-    const page = await readChangePage(scoped, { types: view.types, after, limit });
+    const page =
+      early && compareFeedKeys(floor!.key, after) <= 0
+        ? early
+        : await readChangePage(dispatcher.scopedSql(dataScopeOf(view.branchId), client), {
+            types: view.types,
+            after,
+            limit,
+          });
     const { served, ahead } = servedBy(page, followers, positions);
+    // Every follower is at or past the page's end now, when each was taken and none left.
+    const allMoved = followers.length === ids.length && ahead.length === 0;
+    const moved = allMoved ? { key: page.next, movedAt: Date.now() } : undefined;
     if (served.length === 0) {
       await client.query('ROLLBACK');
-      return { ...NOTHING, ahead };
+      return { ...NOTHING, ahead, ...(moved && { floor: moved }) };
     }
     const events =
       page.changes.length > 0 ? await recordEvents(dispatcher, client, page, served) : [];
@@ -432,7 +515,7 @@ async function dispatchPage(
       ),
     );
     await client.query('COMMIT');
-    return { events, more: page.hasMore, ahead };
+    return { events, more: page.hasMore, ahead, ...(moved && { floor: moved }) };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
