@@ -129,10 +129,13 @@ async function traceParentsOf(
   return changes.map(({ change }) => (memberRow(change) ? (parents.get(change.id) ?? null) : null));
 }
 
-const ENABLED_FOLLOWERS = sql`
-  SELECT s.id, s.types, c.is_active, c.scopes, c.branch_id
+/** The enabled subscriptions (s) and their clients (c). */
+const ENABLED = sql`
     FROM webhook_subscriptions s JOIN api_clients c ON c.id = s.client_id
-   WHERE s.enabled ORDER BY s.id`;
+   WHERE s.enabled`;
+
+const ENABLED_FOLLOWERS = sql`
+  SELECT s.id, s.types, c.is_active, c.scopes, c.branch_id ${ENABLED} ORDER BY s.id`;
 
 /**
  * What ENABLED_FOLLOWERS would list, in one value computed by PostgreSQL: while it stays the same,
@@ -142,9 +145,7 @@ const ENABLED_FOLLOWERS = sql`
 const FOLLOWERS_FINGERPRINT = sql`
   SELECT md5(coalesce(string_agg(
            s.id || ':' || s.types::text || ':' || c.is_active || ':' || c.scopes::text || ':' ||
-           coalesce(c.branch_id::text, '*'), ';' ORDER BY s.id), '')) AS fingerprint
-    FROM webhook_subscriptions s JOIN api_clients c ON c.id = s.client_id
-   WHERE s.enabled`;
+           coalesce(c.branch_id::text, '*'), ';' ORDER BY s.id), '')) AS fingerprint ${ENABLED}`;
 
 /** The advisory lock space of dispatch: (FOLLOWER_LOCKS, subscription id) is one follower's. */
 const FOLLOWER_LOCKS = 12;
@@ -490,7 +491,7 @@ async function dispatchPage(
     const after = positions.reduce((a, b) => (compareFeedKeys(a, b) <= 0 ? a : b));
     // Read on this transaction's connection: no second connection is needed while it holds one.
     const page =
-      early && compareFeedKeys(floor!.key, after) <= 0
+      early && floor && compareFeedKeys(floor.key, after) <= 0
         ? early
         : await readChangePage(dispatcher.scopedSql(dataScopeOf(view.branchId), client), {
             types: view.types,

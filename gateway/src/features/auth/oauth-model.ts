@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type OAuth2Server from '@node-oauth/oauth2-server';
 import { readModelPool, type ReadModelClient, type ReadModelPrisma } from '#common/databases.js';
+import type { ApiToken } from '#prisma/generated/read-model/client.js';
 import { pgRows, sql } from '#read-model/sql.js';
 import type { Logger } from '#common/logger.js';
 import { insufficientScope } from '../../http/errors.js';
@@ -65,21 +66,11 @@ type RefreshRow = ReadModelPrisma.ApiTokenGetPayload<{ include: { client: true }
 
 /** A pair as saved: its tokens as digests only. */
 type PairRow = ReadModelPrisma.ApiTokenUncheckedCreateInput;
-/** The columns savePair gives a pair. */
-interface FirstPairRow {
-  client_id: number;
-  chain_id: string;
-  chain_started_at: Date;
-  generation: number;
-  secret_version: number;
-  keyed_check: boolean;
-  issued_by_keyed_release: boolean;
-  access_token_hash: string;
-  refresh_token_hash: string | null;
-  scopes: string[];
-  access_expires_at: Date;
-  refresh_expires_at: Date;
-}
+/** The columns savePair gives a pair: the model's, but those the database or later acts set. */
+type FirstPairRow = Omit<
+  ApiToken,
+  'id' | 'rotated_at' | 'revoked_at' | 'revoke_reason' | 'created_at'
+>;
 
 const GRANTS = ['client_credentials', 'refresh_token'];
 

@@ -48,6 +48,13 @@ export async function createClient(db: ReadModelClient, secrets: ClientSecrets, 
   return { id: client.id, client_key: client.client_key, client_secret: clientSecret };
 }
 
+/** Every column of api_clients, as the ORM's model names them. */
+const CLIENT_COLUMNS = raw(
+  Object.values(Prisma.ApiClientScalarFieldEnum)
+    .map((column) => pg.escapeIdentifier(column))
+    .join(', '),
+);
+
 /**
  * The client a key names. Every token request reads it: one statement on the pool, whose rows pg
  * types as the ORM does (integers, text arrays, booleans, timestamps as Date), without the ORM's
@@ -63,13 +70,6 @@ export async function findClientByKey(
   );
   return row ?? null;
 }
-
-/** Every column of api_clients, as the ORM's model names them. */
-const CLIENT_COLUMNS = raw(
-  Object.values(Prisma.ApiClientScalarFieldEnum)
-    .map((column) => pg.escapeIdentifier(column))
-    .join(', '),
-);
 
 /**
  * Stores a secret checked against an older stored form in the current one; a rotation that
