@@ -49,12 +49,19 @@ export async function assertSchedules(entry: TableQueue, deps: UpkeepDeps): Prom
   const { table, queue } = entry;
   const data = { table: table.name };
   await queue.setGlobalConcurrency(1);
-  // At once, then every interval: the first run is the table's first load or its catch-up.
+  // Every interval, and once at once: the first run is the table's first load or its catch-up.
+  // A scheduler already stored (a worker started again, another worker's) keeps its planned run,
+  // up to SAFETY_NET_POLL_MS away while the binary log is followed, and a first load a stopped
+  // worker left half done would wait for it. One such run waits at a time, whoever asks.
   await queue.upsertJobScheduler(
     JOBS.sync.schedulerId(table.name),
     { every: deps.intervalMs },
     { name: JOBS.sync.name, data, opts: TABLE_JOB_OPTIONS },
   );
+  await queue.add(JOBS.sync.name, data, {
+    ...TABLE_JOB_OPTIONS,
+    deduplication: { id: `${JOBS.sync.schedulerId(table.name)}-now` },
+  });
   // Every table is reconciled (docs/decisions/0002): some changes leave updated_at as it was.
   // Each at its phase of the interval: BullMQ's offset runs it at multiples of `every` since the
   // epoch plus the offset, so the first pass waits for its slot.
