@@ -5,10 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis, type RedisClient } from '#common/redis.js';
 import { SYNC_TABLES } from '#read-model/tables/index.js';
-import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { QUEUE_STREAMS, WEBHOOK_QUEUE, syncQueueName } from '../worker/src/queues.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
-import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { SpareRedis } from './support/spare-redis.js';
 import { eventually, startWebhookWorker, startWorker } from './support/worker.js';
 
@@ -20,9 +18,6 @@ let redis: RedisClient;
 
 beforeAll(async () => {
   env = await createTestEnvironment();
-  const dashboard = await LegacyDashboard.connect(env.legacyUrl);
-  await generateLegacyData(dashboard.conn, { scale: 0.1, seed: 2 });
-  await dashboard.close();
   redis = createRedis(env.redisUrl, {});
 }, 60_000);
 

@@ -151,7 +151,7 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
         await legacy.$disconnect();
       }
       expect((await apis[1]!.get(id)).body.data.address).toBe('Ortaktan');
-      expect((await verifyEnvironment(env)).total).toBe(0);
+      expect((await verifyEnvironment(env)).reports).toEqual([]);
     });
 
     it('when a reconciliation read a notification before a newer version was written, then the newer stands (a table without updated_at)', async () => {
@@ -184,7 +184,7 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
       expect((await readModelRow('notifications', id))?.title).toBe('Yeni');
       await syncOnce(env);
       expect((await readModelRow('notifications', id))?.title).toBe('Yeni');
-      expect((await verifyEnvironment(env)).total).toBe(0);
+      expect((await verifyEnvironment(env)).reports).toEqual([]);
     });
 
     it('when a poll read a member before the dashboard deleted it and a repair applied the delete, then the member does not come back', async () => {
@@ -212,7 +212,7 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
       expect(await readModelRow('members', id)).toBeUndefined();
       expect((await apis[0]!.get(id)).status).toBe(404);
       await syncOnce(env);
-      expect((await verifyEnvironment(env)).total).toBe(0);
+      expect((await verifyEnvironment(env)).reports).toEqual([]);
     });
   });
 });

@@ -93,7 +93,7 @@ describe('the metrics of a worker following the binary log', () => {
     }
     await eventually(async () => expect(await gauge('sync_binlog_bytes_behind')).toBe(0), 15_000);
     expect(await readModel.member.findUnique({ where: { id: added } })).not.toBeNull();
-    expect((await verifyEnvironment(env)).total).toBe(0);
+    expect((await verifyEnvironment(env)).reports).toEqual([]);
   }, 60_000);
 });
 
@@ -161,6 +161,6 @@ describe('a worker following the binary log of a server that freezes', () => {
         expect(await readModel.memberPackage.findUnique({ where: { id: sold } })).toBeNull(),
       5000,
     );
-    expect((await verifyEnvironment(env)).total).toBe(0);
+    expect((await verifyEnvironment(env)).reports).toEqual([]);
   }, 120_000);
 });

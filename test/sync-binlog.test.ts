@@ -103,7 +103,7 @@ describe('change capture from the binary log', () => {
       // The joined copy follows: the member row is read again through its source query.
       expect((await held('members', member))?.branch_name).toBe('Kadıköy Şube');
     });
-    expect((await verifyEnvironment(env)).total).toBe(0);
+    expect((await verifyEnvironment(env)).reports).toEqual([]);
   });
 
   it('when commits touch only tables the read model does not hold, then the stored position still follows', async () => {
