@@ -52,7 +52,12 @@ export function openQueue<Data>(name: string, connection: RedisClient, prefix: s
 }
 
 export const JOBS = {
-  sync: { name: 'sync-table', schedulerId: (table: string) => `sync-${table}` },
+  sync: {
+    name: 'sync-table',
+    schedulerId: (table: string) => `sync-${table}`,
+    /** The run a worker's start asks for besides the schedule (sync-upkeep.ts), one at a time. */
+    onceId: (table: string) => `sync-${table}-now`,
+  },
   reconcile: { name: 'reconcile-table', schedulerId: (table: string) => `reconcile-${table}` },
 } as const;
 export type JobKind = keyof typeof JOBS;

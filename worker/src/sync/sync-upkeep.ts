@@ -60,7 +60,7 @@ export async function assertSchedules(entry: TableQueue, deps: UpkeepDeps): Prom
   );
   await queue.add(JOBS.sync.name, data, {
     ...TABLE_JOB_OPTIONS,
-    deduplication: { id: `${JOBS.sync.schedulerId(table.name)}-now` },
+    deduplication: { id: JOBS.sync.onceId(table.name) },
   });
   // Every table is reconciled (docs/decisions/0002): some changes leave updated_at as it was.
   // Each at its phase of the interval: BullMQ's offset runs it at multiples of `every` since the
