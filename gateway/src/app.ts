@@ -47,12 +47,12 @@ export interface AppDeps {
    * and serves reads while MySQL is down.
    */
   legacy?: GatewayLegacy;
-  /** True once the process is stopping (main.ts); /readyz then answers 503. */
+  /** True once the process is stopping (run.ts); /readyz then answers 503. */
   isStopping?: () => boolean;
-  /** The registry served on METRICS_PORT (gateway/src/main.ts); a fresh one when absent. */
+  /** The registry served on METRICS_PORT (gateway/src/run.ts); a fresh one when absent. */
   metrics?: GatewayMetrics;
   /**
-   * Counts requests for the usage reports and flushes them to Redis (main.ts closes it after the
+   * Counts requests for the usage reports and flushes them to Redis (start.ts closes it after the
    * last answer); nothing is counted when absent.
    */
   usage?: UsageCounter;

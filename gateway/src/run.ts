@@ -1,18 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { loadConfigOrExit } from '#common/config.js';
-import { createReadModelClient } from '#common/databases.js';
 import { throttledLog } from '#common/log-throttle.js';
 import { createLogger } from '#common/logger.js';
 import { startMetricsListener } from '#common/metrics-listener.js';
-import { createRedis } from '#common/redis.js';
 import { exitOnUnavailablePort, onStopSignals } from '#common/shutdown.js';
 import { stopTracing } from '#common/traces.js';
-import { createApp } from './app.js';
-import { createGatewayLegacyPool } from './features/members/legacy-connection.js';
-import { createGatewayMetrics, watchReadReplicas } from './http/metrics.js';
-import { createReadRouting } from './http/read-routing.js';
 import { createGatewayServer } from './http/server.js';
-import { createUsageCounter } from './http/usage-counter.js';
+import { createGateway } from './start.js';
 
 const config = loadConfigOrExit({ needsSecretsKey: true });
 const logger = createLogger({ level: config.logLevel, name: 'gateway', batched: true });
@@ -20,33 +14,12 @@ if (config.secrets.development) {
   logger.warn('SECRETS_KEY is unset: using the public development key, never fit for production');
 }
 const log = throttledLog(logger);
-const poolOptions = {
-  queryTimeoutMs: config.db.queryTimeoutMs,
-  connectTimeoutMs: config.db.connectTimeoutMs,
-  applicationName: 'gateway',
-};
-const db = createReadModelClient(config.db.url, poolOptions);
-const redis = createRedis(config.redis.url, {
-  commandTimeoutMs: config.redis.commandTimeoutMs,
-  caFile: config.redis.caFile,
-});
-redis.on('error', (error) => log('warn', 'redis', { err: error }, 'redis error'));
-const reads = createReadRouting({
-  primary: db,
-  replicaUrls: config.db.readUrls,
-  maxLagMs: config.db.replicaMaxLagMs,
-  poolOptions,
-  redis,
-  prefix: config.redis.prefix,
-  logger,
-});
-// Member writes only; connects on the first write (LEGACY_DATABASE_URL carries the gateway's user).
-const legacy = createGatewayLegacyPool(config.legacy.url);
+// Set when a stop signal arrives: /readyz answers 503 from then on.
+let stopping = false;
+const gateway = createGateway(config, { logger, isStopping: () => stopping });
 
-const metrics = createGatewayMetrics();
-watchReadReplicas(metrics, reads);
 const metricsListener = startMetricsListener({
-  registry: metrics.registry,
+  registry: gateway.metrics.registry,
   port: config.metrics.port,
   log,
 }).then(
@@ -57,27 +30,7 @@ const metricsListener = startMetricsListener({
   (error: unknown) => exitOnUnavailablePort(logger, 'METRICS_PORT', config.metrics.port, error),
 );
 
-const usage = createUsageCounter({
-  counting: config.usage.counting,
-  redis,
-  prefix: config.redis.prefix,
-  flushIntervalMs: config.usage.flushIntervalMs,
-  log,
-});
-
-let stopping = false;
-const app = createApp({
-  config,
-  db,
-  redis,
-  logger,
-  metrics,
-  legacy,
-  reads,
-  usage,
-  isStopping: () => stopping,
-});
-const server = createGatewayServer(app, config.http);
+const server = createGatewayServer(gateway.app, config.http);
 // A failed listen (a taken port) ends the process with one line naming the variable.
 server.once('error', (error) => exitOnUnavailablePort(logger, 'PORT', config.http.port, error));
 server.listen(config.http.port, () => {
@@ -99,10 +52,8 @@ onStopSignals({
   async drain() {
     stopping = true;
     await closeServer();
-    // The last answers' counts, while Redis is still open.
-    await usage.close();
     // Only now: a request in flight still needs its pool and Redis until it has answered.
-    await Promise.allSettled([db.$disconnect(), legacy.end(), redis.quit(), reads.close()]);
+    await gateway.close();
     // The spans of the last requests, still in the exporter's batch (docs/operations.md).
     await stopTracing();
     // Metrics last, so a scrape can still see the drain; a scraper's keep-alive must not hold it.

@@ -5,20 +5,13 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { inject } from 'vitest';
-import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
+import type { ReadModelClient } from '#common/databases.js';
 import type { Logger } from '#common/logger.js';
-import { createRedis, type RedisClient } from '#common/redis.js';
-import { createApp } from '../../gateway/src/app.js';
-import { createGatewayLegacyPool } from '../../gateway/src/features/members/legacy-connection.js';
-import {
-  createGatewayMetrics,
-  watchReadReplicas,
-  type GatewayMetrics,
-} from '../../gateway/src/http/metrics.js';
-import { createReadRouting } from '../../gateway/src/http/read-routing.js';
+import type { RedisClient } from '#common/redis.js';
+import type { GatewayMetrics } from '../../gateway/src/http/metrics.js';
 import { createGatewayServer } from '../../gateway/src/http/server.js';
-import { createUsageCounter, type UsageCounter } from '../../gateway/src/http/usage-counter.js';
-import { throttledLog } from '#common/log-throttle.js';
+import type { UsageCounter } from '../../gateway/src/http/usage-counter.js';
+import { createGateway } from '../../gateway/src/start.js';
 import type { Scope } from '#api/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
 import { createClientSecrets } from '../../gateway/src/trust/client-secrets.js';
@@ -43,68 +36,35 @@ export async function startGateway(
   overrides: Record<string, string> = {},
   options: { logger?: Logger; metrics?: GatewayMetrics; webhookDnsServers?: string[] } = {},
 ): Promise<RunningGateway> {
-  const config = env.config(overrides);
-  const poolOptions = {
-    poolSize: 5,
-    queryTimeoutMs: config.db.queryTimeoutMs,
-    connectTimeoutMs: config.db.connectTimeoutMs,
-  };
-  const db = createReadModelClient(config.db.url, poolOptions);
-  const redis = createRedis(config.redis.url, { commandTimeoutMs: config.redis.commandTimeoutMs });
-  // The client has no offline queue: like a load balancer waiting for /readyz, tests send no
-  // request before Redis is connected.
-  if (redis.status !== 'ready') await once(redis, 'ready');
-  const logger = options.logger ?? runLogger(inject('services').runId, 'gateway-test');
-  // As gateway/src/main.ts does: a connection error is a log line, not an unhandled event.
-  redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
-  const metrics = options.metrics ?? createGatewayMetrics();
   // Member writes go through the gateway's least-privilege MySQL user, as in deployment.
-  const legacy = createGatewayLegacyPool(overrides.LEGACY_DATABASE_URL ?? env.legacyGatewayUrl);
-  const reads = createReadRouting({
-    primary: db,
-    replicaUrls: config.db.readUrls,
-    maxLagMs: config.db.replicaMaxLagMs,
-    poolOptions,
-    redis,
-    prefix: config.redis.prefix,
-    logger,
-  });
-  if (config.db.readUrls.length > 0) watchReadReplicas(metrics, reads);
-  const usage = createUsageCounter({
-    counting: config.usage.counting,
-    redis,
-    prefix: config.redis.prefix,
-    flushIntervalMs: config.usage.flushIntervalMs,
-    log: throttledLog(logger),
-  });
-  const app = createApp({
-    config,
-    db,
-    redis,
-    logger,
-    metrics,
-    legacy,
-    reads,
-    usage,
+  const config = env.config({ LEGACY_DATABASE_URL: env.legacyGatewayUrl, ...overrides });
+  const gateway = createGateway(config, {
+    logger: options.logger ?? runLogger(inject('services').runId, 'gateway-test'),
+    // Many gateways run at once in a test process, beside other files' on the same server.
+    poolSize: 5,
+    metrics: options.metrics,
     webhookDnsServers: options.webhookDnsServers,
   });
+  // The client has no offline queue: like a load balancer waiting for /readyz, tests send no
+  // request before Redis is connected.
+  if (gateway.redis.status !== 'ready') await once(gateway.redis, 'ready');
   const server: Server = await new Promise((resolve) => {
-    const s = createGatewayServer(app, config.http).listen(0, '127.0.0.1', () => resolve(s));
+    const s = createGatewayServer(gateway.app, config.http).listen(0, '127.0.0.1', () =>
+      resolve(s),
+    );
   });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    db,
-    redis,
-    app,
-    metrics,
-    usage,
+    db: gateway.db,
+    redis: gateway.redis,
+    app: gateway.app,
+    metrics: gateway.metrics,
+    usage: gateway.usage,
     async close() {
       await new Promise((resolve) => server.close(resolve));
       server.closeAllConnections();
-      await usage.close();
-      await Promise.all([db.$disconnect(), legacy.end(), reads.close()]);
-      redis.disconnect();
+      await gateway.close();
     },
   };
 }
