@@ -7,7 +7,7 @@ import type express from 'express';
 import { createApp } from './app.js';
 import { createGatewayLegacyPool } from './features/members/legacy-connection.js';
 import { createGatewayMetrics, watchReadReplicas, type GatewayMetrics } from './http/metrics.js';
-import { createReadRouting, type ReadRouting } from './http/read-routing.js';
+import { createReadRouting } from './http/read-routing.js';
 import { createUsageCounter, type UsageCounter } from './http/usage-counter.js';
 
 export interface GatewayOptions {
@@ -27,7 +27,6 @@ export interface Gateway {
   app: express.Express;
   db: ReadModelClient;
   redis: RedisClient;
-  reads: ReadRouting;
   metrics: GatewayMetrics;
   usage: UsageCounter;
   /**
@@ -94,7 +93,6 @@ export function createGateway(config: Config, options: GatewayOptions): Gateway 
     app,
     db,
     redis,
-    reads,
     metrics,
     usage,
     async close() {

@@ -3,15 +3,12 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import type { Express } from 'express';
 import { inject } from 'vitest';
 import type { ReadModelClient } from '#common/databases.js';
 import type { Logger } from '#common/logger.js';
-import type { RedisClient } from '#common/redis.js';
 import type { GatewayMetrics } from '../../gateway/src/http/metrics.js';
 import { createGatewayServer } from '../../gateway/src/http/server.js';
-import type { UsageCounter } from '../../gateway/src/http/usage-counter.js';
-import { createGateway } from '../../gateway/src/start.js';
+import { createGateway, type Gateway } from '../../gateway/src/start.js';
 import type { Scope } from '#api/scopes.js';
 import { createClient } from '../../gateway/src/features/clients/clients.repository.js';
 import { createClientSecrets } from '../../gateway/src/trust/client-secrets.js';
@@ -19,15 +16,15 @@ import { assertMatchesDocument } from './contract.js';
 import { TEST_SECRETS_KEY, type TestEnvironment } from './environment.js';
 import { noteCredentials, runLogger } from './run-logs.js';
 
-export interface RunningGateway {
+/**
+ * A gateway served on a port of its own, with the parts a test reads: its metrics (what the
+ * listener would serve) and its usage counts (flush() sends them to Redis now).
+ */
+export interface RunningGateway extends Pick<
+  Gateway,
+  'db' | 'redis' | 'app' | 'metrics' | 'usage'
+> {
   url: string;
-  db: ReadModelClient;
-  redis: RedisClient;
-  app: Express;
-  /** What the gateway's metrics listener would serve. */
-  metrics: GatewayMetrics;
-  /** Its usage counts; flush() sends them to Redis now. */
-  usage: UsageCounter;
   close(): Promise<void>;
 }
 
