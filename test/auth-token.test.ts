@@ -1,12 +1,17 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOKEN_REQUESTS_AT_ONCE } from '../gateway/src/features/auth/tokens.service.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
   createTestClient,
+  getJson,
+  issueToken,
   postJson,
   startGateway,
   type RunningGateway,
   type TestClient,
 } from './support/gateway.js';
+import { eventually } from './support/worker.js';
 
 let env: TestEnvironment;
 let gateway: RunningGateway;
@@ -144,5 +149,55 @@ describe('POST /api/v1/auth/token', () => {
     expect(dump).not.toContain(client.client_secret);
     const stored = await gateway.db.apiClient.findUniqueOrThrow({ where: { id: client.id } });
     expect(stored.secret_hash).toMatch(/^hmac-sha256\$/);
+  });
+});
+
+describe('token requests of a storm', () => {
+  it('when many wait on the database, then only TOKEN_REQUESTS_AT_ONCE hold a connection, and a read is still answered', async () => {
+    // Its own gateway, with a query bound longer than the lock is held here on a slow machine.
+    const storming = await startGateway(env, { DB_QUERY_TIMEOUT_MS: '20000' });
+    const holder = new pg.Client({ connectionString: env.databaseUrl });
+    await holder.connect();
+    // Outside the holder's transaction, which sees pg_stat_activity as it was when it began.
+    const observer = new pg.Client({ connectionString: env.databaseUrl });
+    await observer.connect();
+    try {
+      const reader = await issueToken(storming, client);
+      const clients = [];
+      for (let i = 0; i < 3 * TOKEN_REQUESTS_AT_ONCE; i++)
+        clients.push(await createTestClient(storming.db, { scopes: ['members:list'] }));
+      // Every issuance's insert waits behind this lock, holding its connection meanwhile.
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE api_tokens IN EXCLUSIVE MODE');
+      const storm = clients.map((c) =>
+        postJson(`${storming.url}/api/v1/auth/token`, {
+          client_key: c.client_key,
+          client_secret: c.client_secret,
+        }),
+      );
+      const waiting = async () => {
+        const { rows } = await observer.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'
+              AND query LIKE '%INSERT INTO api_tokens%'`,
+        );
+        return rows[0]!.n;
+      };
+      await eventually(async () => expect(await waiting()).toBe(TOKEN_REQUESTS_AT_ONCE), 10_000);
+      // The gateway's pool has more connections than that: a read finds one free.
+      const read = await getJson(`${storming.url}/api/v1/members?limit=1`, {
+        headers: { authorization: `Bearer ${reader}` },
+      });
+      expect(read.status).toBe(200);
+      expect(await waiting()).toBe(TOKEN_REQUESTS_AT_ONCE);
+      await holder.query('COMMIT');
+      const answers = await Promise.all(storm);
+      expect(answers.map((a) => a.status)).toEqual(clients.map(() => 200));
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+      await observer.end();
+      await storming.close();
+    }
   });
 });
