@@ -433,6 +433,7 @@ async function benchFanout({
     loadConfig({ ...variables, WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT: '1000' }),
   );
   let subscribed = 0;
+  const p99s: number[] = [];
   for (const [index, subscriptions] of FANOUT_SUBSCRIPTIONS.entries()) {
     for (; subscribed < subscriptions; subscribed += 1) {
       await fanoutService.create(fanoutClient.id, {
@@ -445,6 +446,7 @@ async function benchFanout({
     const per = FANOUT_CHANGES + FANOUT_BURST;
     const ids = fanned.slice(index * per, (index + 1) * per).map((row) => row.id);
     const { lastDelivery, perSecond } = await timeFanout(pool, fanoutPartner, ids, subscriptions);
+    p99s.push(percentile(lastDelivery, 99));
     console.log(
       `fan-out: ${subscriptions} subscription(s): commit → last subscription's delivery over ` +
         `${FANOUT_CHANGES} changes p50 ${percentile(lastDelivery, 50)} ms, p99 ` +
@@ -452,6 +454,12 @@ async function benchFanout({
         `${fmt(perSecond)} deliveries/s`,
     );
   }
+
+  const [one, most] = [p99s[0]!, p99s.at(-1)!];
+  console.log(
+    `fan-out: ${FANOUT_SUBSCRIPTIONS.at(-1)} subscriptions against 1, p99: ` +
+      `${fmt(most / one, 2)}× (target ≤ 1.5), +${fmt(most - one)} ms (target ≤ 1500)`,
+  );
 
   // Gone before fairness, whose changes are notifications too.
   await pool.query(`DELETE FROM webhook_subscriptions WHERE client_id = $1`, [fanoutClient.id]);
