@@ -39,6 +39,13 @@ const RATE_ROUNDS = 5;
 const FANOUT_SUBSCRIPTIONS = [1, 100, 1000];
 const FANOUT_CHANGES = 10;
 const FANOUT_PACE_MS = 1000;
+/**
+ * Added at random to each pace above: both are multiples of the worker's dispatch interval
+ * (WEBHOOK_DISPATCH_INTERVAL_MS, 200 ms), so changes paced exactly would each meet a pass at the
+ * same point of it, and their waits would be one sample repeated.
+ */
+const PACE_JITTER_MS = 200;
+const paced = (ms: number) => sleep(ms + Math.random() * PACE_JITTER_MS);
 const FANOUT_BURST = 20;
 const FANOUT_MARKER = /fan-\d+-\d+/;
 
@@ -127,7 +134,7 @@ async function timeFanout(
     const marker = `fan-${subscriptions}-${id}`;
     await pool.query(`UPDATE notifications SET title = $1 WHERE id = $2`, [marker, id]);
     committed.set(marker, Date.now());
-    await sleep(FANOUT_PACE_MS);
+    await paced(FANOUT_PACE_MS);
   }
   await reachedAll(partner, [...committed.keys()], subscriptions);
   const lastDelivery = [...committed]
@@ -218,7 +225,7 @@ async function requeuedBySweep(worker: Started): Promise<number> {
   return Number(/^webhook_sweep_requeued_total (\S+)$/m.exec(text)?.[1] ?? 0);
 }
 
-/** `count` notification changes, one every FAIR_PACE_MS: each one's commit → received, sorted. */
+/** `count` notification changes, one every FAIR_PACE_MS and a jitter: each one's commit → received, sorted. */
 async function timeChanges(
   pool: ReturnType<typeof readModelPool>,
   partner: Awaited<ReturnType<typeof startPartner>>,
@@ -228,7 +235,7 @@ async function timeChanges(
   for (const id of ids) {
     await pool.query(`UPDATE notifications SET title = $1 WHERE id = $2`, [`fair-${id}`, id]);
     committed.set(`fair-${id}`, Date.now());
-    await sleep(FAIR_PACE_MS);
+    await paced(FAIR_PACE_MS);
   }
   const started = Date.now();
   while (Date.now() - started < 120_000) {
