@@ -225,7 +225,10 @@ async function requeuedBySweep(worker: Started): Promise<number> {
   return Number(/^webhook_sweep_requeued_total (\S+)$/m.exec(text)?.[1] ?? 0);
 }
 
-/** `count` notification changes, one every FAIR_PACE_MS and a jitter: each one's commit → received, sorted. */
+/**
+ * `count` notification changes, one every FAIR_PACE_MS and a jitter: each one's commit →
+ * received, sorted.
+ */
 async function timeChanges(
   pool: ReturnType<typeof readModelPool>,
   partner: Awaited<ReturnType<typeof startPartner>>,

@@ -146,51 +146,54 @@ export function createTokenService(deps: {
   });
 
   const inTurn = pLimit(TOKEN_REQUESTS_AT_ONCE);
+  /** The library's grant, every endpoint's way to it: in turn with this process's others. */
+  const grant = (
+    request: OAuth2Server.Request,
+    response: OAuth2Server.Response,
+    options?: OAuth2Server.TokenOptions,
+  ) => inTurn(() => server.token(request, response, options));
+
+  /** A grant of the specification's JSON endpoints, its OAuth errors as their codes. */
+  async function jsonGrant(
+    request: OAuth2Server.Request,
+    options: OAuth2Server.TokenOptions,
+  ): Promise<IssuedTokens> {
+    try {
+      return issued(await grant(request, new OAuth2Server.Response(), options));
+    } catch (error) {
+      throw toAppError(error);
+    }
+  }
 
   return {
     model,
 
-    /** POST /oauth/token's request as the library takes it, in turn with every token request. */
+    /** POST /oauth/token's request as the library takes it. */
     oauthToken: (request: OAuth2Server.Request, response: OAuth2Server.Response) =>
-      inTurn(() => server.token(request, response)),
+      grant(request, response),
 
     issueTokenPair: (clientKey: string, clientSecret: string): Promise<IssuedTokens> =>
-      inTurn(async () => {
-        const request = formRequest({
+      jsonGrant(
+        formRequest({
           grant_type: 'client_credentials',
           client_id: clientKey,
           client_secret: clientSecret,
-        });
-        try {
-          const token = await server.token(request, new OAuth2Server.Response(), {
-            extendedGrantTypes: { client_credentials: RefreshableClientCredentialsGrant },
-          });
-          return issued(token);
-        } catch (error) {
-          throw toAppError(error);
-        }
-      }),
+        }),
+        { extendedGrantTypes: { client_credentials: RefreshableClientCredentialsGrant } },
+      ),
 
-    refreshTokenPair: (refreshToken: string): Promise<IssuedTokens> =>
-      inTurn(async () => {
-        const clientKey = await model.clientKeyOfRefreshToken(refreshToken);
-        if (!clientKey) throw invalidToken();
-        const request = formRequest({
-          grant_type: 'refresh_token',
-          client_id: clientKey,
-          refresh_token: refreshToken,
-        });
-        try {
-          const token = await server.token(request, new OAuth2Server.Response(), {
-            // The specification's refresh call carries no client credentials: the refresh token
-            // itself, bound to its client and rotated on use, is the proof.
-            requireClientAuthentication: { refresh_token: false },
-          });
-          return issued(token);
-        } catch (error) {
-          throw toAppError(error);
-        }
-      }),
+    async refreshTokenPair(refreshToken: string): Promise<IssuedTokens> {
+      const clientKey = await model.clientKeyOfRefreshToken(refreshToken);
+      if (!clientKey) throw invalidToken();
+      const request = formRequest({
+        grant_type: 'refresh_token',
+        client_id: clientKey,
+        refresh_token: refreshToken,
+      });
+      // The specification's refresh call carries no client credentials: the refresh token
+      // itself, bound to its client and rotated on use, is the proof.
+      return jsonGrant(request, { requireClientAuthentication: { refresh_token: false } });
+    },
   };
 }
 
