@@ -85,19 +85,35 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
       })
     : null;
 
-  const workers: Worker<TableJobData>[] = [];
+  /** Each table's worker in this process, by table name. */
+  const workers = new Map<string, Worker<TableJobData>>();
+  const mayRun = follower?.positionStored ?? Promise.resolve(true);
+  const openWorker = (entry: TableQueue) =>
+    workers.set(
+      entry.table.name,
+      createTableWorker(entry.table, db, entry.queue, options, log, mayRun),
+    );
   for (const [index, table] of tables.entries()) {
     const entry = openTableQueue(table, tablePhase(index, tables.length), deps, log);
     await assertSchedules(entry, upkeepDeps);
     entries.push(entry);
-    const mayRun = follower?.positionStored ?? Promise.resolve(true);
-    workers.push(createTableWorker(table, db, entry.queue, options, log, mayRun));
+    openWorker(entry);
   }
-  const upkeep = startUpkeep(entries, upkeepDeps, follower?.queue ?? null);
+  // The new worker takes the table's jobs at once; the old one, stuck, is closed meanwhile.
+  const replaceWorker = (name: string) => {
+    const entry = entries.find((e) => e.table.name === name);
+    const old = workers.get(name);
+    if (!entry || !old || stop.stopping) return;
+    openWorker(entry);
+    void closeWithin(old, log);
+  };
+  const upkeep = startUpkeep(entries, upkeepDeps, follower?.queue ?? null, replaceWorker);
   const folding = startFoldingKeptCounts(deps, log);
 
   return {
     queues: entries.map((e) => e.queue),
+    /** The table's worker in this process (a test wedges one). */
+    workerOf: (table: string) => workers.get(table),
     upkeep,
     /** The source in use: binlog, or poll (configured, or while the log cannot be followed). */
     source: source.current,
@@ -110,7 +126,7 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
       // and a run's rows and position are committed together whatever happens here.
       const closed = [
         ...(await Promise.allSettled([follower?.close()])),
-        ...(await Promise.allSettled(workers.map((w) => closeWithin(w, log)))),
+        ...(await Promise.allSettled([...workers.values()].map((w) => closeWithin(w, log)))),
         ...(await Promise.allSettled(entries.map((e) => closeWithin(e.queue, log)))),
       ];
       for (const result of closed) {

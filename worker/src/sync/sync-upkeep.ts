@@ -6,6 +6,10 @@
 // - A table that has shown no sign of life for several sync intervals is logged, exposed as
 //   the sync_table_stale metric and makes /healthz answer 503, so an orchestrator restarts the
 //   worker when self-repair fails.
+// - A table whose run is overdue with none of its runs under way has no worker taking its jobs:
+//   after a Redis failover a BullMQ worker's blocking connection can stay stuck in its reconnect,
+//   the worker alive, idle and silent (taskforcesh/bullmq#4378, #4479). Its worker is replaced,
+//   as BullMQ's maintainers advise; a planned run whose job was lost has its schedulers re-created.
 import type { Queue } from 'bullmq';
 import type { RedisClient } from '#common/redis.js';
 import type { ThrottledLog } from '#common/log-throttle.js';
@@ -41,6 +45,13 @@ export interface UpkeepDeps {
   /** How often schedulers and freshness are checked. */
   upkeepIntervalMs: number;
 }
+
+/**
+ * How long after its planned time a table's run may wait with none under way. A worker that is
+ * taking jobs starts a due one within BullMQ's drain delay (5 s); a run under way (a long first
+ * load) makes the next one wait, and is not counted.
+ */
+export const overdueAfterMs = (intervalMs: number) => Math.max(3 * intervalMs, 10_000);
 
 const CHECK_TIMEOUT_MS = 5000;
 
@@ -100,15 +111,55 @@ async function schedulersPresent({ table, queue }: TableQueue): Promise<boolean>
   return found.every(Boolean);
 }
 
+/**
+ * Why the table's planned run has not started though none is under way: its job waits and no
+ * worker takes it ('worker'), or its job is gone ('job'); null while all is well.
+ */
+async function overdue(
+  { table, queue }: TableQueue,
+  graceMs: number,
+): Promise<'worker' | 'job' | null> {
+  const schedulerId = JOBS.sync.schedulerId(table.name);
+  const scheduler = await queue.getJobScheduler(schedulerId);
+  if (!scheduler?.next || Date.now() - scheduler.next < graceMs) return null;
+  if ((await queue.getActiveCount()) > 0) return null;
+  // The job a scheduler plans has this id (BullMQ's job schedulers).
+  const state = await queue.getJobState(`repeat:${schedulerId}:${scheduler.next}`);
+  return state === 'delayed' || state === 'waiting' || state === 'prioritized' ? 'worker' : 'job';
+}
+
 export function startUpkeep(
   entries: readonly TableQueue[],
   deps: UpkeepDeps,
   /** The binary log follower's queue, when the worker follows the log. */
   followerQueue: Queue | null = null,
+  /** Closes this process's worker of the table and opens another. */
+  replaceWorker: (table: string) => void = () => undefined,
 ) {
   const startedAt = Date.now() / 1000;
   const stale = new Set<string>();
+  /** When each table's worker was last replaced: once per grace, not on every check. */
+  const replacedAt = new Map<string, number>();
   let running = false;
+
+  async function restartOverdue(): Promise<void> {
+    const graceMs = overdueAfterMs(deps.intervalMs);
+    for (const entry of entries) {
+      const name = entry.table.name;
+      if (Date.now() - (replacedAt.get(name) ?? 0) < graceMs) continue;
+      const why = await overdue(entry, graceMs);
+      if (!why) continue;
+      replacedAt.set(name, Date.now());
+      if (why === 'worker') {
+        deps.logger.warn({ table: name }, 'a due sync run is not taken; its worker is replaced');
+        replaceWorker(name);
+      } else {
+        deps.logger.warn({ table: name }, 'a planned sync run was lost; schedulers re-created');
+        await entry.queue.removeJobScheduler(JOBS.sync.schedulerId(name));
+        await assertSchedules(entry, deps);
+      }
+    }
+  }
 
   async function repairSchedules(): Promise<void> {
     for (const entry of entries) {
@@ -149,6 +200,7 @@ export function startUpkeep(
     running = true;
     try {
       await withTimeout(repairSchedules(), CHECK_TIMEOUT_MS);
+      await withTimeout(restartOverdue(), CHECK_TIMEOUT_MS);
     } catch (error) {
       deps.log('warn', 'upkeep', { err: error }, 'job scheduler check failed; retried shortly');
     } finally {
