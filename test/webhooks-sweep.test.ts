@@ -1,7 +1,10 @@
 // The sweep queues again what the queue lost, not what waits its turn: behind a backlog, an
 // event whose job is still waiting is not copied (each copy is a job and a read of its own, where
 // a page's first tries share one job of 50, and slows the backlog further). Events whose jobs
-// Redis did lose are still queued again (test/webhooks-faults.test.ts).
+// Redis did lose are still queued again (test/webhooks-faults.test.ts). And a delivery worker that
+// is alive but takes no job (after a Redis failover a BullMQ worker's blocking connection can stay
+// stuck in its reconnect) is replaced at the sweep, without a restart.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadModelClient, readModelPool } from '#common/databases.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
@@ -89,4 +92,32 @@ describe('the sweep behind a backlog', () => {
     expect(await requeued()).toBe(0);
     expect(receiver.received).toHaveLength(EVENTS);
   }, 120_000);
+});
+
+/** A member's change, marked; then whether its event has arrived. */
+async function change(marker: string) {
+  await readModelPool(readModel).query(
+    `UPDATE members SET address = $1 WHERE id = (SELECT min(id) FROM members)`,
+    [marker],
+  );
+  return () => receiver.received.some((r) => r.body.includes(marker));
+}
+
+describe('a delivery worker that takes no job', () => {
+  it('when the delivery worker stops taking jobs, then the sweep replaces it and the waiting event arrives', async () => {
+    const before = await change('untaken-before');
+    await eventually(() => expect(before()).toBe(true), 20_000, 100);
+    const wedged = worker.deliveryWorker();
+    // Alive and connected, taking nothing: what a worker stuck in its reconnect looks like.
+    await wedged.pause(true);
+    // A fetch already under way (it blocks for up to BullMQ's drain delay, 5 s) still runs the
+    // job it brings.
+    await sleep(6000);
+    const after = await change('untaken-after');
+    await sleep(3000);
+    expect(after()).toBe(false);
+    // Due at once; replaced once it has waited 10 s, at two sweeps running (every 2 s).
+    await eventually(() => expect(after()).toBe(true), 30_000, 250);
+    expect(worker.deliveryWorker()).not.toBe(wedged);
+  }, 90_000);
 });

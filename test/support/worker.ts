@@ -100,6 +100,7 @@ export function startWebhookWorker(
     readModel,
     /** The worker's metrics, as its /metrics port shows them. */
     registry,
+    deliveryWorker: webhooks.deliveryWorker,
     async close() {
       await webhooks.close();
       await readModel.$disconnect();

@@ -36,6 +36,15 @@ export const FAILING_DISABLE_MS = 5 * 86_400_000;
 const SWEEP_BATCH = 1000;
 /** See api/webhooks/overdue.ts. */
 const SWEEP_GRACE_SECONDS = OVERDUE_AFTER_MS / 1000;
+/**
+ * The queue's oldest waiting try due this long, and no try under way, at two sweeps running: no
+ * worker is taking the queue's jobs. After a Redis failover a BullMQ worker's blocking connection
+ * can stay stuck in its reconnect, the worker alive and silent (docs/decisions/0006); this
+ * process's is then replaced. Two sweeps, not one: a healthy worker is between jobs for an
+ * instant, and replacing it would cut its tries short.
+ */
+const UNTAKEN_AFTER_MS = 10_000;
+const UNTAKEN_SWEEPS = 2;
 
 export interface DeliveryDeps {
   pool: pg.Pool;
@@ -144,12 +153,33 @@ export function startDelivery(deps: DeliveryDeps) {
     }),
     taken: new Set(),
   };
-  const worker = startWorker(deliverer);
+  let worker = startWorker(deliverer);
+  let untakenSweeps = 0;
+  /** The worker replaced when due tries have not been taken for two sweeps (UNTAKEN_AFTER_MS). */
+  async function replaceIfUntaken(head: Date | null) {
+    const untaken =
+      head !== null &&
+      Date.now() - head.getTime() > UNTAKEN_AFTER_MS &&
+      (await queue.getActiveCount()) === 0;
+    untakenSweeps = untaken ? untakenSweeps + 1 : 0;
+    if (untakenSweeps < UNTAKEN_SWEEPS) return;
+    untakenSweeps = 0;
+    deps.log('warn', 'webhook-untaken', {}, 'due tries are not taken; delivery worker replaced');
+    const stuck = worker;
+    worker = startWorker(deliverer);
+    void closeWithin(stuck, deps.log);
+  }
   return {
     queue,
     enqueue: (tries: readonly QueuedTry[], options: { batch?: boolean } = {}) =>
       enqueue(deliverer, tries, options),
-    sweep: () => sweep(deliverer),
+    async sweep() {
+      const head = await queueHead(queue);
+      await replaceIfUntaken(head);
+      return sweep(deliverer, head);
+    },
+    /** This process's consumer of the queue (a test wedges it). */
+    worker: () => worker,
     async close() {
       await closeWithin(worker, deps.log);
       await closeWithin(queue, deps.log);
@@ -562,14 +592,14 @@ async function queueHead(queue: Queue<DeliverJobData>): Promise<Date | null> {
  * not lost, and a copy of it would cost a job and a read of its own, where its page's first
  * tries share one job of 50, and slow the backlog further.
  */
-async function sweep(d: Deliverer): Promise<number> {
+async function sweep(d: Deliverer, head: Date | null): Promise<number> {
   const { rows } = await d.pool.query<{ id: string; attempts: number }>(
     `SELECT e.id::text, e.attempts FROM webhook_events e
          JOIN webhook_subscriptions s ON s.id = e.subscription_id AND s.enabled
         WHERE e.status = 'pending'
           AND e.next_attempt_at <= LEAST(now(), $3::timestamptz) - make_interval(secs => $1)
         ORDER BY e.next_attempt_at LIMIT $2`,
-    [SWEEP_GRACE_SECONDS, SWEEP_BATCH, await queueHead(d.queue)],
+    [SWEEP_GRACE_SECONDS, SWEEP_BATCH, head],
   );
   // An event waiting in one of this process's lines is not lost either, only behind its
   // partner's earlier tries.

@@ -85,6 +85,8 @@ export function startWebhooks(deps: WebhooksDeps) {
   }, SWEEP_INTERVAL_MS);
 
   return {
+    /** This process's delivery worker (a test wedges it). */
+    deliveryWorker: () => delivery.worker(),
     async close() {
       clearInterval(sweeping);
       wakeUps.disconnect();
