@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_REQUESTS_AT_ONCE } from '../gateway/src/features/auth/tokens.service.js';
@@ -153,7 +154,7 @@ describe('POST /api/v1/auth/token', () => {
 });
 
 describe('token requests of a storm', () => {
-  it('when many wait on the database, then only TOKEN_REQUESTS_AT_ONCE hold a connection, and a read is still answered', async () => {
+  it('when many wait on the database, then only TOKEN_REQUESTS_AT_ONCE hold a connection, a read is still answered, and those who leave get no pair', async () => {
     // Its own gateway, with a query bound longer than the lock is held here on a slow machine.
     const storming = await startGateway(env, { DB_QUERY_TIMEOUT_MS: '20000' });
     const holder = new pg.Client({ connectionString: env.databaseUrl });
@@ -190,9 +191,51 @@ describe('token requests of a storm', () => {
       });
       expect(read.status).toBe(200);
       expect(await waiting()).toBe(TOKEN_REQUESTS_AT_ONCE);
+      // Clients that give up while they wait their turn (one per endpoint): no pair is made for
+      // them once the turns move on.
+      const leaving = new AbortController();
+      const left = await Promise.all([
+        createTestClient(storming.db, { scopes: ['members:list'] }),
+        createTestClient(storming.db, { scopes: ['members:list'] }),
+      ]);
+      const gaveUp = [
+        fetch(`${storming.url}/api/v1/auth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            client_key: left[0].client_key,
+            client_secret: left[0].client_secret,
+          }),
+          signal: leaving.signal,
+        }),
+        fetch(`${storming.url}/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id: left[1].client_key,
+            client_secret: left[1].client_secret,
+          }).toString(),
+          signal: leaving.signal,
+        }),
+      ].map((request) =>
+        request.then(
+          () => 'answered',
+          () => 'gave up',
+        ),
+      );
+      await sleep(500); // through the throttle, into the line
+      leaving.abort();
+      expect(await Promise.all(gaveUp)).toEqual(['gave up', 'gave up']);
       await holder.query('COMMIT');
       const answers = await Promise.all(storm);
       expect(answers.map((a) => a.status)).toEqual(clients.map(() => 200));
+      // The storm's pairs are all made by now: the line has passed those who left.
+      const pairsOf = (ids: number[]) =>
+        storming.db.apiToken.count({ where: { client_id: { in: ids } } });
+      expect(await pairsOf(clients.map((c) => c.id))).toBeGreaterThan(0);
+      await sleep(500);
+      expect(await pairsOf(left.map((c) => c.id))).toBe(0);
     } finally {
       await holder.query('ROLLBACK').catch(() => undefined);
       await holder.end();

@@ -61,6 +61,8 @@ export interface EndpointContext<S, P extends Shape, Q extends Shape, B extends 
   setHeader: (name: string, value: string) => void;
   /** Names the client a public endpoint's request is logged and counted under (token calls). */
   identify: (client: RequestClient) => void;
+  /** Whether the client has closed the request before its answer: nobody would receive it. */
+  clientGone: () => boolean;
   requestId: string;
 }
 
@@ -161,6 +163,7 @@ function contextOf<S>(
     header: (name: string) => req.get(name),
     setHeader: (name: string, value: string) => void res.set(name, value),
     identify: (client: RequestClient) => identifyClient(res, client),
+    clientGone: () => res.closed,
     requestId: res.locals.requestId as string,
   };
 }

@@ -31,10 +31,11 @@ export const createTokenEndpoint = defineEndpoint({
   errors: [401, 403, 429],
   tables: [],
   before: ({ throttle }) => throttle((req) => bodyField(req, 'client_key')),
-  handle: async ({ body, services, setHeader, identify }) => {
+  handle: async ({ body, services, setHeader, identify, clientGone }) => {
     const { data, client } = await services.tokens.issueTokenPair(
       body.client_key,
       body.client_secret,
+      clientGone,
     );
     identify(client);
     setHeader('Cache-Control', 'no-store');
@@ -61,8 +62,8 @@ export const refreshTokenEndpoint = defineEndpoint({
       const refreshToken = bodyField(req, 'refresh_token');
       return refreshToken ? tokens.model.clientKeyOfRefreshToken(refreshToken) : null;
     }, true),
-  handle: async ({ body, services, setHeader, identify }) => {
-    const { data, client } = await services.tokens.refreshTokenPair(body.refresh_token);
+  handle: async ({ body, services, setHeader, identify, clientGone }) => {
+    const { data, client } = await services.tokens.refreshTokenPair(body.refresh_token, clientGone);
     identify(client);
     setHeader('Cache-Control', 'no-store');
     return { success: true, data };

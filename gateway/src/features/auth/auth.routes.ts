@@ -24,7 +24,11 @@ export function oauthRoutes(tokens: TokenService, throttle: AuthThrottle): Route
     async (req, res) => {
       const response = new OAuth2Server.Response();
       try {
-        const token = await tokens.oauthToken(new OAuth2Server.Request(req), response);
+        const token = await tokens.oauthToken(
+          new OAuth2Server.Request(req),
+          response,
+          () => res.closed,
+        );
         identifyClient(res, clientOfToken(token));
       } catch (error) {
         const inner = unwrapOAuthError(error);

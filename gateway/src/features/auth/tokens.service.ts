@@ -6,7 +6,12 @@ import pLimit from 'p-limit';
 import type { Config } from '#common/config.js';
 import type { ReadModelClient } from '#common/databases.js';
 import type { RequestClient } from '../../http/access-log.js';
-import { AppError, insufficientScope, invalidToken } from '../../http/errors.js';
+import {
+  AppError,
+  insufficientScope,
+  invalidToken,
+  serviceUnavailable,
+} from '../../http/errors.js';
 import type { Logger } from '#common/logger.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import type { IssueLimit } from './issue-limit.js';
@@ -23,6 +28,9 @@ import { RefreshableClientCredentialsGrant } from './refreshable-client-credenti
  * partner's reads.
  */
 export const TOKEN_REQUESTS_AT_ONCE = 4;
+
+/** Whether the request's client has gone: a pair issued for it now would reach nobody. */
+export type ClientGone = () => boolean;
 
 /** A token pair, and the client it was issued to (the request is logged and counted under it). */
 export interface IssuedTokens {
@@ -146,20 +154,31 @@ export function createTokenService(deps: {
   });
 
   const inTurn = pLimit(TOKEN_REQUESTS_AT_ONCE);
-  /** The library's grant, every endpoint's way to it: in turn with this process's others. */
+  /**
+   * The library's grant, every endpoint's way to it: in turn with this process's others. A request
+   * whose client left while it waited gives its turn up: in a storm, clients that time out and
+   * ask again would otherwise have every pair made twice, and count twice against their limit.
+   */
   const grant = (
     request: OAuth2Server.Request,
     response: OAuth2Server.Response,
+    gone: ClientGone,
     options?: OAuth2Server.TokenOptions,
-  ) => inTurn(() => server.token(request, response, options));
+  ) =>
+    inTurn(() =>
+      gone()
+        ? Promise.reject(serviceUnavailable(1, 'İstemci yanıtı beklemeden ayrıldı.'))
+        : server.token(request, response, options),
+    );
 
   /** A grant of the specification's JSON endpoints, its OAuth errors as their codes. */
   async function jsonGrant(
     request: OAuth2Server.Request,
+    gone: ClientGone,
     options: OAuth2Server.TokenOptions,
   ): Promise<IssuedTokens> {
     try {
-      return issued(await grant(request, new OAuth2Server.Response(), options));
+      return issued(await grant(request, new OAuth2Server.Response(), gone, options));
     } catch (error) {
       throw toAppError(error);
     }
@@ -169,20 +188,28 @@ export function createTokenService(deps: {
     model,
 
     /** POST /oauth/token's request as the library takes it. */
-    oauthToken: (request: OAuth2Server.Request, response: OAuth2Server.Response) =>
-      grant(request, response),
+    oauthToken: (
+      request: OAuth2Server.Request,
+      response: OAuth2Server.Response,
+      gone: ClientGone,
+    ) => grant(request, response, gone),
 
-    issueTokenPair: (clientKey: string, clientSecret: string): Promise<IssuedTokens> =>
+    issueTokenPair: (
+      clientKey: string,
+      clientSecret: string,
+      gone: ClientGone,
+    ): Promise<IssuedTokens> =>
       jsonGrant(
         formRequest({
           grant_type: 'client_credentials',
           client_id: clientKey,
           client_secret: clientSecret,
         }),
+        gone,
         { extendedGrantTypes: { client_credentials: RefreshableClientCredentialsGrant } },
       ),
 
-    async refreshTokenPair(refreshToken: string): Promise<IssuedTokens> {
+    async refreshTokenPair(refreshToken: string, gone: ClientGone): Promise<IssuedTokens> {
       const clientKey = await model.clientKeyOfRefreshToken(refreshToken);
       if (!clientKey) throw invalidToken();
       const request = formRequest({
@@ -192,7 +219,7 @@ export function createTokenService(deps: {
       });
       // The specification's refresh call carries no client credentials: the refresh token
       // itself, bound to its client and rotated on use, is the proof.
-      return jsonGrant(request, { requireClientAuthentication: { refresh_token: false } });
+      return jsonGrant(request, gone, { requireClientAuthentication: { refresh_token: false } });
     },
   };
 }
