@@ -31,3 +31,18 @@ export async function closeWithin(
     new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref()),
   ]);
 }
+
+/**
+ * A worker that takes no job though its due jobs wait (its blocking connection stuck in its
+ * reconnect after a Redis failover, docs/decisions/0006): another is opened, which takes them at
+ * once, and the stuck one is closed meanwhile, not awaited.
+ */
+export function replaceStuck<W extends { name: string; close(force?: boolean): Promise<void> }>(
+  stuck: W,
+  open: () => W,
+  log: ReturnType<typeof throttledLog>,
+): W {
+  const opened = open();
+  void closeWithin(stuck, log);
+  return opened;
+}

@@ -10,7 +10,7 @@ import type { Logger } from '#common/logger.js';
 import { tracing } from '#common/traces.js';
 import { readModelPool } from '#common/databases.js';
 import { foldKeptCounts } from '#read-model/kept-counts.js';
-import { closeWithin } from '../close-within.js';
+import { closeWithin, replaceStuck } from '../close-within.js';
 import {
   JOBS,
   openQueue,
@@ -89,23 +89,21 @@ export async function startSyncRunner(deps: SyncRunnerDeps) {
   const workers = new Map<string, Worker<TableJobData>>();
   const mayRun = follower?.positionStored ?? Promise.resolve(true);
   const openWorker = (entry: TableQueue) =>
-    workers.set(
-      entry.table.name,
-      createTableWorker(entry.table, db, entry.queue, options, log, mayRun),
-    );
+    createTableWorker(entry.table, db, entry.queue, options, log, mayRun);
   for (const [index, table] of tables.entries()) {
     const entry = openTableQueue(table, tablePhase(index, tables.length), deps, log);
     await assertSchedules(entry, upkeepDeps);
     entries.push(entry);
-    openWorker(entry);
+    workers.set(table.name, openWorker(entry));
   }
-  // The new worker takes the table's jobs at once; the old one, stuck, is closed meanwhile.
   const replaceWorker = (name: string) => {
     const entry = entries.find((e) => e.table.name === name);
-    const old = workers.get(name);
-    if (!entry || !old || stop.stopping) return;
-    openWorker(entry);
-    void closeWithin(old, log);
+    const stuck = workers.get(name);
+    if (!entry || !stuck || stop.stopping) return;
+    workers.set(
+      name,
+      replaceStuck(stuck, () => openWorker(entry), log),
+    );
   };
   const upkeep = startUpkeep(entries, upkeepDeps, follower?.queue ?? null, replaceWorker);
   const folding = startFoldingKeptCounts(deps, log);

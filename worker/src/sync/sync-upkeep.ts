@@ -51,7 +51,7 @@ export interface UpkeepDeps {
  * taking jobs starts a due one within BullMQ's drain delay (5 s); a run under way (a long first
  * load) makes the next one wait, and is not counted.
  */
-export const overdueAfterMs = (intervalMs: number) => Math.max(3 * intervalMs, 10_000);
+const overdueAfterMs = (intervalMs: number) => Math.max(3 * intervalMs, 10_000);
 
 const CHECK_TIMEOUT_MS = 5000;
 

@@ -11,7 +11,7 @@ import type { RedisClient } from '#common/redis.js';
 import type pg from 'pg';
 import type { throttledLog } from '#common/log-throttle.js';
 import { tracing } from '#common/traces.js';
-import { closeWithin } from '../close-within.js';
+import { closeWithin, replaceStuck } from '../close-within.js';
 import pLimit from 'p-limit';
 import { OVERDUE_AFTER_MS } from '#api/webhooks/overdue.js';
 import { mayReceive } from '#api/webhooks/rights.js';
@@ -165,9 +165,7 @@ export function startDelivery(deps: DeliveryDeps) {
     if (untakenSweeps < UNTAKEN_SWEEPS) return;
     untakenSweeps = 0;
     deps.log('warn', 'webhook-untaken', {}, 'due tries are not taken; delivery worker replaced');
-    const stuck = worker;
-    worker = startWorker(deliverer);
-    void closeWithin(stuck, deps.log);
+    worker = replaceStuck(worker, () => startWorker(deliverer), deps.log);
   }
   return {
     queue,
