@@ -13,11 +13,21 @@ import { createClient } from '../gateway/src/features/clients/clients.repository
 import { createClientSecrets } from '../gateway/src/trust/client-secrets.js';
 import { migrateReadModel } from '#prisma/read-model/migrate.js';
 import { randomBytes } from 'node:crypto';
+import { productionCommand } from './production-command.js';
+import { withRedis } from '../gateway/src/cli/link-options.js';
+import { CONSOLE } from '../gateway/src/features/console/console-page.js';
+import {
+  cliOperator,
+  recordOperatorAction,
+} from '../gateway/src/features/operators/operator-audit.js';
+import { makePortalLink } from '../gateway/src/features/portal/portal-links.js';
+import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
 import { binlogPreflight, readBinlogServerFacts } from '../worker/src/sync/preflight.js';
 import { connectLegacy, databaseName } from './legacy/legacy-database.js';
 import { seedLegacyDatabase } from './legacy/seed.js';
 import {
   BINLOG_GRANTS,
+  demoLegacyUserName,
   GATEWAY_GRANTS,
   provisionLegacyUser,
   SYNC_GRANTS,
@@ -39,11 +49,12 @@ async function legacyUrls(): Promise<{ gateway: string; worker: string }> {
     user,
     password: randomBytes(12).toString('hex'),
   });
-  const gateway = account('demo_api_gateway');
-  const worker = account('demo_api_sync');
+  // Named after the database, so that demos over two databases of one server keep their own.
+  const database = databaseName(config.legacy.url);
+  const gateway = account(demoLegacyUserName(database, 'gateway'));
+  const worker = account(demoLegacyUserName(database, 'sync'));
   const admin = await connectLegacy(config.legacy.url);
   try {
-    const database = databaseName(config.legacy.url);
     await provisionLegacyUser(admin, database, gateway, GATEWAY_GRANTS);
     const following = config.sync.source === 'binlog';
     await provisionLegacyUser(admin, database, worker, [
@@ -101,59 +112,68 @@ say(
   applied.length > 0 ? `read model migrated (${applied.join(', ')})` : 'read model is up to date',
 );
 
+// One key for everything the demo stores and everything it starts: the configuration's
+// SECRETS_KEY (the public development key when unset), which gateway and worker read from the
+// same environment. A key of the demo's own, passed to them alone, left the client made here
+// under another key than the one the gateway checks it with.
 const db = createReadModelClient(config.db.url, { poolSize: 2 });
 const client = await createClient(db, createClientSecrets(config.secrets.keys), {
   name: `demo ${new Date().toISOString()}`,
   scopes: [...SCOPES],
   branchId: null,
 });
-await db.$disconnect();
 say(`demo client ${client.client_key} created`);
-
-/** The demo's own SECRETS_KEY, public like the demo itself; one set in the environment wins. */
-const DEMO_SECRETS_KEY = Buffer.from('npm-run-demo key, never secret!!').toString('base64');
-const secretsKey = config.secrets.development ? DEMO_SECRETS_KEY : config.secrets.keys.join(',');
 
 const children: ChildProcess[] = [];
 function run(
-  script: string,
+  name: 'gateway' | 'worker',
   legacyUrl: string,
   metricsPort: number,
   variables: Record<string, string> = {},
 ) {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const child = spawn(process.execPath, productionCommand(name), {
     stdio: ['ignore', 'inherit', 'inherit'],
+    // A process group of its own: Ctrl-C reaches the demo alone, which then stops each child
+    // with one SIGTERM (a second signal makes a process exit without finishing its work).
+    detached: true,
     // Both processes serve metrics; on one host each needs its own port.
     env: {
       ...process.env,
       LEGACY_DATABASE_URL: legacyUrl,
       METRICS_PORT: String(metricsPort),
-      SECRETS_KEY: secretsKey,
       ...variables,
     },
   });
   child.on('exit', (code, signal) => {
     if (!stopping) {
-      say(`${script} exited (${signal ?? code}); stopping`);
+      say(`${name} exited (${signal ?? code}); stopping`);
       void stop(1);
     }
   });
   children.push(child);
 }
 let stopping = false;
-async function stop(code: number) {
+/** Stops gateway and worker, waiting for each to finish its work (SHUTDOWN_TIMEOUT_MS). */
+async function stop(code: number): Promise<never> {
   stopping = true;
-  for (const child of children) child.kill('SIGTERM');
-  await sleep(500);
+  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
+  const exits = running.map((child) => new Promise((resolve) => child.once('exit', resolve)));
+  for (const child of running) child.kill('SIGTERM');
+  const deadline = sleep(config.shutdownTimeoutMs + 5000, 'late');
+  if ((await Promise.race([Promise.all(exits), deadline])) === 'late') {
+    for (const child of running) child.kill('SIGKILL');
+  }
   process.exit(code);
 }
 process.once('SIGINT', () => void stop(0));
 process.once('SIGTERM', () => void stop(0));
-
-run('worker/src/main.ts', legacyUrlOf.worker, config.metrics.port + 1, {
-  SYNC_SOURCE: workerSource,
+// A demo that ends any other way takes its processes with it.
+process.once('exit', () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
 });
-run('gateway/src/main.ts', legacyUrlOf.gateway, config.metrics.port);
+
+run('worker', legacyUrlOf.worker, config.metrics.port + 1, { SYNC_SOURCE: workerSource });
+run('gateway', legacyUrlOf.gateway, config.metrics.port);
 
 const base = `http://127.0.0.1:${config.http.port}`;
 async function waitFor<T>(
@@ -168,20 +188,52 @@ async function waitFor<T>(
     await sleep(300);
   }
   say(`${what} did not happen within ${timeoutMs / 1000} s`);
-  return stop(1) as never;
+  return stop(1);
 }
 
 await waitFor('gateway ready', async () => ((await fetch(`${base}/readyz`)).ok ? true : null));
-const token = await waitFor('token issued', async () => {
-  const response = await fetch(`${base}/api/v1/auth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_key: client.client_key, client_secret: client.client_secret }),
-  });
-  return response.ok
-    ? ((await response.json()) as { data: { access_token: string } }).data.access_token
-    : null;
-});
+const token = await firstToken();
+
+/**
+ * The demo client's first token, tried a few times (the gateway has just become ready); a refusal
+ * ends the demo with the gateway's reason and what to do, never a loop.
+ */
+async function firstToken(): Promise<string> {
+  const TRIES = 5;
+  let reason = '';
+  for (let attempt = 1; attempt <= TRIES; attempt++) {
+    try {
+      const response = await fetch(`${base}/api/v1/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          client_key: client.client_key,
+          client_secret: client.client_secret,
+        }),
+      });
+      // The API's error body: {success: false, error: CODE, message}.
+      const body = (await response.json()) as {
+        data?: { access_token: string };
+        error?: string;
+        message?: string;
+      };
+      if (response.ok && body.data) return body.data.access_token;
+      reason = `the gateway answered ${response.status} ${body.error}, "${body.message}"`;
+      // A wrong secret stays wrong, and more tries would only meet the failed-attempt limit.
+      if (response.status === 401) break;
+    } catch (error) {
+      reason = `the gateway did not answer (${(error as Error).message})`;
+    }
+    await sleep(500 * attempt);
+  }
+  say(
+    `no token for the demo client: ${reason}. The gateway must run with the SECRETS_KEY this ` +
+      'command had when it made the client: start the demo again with SECRETS_KEY set the same ' +
+      'for every process, or unset everywhere.',
+  );
+  return stop(1);
+}
+
 await waitFor('members synced', async () => {
   const response = await fetch(`${base}/api/v1/members?limit=1`, {
     headers: { authorization: `Bearer ${token}` },
@@ -189,6 +241,39 @@ await waitFor('members synced', async () => {
   const body = (await response.json()) as { pagination?: { total: number } };
   return body.pagination && body.pagination.total > 0 ? true : null;
 });
+
+/**
+ * A console sign-in link and a portal link for the demo client, made as the operator's commands
+ * make them (`npm run console -- link`, `npm run clients -- portal-link`), recorded in the audit.
+ */
+async function pageLinks(): Promise<{ console: string; portal: string }> {
+  const operator = cliOperator();
+  const ttlMs = 60 * 60_000;
+  try {
+    return await withRedis(config.redis, async (redis) => {
+      const token = await createSignInLink(
+        redis,
+        config.redis.prefix,
+        { name: operator.actor },
+        ttlMs,
+      );
+      await recordOperatorAction(db, operator, 'console.link');
+      const portal = await makePortalLink(
+        { db, redis, prefix: config.redis.prefix, publicOrigin: config.console.publicOrigin },
+        operator,
+        client.client_key,
+        ttlMs,
+      );
+      return {
+        console: `${config.console.publicOrigin}${CONSOLE}/sign-in/${token}`,
+        portal: portal.url,
+      };
+    });
+  } finally {
+    await db.$disconnect();
+  }
+}
+const links = await pageLinks();
 
 say('ready. client credentials (the secret is shown only once):');
 say(`  client_key=${client.client_key}`);
@@ -198,4 +283,7 @@ console.log(`curl -s -H 'Authorization: Bearer ${token}' '${base}/api/v1/members
 console.log(
   `curl -s -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -H 'Idempotency-Key: demo-1' -d '{"full_name":"Deneme","phone":"+90 532 000 00 01","branch_id":1}' '${base}/api/v1/members'`,
 );
+say('pages (each link signs in once, within an hour):');
+if (config.console.enabled) say(`  console (operators): ${links.console}`);
+say(`  portal of the demo client: ${links.portal}`);
 say('Ctrl-C stops gateway and worker.');

@@ -21,7 +21,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { productionCommand } from '../bench/gateway/processes.js';
+import { productionCommand } from '../scripts/production-command.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { postJson } from './support/gateway.js';
 import { environmentVariables, startProcess, type RunningProcess } from './support/processes.js';

@@ -8,7 +8,7 @@ import { createTestEnvironment, type TestEnvironment } from './support/environme
 import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { syncOnce } from './support/sync-once.js';
 import { startGateway, type RunningGateway } from './support/gateway.js';
-import { productionCommand } from '../bench/gateway/processes.js';
+import { productionCommand } from '../scripts/production-command.js';
 
 const run = promisify(execFile);
 let env: TestEnvironment;
@@ -191,5 +191,19 @@ describe('docker-compose.yml', () => {
     const workerArgs = productionCommand('worker');
     expect(workerArgs.at(-1)).toBe('dist/worker/src/main.js');
     expect(compose.services.worker!.command).toEqual(['node', ...workerArgs]);
+  });
+
+  it('then every service of the product, and the commands run in its migrate service, hold one SECRETS_KEY', () => {
+    // What one process stores under the key (a client secret, a webhook signing secret, a
+    // sign-in link) another reads: a service with another key would refuse them all.
+    const product = Object.entries(compose.services).filter(
+      ([, service]) => service.image === 'dashboard-partner-api',
+    );
+    expect(product.map(([name]) => name).sort()).toEqual(
+      ['gateway', 'gateway-a', 'gateway-b', 'migrate', 'worker', 'worker-b'].sort(),
+    );
+    const keys = new Set(product.map(([, service]) => service.environment.SECRETS_KEY as string));
+    expect(keys.size).toBe(1);
+    expect([...keys][0]).toMatch(/^[A-Za-z0-9+/]{43}=$/);
   });
 });

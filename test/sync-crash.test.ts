@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
-import { productionCommand } from '../bench/gateway/processes.js';
+import { productionCommand } from '../scripts/production-command.js';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { readModelDatabaseDiff } from '../scripts/migration-diff.js';
 import {

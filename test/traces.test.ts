@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { productionCommand } from '../bench/gateway/processes.js';
+import { productionCommand } from '../scripts/production-command.js';
 import { createReadModelClient } from '#common/databases.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { bearer, createTestClient, getJson, postJson } from './support/gateway.js';

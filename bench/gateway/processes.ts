@@ -6,6 +6,7 @@ import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { productionCommand } from '../../scripts/production-command.js';
 import { onInterrupt } from '../cleanup.js';
 
 export interface Started {
@@ -94,17 +95,6 @@ async function waitUntilAnswering(url: string, child: ChildProcess): Promise<voi
     await sleep(200);
   }
   throw new Error(`${url}: not answering within three minutes`);
-}
-
-/**
- * The node arguments of `npm run gateway` or `npm run worker` (heap bounds, entry point):
- * production's command, as the checkout in `cwd` (this one by default) says.
- */
-export function productionCommand(name: 'gateway' | 'worker', cwd = '.'): string[] {
-  const { scripts } = JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>;
-  };
-  return scripts[name]!.split('&& node ')[1]!.split(' ');
 }
 
 export interface ProductionOptions {

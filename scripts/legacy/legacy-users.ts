@@ -53,6 +53,10 @@ export async function grantLegacyUser(
   }
 }
 
+/** The least-privilege user `npm run demo` makes for a process over `database` (32 characters at most, MySQL's bound). */
+export const demoLegacyUserName = (database: string, process: 'gateway' | 'sync') =>
+  `demo_${database.slice(0, 18)}_${process}`;
+
 export async function dropLegacyUser(admin: Connection, account: LegacyUser): Promise<void> {
   await admin.query(`DROP USER IF EXISTS ${quoteUser(account.user)}`);
 }

@@ -2,7 +2,7 @@
 // and reads its JSON log lines: for signals, exit codes and everything main.ts owns.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { productionCommand } from '../../bench/gateway/processes.js';
+import { productionCommand } from '../../scripts/production-command.js';
 import { TEST_SECRETS_KEY, type TestEnvironment } from './environment.js';
 
 export interface LogLine {
