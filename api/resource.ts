@@ -4,6 +4,7 @@
 // BigInt -> number). Read-model columns carry the API's names, so nothing is spelled twice.
 import { z } from 'zod';
 import { dateOnly } from '#common/legacy-time.js';
+import { withClass } from './data-classes.js';
 
 export interface Resource<S extends z.ZodRawShape> {
   schema: z.ZodObject<S, z.core.$loose>;
@@ -12,9 +13,14 @@ export interface Resource<S extends z.ZodRawShape> {
   toApi: (row: Record<keyof S, unknown>) => z.infer<z.ZodObject<S, z.core.$loose>>;
 }
 
-/** Whether the field's schema (nullable or not) is a calendar day rather than an instant. */
+/**
+ * Whether the field's schema (nullable, optional or not) is a calendar day rather than an
+ * instant.
+ */
 function isCalendarDay(schema: z.ZodType): boolean {
-  const inner = schema instanceof z.ZodNullable ? (schema.unwrap() as z.ZodType) : schema;
+  let inner = schema;
+  while (inner instanceof z.ZodNullable || inner instanceof z.ZodOptional)
+    inner = inner.unwrap() as z.ZodType;
   return (inner as { format?: unknown }).format === 'date';
 }
 
@@ -37,7 +43,11 @@ export function defineResource<S extends z.ZodRawShape>(
   shape: S,
   example: z.output<z.ZodObject<S>>,
 ): Resource<S> {
-  const schema = z.looseObject(shape).meta({ id: name, examples: [example] });
+  // Every field names its data class (api/data-classes.ts): `basic` where it declares none.
+  const classed = Object.fromEntries(
+    Object.entries(shape).map(([key, field]) => [key, withClass(field as z.ZodType)]),
+  ) as unknown as S;
+  const schema = z.looseObject(classed).meta({ id: name, examples: [example] });
   const keys = Object.keys(shape);
   const calendarDays = new Set(keys.filter((k) => isCalendarDay(shape[k] as z.ZodType)));
   return {

@@ -62,6 +62,7 @@ function expectTokenData(body: any, expected: { scopes: string[]; branch_id: num
     [
       'access_token',
       'branch_id',
+      'data_classes',
       'expires_in',
       'refresh_expires_in',
       'refresh_token',
@@ -75,6 +76,8 @@ function expectTokenData(body: any, expected: { scopes: string[]; branch_id: num
     token_type: 'Bearer',
     expires_in: ACCESS_TTL,
     refresh_expires_in: REFRESH_TTL,
+    // The test clients hold every class of members' personal data.
+    data_classes: ['basic', 'contact', 'identity', 'address', 'access', 'finance', 'staff'],
     ...expected,
   });
 }

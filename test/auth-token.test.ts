@@ -53,6 +53,7 @@ describe('POST /api/v1/auth/token', () => {
       [
         'access_token',
         'branch_id',
+        'data_classes',
         'expires_in',
         'refresh_expires_in',
         'refresh_token',
@@ -66,6 +67,7 @@ describe('POST /api/v1/auth/token', () => {
       refresh_expires_in: 2592000,
       scopes: ['members:list', 'members:read'],
       branch_id: 3,
+      data_classes: ['basic', 'contact', 'identity', 'address', 'access', 'finance', 'staff'],
     });
     // At least 256 bits of randomness, base64url.
     expect(body.data.access_token).toMatch(/^[A-Za-z0-9_-]{43,}$/);

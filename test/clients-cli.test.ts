@@ -180,7 +180,7 @@ describe('npm run clients', () => {
     expect(await gateway.db.apiClient.count({ where: { name: 'x' } })).toBe(0);
   });
 
-  it('when listing, then a table with a header shows key, name, scopes, branch, limits, state and last use', async () => {
+  it('when listing, then a table with a header shows key, name, scopes, data classes, branch, limits, state and last use', async () => {
     await insertReadModelBranch(8);
     const used = await createTestClient(gateway.db, { name: 'used client', branchId: 8 });
     await issueTokenPair(gateway, used);
@@ -193,14 +193,14 @@ describe('npm run clients', () => {
     const idle = await createTestClient(gateway.db, { name: 'idle client' });
     const lines = (await clients('list')).trimEnd().split('\n');
     expect(lines[0]).toMatch(
-      /^KEY\s+NAME\s+SCOPES\s+BRANCH\s+LIMITS \(M\/H\/D\)\s+STATE\s+LAST USE$/,
+      /^KEY\s+NAME\s+SCOPES\s+DATA\s+BRANCH\s+LIMITS \(M\/H\/D\)\s+STATE\s+LAST USE$/,
     );
     const row = (key: string) => lines.find((line) => line.startsWith(key)) ?? '';
     expect(row(used.client_key)).toMatch(
-      /used client\s+members:list,members:read\s+8\s+5\/50\/500\s+active\s+\d{4}-\d\d-\d\dT/,
+      /used client\s+members:list,members:read\s+basic,contact,\S+\s+8\s+5\/50\/500\s+active\s+\d{4}-\d\d-\d\dT/,
     );
     expect(row(idle.client_key)).toMatch(
-      /idle client\s+\S+\s+all\s+default 60\/1000\/10000\s+active\s+never$/,
+      /idle client\s+\S+\s+\S+\s+all\s+default 60\/1000\/10000\s+active\s+never$/,
     );
     const listed = JSON.parse(await clients('list', '--json')) as Record<string, unknown>[];
     expect(listed.find((c) => c.client_key === used.client_key)?.last_used_at).toEqual(

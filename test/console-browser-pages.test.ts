@@ -62,6 +62,56 @@ async function disableAndEnable(page: Page, id: number) {
 
 describe('/console pages in headless Chromium', () => {
   it.skipIf(!hasChromium)(
+    "when an operator grants a client classes of members' personal data, then the client holds them, a client under review is confirmed by saving, and the audit has both lists",
+    async () => {
+      const { page, problems } = await watchedPage();
+      await signIn(page);
+      await page.getByLabel('Name', { exact: true }).fill('Loyalty partner');
+      await page.getByLabel('members:read').check();
+      await page.getByLabel(/^contact: /).check();
+      await page.getByRole('button', { name: 'Create client' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('client_secret');
+      const created = await gateway!.db.apiClient.findFirstOrThrow({
+        where: { name: 'Loyalty partner' },
+      });
+      expect(created.data_classes).toEqual(['basic', 'contact']);
+      expect(created.data_classes_review).toBe(false);
+
+      // A client as the release before grants made it: every class, under review.
+      await gateway!.db.$executeRaw`
+        INSERT INTO api_clients (name, client_key, secret_hash, scopes, updated_at)
+        VALUES ('Old partner', 'ck_old_partner', 'x', ARRAY['members:read'], now())`;
+      await page.goto(`${gateway!.url}/console/clients`);
+      await expect
+        .poll(() => page.getByRole('cell', { name: 'all classes: review' }).count())
+        .toBe(1);
+      await page.getByRole('link', { name: 'Edit: Old partner' }).click();
+      await page.waitForURL(`${gateway!.url}/console/clients/ck_old_partner/edit`);
+      expect(await page.getByText('Made before data classes existed').count()).toBe(1);
+      await expectAccessible(page, 'client-edit-review');
+      for (const dataClass of ['identity', 'address', 'access', 'finance', 'staff'])
+        await page.getByLabel(new RegExp(`^${dataClass}: `)).uncheck();
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('data classes');
+      await expectAccessible(page, 'client-edit-granted');
+      const old = await gateway!.db.apiClient.findUniqueOrThrow({
+        where: { client_key: 'ck_old_partner' },
+      });
+      expect(old.data_classes).toEqual(['basic', 'contact']);
+      expect(old.data_classes_review).toBe(false);
+      const audit = await gateway!.db.operatorAudit.findFirstOrThrow({
+        where: { client_key: 'ck_old_partner', action: 'clients.grant' },
+      });
+      expect(audit.source).toBe('console');
+      expect(audit.target).toBe(
+        'data basic,contact,identity,address,access,finance,staff -> basic,contact',
+      );
+      expect(problems).toEqual([]);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(
     'when a client is named <img src=x onerror=alert(1)>, then the page shows the name as text and opens no dialog',
     async () => {
       const { page, problems, dialogs } = await watchedPage();

@@ -3,6 +3,9 @@
 // contract check that every test's gateway call goes through.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { CHANGE_TYPES } from '#api/changes/change-types.js';
+import { fieldClasses } from '#api/data-classes.js';
 import { ENDPOINTS } from '../gateway/src/endpoints.js';
 import { openApiDocument } from '../gateway/src/features/docs/openapi.js';
 import { assertMatchesDocument, schemaErrors, type ObservedResponse } from './support/contract.js';
@@ -60,6 +63,32 @@ describe('the generated OpenAPI document', () => {
     });
     expect(parameter('GET', '/packages', 'is_active').schema.enum).toEqual(['true', 'false']);
     expect(parameter('GET', '/members', 'limit').schema).toMatchObject({ maximum: 200 });
+  });
+
+  it('when a resource has fields, then each names its data class as the declaration does', () => {
+    const resources = Object.values(CHANGE_TYPES).map((type) => type.resource.schema);
+    const named = (schema: z.ZodType) => z.globalRegistry.get(schema)!.id!;
+    let personalFields = 0;
+    for (const schema of resources) {
+      const component = components[named(schema)]!;
+      const declared = fieldClasses(schema);
+      expect(Object.keys(component.properties as object).sort()).toEqual(
+        Object.keys(declared).sort(),
+      );
+      for (const [field, property] of Object.entries(
+        component.properties as Record<string, Schema>,
+      )) {
+        expect(property['x-data-class'], `${named(schema)}.${field}`).toBe(declared[field]);
+        // A field a client may not hold is never required: it is absent from what reaches it.
+        if (declared[field] !== 'basic') {
+          personalFields++;
+          expect(component.required as string[], `${named(schema)}.${field}`).not.toContain(field);
+        }
+      }
+    }
+    expect(components.Member!.properties.phone['x-data-class']).toBe('contact');
+    expect(components.Member!.properties.qr_code['x-data-class']).toBe('access');
+    expect(personalFields).toBeGreaterThanOrEqual(16);
   });
 
   it('when a declared operation answers data, then the data schema carries an example', () => {

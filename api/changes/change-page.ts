@@ -2,6 +2,7 @@
 // after it, and where the next page starts. Read by GET /changes and by the webhook dispatcher
 // (worker/src/webhooks/dispatch.ts), so a partner gets the same changes by either way.
 import { sql } from '#read-model/sql.js';
+import { projectionFor, type ClassMask } from '../data-classes.js';
 import type { ScopedSql } from '../scoped-sql.js';
 import { compareKeys, type ChangeKey, type ChangeRow } from './change-statement.js';
 import { CHANGE_TYPES } from './change-types.js';
@@ -33,7 +34,7 @@ export interface ChangePage {
  * The objects of the upserts, read through the caller's scoped SQL (a page holds up to a
  * thousand rows: the ORM's cost per row was most of a page's time); absent ones are gone.
  */
-async function objectsOf(scoped: ScopedSql, rows: ChangeRow[]) {
+async function objectsOf(scoped: ScopedSql, rows: ChangeRow[], classes: ClassMask) {
   const objects = new Map<string, Record<string, unknown>>();
   const idsByType = new Map<string, number[]>();
   for (const row of rows) {
@@ -50,16 +51,26 @@ async function objectsOf(scoped: ScopedSql, rows: ChangeRow[]) {
         where: [sql`id = ANY(${ids}::int[])`],
         resource,
       });
-      for (const object of found) objects.set(`${type}:${String(object.id)}`, object);
+      const withheld = projectionFor(resource.schema, classes);
+      for (const object of found)
+        objects.set(`${type}:${String(object.id)}`, withheld(object) as Record<string, unknown>);
     }),
   );
   return objects;
 }
 
-/** The changes of `types` after `after` (null: from the beginning), at most `limit` keys. */
+/**
+ * The changes of `types` after `after` (null: from the beginning), at most `limit` keys, their
+ * objects with the fields of `classes` only (api/data-classes.ts).
+ */
 export async function readChangePage(
   scoped: ScopedSql,
-  query: { types: readonly string[]; after: ChangeKey | null; limit: number },
+  query: {
+    types: readonly string[];
+    after: ChangeKey | null;
+    limit: number;
+    classes: ClassMask;
+  },
 ): Promise<ChangePage> {
   const { xmin, horizon, rows } = await scoped.changes({
     types: query.types.map((type) => ({ type, table: CHANGE_TYPES[type]!.table })),
@@ -67,7 +78,7 @@ export async function readChangePage(
     limit: query.limit,
   });
   const present = presentOf(xmin);
-  const objects = await objectsOf(scoped, rows);
+  const objects = await objectsOf(scoped, rows, query.classes);
   const changes: ChangePage['changes'] = [];
   for (const row of rows) {
     const object = row.kind === 1 ? objects.get(`${row.type}:${row.id}`) : null;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { personal } from '../data-classes.js';
 import { defineResource } from '../resource.js';
 
 export const branchResource = defineResource(
@@ -8,7 +9,7 @@ export const branchResource = defineResource(
     name: z.string(),
     address: z.string().nullable(),
     status: z.string().meta({ description: 'Aktif or Pasif.' }),
-    manager_name: z.string().nullable(),
+    manager_name: personal('staff', z.string().nullable()),
     phone: z.string().nullable(),
     email: z.string().nullable(),
     founded_at: z.iso.date().nullable(),

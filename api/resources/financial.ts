@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { personal } from '../data-classes.js';
 import { defineResource } from '../resource.js';
 
 export const TRANSACTION_TYPES = ['Gelir', 'Gider'] as const;
@@ -25,11 +26,12 @@ export const transactionResource = defineResource(
     reference_id: z.int().nullable(),
     reference_table: z.string().nullable(),
     amount: z.number(),
-    balance_before: z.number(),
-    balance_after: z.number(),
+    // The member's balance around the transaction.
+    balance_before: personal('finance', z.number()),
+    balance_after: personal('finance', z.number()),
     payment_method: oneOf(PAYMENT_METHODS),
     description: z.string(),
-    staff_name: z.string().nullable(),
+    staff_name: personal('staff', z.string().nullable()),
     staff_id: z.int().nullable(),
     branch_id: z.int(),
     transaction_date: z.iso.datetime(),

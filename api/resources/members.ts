@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { personal } from '../data-classes.js';
 import { defineResource } from '../resource.js';
 
 export const memberResource = defineResource(
@@ -7,23 +8,24 @@ export const memberResource = defineResource(
     id: z.int(),
     full_name: z.string(),
     surname: z.string().nullable(),
-    phone: z.string(),
-    email: z.string().nullable(),
-    tc_no: z.string().nullable(),
+    phone: personal('contact', z.string()),
+    email: personal('contact', z.string().nullable()),
+    tc_no: personal('identity', z.string().nullable()),
     member_no: z.string(),
-    gender: z.enum(['Erkek', 'Kadın']).nullable(),
-    birth_date: z.iso.date().nullable(),
+    gender: personal('identity', z.enum(['Erkek', 'Kadın']).nullable()),
+    birth_date: personal('identity', z.iso.date().nullable()),
     branch_id: z.int(),
     branch_name: z.string(),
     entry_status: z.boolean(),
-    balance: z.number(),
+    balance: personal('finance', z.number()),
     freeze_status: z.boolean(),
     status: z
       .enum(['Aktif', 'Pasif'])
       .meta({ description: 'Not in the specification: the dashboard status.' }),
     registered_at: z.iso.datetime(),
-    address: z.string().nullable(),
-    qr_code: z.string(),
+    address: personal('address', z.string().nullable()),
+    // It opens the club's doors.
+    qr_code: personal('access', z.string()),
     referral_code: z.string().nullable(),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),

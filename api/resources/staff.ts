@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { personal } from '../data-classes.js';
 import { defineResource } from '../resource.js';
 
 // password_hash and remember_token never reach the read model, let alone this shape.
@@ -6,16 +7,16 @@ export const staffResource = defineResource(
   'Staff',
   {
     id: z.int(),
-    full_name: z.string(),
-    username: z.string(),
-    email: z.string(),
-    phone: z.string(),
+    full_name: personal('staff', z.string()),
+    username: personal('staff', z.string()),
+    email: personal('staff', z.string()),
+    phone: personal('staff', z.string()),
     branch_id: z.int(),
     branch_name: z.string(),
     role_name: z.string(),
     is_active: z.boolean(),
     created_at: z.iso.datetime(),
-    last_login: z.iso.datetime().nullable(),
+    last_login: personal('staff', z.iso.datetime().nullable()),
   },
   {
     id: 12,

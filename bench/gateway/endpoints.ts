@@ -12,9 +12,11 @@ export interface BenchEndpoint {
   connections: number;
   /**
    * Sends the bench client's bearer token; `'bound'`: the token of a client with the same scopes
-   * bound to branch 1 (seed.ts), whose reads take the branch-scoped path.
+   * bound to branch 1 (seed.ts), whose reads take the branch-scoped path; `'basic'`: one holding
+   * only the `basic` class of members' personal data, whose answers are withheld
+   * (docs/decisions/0023-data-classes.md).
    */
-  bearer: boolean | 'bound';
+  bearer: boolean | 'bound' | 'basic';
   /** A JSON body (token issuance); `{{client_key}}`/`{{client_secret}}` are filled in. */
   body?: string;
   baseline?: (pool: pg.Pool) => Promise<unknown>;
@@ -103,8 +105,17 @@ export const ENDPOINTS: BenchEndpoint[] = [
     bearer: true,
     baseline: (pool) => page(pool, 'members', 'WHERE search_text LIKE $1', [`%${SEARCH_TERM}%`]),
   },
+  // The same two reads by a client holding only `basic`: what withholding costs (targets.ts).
+  {
+    name: 'members detail basic',
+    method: 'GET',
+    path: `/api/v1/members/${MEMBER_ID}`,
+    connections: 50,
+    bearer: 'basic',
+  },
   // Every list answers an exact total: these take the kept counts' path (branch, status, both).
   { ...list('members list', 'members', '/api/v1/members'), uncounted: true },
+  { ...list('members list basic', 'members', '/api/v1/members'), bearer: 'basic' },
   list('members list branch 1', 'members', '/api/v1/members', {
     query: 'branch_id=1&',
     where: 'WHERE branch_id = $1',

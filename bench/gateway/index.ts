@@ -66,6 +66,8 @@ export type Credentials = {
   token: string;
   /** A token of the same client bound to branch 1, for the endpoints with `bearer: 'bound'`. */
   boundToken?: string;
+  /** A token of the same client holding only `basic`, for those with `bearer: 'basic'`. */
+  basicToken?: string;
 };
 
 export function requestOf(
@@ -76,8 +78,13 @@ export function requestOf(
 ) {
   const headers: Record<string, string> = {};
   if (endpoint.bearer) {
-    const token = endpoint.bearer === 'bound' ? who.boundToken : who.token;
-    if (!token) throw new Error(`${endpoint.name}: no token of a client bound to a branch`);
+    const token =
+      endpoint.bearer === 'bound'
+        ? who.boundToken
+        : endpoint.bearer === 'basic'
+          ? who.basicToken
+          : who.token;
+    if (!token) throw new Error(`${endpoint.name}: no token of that client`);
     headers.authorization = `Bearer ${token}`;
   }
   if (endpoint.body) headers['content-type'] = 'application/json';
@@ -201,6 +208,7 @@ export async function benchGateway(options: GatewayBenchOptions): Promise<void> 
     await seedMembers(env.databaseUrl, options.members);
     const client = await createBenchClient(db);
     const bound = await createBenchClient(db, 1);
+    const basic = await createBenchClient(db, null, ['basic']);
     const gatewayEnv = {
       DATABASE_URL: env.databaseUrl,
       REDIS_URL: env.redisUrl,
@@ -227,7 +235,8 @@ export async function benchGateway(options: GatewayBenchOptions): Promise<void> 
     }
     const token = await issueToken(servers.gateway, client.client_key, client.client_secret);
     const boundToken = await issueToken(servers.gateway, bound.client_key, bound.client_secret);
-    const who = { ...client, token, boundToken };
+    const basicToken = await issueToken(servers.gateway, basic.client_key, basic.client_secret);
+    const who = { ...client, token, boundToken, basicToken };
     const results = await measure(
       options,
       { ...servers, gateway: servers.gateway, baseline: servers.baseline },

@@ -3,6 +3,7 @@
 // tables behind X-Data-Age marked synced, and one client allowed everything, with limits no run
 // can reach, so every request takes the limiter's whole path and none is refused (index.ts makes
 // a second one, bound to branch 1, for the branch-scoped reads).
+import type { DataClass } from '#api/data-classes.js';
 import pg from 'pg';
 import { foldTurkish } from '#common/turkish.js';
 import type { ReadModelClient } from '#common/databases.js';
@@ -103,13 +104,21 @@ export async function seedMembers(databaseUrl: string, count: number): Promise<v
   }
 }
 
-/** The bench's client; with `branchId`, the same client bound to that branch. */
-export function createBenchClient(db: ReadModelClient, branchId: number | null = null) {
+/**
+ * The bench's client, holding every class of personal data; with `branchId`, the same client
+ * bound to that branch; with `dataClasses`, holding those only.
+ */
+export function createBenchClient(
+  db: ReadModelClient,
+  branchId: number | null = null,
+  dataClasses?: DataClass[],
+) {
   return createClient(db, createClientSecrets([BENCH_SECRETS_KEY]), {
-    name: branchId === null ? 'bench' : `bench-branch-${branchId}`,
+    name: `bench${branchId === null ? '' : `-branch-${branchId}`}${dataClasses ? `-${dataClasses.join('-')}` : ''}`,
     scopes: [...SCOPES],
     branchId,
     limits: { minute: 1e9, hour: 1e9, day: 1e9 },
+    dataClasses,
   });
 }
 

@@ -68,6 +68,15 @@ const COUNTING_GOALS: Goal[] = [DETAIL, 'members list'].map((endpoint) => ({
   target: ['≥', 0.97],
 }));
 
+/**
+ * Withholding what a client does not hold costs its reads at most 3 % of a client holding every
+ * class (docs/decisions/0023-data-classes.md).
+ */
+const WITHHOLDING_GOALS: Goal[] = [
+  { endpoint: 'members detail basic', figure: 'req/s', against: DETAIL, target: ['≥', 0.97] },
+  { endpoint: 'members list basic', figure: 'req/s', against: 'members list', target: ['≥', 0.97] },
+];
+
 const VALUE_OF: Record<Figure, (r: LoadResult) => number> = {
   'req/s': (r) => r.requestsPerSecond,
   'p50 ms': (r) => r.p50Ms,
@@ -80,7 +89,8 @@ const range = (xs: number[], digits: number) =>
   `${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)}`;
 const labelOf = (e: BenchEndpoint) =>
   `${e.method} ${e.path.replace('/api/v1', '')}` +
-  (e.bearer === 'bound' ? ' (client bound to branch 1)' : '');
+  (e.bearer === 'bound' ? ' (client bound to branch 1)' : '') +
+  (e.bearer === 'basic' ? ' (client holding basic only)' : '');
 
 const NAME_OF: Record<Exclude<Target, 'gateway'>, string> = {
   baseline: 'baseline',
@@ -162,4 +172,9 @@ export async function printTargets(
       `USAGE_COUNTING=off, in the same rounds)`,
   );
   for (const goal of COUNTING_GOALS) console.log(goalLine(goal, byName));
+  console.log(
+    `\n== withholding's cost (a client holding only basic against one holding every class, in ` +
+      `the same rounds)`,
+  );
+  for (const goal of WITHHOLDING_GOALS) console.log(goalLine(goal, byName));
 }

@@ -43,8 +43,9 @@ function compileDocument() {
   };
   const ajv = new Ajv2020({ allErrors: true, strict: true });
   addFormats(ajv);
-  // OpenAPI's own schema keywords, which carry documentation only.
-  ajv.addVocabulary(['example', 'discriminator', 'xml', 'externalDocs']);
+  // OpenAPI's own schema keywords, which carry documentation only, and the API's extension naming
+  // each field's class of personal data (api/data-classes.ts).
+  ajv.addVocabulary(['example', 'discriminator', 'xml', 'externalDocs', 'x-data-class']);
   ajv.addSchema({ $id: BASE, $defs: absoluteRefs(document.components.schemas) });
   const routes: Route[] = Object.entries(document.paths)
     .map(([template, operations]) => ({

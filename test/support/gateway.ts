@@ -1,5 +1,6 @@
 // Runs the real gateway application on port 0 against a test environment, and obtains tokens
 // from its real token endpoint.
+import type { DataClass } from '#api/data-classes.js';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -79,6 +80,8 @@ export async function createTestClient(
     branchId?: number | null;
     name?: string;
     limits?: { minute: number; hour: number; day: number };
+    /** Classes of members' personal data (api/data-classes.ts); every class by default. */
+    dataClasses?: DataClass[];
   } = {},
 ): Promise<TestClient> {
   const client = await createClient(db, createClientSecrets([TEST_SECRETS_KEY]), {
@@ -86,6 +89,7 @@ export async function createTestClient(
     scopes: options.scopes ?? ['members:list', 'members:read'],
     branchId: options.branchId ?? null,
     limits: options.limits,
+    dataClasses: options.dataClasses,
   });
   noteCredentials(inject('services').runId, client.client_secret);
   return client;

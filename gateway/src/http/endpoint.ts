@@ -3,6 +3,7 @@
 // is added in one place and cannot be mounted without deciding its scope.
 import express, { type Request, type Router, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
+import { ALL_CLASSES, projectionFor } from '#api/data-classes.js';
 import type { Scope } from '#api/scopes.js';
 import type { SqlTable } from '#api/sql-table.js';
 import { identifyClient, type RequestClient } from './access-log.js';
@@ -168,6 +169,17 @@ function contextOf<S>(
   };
 }
 
+/**
+ * The answer without the fields of the classes of personal data the caller does not hold: every
+ * endpoint's answer passes here, by the classes its declared response schema names
+ * (api/data-classes.ts), so no handler withholds by itself and none can forget to.
+ */
+function withheld(response: z.ZodType, res: Response, result: unknown): unknown {
+  if (res.locals.auth === undefined) return result;
+  const mask = authOf(res).dataClasses;
+  return mask === ALL_CLASSES ? result : projectionFor(response, mask)(result);
+}
+
 function handlerOf<S>(endpoint: Endpoint<S>, deps: MountDeps<S>): RequestHandler {
   const mayUseReplica = endpoint.method === 'GET' && endpoint.primaryOnly !== true;
   return async (req, res) => {
@@ -178,7 +190,12 @@ function handlerOf<S>(endpoint: Endpoint<S>, deps: MountDeps<S>): RequestHandler
       const age = await deps.dataAges.ageOf(endpoint.tables, lagMs);
       if (age !== null) res.set('X-Data-Age', age);
     }
-    sendJson(req, res, endpoint.status ?? 200, result);
+    sendJson(
+      req,
+      res,
+      endpoint.status ?? 200,
+      withheld(endpoint.response as z.ZodType, res, result),
+    );
   };
 }
 

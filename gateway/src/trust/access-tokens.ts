@@ -2,6 +2,7 @@
 // PostgreSQL, held briefly in a per-process cache that the client's epoch (client-epochs.ts)
 // invalidates on every instance at once. See docs/decisions/0005.
 import type { ReadModelClient } from '#common/databases.js';
+import { clientClasses, type ClassMask } from '#api/data-classes.js';
 import { dataScopeOf, type DataScope } from '#api/data-scope.js';
 import { currentScopes } from '#api/scopes.js';
 import { secretEndsAt } from './secret-overlap.js';
@@ -12,6 +13,8 @@ export interface AuthContext {
   tokenId: string;
   scopes: string[];
   dataScope: DataScope;
+  /** The classes of members' personal data the client holds now (api/data-classes.ts). */
+  dataClasses: ClassMask;
   rateLimits: { minute: number | null; hour: number | null; day: number | null };
 }
 
@@ -48,6 +51,7 @@ export async function readAccessToken(
       tokenId: row.id,
       scopes: row.scopes.filter((scope) => held.includes(scope)),
       dataScope: dataScopeOf(client.branch_id),
+      dataClasses: clientClasses(client),
       rateLimits: {
         minute: client.rate_limit_minute,
         hour: client.rate_limit_hour,

@@ -6,6 +6,8 @@
 // Each try goes through its subscription's share (shares.ts): one partner's slow or silent
 // endpoint holds its share of a process's slots and no more; a try beyond the share holds none, it
 // is queued again for when its subscription is likely to have room.
+import { bodyFor } from '#api/webhooks/bodies.js';
+import { clientClasses } from '#api/data-classes.js';
 import { Worker, type Job, type Queue } from 'bullmq';
 import type { RedisClient } from '#common/redis.js';
 import type pg from 'pg';
@@ -81,7 +83,12 @@ interface EventToSend {
   previous_secret: string | null;
   previous_secret_until: Date | null;
   failing_since: Date | null;
-  client: { is_active: boolean; scopes: string[]; branch_id: number | null };
+  client: {
+    is_active: boolean;
+    scopes: string[];
+    branch_id: number | null;
+    data_classes: string[];
+  };
   /** The member write whose change this is, when it was traced (dispatch.ts). */
   trace_parent: string | null;
 }
@@ -90,8 +97,8 @@ const EVENTS_TO_SEND = `
   SELECT e.id::text, e.message_id, e.event_type, e.row_branch_id, e.body, e.status, e.attempts,
          e.changed_at, e.trace_parent, s.id AS subscription_id, s.url, s.enabled, s.failing_since,
          s.secret, s.previous_secret, s.previous_secret_until,
-         json_build_object('is_active', c.is_active, 'scopes', c.scopes, 'branch_id', c.branch_id)
-           AS client
+         json_build_object('is_active', c.is_active, 'scopes', c.scopes, 'branch_id', c.branch_id,
+                           'data_classes', c.data_classes) AS client
     FROM webhook_events e JOIN webhook_subscriptions s ON s.id = e.subscription_id
     JOIN api_clients c ON c.id = s.client_id
    WHERE e.id = ANY($1::bigint[])`;
@@ -490,15 +497,19 @@ async function tryAndRecord(
   await record(d, tried);
 }
 
-/** One try: signed as it starts, sent, and judged. */
+/**
+ * One try: rendered for the classes of personal data the client holds now, signed as it starts,
+ * sent, and judged.
+ */
 async function makeTry(
   d: Pick<Deliverer, 'sender' | 'retryScheduleMs'>,
   event: EventToSend,
   secrets: string[],
 ) {
   const now = Date.now();
-  const headers = signedHeaders({ ...event, secrets }, new Date(now));
-  const result = await sendTraced(d, event, headers);
+  const sent = { ...event, body: bodyFor(event.body, clientClasses(event.client)) };
+  const headers = signedHeaders({ ...sent, secrets }, new Date(now));
+  const result = await sendTraced(d, sent, headers);
   // The schedule counts from the end of this try.
   return { event, result, ...judge(d.retryScheduleMs, event, result, Date.now()) };
 }

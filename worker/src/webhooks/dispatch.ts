@@ -9,6 +9,8 @@
 import type pg from 'pg';
 import pLimit from 'p-limit';
 import { readChangePage, type Change, type ChangePage } from '#api/changes/change-page.js';
+// Bodies are stored whole and rendered for the receiving client's classes when sent (delivery.ts).
+import { ALL_CLASSES } from '#api/data-classes.js';
 import { compareKeys, type ChangeKey } from '#api/changes/change-statement.js';
 import { typesRead } from '#api/changes/change-types.js';
 import type { CursorCodec } from '#api/changes/cursor.js';
@@ -470,7 +472,12 @@ async function dispatchPage(
   let early: ChangePage | null = null;
   if (floor) {
     const scoped = dispatcher.scopedSql(dataScopeOf(view.branchId));
-    early = await readChangePage(scoped, { types: view.types, after: floor.key, limit });
+    early = await readChangePage(scoped, {
+      types: view.types,
+      after: floor.key,
+      limit,
+      classes: ALL_CLASSES,
+    });
     const fresh = Date.now() - floor.movedAt < MOVE_IDLE_POSITIONS_MS;
     if (early.changes.length === 0 && !early.hasMore && fresh) return NOTHING;
   }
@@ -497,6 +504,7 @@ async function dispatchPage(
             types: view.types,
             after,
             limit,
+            classes: ALL_CLASSES,
           });
     const { served, ahead } = servedBy(page, followers, positions);
     // Every follower is at or past the page's end now, when each was taken and none left.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DATA_CLASSES } from '#api/data-classes.js';
 
 export const tokenRequestSchema = z
   .object({
@@ -27,6 +28,11 @@ export const tokenDataSchema = z
     refresh_expires_in: z.int(),
     scopes: z.array(z.string()),
     branch_id: z.int().nullable(),
+    data_classes: z.array(z.enum(DATA_CLASSES)).meta({
+      description:
+        "Not in the specification: the classes of members' personal data the client receives " +
+        '(`x-data-class` on each field); a field of another class is absent from every answer.',
+    }),
   })
   .meta({
     id: 'TokenData',
@@ -39,6 +45,7 @@ export const tokenDataSchema = z
         refresh_expires_in: 2592000,
         scopes: ['members:list', 'members:read'],
         branch_id: null,
+        data_classes: ['basic', 'contact'],
       },
     ],
   });

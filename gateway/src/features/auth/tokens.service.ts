@@ -3,6 +3,8 @@
 // are turned into the specification's codes.
 import OAuth2Server from '@node-oauth/oauth2-server';
 import pLimit from 'p-limit';
+import type { z } from 'zod';
+import { classesOf, clientClasses } from '#api/data-classes.js';
 import type { Config } from '#common/config.js';
 import type { ReadModelClient } from '#common/databases.js';
 import type { RequestClient } from '../../http/access-log.js';
@@ -14,6 +16,7 @@ import {
 } from '../../http/errors.js';
 import type { Logger } from '#common/logger.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
+import type { tokenDataSchema } from './auth.schemas.js';
 import type { IssueLimit } from './issue-limit.js';
 import { createClientSecrets } from '../../trust/client-secrets.js';
 import { earlierTokens } from '../../trust/earlier-tokens.js';
@@ -38,15 +41,7 @@ export interface IssuedTokens {
   client: RequestClient;
 }
 
-export interface TokenData {
-  access_token: string;
-  refresh_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  refresh_expires_in: number;
-  scopes: string[];
-  branch_id: number | null;
-}
+export type TokenData = z.infer<typeof tokenDataSchema>;
 
 /** The library reads only form bodies; its content-length check needs a non-empty body. */
 export function formRequest(
@@ -145,6 +140,7 @@ export function createTokenService(deps: {
       ),
       scopes: token.scope ?? [],
       branch_id: client.record.branch_id,
+      data_classes: classesOf(clientClasses(client.record)),
     };
   }
 

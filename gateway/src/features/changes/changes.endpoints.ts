@@ -115,7 +115,12 @@ export const listChangesEndpoint = defineEndpoint({
       return { success: true, data: [], next_cursor: cursors.encode(present), has_more: false };
     }
     const after = cursor && keyOf(cursor);
-    const page = await readChangePage(scoped.sql, { types, after, limit: query.limit });
+    const page = await readChangePage(scoped.sql, {
+      types,
+      after,
+      limit: query.limit,
+      classes: auth().dataClasses,
+    });
     // Deletes after the cursor were purged in the page's own snapshot: however young the cursor,
     // following it would miss them.
     if (cursor && isPurgedPast(cursor, page.horizon)) throw cursorExpired();

@@ -14,6 +14,7 @@ function parse(argv: string[]): CliArgs & { help: boolean } {
       scopes: { type: 'string' },
       branch: { type: 'string' },
       limits: { type: 'string' },
+      data: { type: 'string' },
       overlap: { type: 'string' },
       ttl: { type: 'string', default: '15m' },
       json: { type: 'boolean', default: false },

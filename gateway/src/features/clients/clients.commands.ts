@@ -14,6 +14,7 @@ import {
   applyClientAction,
   createClientAs,
   endPreviousSecretAs,
+  grantDataClassesAs,
   isClientAction,
   MAX_SECRET_OVERLAP_MS,
   rotateSecretAs,
@@ -27,11 +28,12 @@ import { formatTable } from './table.js';
 function listTable(clients: ListedClient[], config: Config): string {
   const defaults = config.rateLimit;
   return formatTable(
-    ['KEY', 'NAME', 'SCOPES', 'BRANCH', 'LIMITS (M/H/D)', 'STATE', 'LAST USE'],
+    ['KEY', 'NAME', 'SCOPES', 'DATA', 'BRANCH', 'LIMITS (M/H/D)', 'STATE', 'LAST USE'],
     clients.map((c) => [
       c.client_key,
       c.name,
       c.scopes.join(','),
+      c.data_classes_review ? 'all classes: review' : c.data_classes.join(','),
       c.branch_id === null ? 'all' : String(c.branch_id),
       c.rate_limit_minute === null
         ? `default ${defaults.perMinute}/${defaults.perHour}/${defaults.perDay}`
@@ -112,6 +114,14 @@ async function run(
     case 'end-previous-secret':
       await endPreviousSecretAs(deps, operator, requireKey());
       return done('previous secret ended');
+    case 'grant': {
+      const { before, after } = await grantDataClassesAs(deps, operator, requireKey(), args.data);
+      print(
+        { client_key: key, data_classes: after, before },
+        `${key}: data classes ${before.join(',')} -> ${after.join(',')}`,
+      );
+      return;
+    }
     case 'set-limits':
       await setLimitsAs(deps, operator, requireKey(), arg);
       return done(`limits set to ${arg}`);

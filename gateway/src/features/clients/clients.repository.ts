@@ -3,6 +3,7 @@ import { readModelPool, type ReadModelClient, type ReadModelPrisma } from '#comm
 import { Prisma, type ApiClient } from '#prisma/generated/read-model/client.js';
 import { pgRows, raw, sql } from '#read-model/sql.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
+import { DATA_CLASSES, type DataClass } from '#api/data-classes.js';
 import type { Scope } from '#api/scopes.js';
 import {
   generateClientKey,
@@ -21,6 +22,11 @@ export interface NewClient {
   scopes: Scope[];
   branchId: number | null;
   limits?: ClientLimits | undefined;
+  /**
+   * The classes of members' personal data it holds, `basic` among them; every class when left
+   * out (tools and tests that make clients directly; the operator's commands always name them).
+   */
+  dataClasses?: readonly DataClass[] | undefined;
 }
 
 export type ApiClientRecord = ApiClient;
@@ -40,6 +46,8 @@ export async function createClient(db: ReadModelClient, secrets: ClientSecrets, 
       secret_hash: secrets.hash(clientSecret),
       scopes: input.scopes,
       branch_id: input.branchId,
+      data_classes: [...(input.dataClasses ?? DATA_CLASSES)],
+      data_classes_review: false,
       rate_limit_minute: input.limits?.minute ?? null,
       rate_limit_hour: input.limits?.hour ?? null,
       rate_limit_day: input.limits?.day ?? null,
@@ -275,6 +283,19 @@ export function setClientScopes(
   scopes: Scope[],
 ) {
   return updateClient(db, epochs, clientKey, { scopes });
+}
+
+/** The classes of personal data the client holds; saved by an operator, so reviewed. */
+export function setClientDataClasses(
+  db: ReadModelClient,
+  epochs: ClientEpochs,
+  clientKey: string,
+  dataClasses: DataClass[],
+) {
+  return updateClient(db, epochs, clientKey, {
+    data_classes: dataClasses,
+    data_classes_review: false,
+  });
 }
 
 export function setClientLimits(

@@ -2,6 +2,13 @@
 // (features/console/): the checks of what the operator typed, the change, and its record in the
 // operator audit. A rule written here is written nowhere else.
 import type { ReadModelClient } from '#common/databases.js';
+import {
+  classesOf,
+  DATA_CLASSES,
+  maskOf,
+  parseClassList,
+  type DataClass,
+} from '#api/data-classes.js';
 import { isScope, SCOPES, type Scope } from '#api/scopes.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import type { ClientSecrets } from '../../trust/client-secrets.js';
@@ -13,7 +20,9 @@ import {
   revokeClientTokens,
   rotateClientSecret,
   setClientActive,
+  findClientByKey,
   setClientBranch,
+  setClientDataClasses,
   setClientLimits,
   setClientScopes,
   type ClientLimits,
@@ -32,6 +41,8 @@ export interface ClientForm {
   scopes?: string | undefined;
   branch?: string | undefined;
   limits?: string | undefined;
+  /** Classes of personal data `a,b`; none: `basic` only. */
+  data?: string | undefined;
 }
 
 export function parseScopes(value: string | undefined): Scope[] {
@@ -45,6 +56,16 @@ export function parseScopes(value: string | undefined): Scope[] {
       `unknown scope(s): ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`,
     );
   return names as Scope[];
+}
+
+/** The classes `a,b` names, with `basic` (which every client holds), in the list's order. */
+export function parseDataClasses(value: string | undefined): DataClass[] {
+  const { classes, unknown } = parseClassList(value ?? '');
+  if (unknown.length > 0)
+    throw new OperatorRefusal(
+      `unknown data class(es): ${unknown.join(', ')}; known: ${DATA_CLASSES.join(', ')}`,
+    );
+  return classesOf(maskOf(classes));
 }
 
 export function parseLimits(value: string): ClientLimits {
@@ -78,12 +99,20 @@ export async function createClientAs(deps: ClientDeps, operator: Operator, form:
   const scopes = parseScopes(form.scopes);
   if (scopes.length === 0) throw new OperatorRefusal('a client needs at least one scope');
   const limits = form.limits ? parseLimits(form.limits) : undefined;
+  const dataClasses = parseDataClasses(form.data);
   const branchId = await existingBranch(deps.db, form.branch);
-  const created = await createClient(deps.db, deps.secrets, { name, scopes, branchId, limits });
+  const created = await createClient(deps.db, deps.secrets, {
+    name,
+    scopes,
+    branchId,
+    limits,
+    dataClasses,
+  });
   await recordOperatorAction(deps.db, operator, 'clients.create', {
     clientKey: created.client_key,
+    target: `data ${dataClasses.join(',')}`,
   });
-  return { ...created, name, scopes, branch_id: branchId };
+  return { ...created, name, scopes, branch_id: branchId, data_classes: dataClasses };
 }
 
 export const CLIENT_ACTIONS = ['disable', 'enable', 'rotate-secret', 'revoke-tokens'] as const;
@@ -135,6 +164,30 @@ export async function setScopesAs(
     throw new OperatorRefusal(`no client with key ${clientKey}`);
   await recordOperatorAction(deps.db, operator, 'clients.set-scopes', { clientKey });
   return scopes;
+}
+
+/**
+ * Sets the whole list of classes of personal data the client holds (`basic` alone takes every
+ * personal class away); every gateway applies it to the client's live tokens within a second
+ * (the client's epoch moves). The audit records the lists before and after.
+ */
+export async function grantDataClassesAs(
+  deps: ClientDeps,
+  operator: Operator,
+  clientKey: string,
+  value: string | undefined,
+): Promise<{ before: DataClass[]; after: DataClass[] }> {
+  if (value === undefined) throw new OperatorRefusal('grant needs KEY --data a,b (or basic)');
+  const after = parseDataClasses(value);
+  const client = await findClientByKey(deps.db, clientKey);
+  if (!client || !(await setClientDataClasses(deps.db, deps.epochs, clientKey, after)))
+    throw new OperatorRefusal(`no client with key ${clientKey}`);
+  const before = classesOf(maskOf(client.data_classes));
+  await recordOperatorAction(deps.db, operator, 'clients.grant', {
+    clientKey,
+    target: `data ${before.join(',')} -> ${after.join(',')}`,
+  });
+  return { before, after };
 }
 
 /** Limits `M/H/D`, or `default` for the deployment's. */

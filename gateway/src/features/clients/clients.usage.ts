@@ -3,9 +3,14 @@
 export const USAGE = `usage: npm run clients -- <command> [options]
 
 commands:
-  create --name NAME --scopes a,b [--branch ID] [--limits M/H/D]
-                          create a client; its secret is printed only this once
-  list                    every client: key, name, scopes, branch, limits, state, last use
+  create --name NAME --scopes a,b [--branch ID] [--limits M/H/D] [--data a,b]
+                          create a client; its secret is printed only this once. --data: the
+                          classes of members' personal data it receives beside basic (contact,
+                          identity, address, access, finance, staff); none: basic only
+  list                    every client: key, name, scopes, data classes, branch, limits, state,
+                          last use
+  grant KEY --data a,b    sets the client's whole list of data classes ("basic": none beyond it);
+                          every gateway applies it within a second, to tokens already issued
   disable KEY | enable KEY
                           disabling ends every token of the client; enabling brings none back
   rotate-secret KEY [--overlap 24h]
@@ -37,6 +42,7 @@ export interface CliArgs {
   scopes?: string | undefined;
   branch?: string | undefined;
   limits?: string | undefined;
+  data?: string | undefined;
   overlap?: string | undefined;
   ttl: string;
   json: boolean;

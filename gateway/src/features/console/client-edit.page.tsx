@@ -1,12 +1,13 @@
-// Editing a client's scopes, limits and branch from the console, through the services the CLI's
-// set-scopes, set-limits and set-branch call (clients/clients.service.ts): only what the form
-// changes is applied, and each change is one record of the operator audit.
+// Editing a client's scopes, data classes, limits and branch from the console, through the
+// services the CLI's set-scopes, grant, set-limits and set-branch call (clients.service.ts): only
+// what the form changes is applied, and each change is one record of the operator audit.
 import type { Request, Response, Router } from 'express';
 import { SCOPES } from '#api/scopes.js';
 import type { Config } from '#common/config.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
 import { Notice, sendPage } from '../../pages/layout.js';
 import {
+  grantDataClassesAs,
   setBranchAs,
   setLimitsAs,
   setScopesAs,
@@ -14,6 +15,7 @@ import {
 } from '../clients/clients.service.js';
 import { OperatorRefusal } from '../../cli/operator-refusal.js';
 import { CONSOLE, ConsolePage, consoleOperator } from './console-page.js';
+import { DataClassesField } from './data-classes-field.js';
 
 const CLIENTS = `${CONSOLE}/clients`;
 const editPath = (key: string) => `${CLIENTS}/${encodeURIComponent(key)}/edit`;
@@ -26,6 +28,8 @@ interface EditedClient {
   client_key: string;
   name: string;
   scopes: string[];
+  data_classes: string[];
+  data_classes_review: boolean;
   branch_id: number | null;
   rate_limit_minute: number | null;
   rate_limit_hour: number | null;
@@ -60,6 +64,15 @@ function EditForm(props: { client: EditedClient; csrf: string; config: Config })
           ))}
         </div>
       </fieldset>
+      {client.data_classes_review ? (
+        <Notice kind="error">
+          Made before data classes existed, this client receives every class. Choose what it needs
+          and save: until then it is listed as "all classes: review".
+        </Notice>
+      ) : (
+        ''
+      )}
+      <DataClassesField held={client.data_classes} />
       <label for="branch">Branch id (empty: every branch)</label>
       <input
         id="branch"
@@ -138,11 +151,18 @@ export function clientEditPage(router: Router, deps: ClientEditDeps): void {
     if (!client) return renderEdit(req, res, deps);
     const operator = consoleOperator(req);
     const [scopes, limits, branch] = [field(body.scopes), field(body.limits), field(body.branch)];
+    // `basic` is always held; its box is disabled, so the form never sends it.
+    const data = ['basic', field(body.data)].filter(Boolean).join(',');
     const changed: string[] = [];
     try {
       if (scopes !== client.scopes.join(',')) {
         await setScopesAs(deps, operator, key, scopes);
         changed.push('scopes');
+      }
+      // A client under review is confirmed by saving, whether or not its classes change.
+      if (data !== client.data_classes.join(',') || client.data_classes_review) {
+        await grantDataClassesAs(deps, operator, key, data);
+        changed.push('data classes');
       }
       if (limits !== limitsText(client)) {
         await setLimitsAs(deps, operator, key, limits === '' ? 'default' : limits);

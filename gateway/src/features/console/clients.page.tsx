@@ -15,6 +15,7 @@ import {
   type ClientDeps,
 } from '../clients/clients.service.js';
 import { OperatorRefusal } from '../../cli/operator-refusal.js';
+import { DataClassesField, dataClassesText } from './data-classes-field.js';
 import { CONSOLE, ConsolePage, consoleOperator } from './console-page.js';
 import { PortalLinkForm } from './portal-link.page.js';
 
@@ -94,6 +95,7 @@ function CreateForm(props: { csrf: string }) {
             ))}
           </div>
         </fieldset>
+        <DataClassesField held={[]} />
         <label for="branch">Branch id (empty: every branch)</label>
         <input id="branch" name="branch" inputmode="numeric" pattern="[0-9]*" />
         <label for="limits">Limits per minute/hour/day (empty: the defaults)</label>
@@ -151,6 +153,7 @@ function ClientsTable(props: { clients: ListedClient[]; config: Config; csrf: st
             <th scope="col">Key</th>
             <th scope="col">Name</th>
             <th scope="col">Scopes</th>
+            <th scope="col">Personal data</th>
             <th scope="col">Branch</th>
             <th scope="col">Limits (M/H/D)</th>
             <th scope="col">State</th>
@@ -168,6 +171,7 @@ function ClientsTable(props: { clients: ListedClient[]; config: Config; csrf: st
               <td class="scope-list" safe>
                 {c.scopes.join(', ')}
               </td>
+              <td safe>{dataClassesText(c)}</td>
               <td safe>{c.branch_id === null ? 'all' : String(c.branch_id)}</td>
               <td safe>{limitsOf(c, props.config)}</td>
               <td>{c.is_active ? 'active' : 'disabled'}</td>
@@ -262,6 +266,7 @@ export function clientsPage(router: Router, deps: ConsoleClientsDeps): void {
         scopes: field(body.scopes),
         branch: field(body.branch),
         limits: field(body.limits),
+        data: field(body.data),
       });
       return {
         kind: 'secret',

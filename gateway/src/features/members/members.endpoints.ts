@@ -28,12 +28,12 @@ export const listMembersEndpoint = defineEndpoint({
   path: '/members',
   summary: 'Üyeleri listeler',
   description:
-    'Sorted by id ascending. `search` matches name, surname, e-mail (Turkish-insensitive) and phone digits.',
+    'Sorted by id ascending. `search` matches name and surname (Turkish-insensitive), and for a client holding the `contact` class e-mail and phone digits too: search never matches a field the client may not see.',
   access: 'members:list',
   query: listMembersQuery,
   response: memberListResponse,
   tables: ['members', 'branches'],
-  handle: ({ read, query }) => listMembers(read(), query),
+  handle: ({ read, query, auth }) => listMembers(read(), query, auth().dataClasses),
 });
 
 export const getMemberEndpoint = defineEndpoint({

@@ -1,5 +1,6 @@
 // Member reads, from the read model as the caller may see it.
 import { memberPackageResource, memberResource } from '#api/resources/members.js';
+import { holds, type ClassMask } from '#api/data-classes.js';
 import { equalities } from '#api/scoped-sql.js';
 import { sql } from '#read-model/sql.js';
 import { foldTurkish, phoneSearchDigits } from '#common/turkish.js';
@@ -21,18 +22,14 @@ const STATUS_VALUES = { active: 'Aktif', passive: 'Pasif' } as const;
  * cost (docs/decisions/0005-fast-hot-path.md). The search conditions are those foldedSearch and
  * phoneDigitsSearch express for Prisma.
  */
-export async function listMembers(read: ScopedRead, query: ListMembersQuery) {
+export async function listMembers(read: ScopedRead, query: ListMembersQuery, classes: ClassMask) {
   const where = equalities({
     branch_id: query.branch_id,
     status: query.status ? STATUS_VALUES[query.status] : undefined,
   });
   // Without a search, the exact total is kept (read-model/kept-counts.ts), not counted.
   const kept = narrowsOnlyBy(query, ['branch_id', 'status']);
-  if (query.search) {
-    const text = sql`search_text LIKE ${`%${escapeLike(foldTurkish(query.search))}%`}`;
-    const digits = phoneSearchDigits(query.search);
-    where.push(digits ? sql`${text} OR phone_digits LIKE ${`%${digits}%`}` : text);
-  }
+  if (query.search) where.push(memberSearch(query.search, classes));
   const keptFilter = {
     table: 'members' as const,
     ...(query.branch_id !== undefined ? { branchId: query.branch_id } : {}),
@@ -47,6 +44,24 @@ export async function listMembers(read: ScopedRead, query: ListMembersQuery) {
     ...(kept ? { kept: keptFilter } : {}),
   });
   return listAnswer(query, found);
+}
+
+/**
+ * A member search as the caller may make it: name, surname, and with `contact` the e-mail and the
+ * phone's digits. Without `contact` it never matches on those, or a search would tell whether a
+ * phone number or an address is a member's. search_text is the folded name, surname and e-mail,
+ * in that order (read-model/tables/members.table.ts); the e-mail's part is cut off its end (an
+ * address folds to its own length: it is ASCII, lower-cased).
+ */
+function memberSearch(search: string, classes: ClassMask) {
+  const pattern = `%${escapeLike(foldTurkish(search))}%`;
+  if (!holds(classes, 'contact')) {
+    return sql`(CASE WHEN NULLIF(email, '') IS NULL THEN search_text
+      ELSE left(search_text, length(search_text) - length(btrim(email)) - 1) END) LIKE ${pattern}`;
+  }
+  const text = sql`search_text LIKE ${pattern}`;
+  const digits = phoneSearchDigits(search);
+  return digits ? sql`${text} OR phone_digits LIKE ${`%${digits}%`}` : text;
 }
 
 export async function findMember(read: ScopedRead, id: number) {

@@ -1,6 +1,9 @@
 // POST /members and PUT /members/{id}. The service (members.write.ts) holds the logic; these
 // declarations apply Idempotency-Key and If-Match and shape the answer.
+import { fieldClasses, holds, type ClassMask } from '#api/data-classes.js';
+import { memberResource } from '#api/resources/members.js';
 import { defineEndpoint } from '../../endpoint-services.js';
+import { insufficientScope } from '../../http/errors.js';
 import type { EndpointContext } from '../../http/endpoint.js';
 import { idParams } from '../../http/filters.js';
 import { IDEMPOTENCY_HEADER, idempotencyKeyOf, type StoredAnswer } from './idempotency.js';
@@ -22,6 +25,22 @@ function answerOf(status: number, written: WrittenMember): StoredAnswer {
   };
 }
 
+const MEMBER_FIELD_CLASSES = fieldClasses(memberResource.schema);
+
+/**
+ * A write carrying a field of a class of personal data the client does not hold is refused
+ * before anything is written: a client may not set what it may not see.
+ */
+function refuseUngrantedFields(body: object, classes: ClassMask) {
+  for (const [field, value] of Object.entries(body)) {
+    const dataClass = MEMBER_FIELD_CLASSES[field];
+    if (value !== undefined && dataClass && !holds(classes, dataClass))
+      throw insufficientScope(
+        `Bu istemciye "${dataClass}" veri sınıfı verilmemiş: ${field} alanı yazılamaz.`,
+      );
+  }
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function send(ctx: EndpointContext<unknown, any, any, any>, answer: StoredAnswer) {
   for (const [name, value] of Object.entries(answer.headers)) ctx.setHeader(name, value);
@@ -37,7 +56,7 @@ export const createMemberEndpoint = defineEndpoint({
   method: 'POST',
   path: '/members',
   summary: 'Üye oluşturur',
-  description: `Written to the dashboard at once, numbered as the dashboard numbers members. ${WRITE_HEADERS} Optional \`Idempotency-Key\` header (1-255 characters, kept 24 hours per client): a retry with the same key and body replays the first answer; another body is 400; a retry while the first runs is 409 with \`Retry-After: 1\`. 409 DUPLICATE: a live member has the tc_no, or the phone in the same branch.`,
+  description: `Written to the dashboard at once, numbered as the dashboard numbers members. ${WRITE_HEADERS} Optional \`Idempotency-Key\` header (1-255 characters, kept 24 hours per client): a retry with the same key and body replays the first answer; another body is 400; a retry while the first runs is 409 with \`Retry-After: 1\`. 409 DUPLICATE: a live member has the tc_no, or the phone in the same branch. A field of a data class the client does not hold (\`x-data-class\`; \`phone\` is \`contact\`) is 403 \`INSUFFICIENT_SCOPE\` naming the class, and nothing is written.`,
   access: 'members:write',
   body: createMemberBody,
   response: memberResponse,
@@ -45,6 +64,7 @@ export const createMemberEndpoint = defineEndpoint({
   errors: [409],
   tables: [],
   handle: async (ctx) => {
+    refuseUngrantedFields(ctx.body, ctx.auth().dataClasses);
     const { memberWrites } = ctx.services;
     const key = idempotencyKeyOf(ctx.header(IDEMPOTENCY_HEADER));
     const request = {
@@ -74,6 +94,7 @@ export const updateMemberEndpoint = defineEndpoint({
   errors: [404, 409, 412],
   tables: [],
   handle: async (ctx) => {
+    refuseUngrantedFields(ctx.body, ctx.auth().dataClasses);
     const ifMatch = ctx.header('if-match');
     const request = { auth: ctx.auth(), requestId: ctx.requestId, ...(ifMatch ? { ifMatch } : {}) };
     const written = await ctx.services.memberWrites.update(request, ctx.params.id, ctx.body);

@@ -14,6 +14,7 @@ export const OPERATOR_ACTIONS = [
   'clients.set-scopes',
   'clients.set-limits',
   'clients.set-branch',
+  'clients.grant',
   'webhooks.disable',
   'webhooks.enable',
   'console.link',

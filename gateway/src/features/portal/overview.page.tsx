@@ -1,5 +1,6 @@
 // The partner's overview: its client, its limits and what is left of each window now, its
 // requests of the last 24 hours by outcome, and the health of its webhook subscriptions.
+import { classesOf, clientClasses } from '#api/data-classes.js';
 import type { Router } from 'express';
 import { sendPage } from '../../pages/layout.js';
 import { clientUsageReport } from '../usage/usage.report.js';
@@ -46,6 +47,8 @@ export function overviewPage(router: Router, deps: PortalDeps): void {
           </dd>
           <dt>Scopes</dt>
           <dd safe>{client.scopes.join(', ')}</dd>
+          <dt>Members' personal data</dt>
+          <dd safe>{classesOf(clientClasses(client)).join(', ')}</dd>
         </dl>
         <h2>Limits</h2>
         <LimitsTable usage={usage} />

@@ -22,6 +22,8 @@ export interface PortalClient {
   client_key: string;
   name: string;
   scopes: string[];
+  /** The classes of members' personal data it receives (api/data-classes.ts). */
+  data_classes: string[];
   branch_id: number | null;
   rate_limit_minute: number | null;
   rate_limit_hour: number | null;

@@ -74,6 +74,7 @@ const CLIENT_FIELDS = {
   client_key: true,
   name: true,
   scopes: true,
+  data_classes: true,
   branch_id: true,
   rate_limit_minute: true,
   rate_limit_hour: true,

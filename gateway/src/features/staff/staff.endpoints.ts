@@ -1,3 +1,4 @@
+import { holds } from '#api/data-classes.js';
 import { itemResponse } from '#api/resource.js';
 import { staffResource } from '#api/resources/staff.js';
 import type { ReadModelPrisma } from '#common/databases.js';
@@ -12,13 +13,17 @@ import {
 } from '../../http/filters.js';
 import { listPage, listResponse, paginationQuery } from '../../http/pagination.js';
 
+/** A condition no row meets. */
+const NONE: ReadModelPrisma.StaffWhereInput = { id: { in: [] } };
+
 export const listStaffEndpoint = defineEndpoint({
   operationId: 'listStaff',
   group: 'staff',
   method: 'GET',
   path: '/staff',
   summary: 'Personeli listeler',
-  description: 'Sorted by id ascending. `search` matches name, username and e-mail.',
+  description:
+    'Sorted by id ascending. `search` matches name, username and e-mail, for a client holding the `staff` class; for any other it matches nothing (those fields are withheld from it).',
   access: 'staff:read',
   query: paginationQuery.extend({
     branch_id: optionalId,
@@ -27,11 +32,14 @@ export const listStaffEndpoint = defineEndpoint({
   }),
   response: listResponse(staffResource.schema, 'StaffListResponse'),
   tables: ['staff', 'branches', 'roles'],
-  handle: ({ read, query }) => {
+  handle: ({ read, query, auth }) => {
+    // Every field a staff search reads is of the `staff` class.
+    const mayMatch = holds(auth().dataClasses, 'staff');
+    const search = query.search === undefined ? {} : mayMatch ? foldedSearch(query.search) : NONE;
     const where: ReadModelPrisma.StaffWhereInput = {
       branch_id: query.branch_id,
       is_active: query.is_active,
-      ...(query.search ? foldedSearch(query.search) : {}),
+      ...search,
     };
     return listPage(query, {
       rows: (window) =>
