@@ -129,6 +129,9 @@ export default tseslint.config(
       // The operator CLIs' commands hold a client, as the clients CLI does.
       'gateway/src/features/webhooks/webhooks.commands.ts',
       'gateway/src/features/usage/usage.commands.ts',
+      'gateway/src/features/members/members.commands.ts',
+      // A member's erasure: every copy of one member, wherever the gateway keeps one.
+      'gateway/src/features/members/erasure.service.ts',
       // Member writes: the dashboard's database, through the gateway's own MySQL user.
       'gateway/src/features/members/legacy-connection.ts',
       // The audit trail of member writes: its own table, written, never read by an endpoint.

@@ -167,3 +167,73 @@ export function fieldClasses(schema: z.ZodType): Record<string, DataClass> {
     ]),
   );
 }
+
+/**
+ * Resources whose objects are a member's data, and the field naming the member: `id` for the
+ * member itself, `member_id` for a member's packages, transactions, visits... (defineResource).
+ */
+const subjects = new WeakMap<z.ZodType, string>();
+
+export function markSubject(schema: z.ZodType, field: string): void {
+  subjects.set(schema, field);
+}
+
+/** Members whose data a value carries, each with the classes of it that it carries. */
+export type Received = Map<number, ClassMask>;
+type Collect = (value: unknown, into: Received) => void;
+
+/** A member's classes in an object: those of its fields the mask holds, staff's aside. */
+function classesCarried(shape: Record<string, z.ZodType>, mask: ClassMask): ClassMask {
+  let carried = bit('basic');
+  for (const field of Object.values(shape)) carried |= bit(declaredClass(field) ?? 'basic');
+  // Staff fields (a transaction's staff name) are the staff member's data, not the member's.
+  return carried & mask & ~bit('staff');
+}
+
+function compileCollect(schema: z.ZodType, mask: ClassMask): Collect | null {
+  const inner = unwrapped(schema);
+  if (inner instanceof z.ZodArray) {
+    const element = compileCollect(inner.element as z.ZodType, mask);
+    if (!element) return null;
+    return (value, into) => {
+      if (Array.isArray(value)) for (const item of value) element(item, into);
+    };
+  }
+  if (!(inner instanceof z.ZodObject)) return null;
+  const shape: Record<string, z.ZodType> = inner.shape;
+  const subject = subjects.get(schema) ?? subjects.get(inner);
+  const carried = subject ? classesCarried(shape, mask) : 0;
+  const nested: [string, Collect][] = [];
+  for (const [key, field] of Object.entries(shape)) {
+    const collect = compileCollect(field, mask);
+    if (collect) nested.push([key, collect]);
+  }
+  if (!subject && nested.length === 0) return null;
+  return (value, into) => {
+    if (value === null || typeof value !== 'object') return;
+    const object = value as Record<string, unknown>;
+    const id = subject ? object[subject] : undefined;
+    if (typeof id === 'number') into.set(id, (into.get(id) ?? 0) | carried);
+    for (const [key, collect] of nested) collect(object[key], into);
+  };
+}
+
+const NOTHING: Collect = () => undefined;
+const collectors = new WeakMap<z.ZodType, Map<ClassMask, Collect>>();
+
+/**
+ * Adds to `into` the members whose data `value` (of `schema`, as a client holding `mask`
+ * receives it) carries: what the recipients record keeps. Compiled once per schema and mask.
+ */
+export function collectReceived(
+  schema: z.ZodType,
+  mask: ClassMask,
+  value: unknown,
+  into: Received,
+): void {
+  let byMask = collectors.get(schema);
+  if (!byMask) collectors.set(schema, (byMask = new Map<ClassMask, Collect>()));
+  let collect = byMask.get(mask);
+  if (!collect) byMask.set(mask, (collect = compileCollect(schema, mask) ?? NOTHING));
+  collect(value, into);
+}

@@ -4,7 +4,7 @@
 // BigInt -> number). Read-model columns carry the API's names, so nothing is spelled twice.
 import { z } from 'zod';
 import { dateOnly } from '#common/legacy-time.js';
-import { withClass } from './data-classes.js';
+import { markSubject, withClass } from './data-classes.js';
 
 export interface Resource<S extends z.ZodRawShape> {
   schema: z.ZodObject<S, z.core.$loose>;
@@ -42,12 +42,21 @@ export function defineResource<S extends z.ZodRawShape>(
   name: string,
   shape: S,
   example: z.output<z.ZodObject<S>>,
+  options: {
+    /**
+     * The field naming the member whose data an object is (api/data-classes.ts, the recipients
+     * record): `member_id` wherever the resource has one, unless said.
+     */
+    subject?: keyof S & string;
+  } = {},
 ): Resource<S> {
   // Every field names its data class (api/data-classes.ts): `basic` where it declares none.
   const classed = Object.fromEntries(
     Object.entries(shape).map(([key, field]) => [key, withClass(field as z.ZodType)]),
   ) as unknown as S;
   const schema = z.looseObject(classed).meta({ id: name, examples: [example] });
+  const subject = options.subject ?? ('member_id' in shape ? 'member_id' : undefined);
+  if (subject) markSubject(schema, subject);
   const keys = Object.keys(shape);
   const calendarDays = new Set(keys.filter((k) => isCalendarDay(shape[k] as z.ZodType)));
   return {

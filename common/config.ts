@@ -227,6 +227,9 @@ const envSchema = z.object({
   USAGE_FLUSH_INTERVAL_MS: positiveInt.default(1000),
   // `off`: no request is counted, no flush timer runs (the benchmark's reference for the cost).
   USAGE_COUNTING: z.enum(['on', 'off']).default('on'),
+  // Off only to measure the recipients record's cost (bench/gateway): it is the club's answer to
+  // "who received my data" (docs/decisions/0023-data-classes.md).
+  RECIPIENTS_RECORDING: z.enum(['on', 'off']).default('on'),
   USAGE_MERGE_INTERVAL_MS: positiveInt.default(30000),
   USAGE_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(400),
   // The operator console at /console (docs/decisions/0019-console.md); `off` removes it.
@@ -343,6 +346,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
     changes: { retentionMs: Math.round(env.CHANGES_RETENTION_DAYS * 86_400_000) },
     workerRoles: new Set(env.WORKER_ROLES),
     webhooks: webhooksConfig(env),
+    /** False: nothing records who received whose data (for measuring its cost only). */
+    recipientsRecording: env.RECIPIENTS_RECORDING === 'on',
     usage: {
       /** False: the gateway counts nothing, GET /usage and `npm run usage` report no new requests. */
       counting: env.USAGE_COUNTING === 'on',

@@ -342,7 +342,12 @@ describe('GET /webhooks/event-types', () => {
     ]);
     for (const listed of types) {
       expect(listed).toMatchObject({
-        events: [`${listed.type}.upsert`, `${listed.type}.delete`],
+        // An erased member's recipients are told `members.erase` (decision 0023).
+        events: [
+          `${listed.type}.upsert`,
+          `${listed.type}.delete`,
+          ...(listed.type === 'members' ? ['members.erase'] : []),
+        ],
         example: { type: `${listed.type}.upsert`, data: { type: listed.type, op: 'upsert' } },
       });
       expect(listed.example.data.data).toHaveProperty('id');

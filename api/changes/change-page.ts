@@ -11,10 +11,11 @@ import { presentOf } from './cursor.js';
 export interface Change {
   type: string;
   id: number;
-  op: 'upsert' | 'delete';
+  /** `erase`: an erased member's deletion, as its recipients are told (./erasures.ts). */
+  op: 'upsert' | 'delete' | 'erase';
   branch_id: number | null;
   changed_at: string;
-  /** upsert: the object as the type's own GET answers it; delete: null. */
+  /** upsert: the object as the type's own GET answers it; delete: null; erase: the receipt. */
   data: Record<string, unknown> | null;
 }
 

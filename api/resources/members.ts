@@ -53,6 +53,7 @@ export const memberResource = defineResource(
     created_at: '2025-09-01T06:15:00.000Z',
     updated_at: '2026-03-14T07:30:00.000Z',
   },
+  { subject: 'id' },
 );
 
 export const MEMBER_PACKAGE_STATUSES = [

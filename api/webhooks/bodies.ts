@@ -2,8 +2,16 @@
 // change for every follower, and rendered when each try is sent for the classes of personal data
 // the client holds then (api/data-classes.ts), so a narrower grant applies to events already
 // queued and to replays. Rendered once per body and set of classes, not per subscription.
+import type { Change } from '../changes/change-page.js';
 import { changeTypeNamed } from '../changes/change-types.js';
-import { ALL_CLASSES, projectionFor, type ClassMask } from '../data-classes.js';
+import { asErasure, type ToldErasure } from '../changes/erasures.js';
+import {
+  ALL_CLASSES,
+  collectReceived,
+  projectionFor,
+  type ClassMask,
+  type Received,
+} from '../data-classes.js';
 
 /** Bodies rendered lately, per set of classes: a fan-out sends one body to many clients. */
 const RENDERED_PER_SET = 2_000;
@@ -34,4 +42,22 @@ export function bodyFor(body: string, classes: ClassMask): string {
     bySet.set(body, out);
   }
   return out;
+}
+
+/** The members whose data `body` carries to a client holding `classes` (the recipients record). */
+export function receivedIn(body: string, classes: ClassMask, into: Received): void {
+  const change = (JSON.parse(body) as { data?: { type?: unknown; data?: unknown } }).data;
+  const type = typeof change?.type === 'string' ? changeTypeNamed(change.type) : undefined;
+  if (type && change?.data) collectReceived(type.resource.schema, classes, change.data, into);
+}
+
+/**
+ * A member's deletion as its recipient is told of its erasure: event type `members.erase`, the
+ * change's op `erase` and the receipt for data (api/changes/erasures.ts).
+ */
+export function erasureBody(body: string, erasure: ToldErasure): string {
+  const event = JSON.parse(body) as { type: string; data: Change };
+  // json_build_object gives the instant as text.
+  const told = { member_no: erasure.member_no, erased_at: new Date(erasure.erased_at) };
+  return JSON.stringify({ ...event, type: 'members.erase', data: asErasure(event.data, told) });
 }

@@ -134,11 +134,14 @@ function summary(name: string, results: Record<Target, LoadResult[]>) {
       `(rounds ${fmt(Math.min(...tracedRatios), 3)}–${fmt(Math.max(...tracedRatios), 3)}; ` +
       `every request sampled, the SDK's default parentbased_always_on)`
     : '';
+  const unrecorded = results.unrecorded.length
+    ? `\n  ${line('unrecorded')}\n  recipients recording on / off ${fmt(mean(rps('gateway')) / mean(rps('unrecorded')), 3)}`
+    : '';
   const failures = Object.values(results)
     .flat()
     .reduce((n, r) => n + r.failures, 0);
   console.log(
-    `\n${name}\n  ${line('gateway')}\n  ${line('baseline')}\n  ${ratio}${counting}${tracing}`,
+    `\n${name}\n  ${line('gateway')}\n  ${line('baseline')}\n  ${ratio}${counting}${tracing}${unrecorded}`,
   );
   if (failures > 0) console.log(`  !! ${failures} failed requests (non-2xx, errors, timeouts)`);
 }
@@ -146,18 +149,22 @@ function summary(name: string, results: Record<Target, LoadResult[]>) {
 async function measure(
   options: GatewayBenchOptions,
   servers: Record<'gateway' | 'baseline', Started> &
-    Partial<Record<'uncounted' | 'traced', Started>>,
+    Partial<Record<'uncounted' | 'traced' | 'unrecorded', Started>>,
   who: Credentials,
 ) {
   const endpoints = ENDPOINTS.filter((e) => e.name.includes(options.endpoint ?? ''));
   const results: Measured = new Map(
-    endpoints.map((e) => [e, { gateway: [], baseline: [], uncounted: [], traced: [] }]),
+    endpoints.map((e) => [
+      e,
+      { gateway: [], baseline: [], uncounted: [], traced: [], unrecorded: [] },
+    ]),
   );
   const targetsOf = (e: BenchEndpoint): Target[] => [
     ...(e.baseline ? (['baseline'] as const) : []),
     'gateway',
     ...(e.uncounted && servers.uncounted ? (['uncounted'] as const) : []),
     ...(e.uncounted && servers.traced ? (['traced'] as const) : []),
+    ...(e.uncounted && servers.unrecorded ? (['unrecorded'] as const) : []),
   ];
   // A warm-up as long as a round: shorter ones left the first round still paying for JIT
   // compilation and heap growth (its CPU per request came out up to twice the later rounds').
@@ -170,7 +177,7 @@ async function measure(
     for (const endpoint of endpoints) {
       const order = round % 2 === 0 ? targetsOf(endpoint) : targetsOf(endpoint).reverse();
       for (const target of order) {
-        // targetsOf names `uncounted` and `traced` only when those gateways were started.
+        // targetsOf names `uncounted`, `traced` and `unrecorded` only when those were started.
         const server = servers[target]!;
         const cpuBefore = server.cpuMs();
         const result = await applyLoad(requestOf(endpoint, server, who, options.seconds));
@@ -223,6 +230,10 @@ export async function benchGateway(options: GatewayBenchOptions): Promise<void> 
     if (compared) {
       servers.uncounted = await startGateway(
         { ...gatewayEnv, USAGE_COUNTING: 'off' },
+        { built: true },
+      );
+      servers.unrecorded = await startGateway(
+        { ...gatewayEnv, RECIPIENTS_RECORDING: 'off' },
         { built: true },
       );
       // Tracing on, as docs/operations.md "Traces" sets it: the endpoint alone, every other OTEL_*

@@ -1,5 +1,7 @@
 // Builds the Express application: middleware order, routers, error funnel. No listen() here, so
 // tests run the real app on port 0.
+import { withErasures } from '#api/changes/erasures.js';
+import { createRecipientsRecorder, NOT_RECORDING } from './http/recipients.js';
 import express from 'express';
 import { createCursorCodec } from '#api/changes/cursor.js';
 import type { RedisClient } from '#common/redis.js';
@@ -140,12 +142,16 @@ export function createApp(deps: AppDeps): express.Express {
         changes: {
           ...deps.config.changes,
           cursors: createCursorCodec(deps.config.secrets.keys),
+          erasures: (clientId, changes) => withErasures(readModelPool(deps.db), clientId, changes),
         },
         webhooks,
         usage,
       },
       dataAges: createDataAges(deps.db),
       reads,
+      recipients: deps.config.recipientsRecording
+        ? createRecipientsRecorder(readModelPool(deps.db))
+        : NOT_RECORDING,
     },
     API_PREFIX,
   );

@@ -1,6 +1,7 @@
 // What the API's endpoint handlers may use beside the read model, assembled by app.ts. Declared
 // here, beside the features, so the declaration machinery (http/endpoint.ts) knows no feature:
 // every endpoint is declared with this file's defineEndpoint.
+import type { Change } from '#api/changes/change-page.js';
 import type { CursorCodec } from '#api/changes/cursor.js';
 import type { Config } from '#common/config.js';
 import type { PgQueryable } from '#read-model/sql.js';
@@ -16,7 +17,12 @@ export interface EndpointServices {
   throttle: AuthThrottle;
   memberWrites: MemberWrites;
   /** How long the change feed keeps deletes (CHANGES_RETENTION_DAYS); its signed cursors. */
-  changes: { retentionMs: number; cursors: CursorCodec };
+  changes: {
+    retentionMs: number;
+    cursors: CursorCodec;
+    /** Erased members' deletions told to their recipients as erasures (api/changes/erasures.ts). */
+    erasures: (clientId: number, changes: Change[]) => Promise<Change[]>;
+  };
   webhooks: WebhookService;
   /** GET /usage: the counts (the read model's pool), the limiter's windows, the default limits. */
   usage: { pool: PgQueryable; limiter: ClientLimiter; rateLimits: Config['rateLimit'] };

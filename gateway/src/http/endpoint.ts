@@ -3,7 +3,7 @@
 // is added in one place and cannot be mounted without deciding its scope.
 import express, { type Request, type Router, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
-import { ALL_CLASSES, projectionFor } from '#api/data-classes.js';
+import { ALL_CLASSES, collectReceived, projectionFor, type Received } from '#api/data-classes.js';
 import type { Scope } from '#api/scopes.js';
 import type { SqlTable } from '#api/sql-table.js';
 import { identifyClient, type RequestClient } from './access-log.js';
@@ -13,6 +13,7 @@ import { branchFilter } from './data-scope.js';
 import { refuseNulBytes } from './hostile-input.js';
 import { sendJson } from './json-answer.js';
 import type { ReadRouting } from './read-routing.js';
+import type { RecipientsRecorder } from './recipients.js';
 import { withReads } from './replica-choice.js';
 import type { ScopedRead } from './scoped-read.js';
 import { parseInput } from './validation.js';
@@ -64,6 +65,11 @@ export interface EndpointContext<S, P extends Shape, Q extends Shape, B extends 
   identify: (client: RequestClient) => void;
   /** Whether the client has closed the request before its answer: nobody would receive it. */
   clientGone: () => boolean;
+  /**
+   * Notes members' data the answer carries in a part its declared schema does not type (the
+   * change feed's objects): the recipients record takes it with the rest.
+   */
+  carries: (schema: z.ZodType, value: unknown) => void;
   requestId: string;
 }
 
@@ -128,6 +134,7 @@ export interface MountDeps<S> {
   services: S;
   dataAges: DataAges;
   reads: ReadRouting;
+  recipients: RecipientsRecorder;
 }
 
 /**
@@ -149,6 +156,7 @@ function contextOf<S>(
   res: Response,
   read: () => ScopedRead,
   services: S,
+  received: Received,
 ) {
   const query: unknown = endpoint.query ? parseInput(endpoint.query, req.query) : undefined;
   const body: unknown = endpoint.body ? parseInput(endpoint.body, req.body ?? {}) : undefined;
@@ -165,6 +173,8 @@ function contextOf<S>(
     setHeader: (name: string, value: string) => void res.set(name, value),
     identify: (client: RequestClient) => identifyClient(res, client),
     clientGone: () => res.closed,
+    carries: (schema: z.ZodType, value: unknown) =>
+      collectReceived(schema, authOf(res).dataClasses, value, received),
     requestId: res.locals.requestId as string,
   };
 }
@@ -180,22 +190,39 @@ function withheld(response: z.ZodType, res: Response, result: unknown): unknown 
   return mask === ALL_CLASSES ? result : projectionFor(response, mask)(result);
 }
 
+/**
+ * Records which members' data the answer carries to its client, before it leaves (the recipients
+ * record, http/recipients.ts); nothing to wait for when all of it is recorded already.
+ */
+async function recorded(
+  response: z.ZodType,
+  res: Response,
+  answer: unknown,
+  received: Received,
+  recipients: RecipientsRecorder,
+) {
+  if (res.locals.auth === undefined) return;
+  const { clientId, dataClasses } = authOf(res);
+  collectReceived(response, dataClasses, answer, received);
+  const written = recipients.record(clientId, received);
+  if (written) await written;
+}
+
 function handlerOf<S>(endpoint: Endpoint<S>, deps: MountDeps<S>): RequestHandler {
   const mayUseReplica = endpoint.method === 'GET' && endpoint.primaryOnly !== true;
   return async (req, res) => {
+    const received: Received = new Map();
     const { result, lagMs } = await withReads<unknown>(deps.reads, res, mayUseReplica, (read) =>
-      endpoint.handle(contextOf(endpoint, req, res, read, deps.services)),
+      endpoint.handle(contextOf(endpoint, req, res, read, deps.services, received)),
     );
     if (endpoint.tables.length > 0) {
       const age = await deps.dataAges.ageOf(endpoint.tables, lagMs);
       if (age !== null) res.set('X-Data-Age', age);
     }
-    sendJson(
-      req,
-      res,
-      endpoint.status ?? 200,
-      withheld(endpoint.response as z.ZodType, res, result),
-    );
+    const response = endpoint.response as z.ZodType;
+    const answer = withheld(response, res, result);
+    await recorded(response, res, answer, received, deps.recipients);
+    sendJson(req, res, endpoint.status ?? 200, answer);
   };
 }
 

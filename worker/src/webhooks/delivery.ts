@@ -6,8 +6,10 @@
 // Each try goes through its subscription's share (shares.ts): one partner's slow or silent
 // endpoint holds its share of a process's slots and no more; a try beyond the share holds none, it
 // is queued again for when its subscription is likely to have room.
-import { bodyFor } from '#api/webhooks/bodies.js';
-import { clientClasses } from '#api/data-classes.js';
+import { bodyFor, erasureBody, receivedIn } from '#api/webhooks/bodies.js';
+import type { ToldErasure } from '#api/changes/erasures.js';
+import { clientClasses, type Received } from '#api/data-classes.js';
+import { recordRecipients, rowsOf } from '#api/recipients.js';
 import { Worker, type Job, type Queue } from 'bullmq';
 import type { RedisClient } from '#common/redis.js';
 import type pg from 'pg';
@@ -77,6 +79,7 @@ interface EventToSend {
   attempts: number;
   changed_at: Date;
   subscription_id: number;
+  client_id: number;
   url: string;
   enabled: boolean;
   secret: string;
@@ -91,16 +94,29 @@ interface EventToSend {
   };
   /** The member write whose change this is, when it was traced (dispatch.ts). */
   trace_parent: string | null;
+  /** An erased member's deletion, to a client that received the member: sent as an erasure. */
+  erasure: ToldErasure | null;
 }
 
 const EVENTS_TO_SEND = `
   SELECT e.id::text, e.message_id, e.event_type, e.row_branch_id, e.body, e.status, e.attempts,
-         e.changed_at, e.trace_parent, s.id AS subscription_id, s.url, s.enabled, s.failing_since,
+         e.changed_at, e.trace_parent, s.id AS subscription_id, s.client_id, s.url, s.enabled,
+         s.failing_since,
          s.secret, s.previous_secret, s.previous_secret_until,
          json_build_object('is_active', c.is_active, 'scopes', c.scopes, 'branch_id', c.branch_id,
-                           'data_classes', c.data_classes) AS client
+                           'data_classes', c.data_classes) AS client,
+         erased.erasure
     FROM webhook_events e JOIN webhook_subscriptions s ON s.id = e.subscription_id
     JOIN api_clients c ON c.id = s.client_id
+    -- A member's deletion whose erasure the client is to be told (api/changes/erasures.ts); the
+    -- body is read only for such an event.
+    LEFT JOIN LATERAL (
+      SELECT json_build_object('member_no', x.member_no, 'erased_at', x.erased_at) AS erasure
+        FROM member_erasures x
+        JOIN member_recipients r ON r.member_id = x.member_id AND r.client_id = s.client_id
+       WHERE x.member_id = CASE WHEN e.event_type = 'members.delete'
+                                THEN (e.body::jsonb #>> '{data,id}')::int END
+    ) erased ON true
    WHERE e.id = ANY($1::bigint[])`;
 
 // Events their client may no longer receive: never sent, nor replayed (replay takes delivered and
@@ -400,10 +416,24 @@ async function deliver(d: Deliverer, eventIds: readonly string[]) {
   const { admitted, turned } = enterShares(d.shares, signable);
   for (const { event } of admitted) d.taken.add(event.id);
   try {
+    await recordReceived(d, admitted);
     await tryAndRecord(d, admitted, turned);
   } finally {
     for (const { event } of admitted) d.taken.delete(event.id);
   }
+}
+
+/**
+ * The recipients record of the tries about to be made, written before any is sent
+ * (api/recipients.ts): a worker that dies after sending never leaves a recipient unrecorded.
+ */
+async function recordReceived(d: Pick<Deliverer, 'pool'>, admitted: readonly Admitted[]) {
+  const rows = admitted.flatMap(({ event }) => {
+    const received: Received = new Map();
+    receivedIn(event.body, clientClasses(event.client), received);
+    return rowsOf(event.client_id, received);
+  });
+  await recordRecipients(d.pool, rows);
 }
 
 /** The job's events still to be tried; those their client may no longer receive are cancelled. */
@@ -507,7 +537,10 @@ async function makeTry(
   secrets: string[],
 ) {
   const now = Date.now();
-  const sent = { ...event, body: bodyFor(event.body, clientClasses(event.client)) };
+  const body = event.erasure
+    ? erasureBody(event.body, event.erasure)
+    : bodyFor(event.body, clientClasses(event.client));
+  const sent = { ...event, body };
   const headers = signedHeaders({ ...sent, secrets }, new Date(now));
   const result = await sendTraced(d, sent, headers);
   // The schedule counts from the end of this try.

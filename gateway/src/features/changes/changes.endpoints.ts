@@ -58,13 +58,16 @@ export const changeSchema = z
   .object({
     type: z.enum(TYPE_NAMES as [string, ...string[]]),
     id: z.int(),
-    op: z.enum(['upsert', 'delete']),
+    op: z.enum(['upsert', 'delete', 'erase']).meta({
+      description:
+        "`erase` (members only, beyond the specification): the member was erased at the club's request, and this client received its data before; delete every copy. Any other client sees a `delete`.",
+    }),
     branch_id: z.int().nullable(),
     changed_at: z.iso.datetime(),
-    data: z
-      .looseObject({})
-      .nullable()
-      .meta({ description: "upsert: the object as the type's own GET answers it; delete: null" }),
+    data: z.looseObject({}).nullable().meta({
+      description:
+        "upsert: the object as the type's own GET answers it; delete: null; erase: `{id, member_no, erased_at}`",
+    }),
   })
   .meta({
     id: 'Change',
@@ -104,7 +107,7 @@ export const listChangesEndpoint = defineEndpoint({
   // The cursor stands on the primary's transaction ids (api/changes/cursor.ts).
   primaryOnly: true,
   tables: Object.values(CHANGE_TYPES).map((t) => t.table),
-  handle: async ({ query, auth, read, services }) => {
+  handle: async ({ query, auth, read, services, carries }) => {
     const { cursors, retentionMs } = services.changes;
     const types = typesAsked(query.types?.split(','), auth().scopes);
     const cursor = query.cursor === undefined ? null : cursorOf(cursors, query.cursor);
@@ -126,9 +129,14 @@ export const listChangesEndpoint = defineEndpoint({
     if (cursor && isPurgedPast(cursor, page.horizon)) throw cursorExpired();
     // A read from no cursor starts its floor at this snapshot (api/changes/cursor.ts floorOf).
     const floor = cursor ? floorOf(cursor) : page.xmin;
+    for (const { change } of page.changes)
+      if (change.data) carries(CHANGE_TYPES[change.type]!.resource.schema, change.data);
     return {
       success: true,
-      data: page.changes.map(({ change }) => change),
+      data: await services.changes.erasures(
+        auth().clientId,
+        page.changes.map(({ change }) => change),
+      ),
       next_cursor: cursors.encode(page.next, { floor }),
       has_more: page.hasMore,
     };

@@ -256,3 +256,65 @@ export function updateLegacyMember(
     return { id, before, after };
   });
 }
+
+/**
+ * The values an erasure leaves in a member's legacy row (docs/decisions/0023-data-classes.md,
+ * "Erasure"): the personal fields replaced, `is_deleted` set; id, member_no, branch, packages
+ * and transactions stay, the club's books.
+ */
+export const erasedValues = (id: number) => ({
+  full_name: 'Silinmiş Üye',
+  phone: '00000000000',
+  qr_code: `ERASED-${id}`,
+  surname: null,
+  email: null,
+  tc_no: null,
+  gender: null,
+  birth_date: null,
+  address: null,
+  referral_code: null,
+});
+
+export interface LegacyErasure {
+  /** The row as the sync reads it, after the erasure. */
+  after: LegacyRow;
+  /** The row already held the erased values: an earlier erasure committed it. */
+  already: boolean;
+}
+
+/**
+ * Erases member `id` in one legacy transaction, its row locked: all of it or none. Null when no
+ * such member exists. An erased row is left as it is (a retry of an erasure whose later steps
+ * failed finds it so and goes on with them).
+ */
+export function eraseLegacyMember(
+  legacy: GatewayLegacy,
+  id: number,
+): Promise<LegacyErasure | null> {
+  return inTransaction(legacy, async (connection) => {
+    const [, [locked]] = await inOneTrip<[unknown, { qr_code: string; is_deleted: number }[]]>(
+      connection,
+      BEGIN,
+      rows('SELECT qr_code, is_deleted FROM members WHERE id = ? FOR UPDATE', [id]),
+    );
+    if (!locked) {
+      await inOneTrip(connection, change('ROLLBACK'));
+      return null;
+    }
+    const values = erasedValues(id);
+    const already = locked.qr_code === values.qr_code && Number(locked.is_deleted) === 1;
+    const entries = Object.entries(values);
+    const [, [after]] = await inOneTrip<[unknown, LegacyRow[], unknown]>(
+      connection,
+      change(
+        `UPDATE members SET ${entries.map(([column]) => `\`${column}\` = ?`).join(', ')},
+           is_deleted = 1 WHERE id = ?`,
+        [...entries.map(([, value]) => value), id],
+      ),
+      rows<LegacyRow>(MEMBER_ROW, [id]),
+      COMMIT,
+    );
+    if (!after) throw new Error(`member ${id} vanished inside its own transaction`);
+    return { after, already };
+  });
+}

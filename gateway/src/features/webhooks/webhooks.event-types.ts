@@ -43,7 +43,12 @@ export function eventTypesFor(scopes: readonly string[]): EventTypeInfo[] {
     return {
       type,
       scope: CHANGE_TYPES[type]!.scope,
-      events: [`${type}.upsert`, `${type}.delete`],
+      // An erased member's recipients get `members.erase` instead of its delete.
+      events: [
+        `${type}.upsert`,
+        `${type}.delete`,
+        ...(type === 'members' ? ['members.erase'] : []),
+      ],
       example: {
         type: `${type}.upsert`,
         timestamp: EXAMPLE_AT,
