@@ -16,6 +16,10 @@ import {
 } from './support/browser.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { createTestClient, startGateway, type RunningGateway } from './support/gateway.js';
+import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { syncOnce } from './support/sync-once.js';
+import { recordRecipients } from '#api/recipients.js';
+import { readModelPool } from '#common/databases.js';
 import { usageRowsPrinted, usageTotalsShown } from './support/console-session.js';
 import { operatorCliWith } from './support/operator-cli.js';
 import { recordWebhookEvent } from './support/webhook-history.js';
@@ -61,6 +65,56 @@ async function disableAndEnable(page: Page, id: number) {
 }
 
 describe('/console pages in headless Chromium', () => {
+  it.skipIf(!hasChromium)(
+    'when an operator finds a member by number, then its page shows what is held and its recipients, and it erases the member with a typed confirmation and a reason',
+    async () => {
+      const dashboard = await LegacyDashboard.connect(env!.legacyUrl);
+      const branch = await dashboard.insertBranch({ name: 'Moda' });
+      const id = await dashboard.insertMember({
+        branch_id: branch,
+        full_name: 'Sevgi',
+        phone: '05327654321',
+      });
+      await dashboard.close();
+      await syncOnce(env!);
+      const { member_no } = await gateway!.db.member.findUniqueOrThrow({ where: { id } });
+      const partner = await createTestClient(gateway!.db, { name: 'Reader' });
+      await recordRecipients(readModelPool(gateway!.db), [
+        { memberId: id, clientId: partner.id, classes: 3 },
+      ]);
+
+      const { page, problems } = await watchedPage();
+      await signIn(page);
+      await page.getByRole('link', { name: 'Members' }).click();
+      await page.getByLabel('Member id or number').fill(member_no);
+      await page.getByRole('button', { name: 'Find' }).click();
+      await expect.poll(() => page.getByRole('cell', { name: '05327654321' }).count()).toBe(1);
+      expect(await page.getByRole('cell', { name: partner.client_key }).count()).toBe(1);
+      await expectAccessible(page, 'member-report');
+
+      await page.getByLabel('Reason (kept in the operator audit)').fill('KVKK talebi');
+      await page.getByLabel(/to confirm/).fill('1' + String(id));
+      await page.getByRole('button', { name: `Erase member ${id}` }).click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain('to confirm');
+      expect(await gateway!.db.member.count({ where: { id } })).toBe(1);
+
+      await page.getByLabel('Reason (kept in the operator audit)').fill('KVKK talebi');
+      await page.getByLabel(/to confirm/).fill(String(id));
+      await page.getByRole('button', { name: `Erase member ${id}` }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('erased at');
+      expect(await page.getByRole('status').textContent()).toContain(partner.client_key);
+      await expectAccessible(page, 'member-erased');
+      expect(await gateway!.db.member.count({ where: { id } })).toBe(0);
+      const audit = await gateway!.db.operatorAudit.findFirstOrThrow({
+        where: { action: 'members.erase' },
+      });
+      expect(audit).toMatchObject({ source: 'console', target: `member ${id}: KVKK talebi` });
+      // The refused confirmation's own 400 is the one expected.
+      expect(problems.filter((p) => !p.includes('status of 400'))).toEqual([]);
+      await page.context().close();
+    },
+  );
+
   it.skipIf(!hasChromium)(
     "when an operator grants a client classes of members' personal data, then the client holds them, a client under review is confirmed by saving, and the audit has both lists",
     async () => {

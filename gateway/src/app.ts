@@ -7,7 +7,10 @@ import { createCursorCodec } from '#api/changes/cursor.js';
 import type { RedisClient } from '#common/redis.js';
 import type { Config } from '#common/config.js';
 import { readModelPool, type ReadModelClient } from '#common/databases.js';
-import type { GatewayLegacy } from './features/members/legacy-connection.js';
+import {
+  createGatewayLegacyPool,
+  type GatewayLegacy,
+} from './features/members/legacy-connection.js';
 import type { Logger } from '#common/logger.js';
 import { throttledLog } from '#common/log-throttle.js';
 import { createAuthThrottle, failedAttempts } from './features/auth/auth-throttle.js';
@@ -120,6 +123,8 @@ export function createApp(deps: AppDeps): express.Express {
     rateLimits: deps.config.rateLimit,
   };
 
+  // Member writes and the console's erasures: the gateway's own MySQL user, one pool.
+  const legacy = deps.legacy ?? createGatewayLegacyPool(deps.config.legacy.url);
   app.use(requestId);
   app.use(accessLog(deps.logger, metrics, deps.usage ?? NO_USAGE_COUNTER));
   const crossOrigin = corsFor(deps.config.http.corsOrigins);
@@ -138,7 +143,7 @@ export function createApp(deps: AppDeps): express.Express {
       services: {
         tokens,
         throttle,
-        memberWrites: createMemberWrites({ ...deps, reads }),
+        memberWrites: createMemberWrites({ ...deps, legacy, reads }),
         changes: {
           ...deps.config.changes,
           cursors: createCursorCodec(deps.config.secrets.keys),
@@ -161,7 +166,7 @@ export function createApp(deps: AppDeps): express.Express {
   // The operator's and the partners' pages, after every API route: no API request walks their
   // layers.
   if (deps.config.console.enabled) {
-    app.use(consoleRoutes({ ...deps, epochs }));
+    app.use(consoleRoutes({ ...deps, epochs, legacy }));
     app.use(portalRoutes({ ...deps, epochs, webhooks, usage }));
   }
 

@@ -11,6 +11,7 @@ export const CONSOLE_ASSETS = `${CONSOLE}/assets`;
 
 const NAV = [
   { href: `${CONSOLE}/clients`, label: 'Clients' },
+  { href: `${CONSOLE}/members`, label: 'Members' },
   { href: `${CONSOLE}/webhooks`, label: 'Webhooks' },
   { href: `${CONSOLE}/usage`, label: 'Usage' },
   { href: `${CONSOLE}/sync`, label: 'Sync health' },

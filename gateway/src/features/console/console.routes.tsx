@@ -11,7 +11,9 @@ import type { ClientEpochs } from '../../trust/client-epochs.js';
 import { createClientSecrets } from '../../trust/client-secrets.js';
 import { pageLayers, refusedWith } from '../../pages/page-layers.js';
 import { createWebhookService } from '../webhooks/webhooks.service.js';
+import type { GatewayLegacy } from '../members/legacy-connection.js';
 import { auditPage } from './audit.page.js';
+import { membersPage } from './members.page.js';
 import { clientEditPage } from './client-edit.page.js';
 import { clientsPage } from './clients.page.js';
 import { portalLinkPage } from './portal-link.page.js';
@@ -26,6 +28,8 @@ export interface ConsoleDeps {
   db: ReadModelClient;
   redis: RedisClient;
   epochs: ClientEpochs;
+  /** The dashboard's database, for a member's erasure (members/erasure.service.ts). */
+  legacy: GatewayLegacy;
 }
 
 export function consoleRoutes(deps: ConsoleDeps): Router {
@@ -43,6 +47,7 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   usagePage(router, deps);
   syncPage(router, deps);
   auditPage(router, deps);
+  membersPage(router, deps);
   router.use(CONSOLE, refusedWith(PublicPage));
   return router;
 }
