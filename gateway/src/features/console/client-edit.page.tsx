@@ -8,6 +8,7 @@ import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
 import { Notice, sendPage } from '../../pages/layout.js';
 import {
   grantDataClassesAs,
+  parseDataClasses,
   setBranchAs,
   setLimitsAs,
   setScopesAs,
@@ -151,16 +152,17 @@ export function clientEditPage(router: Router, deps: ClientEditDeps): void {
     if (!client) return renderEdit(req, res, deps);
     const operator = consoleOperator(req);
     const [scopes, limits, branch] = [field(body.scopes), field(body.limits), field(body.branch)];
-    // `basic` is always held; its box is disabled, so the form never sends it.
-    const data = ['basic', field(body.data)].filter(Boolean).join(',');
     const changed: string[] = [];
     try {
+      // The form always sends `basic` (data-classes-field.tsx); a post without the field leaves
+      // the classes as they are.
+      const data = body.data === undefined ? null : parseDataClasses(field(body.data)).join(',');
       if (scopes !== client.scopes.join(',')) {
         await setScopesAs(deps, operator, key, scopes);
         changed.push('scopes');
       }
       // A client under review is confirmed by saving, whether or not its classes change.
-      if (data !== client.data_classes.join(',') || client.data_classes_review) {
+      if (data !== null && (data !== client.data_classes.join(',') || client.data_classes_review)) {
         await grantDataClassesAs(deps, operator, key, data);
         changed.push('data classes');
       }

@@ -17,6 +17,8 @@ export function DataClassesField(props: { held: readonly string[] }) {
   return (
     <fieldset>
       <legend>Members' personal data</legend>
+      {/* The disabled box is never sent: this one says the form carries the classes. */}
+      <input type="hidden" name="data" value="basic" />
       <div class="scopes">
         {DATA_CLASSES.map((dataClass) => (
           <label class="check">
