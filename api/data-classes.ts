@@ -88,7 +88,7 @@ export function parseClassList(value: string): { classes: DataClass[]; unknown: 
 export type Projection = (value: unknown) => unknown;
 
 /** The schema under optional, nullable, default and the like. */
-function unwrapped(schema: z.ZodType): z.ZodType {
+export function unwrapped(schema: z.ZodType): z.ZodType {
   let inner = schema;
   while (
     inner instanceof z.ZodNullable ||

@@ -4,7 +4,7 @@
 // BigInt -> number). Read-model columns carry the API's names, so nothing is spelled twice.
 import { z } from 'zod';
 import { dateOnly } from '#common/legacy-time.js';
-import { markSubject, withClass } from './data-classes.js';
+import { markSubject, unwrapped, withClass } from './data-classes.js';
 
 export interface Resource<S extends z.ZodRawShape> {
   schema: z.ZodObject<S, z.core.$loose>;
@@ -18,10 +18,7 @@ export interface Resource<S extends z.ZodRawShape> {
  * instant.
  */
 function isCalendarDay(schema: z.ZodType): boolean {
-  let inner = schema;
-  while (inner instanceof z.ZodNullable || inner instanceof z.ZodOptional)
-    inner = inner.unwrap() as z.ZodType;
-  return (inner as { format?: unknown }).format === 'date';
+  return (unwrapped(schema) as { format?: unknown }).format === 'date';
 }
 
 function toApiValue(value: unknown, calendarDay: boolean): unknown {

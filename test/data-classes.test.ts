@@ -22,15 +22,10 @@ import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { operatorCli } from './support/operator-cli.js';
 import { NO_RATE_LIMIT, seedReadFixture, type FixtureIds } from './support/read-fixture.js';
 import { syncOnce } from './support/sync-once.js';
-import { startReceiver } from './support/webhook-receiver.js';
+import { LOCAL_WEBHOOKS, startReceiver } from './support/webhook-receiver.js';
 import { eventually, startWebhookWorker } from './support/worker.js';
 
-const WEBHOOK_SETTINGS = {
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-  WEBHOOK_ALLOW_HTTP: 'true',
-  WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2',
-  WEBHOOK_DISPATCH_INTERVAL_MS: '50',
-};
+const WEBHOOK_SETTINGS = { ...LOCAL_WEBHOOKS, WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2' };
 
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;

@@ -19,14 +19,8 @@ import { operatorCli } from './support/operator-cli.js';
 import { NO_RATE_LIMIT } from './support/read-fixture.js';
 import { SpareMariaDb } from './support/spare-mariadb.js';
 import { syncOnce } from './support/sync-once.js';
-import { startReceiver } from './support/webhook-receiver.js';
+import { LOCAL_WEBHOOKS, startReceiver } from './support/webhook-receiver.js';
 import { eventually, startWebhookWorker } from './support/worker.js';
-
-const WEBHOOK_SETTINGS = {
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-  WEBHOOK_ALLOW_HTTP: 'true',
-  WEBHOOK_DISPATCH_INTERVAL_MS: '50',
-};
 
 let server: SpareMariaDb;
 let env: TestEnvironment;
@@ -65,7 +59,7 @@ beforeAll(async () => {
   dashboard = await LegacyDashboard.connect(env.legacyUrl);
   branch = await dashboard.insertBranch({ name: 'Moda' });
   await syncOnce(env);
-  gateway = await startGateway(env, { ...NO_RATE_LIMIT, ...WEBHOOK_SETTINGS });
+  gateway = await startGateway(env, { ...NO_RATE_LIMIT, ...LOCAL_WEBHOOKS });
   const made = await createTestClient(gateway.db, {
     scopes: ['members:read', 'webhooks:manage'],
   });
@@ -77,7 +71,7 @@ beforeAll(async () => {
     bearer(partner.token).headers,
   );
   secrets.set('/p', subscribed.body.data.secret as string);
-  worker = startWebhookWorker(env, WEBHOOK_SETTINGS);
+  worker = startWebhookWorker(env, LOCAL_WEBHOOKS);
 }, 120_000);
 
 afterAll(async () => {
@@ -128,7 +122,7 @@ describe('an erasure when things fail', () => {
     expect(await erase(id)).toMatchObject({ notified: [partner.key] });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(erasuresOf(id)).toEqual([]);
-    worker = startWebhookWorker(env, WEBHOOK_SETTINGS);
+    worker = startWebhookWorker(env, LOCAL_WEBHOOKS);
     await eventually(() => expect(erasuresOf(id)).toHaveLength(1), 10_000);
   });
 

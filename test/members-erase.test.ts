@@ -21,14 +21,8 @@ import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { operatorCli } from './support/operator-cli.js';
 import { NO_RATE_LIMIT } from './support/read-fixture.js';
 import { syncOnce } from './support/sync-once.js';
-import { startReceiver, type Received } from './support/webhook-receiver.js';
+import { LOCAL_WEBHOOKS, startReceiver, type Received } from './support/webhook-receiver.js';
 import { eventually, startWebhookWorker } from './support/worker.js';
-
-const WEBHOOK_SETTINGS = {
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-  WEBHOOK_ALLOW_HTTP: 'true',
-  WEBHOOK_DISPATCH_INTERVAL_MS: '50',
-};
 
 /** The member's values, each found nowhere else. */
 const VALUES = {
@@ -81,12 +75,12 @@ beforeAll(async () => {
   const elsewhere = await dashboard.insertBranch({ name: 'Kadıköy' });
   await dashboard.insertMember({ branch_id: branch, full_name: 'Başka Üye' });
   await syncOnce(env);
-  gateway = await startGateway(env, { ...NO_RATE_LIMIT, ...WEBHOOK_SETTINGS });
+  gateway = await startGateway(env, { ...NO_RATE_LIMIT, ...LOCAL_WEBHOOKS });
   partner.a = await client('A');
   partner.b = await client('B');
   partner.c = await client('C', elsewhere);
   receiver = await startReceiver({ secrets });
-  worker = startWebhookWorker(env, WEBHOOK_SETTINGS);
+  worker = startWebhookWorker(env, LOCAL_WEBHOOKS);
   await subscribe(partner.a, '/a');
   await subscribe(partner.b, '/b');
   await subscribe(partner.c, '/c');

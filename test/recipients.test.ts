@@ -19,14 +19,8 @@ import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { operatorCli } from './support/operator-cli.js';
 import { NO_RATE_LIMIT } from './support/read-fixture.js';
 import { syncOnce } from './support/sync-once.js';
-import { startReceiver } from './support/webhook-receiver.js';
+import { LOCAL_WEBHOOKS, startReceiver } from './support/webhook-receiver.js';
 import { eventually, startWebhookWorker } from './support/worker.js';
-
-const WEBHOOK_SETTINGS = {
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-  WEBHOOK_ALLOW_HTTP: 'true',
-  WEBHOOK_DISPATCH_INTERVAL_MS: '50',
-};
 
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;
@@ -66,13 +60,13 @@ beforeAll(async () => {
   });
   other = await dashboard.insertMember({ branch_id: branch, full_name: 'Ömer' });
   await syncOnce(env);
-  gateway = await startGateway(env, { ...NO_RATE_LIMIT, ...WEBHOOK_SETTINGS });
+  gateway = await startGateway(env, { ...NO_RATE_LIMIT, ...LOCAL_WEBHOOKS });
   partner.a = await client(['identity']);
   partner.b = await client(['contact']);
   partner.c = await client(['contact', 'identity']);
   partner.d = await client([]);
   receiver = await startReceiver({ secrets });
-  worker = startWebhookWorker(env, WEBHOOK_SETTINGS);
+  worker = startWebhookWorker(env, LOCAL_WEBHOOKS);
 });
 
 afterAll(async () => {

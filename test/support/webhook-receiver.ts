@@ -7,6 +7,13 @@ import type { AddressInfo } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 
+/** A worker's and gateway's settings for deliveries to this receiver: loopback, plain HTTP, fast. */
+export const LOCAL_WEBHOOKS = {
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_DISPATCH_INTERVAL_MS: '50',
+};
+
 export interface Received {
   path: string;
   id: string;

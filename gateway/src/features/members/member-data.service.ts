@@ -42,13 +42,19 @@ async function memberOf(db: ReadModelClient, memberId: number) {
   return row ? memberResource.toApi(row) : null;
 }
 
-export async function recipientsAs(db: ReadModelClient, operator: Operator, memberId: number) {
+/** The member and its recipients; a member neither held nor ever received is unknown. */
+async function knownMember(db: ReadModelClient, memberId: number) {
   const [member, recipients] = await Promise.all([
     memberOf(db, memberId),
     recipientsOf(db, memberId),
   ]);
   if (!member && recipients.length === 0)
     throw new OperatorRefusal(`no member with id ${memberId}`, 1);
+  return { member, recipients };
+}
+
+export async function recipientsAs(db: ReadModelClient, operator: Operator, memberId: number) {
+  const { recipients } = await knownMember(db, memberId);
   await recordOperatorAction(db, operator, 'members.recipients', { target: `member ${memberId}` });
   return recipients;
 }
@@ -59,16 +65,13 @@ export async function recipientsAs(db: ReadModelClient, operator: Operator, memb
  * classes.
  */
 export async function reportAs(db: ReadModelClient, operator: Operator, memberId: number) {
-  const [member, recipients, events, writes] = await Promise.all([
-    memberOf(db, memberId),
-    recipientsOf(db, memberId),
+  const { member, recipients } = await knownMember(db, memberId);
+  const [events, writes] = await Promise.all([
     db.$queryRaw<{ n: bigint }[]>`
       SELECT count(*) AS n FROM webhook_events
        WHERE event_type LIKE 'members.%' AND (body::jsonb #>> '{data,id}')::int = ${memberId}`,
     db.memberWriteAudit.count({ where: { member_id: memberId } }),
   ]);
-  if (!member && recipients.length === 0)
-    throw new OperatorRefusal(`no member with id ${memberId}`, 1);
   await recordOperatorAction(db, operator, 'members.report', { target: `member ${memberId}` });
   return {
     member_id: memberId,
