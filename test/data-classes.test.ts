@@ -31,7 +31,7 @@ let env: TestEnvironment;
 let dashboard: LegacyDashboard;
 let gateway: RunningGateway;
 let second: RunningGateway;
-let worker: ReturnType<typeof startWebhookWorker>;
+let worker: Awaited<ReturnType<typeof startWebhookWorker>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const secrets = new Map<string, string>();
 let ids: FixtureIds;
@@ -78,7 +78,7 @@ beforeAll(async () => {
     's1@example.com',
   ];
   receiver = await startReceiver({ secrets });
-  worker = startWebhookWorker(env, WEBHOOK_SETTINGS);
+  worker = await startWebhookWorker(env, WEBHOOK_SETTINGS);
 });
 
 afterAll(async () => {

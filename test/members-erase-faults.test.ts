@@ -26,7 +26,7 @@ let server: SpareMariaDb;
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;
 let gateway: RunningGateway;
-let worker: ReturnType<typeof startWebhookWorker> | undefined;
+let worker: Awaited<ReturnType<typeof startWebhookWorker>> | undefined;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const secrets = new Map<string, string>();
 let partner: { key: string; token: string };
@@ -71,7 +71,7 @@ beforeAll(async () => {
     bearer(partner.token).headers,
   );
   secrets.set('/p', subscribed.body.data.secret as string);
-  worker = startWebhookWorker(env, LOCAL_WEBHOOKS);
+  worker = await startWebhookWorker(env, LOCAL_WEBHOOKS);
 }, 120_000);
 
 afterAll(async () => {
@@ -122,7 +122,7 @@ describe('an erasure when things fail', () => {
     expect(await erase(id)).toMatchObject({ notified: [partner.key] });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(erasuresOf(id)).toEqual([]);
-    worker = startWebhookWorker(env, LOCAL_WEBHOOKS);
+    worker = await startWebhookWorker(env, LOCAL_WEBHOOKS);
     await eventually(() => expect(erasuresOf(id)).toHaveLength(1), 10_000);
   });
 

@@ -39,7 +39,7 @@ const VALUES = {
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;
 let gateway: RunningGateway;
-let worker: ReturnType<typeof startWebhookWorker>;
+let worker: Awaited<ReturnType<typeof startWebhookWorker>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const secrets = new Map<string, string>();
 const partner: Record<'a' | 'b' | 'c', { key: string; token: string }> = {} as never;
@@ -80,7 +80,7 @@ beforeAll(async () => {
   partner.b = await client('B');
   partner.c = await client('C', elsewhere);
   receiver = await startReceiver({ secrets });
-  worker = startWebhookWorker(env, LOCAL_WEBHOOKS);
+  worker = await startWebhookWorker(env, LOCAL_WEBHOOKS);
   await subscribe(partner.a, '/a');
   await subscribe(partner.b, '/b');
   await subscribe(partner.c, '/c');

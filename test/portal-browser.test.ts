@@ -48,7 +48,7 @@ const REPLAYED = 3;
 let env: TestEnvironment | undefined;
 let gateway: RunningGateway | undefined;
 let browser: Browser | undefined;
-let worker: ReturnType<typeof startWebhookWorker> | undefined;
+let worker: Awaited<ReturnType<typeof startWebhookWorker>> | undefined;
 let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
 let client: TestClient;
 const secrets = new Map<string, string>();
@@ -58,7 +58,7 @@ beforeAll(async () => {
   env = await createTestEnvironment();
   gateway = await startGateway(env, WEBHOOK_SETTINGS);
   receiver = await startReceiver({ secrets });
-  worker = startWebhookWorker(env, WEBHOOK_SETTINGS);
+  worker = await startWebhookWorker(env, WEBHOOK_SETTINGS);
   browser = await launchChromium();
   client = await createTestClient(gateway.db, {
     name: 'Turnike <Partner>',

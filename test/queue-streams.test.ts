@@ -41,7 +41,7 @@ describe('queue event streams', () => {
     // A job every 20 ms a table: several events each (added, active, completed), hundreds in
     // seconds, where the default would keep them all.
     const worker = await startWorker(env, { intervalMs: 20, reconcileIntervalMs: 200 });
-    const webhooks = startWebhookWorker(env, {});
+    const webhooks = await startWebhookWorker(env, {});
     try {
       const queues = SYNC_TABLES.map((t) => syncQueueName(t.name));
       await eventually(
@@ -72,7 +72,7 @@ describe('queue event streams', () => {
     const spare = await SpareRedis.start();
     const settings = { REDIS_URL: spare.url };
     const worker = await startWorker(env, { intervalMs: 20, reconcileIntervalMs: 200, settings });
-    const webhooks = startWebhookWorker(env, settings);
+    const webhooks = await startWebhookWorker(env, settings);
     const probe = createRedis(spare.url, {});
     const queues = [...SYNC_TABLES.map((t) => syncQueueName(t.name)), WEBHOOK_QUEUE];
     const capOf = (queue: string) =>

@@ -25,7 +25,7 @@ import { eventually, startWebhookWorker } from './support/worker.js';
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;
 let gateway: RunningGateway;
-let worker: ReturnType<typeof startWebhookWorker>;
+let worker: Awaited<ReturnType<typeof startWebhookWorker>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const secrets = new Map<string, string>();
 let memberId: number;
@@ -66,7 +66,7 @@ beforeAll(async () => {
   partner.c = await client(['contact', 'identity']);
   partner.d = await client([]);
   receiver = await startReceiver({ secrets });
-  worker = startWebhookWorker(env, LOCAL_WEBHOOKS);
+  worker = await startWebhookWorker(env, LOCAL_WEBHOOKS);
 });
 
 afterAll(async () => {

@@ -30,7 +30,7 @@ const WEBHOOK_SETTINGS = {
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;
 let gateway: RunningGateway;
-let workers: ReturnType<typeof startWebhookWorker>[];
+let workers: Awaited<ReturnType<typeof startWebhookWorker>>[];
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let holder: pg.Client;
 let token: string;
@@ -49,7 +49,10 @@ beforeAll(async () => {
   );
   receiver = await startReceiver({ secrets });
   receiver.answerWith(() => ({ status: 204 }));
-  workers = [startWebhookWorker(env, WEBHOOK_SETTINGS), startWebhookWorker(env, WEBHOOK_SETTINGS)];
+  workers = [
+    await startWebhookWorker(env, WEBHOOK_SETTINGS),
+    await startWebhookWorker(env, WEBHOOK_SETTINGS),
+  ];
   holder = new pg.Client({ connectionString: env.databaseUrl });
   await holder.connect();
 });

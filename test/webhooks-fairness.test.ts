@@ -45,7 +45,7 @@ const BOUND_MS = 8000;
 
 let env: TestEnvironment;
 let gateway: RunningGateway;
-let worker: ReturnType<typeof startWebhookWorker>;
+let worker: Awaited<ReturnType<typeof startWebhookWorker>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let silent: Awaited<ReturnType<typeof startSilentEndpoint>>;
 let readModel: ReturnType<typeof createReadModelClient>;
@@ -72,7 +72,7 @@ beforeAll(async () => {
   receiver = await startReceiver({ secrets });
   silent = await startSilentEndpoint();
   readModel = createReadModelClient(env.databaseUrl, { poolSize: 2 });
-  worker = startWebhookWorker(env, WEBHOOK_SETTINGS);
+  worker = await startWebhookWorker(env, WEBHOOK_SETTINGS);
 }, 120_000);
 
 afterAll(async () => {

@@ -236,10 +236,10 @@ describe('one change followed by a thousand subscriptions', () => {
 });
 
 describe('the feed statements of a dispatch pass', () => {
-  let worker: ReturnType<typeof startWebhookWorker>;
+  let worker: Awaited<ReturnType<typeof startWebhookWorker>>;
 
-  beforeAll(() => {
-    worker = startWebhookWorker(env, WEBHOOK_SETTINGS);
+  beforeAll(async () => {
+    worker = await startWebhookWorker(env, WEBHOOK_SETTINGS);
     countStatements(readModelPool(worker.readModel));
   });
 

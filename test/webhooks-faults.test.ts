@@ -108,7 +108,7 @@ async function expectAllDelivered(
 
 describe('Redis restarted empty while tries wait for their retry', () => {
   it('when the delayed tries are gone with Redis, then the sweep queues them again and every event arrives', async () => {
-    const worker = startWebhookWorker(env, { ...WEBHOOK_SETTINGS, REDIS_URL: redis.url });
+    const worker = await startWebhookWorker(env, { ...WEBHOOK_SETTINGS, REDIS_URL: redis.url });
     try {
       const id = await subscribe('/redis');
       const failing = new Set<string>();

@@ -27,7 +27,7 @@ const WEBHOOK_SETTINGS = {
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;
 let gateway: RunningGateway;
-let worker: ReturnType<typeof startWebhookWorker>;
+let worker: Awaited<ReturnType<typeof startWebhookWorker>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let token: string;
 
@@ -42,7 +42,7 @@ beforeAll(async () => {
     await createTestClient(gateway.db, { scopes: ['members:read', 'webhooks:manage'] }),
   );
   receiver = await startReceiver({ secrets: new Map() });
-  worker = startWebhookWorker(env, WEBHOOK_SETTINGS);
+  worker = await startWebhookWorker(env, WEBHOOK_SETTINGS);
 });
 
 afterAll(async () => {

@@ -37,7 +37,7 @@ let dashboard: LegacyDashboard;
 let gateway: RunningGateway;
 /** Private targets refused, as in production. */
 let strict: RunningGateway;
-let worker: ReturnType<typeof startWebhookWorker>;
+let worker: Awaited<ReturnType<typeof startWebhookWorker>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let branch: number;
 let partner: { id: number; token: string };
@@ -57,7 +57,7 @@ beforeAll(async () => {
   partner = await clientWith(SCOPES);
   other = await clientWith(SCOPES);
   receiver = await startReceiver({ secrets });
-  worker = startWebhookWorker(env, WEBHOOK_SETTINGS);
+  worker = await startWebhookWorker(env, WEBHOOK_SETTINGS);
 });
 
 afterAll(async () => {

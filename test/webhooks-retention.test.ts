@@ -42,7 +42,7 @@ const ANSWERS: Record<string, { status: number; headers?: Record<string, string>
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;
 let gateway: RunningGateway;
-let worker: ReturnType<typeof startWebhookWorker>;
+let worker: Awaited<ReturnType<typeof startWebhookWorker>>;
 let retention: { stop(): void };
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let token: string;
@@ -59,7 +59,7 @@ beforeAll(async () => {
   );
   receiver = await startReceiver({ secrets: new Map() });
   receiver.answerWith((request) => ANSWERS[request.path]!);
-  worker = startWebhookWorker(env, SETTINGS);
+  worker = await startWebhookWorker(env, SETTINGS);
 });
 
 afterAll(async () => {

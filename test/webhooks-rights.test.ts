@@ -38,7 +38,7 @@ const WEBHOOK_SETTINGS = {
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;
 let gateway: RunningGateway;
-let worker: ReturnType<typeof startWebhookWorker>;
+let worker: Awaited<ReturnType<typeof startWebhookWorker>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const secrets = new Map<string, string>();
 /** A case's time: the operator's commands are processes of their own, slow on a busy machine. */
@@ -54,7 +54,7 @@ beforeAll(async () => {
   gateway = await startGateway(env, { RATE_LIMIT_PER_MINUTE: '100000', ...WEBHOOK_SETTINGS });
   receiver = await startReceiver({ secrets });
   receiver.answerWith((request) => ({ status: failing.has(request.path) ? 503 : 204 }));
-  worker = startWebhookWorker(env, WEBHOOK_SETTINGS);
+  worker = await startWebhookWorker(env, WEBHOOK_SETTINGS);
 });
 
 afterAll(async () => {

@@ -43,7 +43,7 @@ const PATHS = ['/sealed', '/rotated', '/plain'];
 let env: TestEnvironment;
 let dashboard: LegacyDashboard;
 let gateway: RunningGateway | undefined;
-let worker: ReturnType<typeof startWebhookWorker> | undefined;
+let worker: Awaited<ReturnType<typeof startWebhookWorker>> | undefined;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const secrets = new Map<string, string>();
 const ids = new Map<string, number>();
@@ -60,7 +60,7 @@ async function useKeys(keys: { gateway: string[]; worker: string[] }, logger = c
     ...WEBHOOK_SETTINGS,
     SECRETS_KEY: keys.gateway.join(','),
   });
-  worker = startWebhookWorker(
+  worker = await startWebhookWorker(
     env,
     { ...WEBHOOK_SETTINGS, SECRETS_KEY: keys.worker.join(',') },
     { logger: logger.logger },

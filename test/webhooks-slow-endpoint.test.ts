@@ -32,7 +32,7 @@ const BOUND_MS = 5000;
 
 let env: TestEnvironment;
 let gateway: RunningGateway;
-let worker: ReturnType<typeof startWebhookWorker>;
+let worker: Awaited<ReturnType<typeof startWebhookWorker>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let readModel: ReturnType<typeof createReadModelClient>;
 let tokenA: string;
@@ -65,7 +65,7 @@ beforeAll(async () => {
     return { status: 204, delayMs: A_ANSWERS_AFTER_MS };
   });
   readModel = createReadModelClient(env.databaseUrl, { poolSize: 2 });
-  worker = startWebhookWorker(env, WEBHOOK_SETTINGS);
+  worker = await startWebhookWorker(env, WEBHOOK_SETTINGS);
 }, 120_000);
 
 afterAll(async () => {

@@ -30,7 +30,7 @@ const ANSWER_MS = 100;
 
 let env: TestEnvironment;
 let gateway: RunningGateway;
-let worker: ReturnType<typeof startWebhookWorker>;
+let worker: Awaited<ReturnType<typeof startWebhookWorker>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let readModel: ReturnType<typeof createReadModelClient>;
 let token: string;
@@ -49,7 +49,7 @@ beforeAll(async () => {
   receiver = await startReceiver({ secrets: new Map() });
   receiver.answerWith(() => ({ status: 204, delayMs: ANSWER_MS }));
   readModel = createReadModelClient(env.databaseUrl, { poolSize: 2 });
-  worker = startWebhookWorker(env, SETTINGS);
+  worker = await startWebhookWorker(env, SETTINGS);
 }, 120_000);
 
 afterAll(async () => {

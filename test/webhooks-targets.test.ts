@@ -107,7 +107,7 @@ describe('resolving a target name', () => {
     const id = subscribed.body.data.id as number;
     dns.serve('rebind.partner.test', ['127.0.0.1']);
 
-    const worker = startWebhookWorker(
+    const worker = await startWebhookWorker(
       env,
       { WEBHOOK_RETRY_SCHEDULE: '3600', WEBHOOK_TIMEOUT_MS: '2000' },
       { dnsServers: [dns.server] },

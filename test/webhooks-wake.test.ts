@@ -32,7 +32,7 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
   let dashboard: LegacyDashboard;
   let gateway: RunningGateway;
   let sync: Awaited<ReturnType<typeof startWorker>>;
-  let webhooks: ReturnType<typeof startWebhookWorker>;
+  let webhooks: Awaited<ReturnType<typeof startWebhookWorker>>;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   const secrets = new Map<string, string>();
   let branchId: number;
@@ -43,7 +43,7 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
     branchId = await dashboard.insertBranch({ name: 'Moda' });
     gateway = await startGateway(env, WEBHOOK_SETTINGS);
     sync = await startWorker(env);
-    webhooks = startWebhookWorker(env, WEBHOOK_SETTINGS);
+    webhooks = await startWebhookWorker(env, WEBHOOK_SETTINGS);
     receiver = await startReceiver({ secrets });
     const token = await issueToken(
       gateway,

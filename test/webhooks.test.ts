@@ -34,7 +34,7 @@ let env: TestEnvironment;
 let dashboard: LegacyDashboard;
 let gateway: RunningGateway;
 let strictGateway: RunningGateway;
-let worker: ReturnType<typeof startWebhookWorker>;
+let worker: Awaited<ReturnType<typeof startWebhookWorker>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const secrets = new Map<string, string>();
 let unbound: string;
@@ -55,7 +55,7 @@ beforeAll(async () => {
     await createTestClient(gateway.db, { scopes, branchId: BOUND_BRANCH }),
   );
   receiver = await startReceiver({ secrets });
-  worker = startWebhookWorker(env, WEBHOOK_SETTINGS);
+  worker = await startWebhookWorker(env, WEBHOOK_SETTINGS);
 });
 
 afterAll(async () => {

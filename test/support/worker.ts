@@ -1,15 +1,9 @@
-// Runs the real sync runner in-process against a test environment.
-import { Registry } from 'prom-client';
-import { createCursorCodec } from '#api/changes/cursor.js';
-import { createReadModelClient, readModelPool } from '#common/databases.js';
-import { createLegacyClient } from '#common/legacy-database.js';
-import { throttledLog } from '#common/log-throttle.js';
+// The worker in-process against a test environment, made as the process makes it (createWorker),
+// with the jobs a test exercises.
 import type { Logger } from '#common/logger.js';
 import { inject } from 'vitest';
 import { runLogger } from './run-logs.js';
-import { createRedis } from '#common/redis.js';
-import { startSyncRunner } from '../../worker/src/sync/sync-runner.js';
-import { startWebhooks } from '../../worker/src/webhooks/webhooks-runner.js';
+import { createWorker } from '../../worker/src/start.js';
 import type { TestEnvironment } from './environment.js';
 
 export async function startWorker(
@@ -27,34 +21,19 @@ export async function startWorker(
     settings?: Record<string, string>;
   } = {},
 ) {
-  const config = env.config(options.settings);
-  // The bounds main.ts gives the worker's pools.
-  const bounds = { queryTimeoutMs: config.sync.queryTimeoutMs, connectTimeoutMs: 5000 };
-  const legacyUrl = options.legacyUrl ?? env.legacyReadOnlyUrl;
-  const legacy = createLegacyClient(legacyUrl, bounds);
-  const readModel = createReadModelClient(config.db.url, { ...bounds, poolSize: 4 });
-  const connection = createRedis(config.redis.url, { forWorker: true });
-  const runner = await startSyncRunner({
-    legacy,
-    readModel,
-    connection,
-    prefix: config.redis.prefix,
-    intervalMs: options.intervalMs ?? config.sync.intervalMs,
-    reconcileIntervalMs: options.reconcileIntervalMs ?? config.sync.reconcileIntervalMs,
-    changesRetentionMs: config.changes.retentionMs,
-    source: config.sync.source,
-    legacyUrl,
-    logger: runLogger(inject('services').runId, 'worker-test'),
-  });
-  return {
-    runner,
-    readModel,
-    async close() {
-      await runner.close();
-      await Promise.allSettled([legacy.$disconnect(), readModel.$disconnect()]);
-      connection.disconnect();
-    },
+  const intervals = {
+    ...(options.intervalMs ? { SYNC_INTERVAL_MS: String(options.intervalMs) } : {}),
+    ...(options.reconcileIntervalMs
+      ? { RECONCILE_INTERVAL_MS: String(options.reconcileIntervalMs) }
+      : {}),
   };
+  const worker = await createWorker(env.config({ ...intervals, ...options.settings }), {
+    logger: runLogger(inject('services').runId, 'worker-test'),
+    jobs: ['sync'],
+    legacyUrl: options.legacyUrl ?? env.legacyReadOnlyUrl,
+    poolSize: 4,
+  });
+  return { ...worker, runner: worker.runner! };
 }
 
 /** Polls until `check` stops throwing, or fails with its last error after `timeoutMs`. */
@@ -74,41 +53,17 @@ export async function eventually<T>(
   }
 }
 
-/** The worker's webhook part (dispatch, delivery, sweep) in-process, as main.ts starts it. */
-export function startWebhookWorker(
+/** The worker's webhook part (dispatch, delivery, sweep) in-process, as the process starts it. */
+export async function startWebhookWorker(
   env: TestEnvironment,
   overrides: Record<string, string>,
   options: { dnsServers?: string[]; logger?: Logger } = {},
 ) {
-  const config = env.config(overrides);
-  const readModel = createReadModelClient(config.db.url, { poolSize: 6 });
-  const connection = createRedis(config.redis.url, { forWorker: true });
-  const logger = options.logger ?? runLogger(inject('services').runId, 'webhooks-test');
-  const registry = new Registry();
-  const webhooks = startWebhooks({
-    pool: readModelPool(readModel),
-    connection,
-    prefix: config.redis.prefix,
-    config: config.webhooks,
-    registry,
-    log: throttledLog(logger),
-    cursors: createCursorCodec(config.secrets.keys),
-    secretsKeys: config.secrets.keys,
+  const worker = await createWorker(env.config(overrides), {
+    logger: options.logger ?? runLogger(inject('services').runId, 'webhooks-test'),
+    jobs: ['webhooks'],
+    poolSize: 6,
     ...(options.dnsServers ? { dnsServers: options.dnsServers } : {}),
   });
-  return {
-    readModel,
-    /** The worker's metrics, as its /metrics port shows them. */
-    registry,
-    deliveryWorker: webhooks.deliveryWorker,
-    async close() {
-      await webhooks.close();
-      await readModel.$disconnect();
-      // Prisma disposes of its pool only if it made a query itself; this one may not have.
-      await readModelPool(readModel)
-        .end()
-        .catch(() => undefined);
-      connection.disconnect();
-    },
-  };
+  return { ...worker, deliveryWorker: worker.webhooks!.deliveryWorker };
 }
