@@ -1,7 +1,7 @@
 // Builds the Express application: middleware order, routers, error funnel. No listen() here, so
 // tests run the real app on port 0.
 import { withErasures } from '#api/changes/erasures.js';
-import { createRecipientsRecorder, NOT_RECORDING } from './http/recipients.js';
+import { createRecipientsRecorder, NOT_RECORDING } from '#api/recipients.js';
 import express from 'express';
 import { createCursorCodec } from '#api/changes/cursor.js';
 import type { RedisClient } from '#common/redis.js';

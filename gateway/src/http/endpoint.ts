@@ -13,7 +13,7 @@ import { branchFilter } from './data-scope.js';
 import { refuseNulBytes } from './hostile-input.js';
 import { sendJson } from './json-answer.js';
 import type { ReadRouting } from './read-routing.js';
-import type { RecipientsRecorder } from './recipients.js';
+import type { RecipientsRecorder } from '#api/recipients.js';
 import { withReads } from './replica-choice.js';
 import type { ScopedRead } from './scoped-read.js';
 import { parseInput } from './validation.js';
@@ -192,7 +192,7 @@ function withheld(response: z.ZodType, res: Response, result: unknown): unknown 
 
 /**
  * Records which members' data the answer carries to its client, before it leaves (the recipients
- * record, http/recipients.ts); nothing to wait for when all of it is recorded already.
+ * record, api/recipients.ts); nothing to wait for when all of it is recorded already.
  */
 async function recorded(
   response: z.ZodType,

@@ -9,7 +9,7 @@
 import { bodyFor, erasureBody, receivedIn } from '#api/webhooks/bodies.js';
 import type { ToldErasure } from '#api/changes/erasures.js';
 import { clientClasses, type Received } from '#api/data-classes.js';
-import { recordRecipients, rowsOf } from '#api/recipients.js';
+import { createRecipientsRecorder, type RecipientsRecorder } from '#api/recipients.js';
 import { Worker, type Job, type Queue } from 'bullmq';
 import type { RedisClient } from '#common/redis.js';
 import type pg from 'pg';
@@ -175,6 +175,7 @@ export function startDelivery(deps: DeliveryDeps) {
       backOffMs: deps.backOffMs,
     }),
     taken: new Set(),
+    recipients: createRecipientsRecorder(deps.pool),
   };
   let worker = startWorker(deliverer);
   let untakenSweeps = 0;
@@ -222,6 +223,7 @@ interface Deliverer extends DeliveryDeps {
    * it waits its turn) is dropped here rather than sent twice.
    */
   taken: Set<string>;
+  recipients: RecipientsRecorder;
 }
 
 /** A try to queue: a retry after `delayMs`; a try turned away by its share for `waitUntil`. */
@@ -427,13 +429,18 @@ async function deliver(d: Deliverer, eventIds: readonly string[]) {
  * The recipients record of the tries about to be made, written before any is sent
  * (api/recipients.ts): a worker that dies after sending never leaves a recipient unrecorded.
  */
-async function recordReceived(d: Pick<Deliverer, 'pool'>, admitted: readonly Admitted[]) {
-  const rows = admitted.flatMap(({ event }) => {
-    const received: Received = new Map();
+async function recordReceived(d: Pick<Deliverer, 'recipients'>, admitted: readonly Admitted[]) {
+  const byClient = new Map<number, Received>();
+  for (const { event } of admitted) {
+    const received: Received = byClient.get(event.client_id) ?? new Map<number, number>();
     receivedIn(event.body, clientClasses(event.client), received);
-    return rowsOf(event.client_id, received);
-  });
-  await recordRecipients(d.pool, rows);
+    byClient.set(event.client_id, received);
+  }
+  // Nothing to wait for where every member and client is recorded already.
+  const writes = [...byClient].flatMap(
+    ([clientId, received]) => d.recipients.record(clientId, received) ?? [],
+  );
+  await Promise.all(writes);
 }
 
 /** The job's events still to be tried; those their client may no longer receive are cancelled. */
