@@ -11,7 +11,7 @@ import { createReadModelClient, readModelPool } from '#common/databases.js';
 import { legacyConnectionOf } from '#common/legacy-database.js';
 import { createRedis } from '#common/redis.js';
 import { migrateReadModel } from '#prisma/read-model/migrate.js';
-import { binlogConnectionOf } from '../worker/src/sync/binlog/binlog-follower.js';
+import { binlogConnectionOf } from '../worker/src/sync/binlog/log-client.js';
 import {
   issueServerCertificate,
   makeAuthority,

@@ -7,58 +7,33 @@
 // and that one resumes from the stored position. The job ends when the worker stops, and fails
 // on any error of the log (the next scheduled job starts a new client from the stored position).
 // A log that refuses the worker's user (grants lost) is polled for meanwhile (accessDenied); a
-// log lost (position purged, server replaced) or silent is made up for by fallBack.
-import type { SyncSource } from '#common/config.js';
-import ZongJi from '@vlasky/zongji';
-import type { AnyBinlogEvent, RowsEvent } from '@vlasky/zongji';
+// log lost (position purged, server replaced) or silent is made up for by fallBack. Each job's
+// client of the log is log-client.ts.
 import { Worker } from 'bullmq';
-import { legacyConnectionOf } from '#common/legacy-database.js';
-import { legacyTlsOf } from '#common/legacy-tls.js';
-import type { ThrottledLog } from '#common/log-throttle.js';
-import type { Logger } from '#common/logger.js';
-import type { RedisClient } from '#common/redis.js';
-import type { SyncTable } from '#read-model/table-definition.js';
 import { readModelTransaction } from '#read-model/transaction.js';
 import { closeWithin } from '../../close-within.js';
 import { BINLOG_QUEUE, openQueue } from '../../queues.js';
-import type { SyncDatabases } from '../sync-databases.js';
-import type { SyncMetrics } from '../sync-metrics.js';
 import { assertFollowerSchedule } from '../sync-upkeep.js';
-import { applyChangedKeys, type ChangedKeys } from './apply-changes.js';
-import { batchApplier, collectRowKeys, tablesByLegacyName } from './log-batches.js';
 import {
   bytesBehind,
   currentBinlogPosition,
   readBinlogPosition,
   storeStartPosition,
   writeBinlogPosition,
-  type BinlogPosition,
 } from './binlog-position.js';
+import {
+  follow,
+  LogSilent,
+  ServerReplaced,
+  SILENCE_MS,
+  type BinlogFollowerDeps,
+  type LogState,
+} from './log-client.js';
 
-/** The server sends a heartbeat this often while idle; three missed mean the link is dead. */
-const HEARTBEAT_MS = 1000;
-const SILENCE_MS = 3 * HEARTBEAT_MS;
 /** How often storing a position is tried again while a database cannot answer. */
 const RETRY_START_MS = 2000;
 /** The server's log files are listed for the bytes-behind metric at most this often. */
 const STATUS_READ_MS = 3000;
-/** The binary log client's id among the server's replicas: any id no real replica uses. */
-const REPLICA_SERVER_ID = 0x5e_7c;
-
-export interface BinlogFollowerDeps extends SyncDatabases {
-  /** The worker's legacy URL: the log is read as the same user (REPLICATION grants). */
-  legacyUrl: string;
-  connection: RedisClient;
-  prefix: string;
-  tables: readonly SyncTable[];
-  logger: Logger;
-  log: ThrottledLog;
-  metrics?: SyncMetrics;
-  /** Sets the tables' polling rate and the source metrics and health name (sync-runner.ts). */
-  useSource(source: SyncSource): Promise<void>;
-  /** A reconciliation pass of every table begun after `since`, awaited. */
-  reconcileAll(since: Date, stopped: () => boolean): Promise<void>;
-}
 
 /**
  * The server no longer holds the stored position (its files purged: error 1236), or holds the
@@ -67,28 +42,6 @@ export interface BinlogFollowerDeps extends SyncDatabases {
  */
 function positionLost(error: unknown): boolean {
   return (error as { errno?: number } | null)?.errno === 1236 || error instanceof ServerReplaced;
-}
-
-class ServerReplaced extends Error {}
-
-/** Neither event nor heartbeat for SILENCE_MS: the server, or the way to it, is gone. */
-class LogSilent extends Error {}
-
-/** Shared by the successive clients of the log (one job each). */
-interface LogState {
-  /** Unix ms of the last event or heartbeat heard, if any yet. */
-  heardAt: number | undefined;
-  /** Unix ms the read model was last caught up with the log: a batch applied, or a heartbeat
-   *  (sent only while the server has nothing more) with nothing waiting to be applied. */
-  caughtUpAt: number | undefined;
-  /**
-   * Unix ms silence is counted from while clients fail: the last event heard, or the start of the
-   * first failed client if later (a worker taking the follower over after long without it).
-   * Cleared by any event.
-   */
-  silentSince: number | undefined;
-  /** From a fallback until the log answers again: silence meanwhile is no new fallback. */
-  fellBack: boolean;
 }
 
 /**
@@ -293,178 +246,4 @@ async function firstLoadsDone(deps: BinlogFollowerDeps, stopping: () => boolean)
     if (loaded === names.length) return;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-}
-
-/** The binary-log client's connection (mysql2's options): the legacy URL's server, user, TLS. */
-export function binlogConnectionOf(url: string) {
-  const { host, port, user, password } = legacyConnectionOf(url);
-  const tls = legacyTlsOf(url);
-  return {
-    host,
-    port,
-    user,
-    ...(password ? { password } : {}),
-    ...(tls ? { ssl: { ...tls, rejectUnauthorized: true } } : {}),
-    // Values are not read (only keys are); text dates spare the decoding.
-    dateStrings: true,
-    charset: 'utf8mb4_general_ci',
-  };
-}
-
-/** One client of the log from the stored position, until stopped or an error. */
-function follow(deps: BinlogFollowerDeps, state: LogState, fail: (error: unknown) => void) {
-  const byLegacyTable = tablesByLegacyName(deps.tables);
-  const { database } = legacyConnectionOf(deps.legacyUrl);
-  const client = new ZongJi(binlogConnectionOf(deps.legacyUrl));
-  let file = '';
-  let serverId = 0n;
-  let gtid: string | null = null;
-  /** Keys of the transaction being read, not yet committed. */
-  let open: ChangedKeys = new Map();
-  let failed = false;
-  let lastHeard = Date.now();
-  let answered = false;
-  let settle: (() => void) | null = null;
-  const done = new Promise<void>((resolve) => (settle = resolve));
-
-  const stopWith = (error: unknown) => {
-    if (failed) return;
-    failed = true;
-    batches.cancel();
-    clearInterval(watchdog);
-    client.stop();
-    fail(error);
-  };
-  const batches = batchApplier({
-    apply: (changed, position) => applyChangedKeys(deps, changed, position),
-    applied: () => {
-      state.caughtUpAt = Date.now();
-    },
-    failed: (error) => stopWith(error),
-  });
-
-  const heard = () => {
-    lastHeard = Date.now();
-    state.heardAt = lastHeard;
-    state.silentSince = undefined;
-  };
-  onSocketData(client, heard);
-  client.on('binlog', (event: AnyBinlogEvent) => {
-    heard();
-    if (!answered) {
-      answered = true;
-      logAnswers(deps, state);
-    }
-    const name = event.getEventName();
-    if (name === 'heartbeat') {
-      if (batches.idle()) state.caughtUpAt = lastHeard;
-    } else if (name === 'rotate') {
-      file = (event as AnyBinlogEvent & { binlogName: string }).binlogName;
-    } else if (name === 'writerows' || name === 'updaterows' || name === 'deleterows') {
-      collectRowKeys(open, byLegacyTable, event as RowsEvent & { rows: unknown[] });
-    } else if (name === 'xid') {
-      batches.commit({ serverId, file, position: BigInt(event.nextPosition), gtid }, open);
-      open = new Map();
-    } else if (event.gtid) {
-      // MariaDB's GTID event opens each transaction: the position's GTID once it commits.
-      gtid = event.gtid;
-    }
-  });
-  client.on('error', stopWith);
-  const watchdog = setInterval(() => {
-    if (Date.now() - lastHeard > SILENCE_MS) {
-      stopWith(new LogSilent(`no binary log event nor heartbeat for ${SILENCE_MS} ms`));
-    }
-  }, HEARTBEAT_MS);
-
-  void (async () => {
-    const from = await storedPositionOfThisServer(deps);
-    serverId = from.serverId;
-    file = from.file;
-    gtid = from.gtid;
-    lastHeard = Date.now();
-    startReading(deps, client, from, {
-      database,
-      tables: [...byLegacyTable.keys()],
-    });
-  })().catch(stopWith);
-
-  return {
-    done,
-    /**
-     * Stops reading, applies what was committed and read, and resolves. A failed client's batch
-     * is not applied: the next client reads it again from the stored position, which may be a
-     * fallback's, later than this client's.
-     */
-    async stop() {
-      clearInterval(watchdog);
-      client.stop();
-      if (!failed) batches.flush(true);
-      await batches.applied();
-      settle?.();
-    },
-  };
-}
-
-/**
- * Any event is a sign of life, the ones the client filters out too (other databases' rows): the
- * server sends no heartbeat while it streams events, so a long transaction elsewhere would
- * otherwise look like silence. Bytes on the log's socket are counted, from the moment the dump is
- * asked for (the socket is the TLS one by then, if the URL asks for TLS).
- */
-function onSocketData(client: ZongJi, heard: () => void) {
-  client.on('ready', () => {
-    const socket = (client.connection as unknown as { stream?: NodeJS.ReadableStream } | null)
-      ?.stream;
-    socket?.on('data', heard);
-  });
-}
-
-/** The log answers: back from polling, if the worker fell back to it. */
-function logAnswers(deps: BinlogFollowerDeps, state: LogState) {
-  state.fellBack = false;
-  deps
-    .useSource('binlog')
-    .catch((error: unknown) =>
-      deps.log('warn', 'binlog-source', { err: error }, 'could not set the sync source'),
-    );
-}
-
-/** The stored position, if the legacy server is still the one it was read from. */
-async function storedPositionOfThisServer(deps: BinlogFollowerDeps): Promise<BinlogPosition> {
-  const from = await readBinlogPosition(deps.readModel);
-  if (!from) throw new Error('no binary log position stored');
-  const now = await currentBinlogPosition(deps);
-  if (now.serverId !== from.serverId) {
-    throw new ServerReplaced(
-      `the legacy server is now server_id ${now.serverId}, not ${from.serverId}`,
-    );
-  }
-  return from;
-}
-
-/** Asks the server for its log from `from`: the synced legacy tables' rows, with heartbeats. */
-function startReading(
-  deps: BinlogFollowerDeps,
-  client: ZongJi,
-  from: BinlogPosition,
-  read: { database: string | undefined; tables: string[] },
-) {
-  client.start({
-    serverId: REPLICA_SERVER_ID,
-    filename: from.file,
-    position: Number(from.position),
-    ...(read.database ? { includeSchema: { [read.database]: read.tables } } : {}),
-  });
-  // Neither the library nor the server sends heartbeats unless the link asks for them. MySQL
-  // 8.4 reads @source_heartbeat_period, MariaDB and older MySQL @master_heartbeat_period; both
-  // are user variables, so each server reads its own and ignores the other.
-  const period = HEARTBEAT_MS * 1_000_000;
-  client.connection?.query(
-    `SET @master_heartbeat_period = ${period}, @source_heartbeat_period = ${period}`,
-  );
-  deps.logger.info(
-    { file: from.file, position: Number(from.position) },
-    'following the binary log',
-  );
 }
