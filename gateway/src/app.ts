@@ -15,6 +15,7 @@ import type { Logger } from '#common/logger.js';
 import { throttledLog } from '#common/log-throttle.js';
 import { createAuthThrottle, failedAttempts } from './features/auth/auth-throttle.js';
 import { oauthRoutes } from './features/auth/auth.routes.js';
+import { createClientSecrets } from './trust/client-secrets.js';
 import { createClientEpochs } from './trust/client-epochs.js';
 import { createIssueLimit } from './features/auth/issue-limit.js';
 import { createTokenService } from './features/auth/tokens.service.js';
@@ -101,7 +102,10 @@ export function createApp(deps: AppDeps): express.Express {
     onRedisFailure: deps.config.rateLimit.onRedisFailure,
     log: throttledLog(deps.logger),
   });
-  const tokens = createTokenService({ ...deps, epochs, issueLimit });
+  // Made once here, the one composition root of the API, the console and the portal: no page or
+  // routes file makes a service of its own.
+  const secrets = createClientSecrets(deps.config.secrets.keys);
+  const tokens = createTokenService({ ...deps, epochs, issueLimit, secrets });
   const metrics = deps.metrics ?? createGatewayMetrics();
   watchDependencies(metrics.registry, deps);
   const guard = createGuard(admission({ ...deps, metrics }));
@@ -166,8 +170,8 @@ export function createApp(deps: AppDeps): express.Express {
   // The operator's and the partners' pages, after every API route: no API request walks their
   // layers.
   if (deps.config.console.enabled) {
-    app.use(consoleRoutes({ ...deps, epochs, legacy }));
-    app.use(portalRoutes({ ...deps, epochs, webhooks, usage }));
+    app.use(consoleRoutes({ ...deps, epochs, secrets, webhooks, legacy }));
+    app.use(portalRoutes({ ...deps, epochs, secrets, webhooks, usage }));
   }
 
   app.use(unknownRoute);

@@ -18,7 +18,7 @@ import type { Logger } from '#common/logger.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import type { tokenDataSchema } from './auth.schemas.js';
 import type { IssueLimit } from './issue-limit.js';
-import { createClientSecrets } from '../../trust/client-secrets.js';
+import type { ClientSecrets } from '../../trust/client-secrets.js';
 import { earlierTokens } from '../../trust/earlier-tokens.js';
 import { createOAuthModel, type OAuthClient } from './oauth-model.js';
 import { createTokenChecks } from '../../trust/token-checks.js';
@@ -108,10 +108,10 @@ export function createTokenService(deps: {
   epochs: ClientEpochs;
   logger: Logger;
   issueLimit: IssueLimit;
+  secrets: ClientSecrets;
 }) {
   const model = createOAuthModel({
     ...deps,
-    secrets: createClientSecrets(deps.config.secrets.keys),
     checks: createTokenChecks(deps.config.secrets.keys),
     earlier: earlierTokens(deps.db),
     chainMaxMs: deps.config.tokens.chainMaxMs,

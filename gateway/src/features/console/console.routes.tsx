@@ -8,9 +8,9 @@ import type { ReadModelClient } from '#common/databases.js';
 import type { RedisClient } from '#common/redis.js';
 import { assetRoutes } from '../../pages/assets.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
-import { createClientSecrets } from '../../trust/client-secrets.js';
+import type { ClientSecrets } from '../../trust/client-secrets.js';
 import { pageLayers, refusedWith } from '../../pages/page-layers.js';
-import { createWebhookService } from '../webhooks/webhooks.service.js';
+import type { WebhookService } from '../webhooks/webhooks.service.js';
 import type { GatewayLegacy } from '../members/legacy-connection.js';
 import { auditPage } from './audit.page.js';
 import { membersPage } from './members.page.js';
@@ -28,6 +28,8 @@ export interface ConsoleDeps {
   db: ReadModelClient;
   redis: RedisClient;
   epochs: ClientEpochs;
+  secrets: ClientSecrets;
+  webhooks: WebhookService;
   /** The dashboard's database, for a member's erasure (members/erasure.service.ts). */
   legacy: GatewayLegacy;
 }
@@ -38,12 +40,11 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   router.use(CONSOLE, pageLayers({ redis: deps.redis, config: deps.config, name: 'console' }));
   signInRoutes(router, deps);
   router.use(CONSOLE, operatorOnly(deps.config));
-  const clientDeps = { ...deps, secrets: createClientSecrets(deps.config.secrets.keys) };
   portalLinkPage(router, deps);
   // Before the clients page, whose POST /console/clients/:key/:action would take `edit` too.
-  clientEditPage(router, clientDeps);
-  clientsPage(router, clientDeps);
-  webhooksPage(router, { db: deps.db, service: createWebhookService(deps.db, deps.config) });
+  clientEditPage(router, deps);
+  clientsPage(router, deps);
+  webhooksPage(router, { db: deps.db, service: deps.webhooks });
   usagePage(router, deps);
   syncPage(router, deps);
   auditPage(router, deps);

@@ -8,7 +8,6 @@ import { validationError } from '../../http/errors.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
 import { sendPage } from '../../pages/layout.js';
 import { previousSecretLives } from '../../trust/secret-overlap.js';
-import { createClientSecrets } from '../../trust/client-secrets.js';
 import { endPreviousSecretAs, rotateSecretAs } from '../clients/clients.service.js';
 import { OutcomeNotice, refusedOr, type Outcome } from './outcome.js';
 import { portalActor, PortalPage, portalClient } from './portal-page.js';
@@ -115,8 +114,6 @@ function overlapOf(value: unknown): number | undefined {
 }
 
 export function credentialsPage(router: Router, deps: PortalDeps): void {
-  const clients = { ...deps, secrets: createClientSecrets(deps.config.secrets.keys) };
-
   router.get(PAGE, (req, res) => render(req, res, deps));
 
   router.post(`${PAGE}/rotate-secret`, async (req, res) => {
@@ -124,7 +121,7 @@ export function credentialsPage(router: Router, deps: PortalDeps): void {
     const [outcome, status] = await refusedOr(async (): Promise<Outcome> => {
       const overlapMs = overlapOf(body.overlap);
       const rotated = await rotateSecretAs(
-        clients,
+        deps,
         portalActor(req, res),
         portalClient(res).client_key,
         { overlapMs },
@@ -144,7 +141,7 @@ export function credentialsPage(router: Router, deps: PortalDeps): void {
   });
 
   router.post(`${PAGE}/end-previous-secret`, async (req, res) => {
-    await endPreviousSecretAs(clients, portalActor(req, res), portalClient(res).client_key);
+    await endPreviousSecretAs(deps, portalActor(req, res), portalClient(res).client_key);
     await render(req, res, deps, {
       kind: 'done',
       message: 'The previous client secret and the tokens it issued have ended.',

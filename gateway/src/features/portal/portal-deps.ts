@@ -3,6 +3,7 @@ import type { Config } from '#common/config.js';
 import type { ReadModelClient } from '#common/databases.js';
 import type { RedisClient } from '#common/redis.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
+import type { ClientSecrets } from '../../trust/client-secrets.js';
 import type { UsageServices } from '../usage/usage.report.js';
 import type { WebhookService } from '../webhooks/webhooks.service.js';
 
@@ -11,6 +12,7 @@ export interface PortalDeps {
   db: ReadModelClient;
   redis: RedisClient;
   epochs: ClientEpochs;
+  secrets: ClientSecrets;
   webhooks: WebhookService;
   usage: UsageServices;
 }
