@@ -9,7 +9,7 @@ import type { RedisClient } from '#common/redis.js';
 import { assetRoutes } from '../../pages/assets.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import type { ClientSecrets } from '../../trust/client-secrets.js';
-import { pageLayers, refusedWith } from '../../pages/page-layers.js';
+import { areaEnd, pageLayers } from '../../pages/page-layers.js';
 import type { WebhookService } from '../webhooks/webhooks.service.js';
 import type { GatewayLegacy } from '../members/legacy-connection.js';
 import { auditPage } from './audit.page.js';
@@ -49,6 +49,6 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   syncPage(router, deps);
   auditPage(router, deps);
   membersPage(router, deps);
-  router.use(CONSOLE, refusedWith(PublicPage));
+  router.use(CONSOLE, areaEnd(PublicPage, CONSOLE));
   return router;
 }

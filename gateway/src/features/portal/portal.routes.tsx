@@ -3,10 +3,9 @@
 // session cookie, the form parser and the CSRF and Origin checks, for /portal paths only.
 import { Router } from 'express';
 import { assetRoutes } from '../../pages/assets.js';
-import { pageLayers, refusedWith } from '../../pages/page-layers.js';
+import { areaEnd, pageLayers } from '../../pages/page-layers.js';
 import { credentialsPage } from './credentials.page.js';
 import { overviewPage } from './overview.page.js';
-import { NotFound } from './not-found.js';
 import { PublicPortalPage } from './portal-page.js';
 import { PORTAL, PORTAL_ASSETS } from './portal-paths.js';
 import type { PortalDeps } from './portal-deps.js';
@@ -26,7 +25,6 @@ export function portalRoutes(deps: PortalDeps): Router {
   webhooksPage(router, deps);
   webhookPage(router, deps);
   credentialsPage(router, deps);
-  router.use(PORTAL, NotFound);
-  router.use(PORTAL, refusedWith(PublicPortalPage));
+  router.use(PORTAL, areaEnd(PublicPortalPage, PORTAL));
   return router;
 }
