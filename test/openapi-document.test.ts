@@ -108,6 +108,7 @@ describe('the generated OpenAPI document', () => {
       'gone',
       'failing',
       'operator',
+      'credentials-ended',
     ]);
     const events = components.WebhookDeliveryFigures!.properties.events;
     expect(events.required).toEqual(['published', 'delivered', 'failed', 'pending', 'cancelled']);

@@ -3,7 +3,8 @@
 // twice) and checks what creation checks; POST /webhooks/{id}/test sends a signed `webhook.test`
 // to a real receiver, answers its outcome, records nothing, is limited and follows the delivery
 // target rules; GET /webhooks/event-types follows the caller's scopes. Another client's
-// subscription is 404 everywhere.
+// subscription is 404 everywhere. In the portal, a subscription made before the partner rotates its
+// secret is disabled `credentials-ended`, said so, and enabled again on the session's credentials.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import type { Scope } from '#api/scopes.js';
@@ -20,6 +21,7 @@ import {
   type RunningGateway,
 } from './support/gateway.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { partnerSignedIn } from './support/portal-session.js';
 import { syncOnce } from './support/sync-once.js';
 import { startReceiver } from './support/webhook-receiver.js';
 import { eventually, startWebhookWorker } from './support/worker.js';
@@ -363,5 +365,40 @@ describe('GET /webhooks/event-types', () => {
       );
     expect((await subscribe(types.map((t) => t.type))).status).toBe(201);
     expect((await subscribe(['branches'])).status).toBe(403);
+  });
+});
+
+describe('the portal, after the partner rotates its secret', () => {
+  it('when a subscription was made before the rotation, then the portal shows it disabled credentials-ended and enables it on the new credentials', async () => {
+    const client = await createTestClient(gateway.db, { scopes: SCOPES });
+    const browser = await partnerSignedIn(gateway, env.redisPrefix, client);
+    await browser.get('/portal/webhooks');
+    const made = await browser.post('/portal/webhooks', {
+      url: receiver.url('/portal-ended'),
+      types: 'members',
+    });
+    expect(made.status).toBe(200);
+    const { id } = await gateway.db.webhookSubscription.findFirstOrThrow({
+      where: { client_id: client.id },
+      select: { id: true },
+    });
+
+    await browser.get('/portal/credentials');
+    const rotated = await browser.post('/portal/credentials/rotate-secret');
+    expect(rotated.html).toContain(`Webhook subscriptions ${id} were disabled`);
+    const page = await browser.get(`/portal/webhooks/${id}`);
+    expect(page.html).toContain('disabled (credentials-ended)');
+    expect(page.html).toContain('id="credentials-ended"');
+
+    const enabled = await browser.post(`/portal/webhooks/${id}/enable`);
+    expect(enabled.html).toContain(`<dd>enabled</dd>`);
+    const [subscription, now] = await Promise.all([
+      gateway.db.webhookSubscription.findUniqueOrThrow({ where: { id } }),
+      gateway.db.apiClient.findUniqueOrThrow({ where: { id: client.id } }),
+    ]);
+    expect([subscription.credentials_generation, subscription.credentials_secret_version]).toEqual([
+      now.token_generation,
+      now.secret_version,
+    ]);
   });
 });

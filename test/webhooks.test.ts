@@ -1,7 +1,9 @@
 // Webhooks as a partner receives them: a real HTTP server subscribes through the API, checks
 // every delivery with the Standard Webhooks package and with svix, and keeps a copy that ends
 // equal to the list endpoints; a bound client's subscription never carries another branch's
-// row; targets and types are checked at subscribe time; a redirect fails, a 410 disables.
+// row; targets and types are checked at subscribe time; a redirect fails, a 410 disables; the
+// operator's rotate-secret, revoke-tokens and disable (`npm run clients`) disable the
+// subscriptions the ended credentials made (`credentials-ended`) until their partner enables them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateLegacyData } from '../scripts/legacy/generate-data.js';
 import { signedHeaders } from '#api/webhooks/signing.js';
@@ -14,9 +16,11 @@ import {
   postJson,
   startGateway,
   type RunningGateway,
+  type TestClient,
 } from './support/gateway.js';
 import { isSignedCursor, payloadOf } from './support/cursors.js';
 import { LegacyDashboard } from './support/legacy-dashboard.js';
+import { operatorCli } from './support/operator-cli.js';
 import { expectCopyEqualsLists, listed, READ_SCOPES } from './support/partner-copy.js';
 import { reconcileOnce, syncOnce } from './support/sync-once.js';
 import { startReceiver, type Received } from './support/webhook-receiver.js';
@@ -296,4 +300,103 @@ describe('answers that are not a success', () => {
       receiver.answerWith(() => ({ status: 204 }));
     }
   });
+});
+
+describe('subscriptions whose credentials ended', () => {
+  const partnerScopes = ['members:read', 'webhooks:manage'] as const;
+  const clients = async (...args: string[]) => operatorCli(env, 'clients', ...args);
+  const stateOf = async (token: string, id: number) => {
+    const answer = await getJson(`${gateway.url}/api/v1/webhooks/${id}`, bearer(token));
+    return [answer.body.data.enabled, answer.body.data.disabled_reason] as const;
+  };
+  const enable = (token: string, id: number) =>
+    postJson(`${gateway.url}/api/v1/webhooks/${id}/enable`, {}, bearer(token).headers);
+  const arrived = (path: string) => receiver.received.filter((r) => r.path === path);
+  const auditOf = (client: TestClient) =>
+    gateway.db.operatorAudit.findMany({
+      where: { client_key: client.client_key, action: 'webhooks.disable' },
+      select: { actor: true, target: true },
+      orderBy: { id: 'asc' },
+    });
+
+  it('when the secret is rotated without an overlap, then the subscription its tokens made is disabled credentials-ended and receives nothing, one made under the new secret receives, and the partner enables the first again', async () => {
+    const client = await createTestClient(gateway.db, { scopes: [...partnerScopes] });
+    const leaked = await issueToken(gateway, client);
+    const tapped = await subscribed(leaked, '/ended-tap', { types: ['members'] });
+
+    const rotated = JSON.parse(await clients('rotate-secret', client.client_key, '--json')) as {
+      client_secret: string;
+      subscriptions_disabled: number[];
+    };
+    const renewed = { ...client, client_secret: rotated.client_secret };
+    const fresh = await issueToken(gateway, renewed);
+    const kept = await subscribed(fresh, '/ended-kept', { types: ['members'] });
+
+    expect(await stateOf(fresh, tapped)).toEqual([false, 'credentials-ended']);
+    expect(await stateOf(fresh, kept)).toEqual([true, null]);
+    expect(rotated.subscriptions_disabled).toEqual([tapped]);
+    expect(await operatorCli(env, 'webhooks', 'list', '--client', client.client_key)).toMatch(
+      new RegExp(`^${tapped} .*disabled \\(credentials-ended\\)`, 'm'),
+    );
+    expect(await auditOf(client)).toEqual([
+      { actor: 'system', target: `subscription ${tapped}: credentials-ended` },
+    ]);
+
+    await dashboard.insertMember({ branch_id: 2, full_name: 'Sızıntı Sonrası' });
+    await syncOnce(env);
+    await eventually(() => expect(arrived('/ended-kept').length).toBeGreaterThan(0), 10_000);
+    expect(arrived('/ended-tap')).toEqual([]);
+
+    // The partner looked: enabled with its new credentials, the subscription catches up.
+    const enabled = await enable(fresh, tapped);
+    expect([enabled.status, enabled.body.data.enabled]).toEqual([200, true]);
+    expect(await stateOf(fresh, tapped)).toEqual([true, null]);
+    await eventually(() => expect(arrived('/ended-tap').length).toBeGreaterThan(0), 10_000);
+    // It stands on the new credentials now: a rotation that ends them disables it again.
+    await clients('rotate-secret', client.client_key);
+    expect(
+      await gateway.db.webhookSubscription.findMany({
+        where: { id: { in: [tapped, kept] } },
+        select: { id: true, disabled_reason: true },
+        orderBy: { id: 'asc' },
+      }),
+    ).toEqual([
+      { id: tapped, disabled_reason: 'credentials-ended' },
+      { id: kept, disabled_reason: 'credentials-ended' },
+    ]);
+  });
+
+  it.each(['revoke-tokens', 'disable'] as const)(
+    'when the operator runs %s, then the subscriptions the tokens made are disabled credentials-ended until the partner enables one with a new token',
+    async (command) => {
+      const client = await createTestClient(gateway.db, { scopes: [...partnerScopes] });
+      const token = await issueToken(gateway, client);
+      const id = await subscribed(token, `/ended-${command}`, { types: ['members'] });
+      const other = await createTestClient(gateway.db, { scopes: [...partnerScopes] });
+      const untouched = await subscribed(
+        await issueToken(gateway, other),
+        `/ended-${command}-other`,
+      );
+
+      const done = JSON.parse(await clients(command, client.client_key, '--json')) as {
+        subscriptions_disabled: number[];
+      };
+      if (command === 'disable') await clients('enable', client.client_key);
+      const next = await issueToken(gateway, client);
+      expect(await stateOf(next, id)).toEqual([false, 'credentials-ended']);
+      expect(done.subscriptions_disabled).toEqual([id]);
+      expect(
+        await gateway.db.webhookSubscription.findUniqueOrThrow({
+          where: { id: untouched },
+          select: { enabled: true },
+        }),
+      ).toEqual({ enabled: true });
+      expect(await auditOf(client)).toEqual([
+        { actor: 'system', target: `subscription ${id}: credentials-ended` },
+      ]);
+
+      expect((await enable(next, id)).status).toBe(200);
+      expect(await stateOf(next, id)).toEqual([true, null]);
+    },
+  );
 });

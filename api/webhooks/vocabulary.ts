@@ -16,9 +16,10 @@ export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
 /**
  * Why a subscription is disabled (webhook_subscriptions.disabled_reason): `gone`, its target
  * answered 410; `failing`, 5 days of failed tries; `operator`, the operator's disable, which only
- * the operator lifts.
+ * the operator lifts; `credentials-ended`, the credentials that created it or last changed its URL
+ * ended (credentials.ts), and its partner enables it again after looking.
  */
-export const DISABLED_REASONS = ['gone', 'failing', 'operator'] as const;
+export const DISABLED_REASONS = ['gone', 'failing', 'operator', 'credentials-ended'] as const;
 export type DisabledReason = (typeof DISABLED_REASONS)[number];
 
 /**

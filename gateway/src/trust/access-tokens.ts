@@ -5,6 +5,7 @@ import type { ReadModelClient } from '#common/databases.js';
 import { clientClasses, type ClassMask } from '#api/data-classes.js';
 import { dataScopeOf, type DataScope } from '#api/data-scope.js';
 import { currentScopes } from '#api/scopes.js';
+import type { Credentials } from '#api/webhooks/credentials.js';
 import { secretEndsAt } from './secret-overlap.js';
 
 export interface AuthContext {
@@ -16,6 +17,8 @@ export interface AuthContext {
   /** The classes of members' personal data the client holds now (api/data-classes.ts). */
   dataClasses: ClassMask;
   rateLimits: { minute: number | null; hour: number | null; day: number | null };
+  /** What the token's chain began under; a webhook subscription it makes or moves records them. */
+  credentials: Credentials;
 }
 
 export interface ActiveToken {
@@ -57,6 +60,7 @@ export async function readAccessToken(
         hour: client.rate_limit_hour,
         day: client.rate_limit_day,
       },
+      credentials: { generation: row.generation, secretVersion: row.secret_version },
     },
     expiresAt: Math.min(row.access_expires_at.getTime(), secretEnd),
   };

@@ -19,6 +19,7 @@ import { closeWithin, replaceStuck } from '../close-within.js';
 import pLimit from 'p-limit';
 import { OVERDUE_AFTER_MS } from '#api/webhooks/overdue.js';
 import { mayReceive } from '#api/webhooks/rights.js';
+import { CREDENTIALS_LIVE } from '#api/webhooks/credentials.js';
 import type { DisabledReason, EventStatus } from '#api/webhooks/vocabulary.js';
 import type { WebhookSecrets } from '#api/webhooks/secrets.js';
 import {
@@ -82,6 +83,8 @@ interface EventToSend {
   client_id: number;
   url: string;
   enabled: boolean;
+  /** Whether the credentials the subscription stands on live (api/webhooks/credentials.ts). */
+  credentials_live: boolean;
   secret: string;
   previous_secret: string | null;
   previous_secret_until: Date | null;
@@ -101,7 +104,7 @@ interface EventToSend {
 const EVENTS_TO_SEND = `
   SELECT e.id::text, e.message_id, e.event_type, e.row_branch_id, e.body, e.status, e.attempts,
          e.changed_at, e.trace_parent, s.id AS subscription_id, s.client_id, s.url, s.enabled,
-         s.failing_since,
+         ${CREDENTIALS_LIVE} AS credentials_live, s.failing_since,
          s.secret, s.previous_secret, s.previous_secret_until,
          json_build_object('is_active', c.is_active, 'scopes', c.scopes, 'branch_id', c.branch_id,
                            'data_classes', c.data_classes) AS client,
@@ -449,9 +452,14 @@ async function dueEvents(
   eventIds: readonly string[],
 ): Promise<EventToSend[]> {
   const { rows } = await d.pool.query<EventToSend>(EVENTS_TO_SEND, [eventIds]);
-  // Delivered, failed, or their subscription disabled or deleted since they were queued.
+  // Delivered, failed, or their subscription disabled or deleted since they were queued. One
+  // whose credentials ended waits, pending, for the sweep to disable it and its partner to look.
   const pending = rows.filter(
-    (event) => event.status === 'pending' && event.enabled && !d.taken.has(event.id),
+    (event) =>
+      event.status === 'pending' &&
+      event.enabled &&
+      event.credentials_live &&
+      !d.taken.has(event.id),
   );
   // The client's rights as they are now, not as they were when the event was recorded.
   const due = pending.filter((event) => mayReceive(event.client, event));

@@ -7,7 +7,9 @@ import type pg from 'pg';
 import type { Registry } from 'prom-client';
 import type { Config } from '#common/config.js';
 import type { throttledLog } from '#common/log-throttle.js';
+import { disableEndedSubscriptions } from '#api/webhooks/credentials.js';
 import { webhookSecrets } from '#api/webhooks/secrets.js';
+import { pgRows } from '#read-model/sql.js';
 import { changesCommittedChannel } from '../queues.js';
 import { startDelivery } from './delivery.js';
 import { startDispatch } from './dispatch.js';
@@ -29,6 +31,21 @@ export interface WebhooksDeps {
   secretsKeys: readonly string[];
   /** Name servers for targets' names instead of the system's (tests). */
   dnsServers?: readonly string[];
+}
+
+/**
+ * Subscriptions whose credentials ended with time, a rotated secret's overlap running out, are
+ * disabled (api/webhooks/credentials.ts); the gateway disables the others as it ends them.
+ */
+async function disableEnded(deps: Pick<WebhooksDeps, 'pool' | 'log'>) {
+  const ended = await pgRows<{ id: number }>(deps.pool, disableEndedSubscriptions(null, 'worker'));
+  if (ended.length === 0) return;
+  deps.log(
+    'warn',
+    'webhook-credentials-ended',
+    { subscriptions: ended.map((row) => row.id) },
+    'webhook subscriptions disabled: the credentials that made them ended',
+  );
 }
 
 export function startWebhooks(deps: WebhooksDeps) {
@@ -82,6 +99,9 @@ export function startWebhooks(deps: WebhooksDeps) {
       .catch((error: unknown) =>
         deps.log('warn', 'webhook-sweep', { err: error }, 'sweep failed; retrying'),
       );
+    disableEnded(deps).catch((error: unknown) =>
+      deps.log('warn', 'webhook-credentials', { err: error }, 'credentials check failed; retrying'),
+    );
   }, SWEEP_INTERVAL_MS);
 
   return {

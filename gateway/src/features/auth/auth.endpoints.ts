@@ -76,6 +76,8 @@ export const revokeTokenEndpoint = defineEndpoint({
   method: 'POST',
   path: '/auth/revoke',
   summary: 'Belirteci (current) veya istemcinin tüm belirteçlerini (all) iptal eder',
+  description:
+    'With `all`, every token of the client ends, and so do the webhook subscriptions they created or last pointed at their URL: each is disabled with `disabled_reason` `credentials-ended` until the client enables it again with a new token.',
   access: null,
   body: revokeRequestSchema,
   bodyOptional: true,

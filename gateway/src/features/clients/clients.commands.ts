@@ -7,7 +7,7 @@ import { createClientSecrets } from '../../trust/client-secrets.js';
 import { parseTtl, withRedis } from '../../cli/link-options.js';
 import { CliError } from '../../cli/operator-cli.js';
 import { makePortalLink } from '../portal/portal-links.js';
-import { cliOperator } from '../operators/operator-audit.js';
+import { cliOperator, type Operator } from '../operators/operator-audit.js';
 import { USAGE, type CliArgs } from './clients.usage.js';
 import { listClientsWithLastUse, type ListedClient } from './clients.repository.js';
 import {
@@ -21,6 +21,7 @@ import {
   setBranchAs,
   setLimitsAs,
   setScopesAs,
+  type ClientDeps,
 } from './clients.service.js';
 import { parseDuration } from '../../cli/durations.js';
 import { formatTable } from './table.js';
@@ -44,6 +45,16 @@ function listTable(clients: ListedClient[], config: Config): string {
   );
 }
 
+/**
+ * The line that sends the operator to the client's subscriptions disabled because their
+ * credentials ended, to look at with the partner (docs/operations.md, "A client secret leaked").
+ */
+const endedLine = (key: string | undefined, ids: readonly number[] | undefined) =>
+  ids && ids.length > 0
+    ? `\nwebhook subscriptions disabled (credentials-ended): ${ids.join(', ')}; ` +
+      `see npm run webhooks -- list --client ${key}`
+    : '';
+
 /** What the CLI prints once an action is done. */
 const ACTION_RESULTS = {
   disable: 'disabled',
@@ -51,6 +62,56 @@ const ACTION_RESULTS = {
   'rotate-secret': 'secret rotated',
   'revoke-tokens': 'every token revoked',
 } as const;
+
+/**
+ * The commands that end credentials (rotate-secret, end-previous-secret, disable, revoke-tokens)
+ * and enable, each answered with the subscriptions left disabled; null for any other command.
+ */
+async function endingCommand(
+  deps: ClientDeps,
+  operator: Operator,
+  args: CliArgs,
+  requireKey: () => string,
+): Promise<{ json: unknown; text: string } | null> {
+  const { command } = args;
+  const ending = command === 'rotate-secret' || command === 'end-previous-secret';
+  if (!ending && !isClientAction(command)) return null;
+  const key = requireKey();
+  if (command === 'rotate-secret') {
+    const overlapMs =
+      args.overlap === undefined
+        ? undefined
+        : parseDuration(args.overlap, '--overlap', MAX_SECRET_OVERLAP_MS);
+    const rotated = await rotateSecretAs(deps, operator, key, { overlapMs });
+    const until = rotated.previous_secret_until?.toISOString() ?? null;
+    return {
+      json: { client_key: key, ...rotated, previous_secret_until: until },
+      text:
+        `client_secret: ${rotated.client_secret}\nThe secret is shown only this once.` +
+        (until
+          ? `\nThe previous secret works until ${until}; the webhook subscriptions it made are disabled then.`
+          : '') +
+        endedLine(key, rotated.subscriptions_disabled),
+    };
+  }
+  if (command === 'end-previous-secret') {
+    const disabled = await endPreviousSecretAs(deps, operator, key);
+    return {
+      json: { client_key: key, result: 'previous secret ended', subscriptions_disabled: disabled },
+      text: `${key}: previous secret ended${endedLine(key, disabled)}`,
+    };
+  }
+  if (!isClientAction(command)) return null;
+  const answer = await applyClientAction(deps, operator, command, key);
+  const ended = endedLine(key, answer.subscriptions_disabled);
+  return {
+    json: { client_key: key, result: ACTION_RESULTS[command], ...answer },
+    text:
+      answer.client_secret === undefined
+        ? `${key}: ${ACTION_RESULTS[command]}${ended}`
+        : `client_secret: ${answer.client_secret}\nThe secret is shown only this once.${ended}`,
+  };
+}
 
 async function run(
   db: ReadModelClient,
@@ -69,29 +130,8 @@ async function run(
   const operator = cliOperator();
   const done = (what: string) => print({ client_key: key, result: what }, `${key}: ${what}`);
 
-  if (command === 'rotate-secret') {
-    const overlapMs =
-      args.overlap === undefined
-        ? undefined
-        : parseDuration(args.overlap, '--overlap', MAX_SECRET_OVERLAP_MS);
-    const rotated = await rotateSecretAs(deps, operator, requireKey(), { overlapMs });
-    const until = rotated.previous_secret_until?.toISOString() ?? null;
-    print(
-      { client_key: key, ...rotated, previous_secret_until: until },
-      `client_secret: ${rotated.client_secret}\nThe secret is shown only this once.` +
-        (until ? `\nThe previous secret works until ${until}.` : ''),
-    );
-    return;
-  }
-  if (isClientAction(command)) {
-    const { client_secret } = await applyClientAction(deps, operator, command, requireKey());
-    if (client_secret === undefined) return done(ACTION_RESULTS[command]);
-    print(
-      { client_key: key, client_secret },
-      `client_secret: ${client_secret}\nThe secret is shown only this once.`,
-    );
-    return;
-  }
+  const ending = await endingCommand(deps, operator, args, requireKey);
+  if (ending) return print(ending.json, ending.text);
   switch (command) {
     case 'create': {
       const created = await createClientAs(deps, operator, args);
@@ -111,9 +151,6 @@ async function run(
       const scopes = await setScopesAs(deps, operator, requireKey(), arg);
       return done(`scopes set to ${scopes.join(',')}`);
     }
-    case 'end-previous-secret':
-      await endPreviousSecretAs(deps, operator, requireKey());
-      return done('previous secret ended');
     case 'grant': {
       const { before, after } = await grantDataClassesAs(deps, operator, requireKey(), args.data);
       print(

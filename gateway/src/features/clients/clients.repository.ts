@@ -5,6 +5,7 @@ import { pgRows, raw, sql } from '#read-model/sql.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import { DATA_CLASSES, type DataClass } from '#api/data-classes.js';
 import type { Scope } from '#api/scopes.js';
+import { disableEndedSubscriptions } from '#api/webhooks/credentials.js';
 import {
   generateClientKey,
   generateSecret,
@@ -137,10 +138,20 @@ async function updateClient(
 }
 
 /**
+ * The client's webhook subscriptions whose credentials a change in `tx` ended are disabled
+ * `credentials-ended` with it (api/webhooks/credentials.ts): a leaked secret or token leaves no
+ * subscription delivering to whoever held it.
+ */
+async function disableSubscriptionsOfEndedCredentials(tx: Transaction, clientId: number) {
+  await tx.$queryRaw(disableEndedSubscriptions(clientId, 'gateway'));
+}
+
+/**
  * Ends every token the client holds, inside the caller's transaction: the generation moves, so a
  * pair a refresh or token request in flight saves afterwards is born dead too (its chain carries
- * the generation it began under), and the rows are marked for the retention purge. The caller
- * moves the client's epoch after the commit (decision 0003).
+ * the generation it began under), and the rows are marked for the retention purge; the webhook
+ * subscriptions those tokens made are disabled. The caller moves the client's epoch after the
+ * commit (decision 0003).
  */
 export async function endClientTokens(tx: Transaction, clientId: number, reason: EndReason) {
   await tx.apiClient.update({
@@ -151,6 +162,7 @@ export async function endClientTokens(tx: Transaction, clientId: number, reason:
     where: { client_id: clientId, revoked_at: null },
     data: { revoked_at: new Date(), revoke_reason: reason },
   });
+  await disableSubscriptionsOfEndedCredentials(tx, clientId);
 }
 
 /** Applies an operator's change that ends the client's tokens; false when the key is unknown. */
@@ -228,6 +240,8 @@ export async function rotateClientSecret(
         previous_secret_until: previousSecretUntil,
       },
     });
+    // A secret two rotations old ends now, with the subscriptions it made.
+    await disableSubscriptionsOfEndedCredentials(tx, client.id);
     return client.id;
   });
   if (rotated === null) return null;
@@ -264,6 +278,7 @@ export async function endPreviousClientSecret(
       },
       data: { revoked_at: new Date(), revoke_reason: 'secret-rotated' },
     });
+    await disableSubscriptionsOfEndedCredentials(tx, client.id);
     return client.id;
   });
   if (ended === null) return false;

@@ -14,6 +14,7 @@ import type { ClientEpochs } from '../../trust/client-epochs.js';
 import type { ClientSecrets } from '../../trust/client-secrets.js';
 import { recordOperatorAction, type Operator } from '../operators/operator-audit.js';
 import { OperatorRefusal } from '../../cli/operator-refusal.js';
+import { CREDENTIALS_ENDED } from '#api/webhooks/credentials.js';
 import {
   createClient,
   endPreviousClientSecret,
@@ -122,17 +123,41 @@ export const isClientAction = (value: string): value is ClientAction =>
   (CLIENT_ACTIONS as readonly string[]).includes(value);
 
 /**
+ * The ids of the client's webhook subscriptions disabled because the credentials that made them
+ * ended (api/webhooks/credentials.ts), for the operator to look at with their partner.
+ */
+export async function subscriptionsOfEndedCredentials(
+  db: ReadModelClient,
+  clientKey: string,
+): Promise<number[]> {
+  const rows = await db.webhookSubscription.findMany({
+    where: { client: { client_key: clientKey }, disabled_reason: CREDENTIALS_ENDED },
+    select: { id: true },
+    orderBy: { id: 'asc' },
+  });
+  return rows.map((row) => row.id);
+}
+
+/** What a client action answers: a rotation's new secret; the subscriptions it left disabled. */
+export interface ClientActionDone {
+  client_secret?: string;
+  /** subscriptionsOfEndedCredentials after an action that ends credentials. */
+  subscriptions_disabled?: number[];
+}
+
+/**
  * Disables, enables, rotates the secret of, or ends the tokens of a client (each ending tokens
- * does so on every gateway at once: clients.repository.ts). Returns the new secret of a rotation.
+ * does so on every gateway at once: clients.repository.ts, and disables the webhook subscriptions
+ * they made). Returns the new secret of a rotation.
  */
 export async function applyClientAction(
   deps: ClientDeps,
   operator: Operator,
   action: ClientAction,
   clientKey: string,
-): Promise<{ client_secret?: string }> {
+): Promise<ClientActionDone> {
   const { db, epochs } = deps;
-  let answer: { client_secret?: string } | null = {};
+  let answer: ClientActionDone | null = {};
   switch (action) {
     case 'disable':
     case 'enable':
@@ -149,7 +174,11 @@ export async function applyClientAction(
   }
   if (answer === null) throw new OperatorRefusal(`no client with key ${clientKey}`);
   await recordOperatorAction(db, operator, `clients.${action}`, { clientKey });
-  return answer;
+  if (action === 'enable') return answer;
+  return {
+    ...answer,
+    subscriptions_disabled: await subscriptionsOfEndedCredentials(db, clientKey),
+  };
 }
 
 export async function setScopesAs(
@@ -207,10 +236,14 @@ export async function setLimitsAs(
 /** The longest overlap a rotation may give the old secret. */
 export const MAX_SECRET_OVERLAP_MS = 7 * 86_400_000;
 
-/** A rotated secret, shown once, and when the old one stops (null: it already has). */
+/**
+ * A rotated secret, shown once, and when the old one stops (null: it already has); the client's
+ * subscriptions disabled because their credentials ended.
+ */
 export interface RotatedSecret {
   client_secret: string;
   previous_secret_until: Date | null;
+  subscriptions_disabled: number[];
 }
 
 /**
@@ -237,21 +270,27 @@ export async function rotateSecretAs(
     clientKey,
     target: until ? `previous secret until ${until.toISOString()}` : null,
   });
-  return { client_secret: rotated.clientSecret, previous_secret_until: until };
+  return {
+    client_secret: rotated.clientSecret,
+    previous_secret_until: until,
+    subscriptions_disabled: await subscriptionsOfEndedCredentials(deps.db, clientKey),
+  };
 }
 
 /**
  * Ends a rotation's overlap now: the previous secret is refused and the tokens it issued end, on
- * every gateway. A client without a previous secret is left as it is.
+ * every gateway, and the webhook subscriptions it made are disabled. A client without a previous
+ * secret is left as it is. Returns subscriptionsOfEndedCredentials.
  */
 export async function endPreviousSecretAs(
   deps: ClientDeps,
   operator: Operator,
   clientKey: string,
-): Promise<void> {
+): Promise<number[]> {
   if (!(await endPreviousClientSecret(deps.db, deps.epochs, clientKey)))
     throw new OperatorRefusal(`no client with key ${clientKey}`);
   await recordOperatorAction(deps.db, operator, 'clients.end-previous-secret', { clientKey });
+  return subscriptionsOfEndedCredentials(deps.db, clientKey);
 }
 
 /**

@@ -20,6 +20,10 @@ commands:
                           the tokens it issued stop working, on every gateway
   end-previous-secret KEY the overlap ends now: the old secret and its tokens stop working
   revoke-tokens KEY       every access and refresh token of the client stops working at once
+                          Each of disable, rotate-secret, end-previous-secret and revoke-tokens
+                          disables the webhook subscriptions the ended credentials created or
+                          last pointed at their URL ("credentials-ended") and lists them: their
+                          partner enables its own again after looking
   set-scopes KEY a,b
   set-limits KEY M/H/D    per-minute/hour/day request limits, or "default"
   set-branch KEY ID       binds the client to a branch of the read model, or "all" for none

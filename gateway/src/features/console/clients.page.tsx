@@ -39,7 +39,13 @@ const DONE: Record<ClientAction, string> = {
 type Outcome =
   | { kind: 'error'; message: string }
   | { kind: 'done'; message: string }
-  | { kind: 'secret'; clientKey: string; secret: string; created: boolean };
+  | { kind: 'secret'; clientKey: string; secret: string; created: boolean; note?: string };
+
+/** The client's subscriptions an action left disabled, to look at on the webhooks page. */
+const endedNote = (ids: readonly number[] | undefined) =>
+  ids && ids.length > 0
+    ? ` Webhook subscriptions disabled because the credentials that made them ended (credentials-ended): ${ids.join(', ')}; see Webhooks.`
+    : '';
 
 function OutcomeNotice(props: { outcome: Outcome | undefined }) {
   const { outcome } = props;
@@ -62,6 +68,7 @@ function OutcomeNotice(props: { outcome: Outcome | undefined }) {
         {outcome.created ? 'Client created. ' : 'New secret made. '}Give these to the partner: the
         secret is shown only this once.
       </p>
+      {outcome.note ? <p safe>{outcome.note}</p> : ''}
       <dl class="secret">
         <dt>client_key</dt>
         <dd>
@@ -290,9 +297,10 @@ export function clientsPage(router: Router, deps: ConsoleClientsDeps): void {
       );
     const [outcome, status] = await refusedOr(async () => {
       const done = await applyClientAction(deps, consoleOperator(req), action, key);
+      const note = endedNote(done.subscriptions_disabled);
       return done.client_secret === undefined
-        ? { kind: 'done', message: `${key} ${DONE[action]}.` }
-        : { kind: 'secret', clientKey: key, secret: done.client_secret, created: false };
+        ? { kind: 'done', message: `${key} ${DONE[action]}.${note}` }
+        : { kind: 'secret', clientKey: key, secret: done.client_secret, created: false, note };
     });
     await renderClients(req, res, deps, outcome, status);
   });

@@ -105,6 +105,12 @@ async function render(
   );
 }
 
+/** The partner's subscriptions its rotation left disabled: it enables them after looking. */
+const endedNote = (ids: readonly number[]) =>
+  ids.length > 0
+    ? ` Webhook subscriptions ${ids.join(', ')} were disabled because the credentials that made them ended: check their URLs on the Webhooks page and enable the ones that are yours.`
+    : '';
+
 function overlapOf(value: unknown): number | undefined {
   const chosen = OVERLAPS.find((o) => o.value === (value ?? 'none'));
   if (!chosen) {
@@ -130,9 +136,11 @@ export function credentialsPage(router: Router, deps: PortalDeps): void {
       const until = rotated.previous_secret_until;
       return {
         kind: 'secret',
-        message: until
-          ? `New client secret made; the old one and its tokens work until ${until.toISOString()}.`
-          : 'New client secret made; the old one and every token of your client have ended.',
+        message:
+          (until
+            ? `New client secret made; the old one and its tokens work until ${until.toISOString()}.`
+            : 'New client secret made; the old one and every token of your client have ended.') +
+          endedNote(rotated.subscriptions_disabled),
         label: 'client_secret',
         secret: rotated.client_secret,
       };
@@ -141,10 +149,14 @@ export function credentialsPage(router: Router, deps: PortalDeps): void {
   });
 
   router.post(`${PAGE}/end-previous-secret`, async (req, res) => {
-    await endPreviousSecretAs(deps, portalActor(req, res), portalClient(res).client_key);
+    const disabled = await endPreviousSecretAs(
+      deps,
+      portalActor(req, res),
+      portalClient(res).client_key,
+    );
     await render(req, res, deps, {
       kind: 'done',
-      message: 'The previous client secret and the tokens it issued have ended.',
+      message: `The previous client secret and the tokens it issued have ended.${endedNote(disabled)}`,
     });
   });
 }

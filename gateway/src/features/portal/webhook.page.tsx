@@ -5,13 +5,15 @@
 // found.
 import type { Request, Response, Router } from 'express';
 import { DELIVERY_OUTCOMES, type DeliveryOutcome } from '#api/webhooks/vocabulary.js';
+import { CREDENTIALS_ENDED } from '#api/webhooks/credentials.js';
 import { notFound, validationError } from '../../http/errors.js';
 import { parseInput } from '../../http/validation.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
 import { sendPage } from '../../pages/layout.js';
 import { TRIES_SHOWN, TriesTable } from '../../pages/webhook-tries.js';
 import { OutcomeNotice, refusedOr, type Outcome } from './outcome.js';
-import { callerOf, PortalPage, portalClient, type PortalClient } from './portal-page.js';
+import { partnerCaller, PortalPage, portalClient, type PortalClient } from './portal-page.js';
+import type { Caller } from '../webhooks/webhooks.rules.js';
 import type { PortalDeps } from './portal-deps.js';
 import { eventTypesFor } from '../webhooks/webhooks.event-types.js';
 import { updateBody } from '../webhooks/webhooks.schemas.js';
@@ -163,6 +165,14 @@ async function renderSubscription(
         <dt>State</dt>
         <dd safe>{s.enabled ? 'enabled' : `disabled (${s.disabled_reason ?? ''})`}</dd>
       </dl>
+      {s.disabled_reason === CREDENTIALS_ENDED ? (
+        <p id="credentials-ended">
+          The credentials that created this subscription or last changed its URL have ended (a
+          client secret rotated, tokens revoked): check that the URL is yours before you enable it.
+        </p>
+      ) : (
+        ''
+      )}
       <Actions s={s} csrf={csrfToken(req)} />
       <EditForm s={s} client={portalClient(res)} csrf={csrfToken(req)} />
       <h2>Deliveries</h2>
@@ -186,19 +196,18 @@ function sinceOf(value: unknown): Date {
 
 type Action = (
   deps: PortalDeps,
-  client: PortalClient,
+  caller: Caller,
   s: Subscription,
   body: Record<string, unknown>,
 ) => Promise<Outcome>;
 
 const ACTIONS: Record<string, Action> = {
-  test: async (deps, client, s) => {
-    const result = await deps.webhooks.sendTest(callerOf(client), s.id);
+  test: async (deps, caller, s) => {
+    const result = await deps.webhooks.sendTest(caller, s.id);
     if (!result) throw notFound();
     return { kind: 'test', result };
   },
-  edit: async (deps, client, s, body) => {
-    const caller = callerOf(client);
+  edit: async (deps, caller, s, body) => {
     const patch = parseInput(updateBody, {
       url: text(body.url) ?? '',
       // None ticked: every type the scopes allow, as when subscribing.
@@ -208,12 +217,12 @@ const ACTIONS: Record<string, Action> = {
     if (!(await deps.webhooks.update(caller, s.id, patch))) throw notFound();
     return { kind: 'done', message: `Subscription ${s.id} saved.` };
   },
-  enable: async (deps, client, s) => {
-    await deps.webhooks.setEnabled(client.id, s.id, true);
+  enable: async (deps, caller, s) => {
+    await deps.webhooks.enable(caller, s.id);
     return { kind: 'done', message: `Subscription ${s.id} enabled: its pending events go now.` };
   },
-  'rotate-secret': async (deps, client, s) => {
-    const rotated = await deps.webhooks.rotateSecret(client.id, s.id);
+  'rotate-secret': async (deps, caller, s) => {
+    const rotated = await deps.webhooks.rotateSecret(caller.clientId, s.id);
     return {
       kind: 'secret',
       message: 'New signing secret made: for 24 hours deliveries carry a signature under each.',
@@ -221,10 +230,10 @@ const ACTIONS: Record<string, Action> = {
       secret: rotated!.secret,
     };
   },
-  replay: async (deps, client, s, body) => {
+  replay: async (deps, caller, s, body) => {
     const since = sinceOf(body.since);
     const replayed = await deps.webhooks.replay(
-      client.id,
+      caller.clientId,
       s.id,
       since,
       body.failed_only === 'true',
@@ -249,7 +258,7 @@ export function webhookPage(router: Router, deps: PortalDeps): void {
     const s = action ? await ownSubscription(req, res, deps) : null;
     if (!action || !s) return next();
     const body = req.body as Record<string, unknown>;
-    const [outcome, status] = await refusedOr(() => action(deps, portalClient(res), s, body));
+    const [outcome, status] = await refusedOr(() => action(deps, partnerCaller(req, res), s, body));
     const now = await deps.webhooks.find(portalClient(res).id, s.id);
     if (!now) return next();
     await renderSubscription(req, res, deps, now, outcome, status);

@@ -8,7 +8,13 @@ import { sendPage } from '../../pages/layout.js';
 import { eventTypesFor } from '../webhooks/webhooks.event-types.js';
 import { createBody } from '../webhooks/webhooks.schemas.js';
 import { OutcomeNotice, refusedOr, type Outcome } from './outcome.js';
-import { PortalPage, portalClient, callerOf, type PortalClient } from './portal-page.js';
+import {
+  PortalPage,
+  portalClient,
+  callerOf,
+  partnerCaller,
+  type PortalClient,
+} from './portal-page.js';
 import { PORTAL } from './portal-paths.js';
 import type { PortalDeps } from './portal-deps.js';
 
@@ -157,7 +163,7 @@ export function webhooksPage(router: Router, deps: PortalDeps): void {
         types: list(body.types),
         description: text(body.description),
       });
-      const created = await deps.webhooks.subscribe(callerOf(portalClient(res)), input);
+      const created = await deps.webhooks.subscribe(partnerCaller(req, res), input);
       return {
         kind: 'secret',
         message: `Subscription ${created.id} added: deliveries to it are signed with this secret.`,

@@ -63,7 +63,7 @@ export const webhookEndpoints = [
     path: '/webhooks',
     summary: 'Webhook aboneliği oluştur',
     description:
-      'Every change the change feed would show this client becomes a signed `POST url` (Standard Webhooks). The secret is shown once. The URL must resolve to public addresses. A client holds at most 10 subscriptions (the operator may set another limit): one more is 400 `VALIDATION_ERROR` naming the limit. A target (the same host, port and path, whatever the query) of a subscription the API operator disabled is refused to its client, even after that subscription is deleted: 403 `INSUFFICIENT_SCOPE`, until the operator enables it again.',
+      "Every change the change feed would show this client becomes a signed `POST url` (Standard Webhooks). The secret is shown once. The subscription stands on the credentials of this request (the client secret its token chain began under, and its tokens): when they end (the secret rotated, at once or at its overlap's end, every token revoked, the client disabled), it is disabled with `disabled_reason` `credentials-ended` until the client enables it again. The URL must resolve to public addresses. A client holds at most 10 subscriptions (the operator may set another limit): one more is 400 `VALIDATION_ERROR` naming the limit. A target (the same host, port and path, whatever the query) of a subscription the API operator disabled is refused to its client, even after that subscription is deleted: 403 `INSUFFICIENT_SCOPE`, until the operator enables it again.",
     access: 'webhooks:manage',
     body: createBody,
     response: webhookCreatedResponse,
@@ -127,7 +127,7 @@ export const webhookEndpoints = [
     path: '/webhooks/{id}',
     summary: 'Webhook aboneliğini değiştir',
     description:
-      "Changes the URL, the types or the description; what the body leaves out stays. The subscription keeps its place in the change feed: no change is skipped or sent twice, and events not yet delivered go to the new URL. The URL and the types are checked as on creation (400 `VALIDATION_ERROR`; a type outside the client's scopes 403 `INSUFFICIENT_SCOPE`); a target the API operator disabled is 403 `INSUFFICIENT_SCOPE`, and so is moving a subscription the operator disabled to another target. The signing secret does not change.",
+      "Changes the URL, the types or the description; what the body leaves out stays. The subscription keeps its place in the change feed: no change is skipped or sent twice, and events not yet delivered go to the new URL. The URL and the types are checked as on creation (400 `VALIDATION_ERROR`; a type outside the client's scopes 403 `INSUFFICIENT_SCOPE`); a target the API operator disabled is 403 `INSUFFICIENT_SCOPE`, and so is moving a subscription the operator disabled to another target. The signing secret does not change. A new URL stands on the credentials of this request, as on creation.",
     access: 'webhooks:manage',
     params: idParams,
     body: updateBody,
@@ -199,14 +199,14 @@ export const webhookEndpoints = [
     path: '/webhooks/{id}/enable',
     summary: 'Aboneliği yeniden etkinleştir',
     description:
-      'Its pending events are tried again at once, on a fresh retry schedule. A subscription disabled automatically (`gone`, `failing`) can be enabled here; one the API operator disabled (`operator`) cannot: 403 `INSUFFICIENT_SCOPE`, only the operator enables it again.',
+      'Its pending events are tried again at once, on a fresh retry schedule. A subscription disabled automatically (`gone`, `failing`, `credentials-ended`) can be enabled here; one the API operator disabled (`operator`) cannot: 403 `INSUFFICIENT_SCOPE`, only the operator enables it again. The subscription then stands on the credentials of this request: it is disabled `credentials-ended` when they end.',
     access: 'webhooks:manage',
     params: idParams,
     bodyOptional: true,
     response: webhookEnabledResponse,
     tables: [],
     handle: async ({ params, auth, services }) => {
-      const row = found(await services.webhooks.setEnabled(auth().clientId, params.id, true));
+      const row = found(await services.webhooks.enable(auth(), params.id));
       return { success: true, data: toApi(row) };
     },
   }),

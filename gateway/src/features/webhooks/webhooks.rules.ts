@@ -3,14 +3,20 @@
 // rules accept (api/webhooks/targets.ts).
 import type { ReadModelClient } from '#common/databases.js';
 import { targetKey, targetProblem, type TargetRules } from '#api/webhooks/targets.js';
+import type { Credentials } from '#api/webhooks/credentials.js';
 import type { DisabledReason } from '#api/webhooks/vocabulary.js';
 import { insufficientScope, validationError } from '../../http/errors.js';
 import { typesAsked } from '../changes/types-asked.js';
 
-/** The client a request is made for: its id, and the scopes its token holds now. */
+/**
+ * The client a request is made for: its id, the scopes its token holds now, and the credentials
+ * the token (or portal session) stands on, which a subscription it creates, moves or enables
+ * records (api/webhooks/credentials.ts).
+ */
 export interface Caller {
   clientId: number;
   scopes: readonly string[];
+  credentials: Credentials;
 }
 
 /**
@@ -44,7 +50,7 @@ export const targetHeld = () =>
     'Bu adrese giden abonelik operatör tarafından devre dışı bırakıldı; yalnızca operatör yeniden etkinleştirebilir.',
   );
 
-type Transaction = Parameters<Parameters<ReadModelClient['$transaction']>[0]>[0];
+export type Transaction = Parameters<Parameters<ReadModelClient['$transaction']>[0]>[0];
 
 /**
  * Whether the client may not subscribe to this URL: the operator disabled a subscription of its to

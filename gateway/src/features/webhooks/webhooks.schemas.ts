@@ -28,7 +28,7 @@ export const webhookSchema = z
     enabled: z.boolean(),
     disabled_reason: z.enum(DISABLED_REASONS).nullable().meta({
       description:
-        'gone: the target answered 410; failing: 5 days of failed tries; operator: disabled by the API operator, who alone can enable it again (enable answers 403)',
+        'gone: the target answered 410; failing: 5 days of failed tries; operator: disabled by the API operator, who alone can enable it again (enable answers 403); credentials-ended: the client secret or tokens that created it or last changed its URL ended (rotate-secret, its overlap ending, every token revoked, the client disabled): check the URL is yours, then enable it',
     }),
     disabled_at: z.iso.datetime().nullable(),
     created_at: z.iso.datetime(),

@@ -6,6 +6,7 @@ import type { ReadModelClient } from '#common/databases.js';
 import { presentOf } from '#api/changes/cursor.js';
 import { dueAtOnce } from '#api/webhooks/overdue.js';
 import { targetKey } from '#api/webhooks/targets.js';
+import { credentialsColumns, type Credentials } from '#api/webhooks/credentials.js';
 import {
   newWebhookSecret,
   PREVIOUS_SECRET_MS,
@@ -25,6 +26,7 @@ import {
   subscribedTypes,
   targetHeld,
   type Caller,
+  type Transaction,
 } from './webhooks.rules.js';
 import { sendTestEvent, type TestOutcome } from './webhooks.test-event.js';
 
@@ -111,12 +113,14 @@ const findSubscription = (db: ReadModelClient, owner: Owner, id: number) =>
  * Stores a subscription whose types and target are already checked (subscribe checks a
  * client's). New subscriptions start at the feed's present: their events are the changes
  * after. A target the operator holds is 403. At most WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT per
- * client.
+ * client. It stands on `credentials`; left out (tools and tests that make subscriptions
+ * directly), on the client's of now.
  */
 async function createSubscription(
   { db, limits, secrets }: ServiceDeps,
   owner: number,
   input: SubscriptionInput,
+  credentials?: Credentials,
 ) {
   const [row] = await db.$queryRaw<{ xmin: string }[]>`
       SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`;
@@ -126,7 +130,9 @@ async function createSubscription(
   const created = await db.$transaction(async (tx) => {
     // One client's creates wait for each other here, so two at once cannot both see room.
     // NO KEY UPDATE: token rows referring to the client are not held back.
-    await tx.$queryRaw`SELECT 1 FROM api_clients WHERE id = ${owner} FOR NO KEY UPDATE`;
+    const [client] = await tx.$queryRaw<{ generation: number; secret_version: number }[]>`
+        SELECT token_generation AS generation, secret_version FROM api_clients
+         WHERE id = ${owner} FOR NO KEY UPDATE`;
     if (await holdsTarget(tx, owner, input.url)) throw targetHeld();
     const held = await tx.webhookSubscription.count({ where: { client_id: owner } });
     if (held >= max) {
@@ -142,6 +148,9 @@ async function createSubscription(
         types: input.types,
         description: input.description,
         secret: secrets.seal(secret),
+        ...credentialsColumns(
+          credentials ?? { generation: client!.generation, secretVersion: client!.secret_version },
+        ),
         feed_xid: start.xid,
         feed_kind: start.kind,
         feed_type: start.type,
@@ -160,11 +169,12 @@ async function createSubscription(
 async function subscribe(deps: ServiceDeps, caller: Caller, request: SubscriptionRequest) {
   const types = subscribedTypes(request.types, caller.scopes);
   await checkTarget(request.url, deps.targets);
-  return createSubscription(deps, caller.clientId, {
-    url: request.url,
-    types,
-    description: request.description ?? null,
-  });
+  return createSubscription(
+    deps,
+    caller.clientId,
+    { url: request.url, types, description: request.description ?? null },
+    caller.credentials,
+  );
 }
 
 /** Whether the patch points the subscription at another target (targetKey) than `currentUrl`. */
@@ -185,7 +195,8 @@ export function patchedFields(patch: SubscriptionPatch, types: string[] | undefi
  * Changes the URL, types or description, checked as subscribe checks them; the subscription
  * keeps its place in the feed, and its pending events go to the new URL. Its client cannot
  * move a subscription the operator disabled, nor point one at a target the operator holds
- * (403). Null when the caller has no such subscription.
+ * (403). A new URL stands on the caller's credentials. Null when the caller has no such
+ * subscription.
  */
 async function updateSubscription(
   { db, targets }: ServiceDeps,
@@ -206,9 +217,13 @@ async function updateSubscription(
     const moved = movesTarget(patch, current.url);
     if (moved && current.reason === OPERATOR) throw subscriptionHeld();
     if (moved && (await holdsTarget(tx, owner, patch.url!))) throw targetHeld();
+    const repointed = patch.url !== undefined && patch.url !== current.url;
     return tx.webhookSubscription.update({
       where: { id },
-      data: patchedFields(patch, types),
+      data: {
+        ...patchedFields(patch, types),
+        ...(repointed ? credentialsColumns(caller.credentials) : {}),
+      },
       select: PUBLIC_FIELDS,
     });
   });
@@ -286,13 +301,13 @@ async function rotateSecret({ db, secrets }: ServiceDeps, owner: Owner, id: numb
 
 /**
  * The one update (where, data) that enables or disables subscription `id` for `owner`; `at` is
- * a disable's time. A client's enable leaves out one the operator disabled, and
- * `heldByOperator` says it did.
+ * a disable's time; an enable records the `credentials` it stands on. A client's enable leaves
+ * out one the operator disabled, and `heldByOperator` says it did.
  */
 export function enabledChange(
   owner: Owner,
   id: number,
-  change: { enabled: boolean; reason: DisabledReason; at: Date },
+  change: { enabled: boolean; reason: DisabledReason; at: Date; credentials: Credentials | null },
 ) {
   const heldByOperator = change.enabled && owner !== null;
   return {
@@ -304,28 +319,38 @@ export function enabledChange(
         : {}),
     },
     data: change.enabled
-      ? { enabled: true, disabled_reason: null, disabled_at: null, failing_since: null }
+      ? {
+          enabled: true,
+          disabled_reason: null,
+          disabled_at: null,
+          failing_since: null,
+          ...(change.credentials ? credentialsColumns(change.credentials) : {}),
+        }
       : { enabled: false, disabled_reason: change.reason, disabled_at: change.at },
   };
 }
 
 /**
  * Enabled again; its pending events are tried at once, on a fresh schedule. A client cannot
- * undo an operator's disable: that is the operator's kill switch (docs/operations.md).
+ * undo an operator's disable: that is the operator's kill switch (docs/operations.md). An enable
+ * stands on `credentials`: its partner's, or (the operator's, a tool's) the client's of now.
  */
 async function setEnabled(
   db: ReadModelClient,
   owner: Owner,
   id: number,
-  enabled: boolean,
-  reason: DisabledReason,
+  change: { enabled: boolean; reason: DisabledReason; credentials?: Credentials | undefined },
 ) {
+  const { enabled, reason } = change;
   return db.$transaction(async (tx) => {
+    const credentials = enabled ? (change.credentials ?? (await clientCredentials(tx, id))) : null;
+    if (enabled && credentials === null) return null;
     // One statement decides, so an operator's disable landing meanwhile is never undone.
     const { heldByOperator, where, data } = enabledChange(owner, id, {
       enabled,
       reason,
       at: new Date(),
+      credentials,
     });
     const { count } = await tx.webhookSubscription.updateMany({ where, data });
     if (count === 0) {
@@ -346,6 +371,15 @@ async function setEnabled(
     }
     return tx.webhookSubscription.findUniqueOrThrow({ where: { id }, select: PUBLIC_FIELDS });
   });
+}
+
+/** The credentials of now of the client of subscription `id`; null when there is no such one. */
+async function clientCredentials(tx: Transaction, id: number): Promise<Credentials | null> {
+  const [client] = await tx.$queryRaw<Credentials[]>`
+      SELECT c.token_generation AS generation, c.secret_version AS "secretVersion"
+        FROM webhook_subscriptions s JOIN api_clients c ON c.id = s.client_id
+       WHERE s.id = ${id}`;
+  return client ?? null;
 }
 
 /**
@@ -414,7 +448,15 @@ export function createWebhookService(
     releaseHeld: (id: number) => releaseHeld(db, id),
     rotateSecret: (owner: Owner, id: number) => rotateSecret(deps, owner, id),
     setEnabled: (owner: Owner, id: number, enabled: boolean, reason = OPERATOR) =>
-      setEnabled(db, owner, id, enabled, reason),
+      setEnabled(db, owner, id, { enabled, reason }),
+    /** The partner's enable (POST /webhooks/{id}/enable, the portal), on its credentials. */
+    enable: (caller: Caller, id: number) =>
+      // The reason is a disable's; an enable clears it.
+      setEnabled(db, caller.clientId, id, {
+        enabled: true,
+        reason: OPERATOR,
+        credentials: caller.credentials,
+      }),
     replay: (owner: Owner, id: number, since: Date, failedOnly: boolean) =>
       replayEvents(deps, owner, id, since, failedOnly),
     reencryptSecrets: () => reencryptSecrets(deps),

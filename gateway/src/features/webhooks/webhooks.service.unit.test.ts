@@ -37,26 +37,35 @@ describe('patchedFields', () => {
 describe('enabledChange', () => {
   const at = new Date('2026-01-02T03:04:05Z');
 
-  it('when a client enables, then a subscription the operator disabled is left out', () => {
-    expect(enabledChange(7, 3, { enabled: true, reason: OPERATOR, at })).toEqual({
+  const credentials = { generation: 2, secretVersion: 5 };
+
+  it('when a client enables, then a subscription the operator disabled is left out and its credentials are recorded', () => {
+    expect(enabledChange(7, 3, { enabled: true, reason: OPERATOR, at, credentials })).toEqual({
       heldByOperator: true,
       where: {
         id: 3,
         client_id: 7,
         OR: [{ disabled_reason: null }, { disabled_reason: { not: 'operator' } }],
       },
-      data: { enabled: true, disabled_reason: null, disabled_at: null, failing_since: null },
+      data: {
+        enabled: true,
+        disabled_reason: null,
+        disabled_at: null,
+        failing_since: null,
+        credentials_generation: 2,
+        credentials_secret_version: 5,
+      },
     });
   });
 
   it('when the operator enables, then the subscription is enabled whoever disabled it', () => {
-    const change = enabledChange(null, 3, { enabled: true, reason: OPERATOR, at });
+    const change = enabledChange(null, 3, { enabled: true, reason: OPERATOR, at, credentials });
     expect(change.heldByOperator).toBe(false);
     expect(change.where).toEqual({ id: 3 });
   });
 
   it('when a subscription is disabled, then its reason and time are recorded', () => {
-    expect(enabledChange(7, 3, { enabled: false, reason: 'gone', at })).toEqual({
+    expect(enabledChange(7, 3, { enabled: false, reason: 'gone', at, credentials: null })).toEqual({
       heldByOperator: false,
       where: { id: 3, client_id: 7 },
       data: { enabled: false, disabled_reason: 'gone', disabled_at: at },
