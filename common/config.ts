@@ -257,6 +257,11 @@ const envSchema = z.object({
       message: 'comma-separated e-mail addresses or @domain names',
     })
     .optional(),
+  // Subjects (`sub`) whose e-mail address is taken unverified: for a provider that never marks
+  // addresses verified. The address must still be allowed by CONSOLE_OIDC_ALLOWED.
+  CONSOLE_OIDC_ALLOWED_SUBS: z.string().transform(list).default([]),
+  // Requests one address may make to /console/oidc/* (start and callback) in a minute.
+  CONSOLE_SIGN_IN_PER_MINUTE: positiveInt.default(20),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Whether an incoming traceparent is joined (true) or only linked to (common/tracing.ts reads
   // it at start, before this module loads; validated here all the same).
@@ -283,6 +288,12 @@ const checkedEnvSchema = envSchema
   .refine((env) => new Set(OIDC_VARIABLES.map((name) => env[name] === undefined)).size === 1, {
     path: ['CONSOLE_OIDC_ISSUER'],
     message: `set all of ${OIDC_VARIABLES.join(', ')} or none`,
+  })
+  // The provider's redirect URI is made from it, never from a request's Host header, which a
+  // client chooses.
+  .refine((env) => env.CONSOLE_OIDC_ISSUER === undefined || env.PUBLIC_BASE_URL !== undefined, {
+    path: ['PUBLIC_BASE_URL'],
+    message: 'required with CONSOLE_OIDC_ISSUER (the redirect URI is made from it)',
   });
 
 export type Config = ReturnType<typeof toConfig>;
@@ -415,6 +426,8 @@ function consoleConfig(env: Env) {
     /** The origin sign-in links point to and state-changing requests must come from. */
     publicOrigin: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
     idleMs: Math.round(env.CONSOLE_SESSION_IDLE_MINUTES * 60_000),
+    /** Requests per address and minute to the OpenID Connect sign-in's two routes. */
+    signInPerMinute: env.CONSOLE_SIGN_IN_PER_MINUTE,
     maxMs: Math.round(env.CONSOLE_SESSION_MAX_HOURS * 3_600_000),
     /** Production: the session cookie is `__Host-` prefixed and Secure (HTTPS only). */
     secureCookie: env.NODE_ENV === 'production',
@@ -430,6 +443,8 @@ function consoleConfig(env: Env) {
             clientSecret: env.CONSOLE_OIDC_CLIENT_SECRET,
             /** Lower-case e-mail addresses, and `@domain` for every address of a domain. */
             allowed: env.CONSOLE_OIDC_ALLOWED,
+            /** Subjects whose address is taken without `email_verified`. */
+            allowedSubs: env.CONSOLE_OIDC_ALLOWED_SUBS,
           }
         : null,
   };

@@ -192,6 +192,7 @@ describe('CONSOLE_OIDC_*', () => {
     CONSOLE_OIDC_CLIENT_ID: 'console',
     CONSOLE_OIDC_CLIENT_SECRET: 'secret',
     CONSOLE_OIDC_ALLOWED: 'Ops@Club.example, @branch.example',
+    PUBLIC_BASE_URL: 'https://api.example.com',
   };
 
   it('when none is set, then operators sign in by link only', () => {
@@ -204,7 +205,17 @@ describe('CONSOLE_OIDC_*', () => {
       clientId: 'console',
       clientSecret: 'secret',
       allowed: ['ops@club.example', '@branch.example'],
+      allowedSubs: [],
     });
+    expect(
+      loadConfig({ ...oidc, CONSOLE_OIDC_ALLOWED_SUBS: 'a1, b2' }).console.oidc?.allowedSubs,
+    ).toEqual(['a1', 'b2']);
+  });
+
+  it('when PUBLIC_BASE_URL is unset, then the configuration is refused naming it: the redirect URI is made from it', () => {
+    expect(() => loadConfig({ ...oidc, PUBLIC_BASE_URL: '' })).toThrow(
+      /PUBLIC_BASE_URL: required with CONSOLE_OIDC_ISSUER/,
+    );
   });
 
   it('when only some are set, an issuer is plain http elsewhere than this host, or ALLOWED is no address, then the configuration is refused', () => {

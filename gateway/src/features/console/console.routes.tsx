@@ -5,6 +5,7 @@
 import { Router } from 'express';
 import type { Config } from '#common/config.js';
 import type { ReadModelClient } from '#common/databases.js';
+import type { Logger } from '#common/logger.js';
 import type { RedisClient } from '#common/redis.js';
 import { assetRoutes } from '../../pages/assets.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
@@ -27,6 +28,7 @@ export interface ConsoleDeps {
   config: Config;
   db: ReadModelClient;
   redis: RedisClient;
+  logger: Logger;
   epochs: ClientEpochs;
   /** The dashboard's database, for a member's erasure (members/erasure.service.ts). */
   legacy: GatewayLegacy;

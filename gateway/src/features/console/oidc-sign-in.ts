@@ -22,6 +22,20 @@ interface PendingFlow {
 /** Why a provider's answer did not sign anyone in. */
 export class OidcRefusal extends Error {}
 
+/**
+ * An answer no flow of this browser waits for (no cookie, an unknown or spent one): anyone can
+ * send it, so it is refused without an audit record (oidc.routes.tsx).
+ */
+export class UnboundAnswer extends OidcRefusal {}
+
+/**
+ * Whether the provider vouches for the address: `true`, or the text "true" that some userinfo
+ * endpoints send (Amazon Cognito's); a missing claim, or anything else, is not verified.
+ */
+export function isVerified(claim: unknown): boolean {
+  return claim === true || claim === 'true';
+}
+
 /** An address is let in when it is listed, or its domain is (`@example.com`). */
 export function isAllowedOperator(email: string, allowed: readonly string[]): boolean {
   const address = email.toLowerCase();
@@ -88,7 +102,7 @@ export function oidcProvider(settings: OidcSettings) {
     ): Promise<string> {
       const stored = binding ? await redis.getdel(flowKey(prefix, binding)) : null;
       if (stored === null)
-        throw new OidcRefusal('this sign-in was not begun here, or took too long');
+        throw new UnboundAnswer('this sign-in was not begun here, or took too long');
       const flow = JSON.parse(stored) as PendingFlow;
       const config = await configuration();
       let tokens;
@@ -108,8 +122,12 @@ export function oidcProvider(settings: OidcSettings) {
         typeof claims.email === 'string'
           ? claims
           : await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
-      if (typeof profile.email !== 'string' || profile.email_verified === false)
-        throw new OidcRefusal('the provider gave no verified e-mail address');
+      if (typeof profile.email !== 'string')
+        throw new OidcRefusal('the provider gave no e-mail address');
+      // An unverified address may be anyone's (many providers let a user type one in); the
+      // operator may name accounts whose provider never verifies (CONSOLE_OIDC_ALLOWED_SUBS).
+      if (!isVerified(profile.email_verified) && !settings.allowedSubs.includes(claims.sub))
+        throw new OidcRefusal(`the provider has not verified ${profile.email}`);
       if (!isAllowedOperator(profile.email, settings.allowed))
         throw new OidcRefusal(`${profile.email} may not sign in to this console`);
       return profile.email.toLowerCase();

@@ -5,6 +5,7 @@
 import type { RequestHandler, Router } from 'express';
 import type { Config } from '#common/config.js';
 import type { ReadModelClient } from '#common/databases.js';
+import type { Logger } from '#common/logger.js';
 import type { RedisClient } from '#common/redis.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
 import { Notice, sendPage } from '../../pages/layout.js';
@@ -22,6 +23,7 @@ export interface SignInDeps {
   config: Config;
   db: ReadModelClient;
   redis: RedisClient;
+  logger: Logger;
 }
 
 function SignedOut(props: { reason?: string; oidc: boolean }) {
