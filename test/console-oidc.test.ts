@@ -1,6 +1,7 @@
 // Signing in to the console through a real OpenID Connect provider (oidc-provider, started here on
 // a private port), in headless Chromium: an allowed address gets in, another is refused, and an
 // answer whose state or code was edited is refused, as is the same answer used twice.
+import { createHash } from 'node:crypto';
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -245,9 +246,16 @@ describe.skipIf(!hasChromium)(
             .statusCode!,
         );
       expect(statuses.filter((status) => status === 303)).toHaveLength(PER_MINUTE);
+      // Stored under the binding's hash keyed by SECRETS_KEY, not its plain SHA-256.
+      const started = await rawGet(`${gateway!.url}/console/oidc/start`, {
+        'x-forwarded-for': '203.0.113.10',
+      });
+      const binding = /console-oidc=([^;]+)/.exec(String(started.headers['set-cookie']))![1]!;
+      const unkeyed = createHash('sha256').update(binding).digest('base64url');
+      expect(await gateway!.redis.exists(`${env!.redisPrefix}:pages:oidc:${unkeyed}`)).toBe(0);
       expect(statuses.slice(PER_MINUTE)).toEqual(Array<number>(5).fill(429));
       const after = await flows();
-      expect(after.keys.length - before).toBe(PER_MINUTE);
+      expect(after.keys.length - before).toBe(PER_MINUTE + 1);
       for (const ttl of after.ttls) expect(ttl).toBeGreaterThan(0);
     });
   },

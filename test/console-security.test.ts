@@ -2,6 +2,7 @@
 // not spend, links used, expired, edited or made up refused with a page; forms refused without the
 // session's CSRF token or from another origin; the cookie's flags; an idle session ends; partner
 // text shown as text; CONSOLE=off removes it all; the operator audit of CLI and console actions.
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readModelPool } from '#common/databases.js';
@@ -9,7 +10,12 @@ import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { purgeExpired } from '../worker/src/retention.js';
 import { ConsoleBrowser, usageRowsPrinted, usageTotalsShown } from './support/console-session.js';
-import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import {
+  createTestEnvironment,
+  TEST_SECRETS_KEY,
+  testLinkKeys,
+  type TestEnvironment,
+} from './support/environment.js';
 import {
   createTestClient,
   insertBranch,
@@ -32,7 +38,7 @@ afterAll(async () => {
 });
 
 const newLink = (ttlMs = 60_000, name = 'Ayşe') =>
-  createSignInLink(gateway.redis, env.redisPrefix, { name }, ttlMs);
+  createSignInLink(gateway.redis, testLinkKeys(env.redisPrefix), { name }, ttlMs);
 
 describe('console sign-in links', () => {
   it('when `npm run console -- link` prints a URL, then opening it twice only shows the button, and its POST signs in once', async () => {
@@ -95,6 +101,23 @@ describe('console sign-in links', () => {
       const opened = await browser.get(`/console/sign-in/${token}`);
       expect(opened.status, token).toBe(410);
       expect(opened.html).toContain('This sign-in link does not work');
+    }
+  });
+
+  it('when a link is made, then Redis holds its hash keyed by SECRETS_KEY: a gateway under another key cannot open it, one still listing the key can', async () => {
+    const token = await newLink();
+    const path = `/console/sign-in/${token}`;
+    const unkeyed = createHash('sha256').update(token).digest('base64url');
+    expect(await gateway.redis.exists(`${env.redisPrefix}:pages:link:${unkeyed}`)).toBe(0);
+    const other = Buffer.alloc(32, 7).toString('base64');
+    const elsewhere = await startGateway(env, { SECRETS_KEY: other });
+    const rotated = await startGateway(env, { SECRETS_KEY: `${other},${TEST_SECRETS_KEY}` });
+    try {
+      expect((await new ConsoleBrowser(elsewhere).get(path)).status).toBe(410);
+      expect((await new ConsoleBrowser(rotated).get(path)).status).toBe(200);
+    } finally {
+      await elsewhere.close();
+      await rotated.close();
     }
   });
 

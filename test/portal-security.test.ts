@@ -9,7 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
 import { ConsoleBrowser } from './support/console-session.js';
-import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import {
+  createTestEnvironment,
+  testLinkKeys,
+  type TestEnvironment,
+} from './support/environment.js';
 import {
   bearer,
   createTestClient,
@@ -97,7 +101,7 @@ describe('portal links', () => {
     const expired = await portalLinkToken(gateway, env.redisPrefix, client, 200);
     const consoleLink = await createSignInLink(
       gateway.redis,
-      env.redisPrefix,
+      testLinkKeys(env.redisPrefix),
       { name: 'x' },
       60_000,
     );

@@ -14,6 +14,7 @@ import type { Logger } from '#common/logger.js';
 import type { RedisClient } from '#common/redis.js';
 import { GatewayRedisStore } from '../../http/rate-limit/rate-limit-store.js';
 import { Notice, sendPage } from '../../pages/layout.js';
+import { linkKeysOf } from '../../pages/sign-in-links.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
 import { CONSOLE, PublicPage } from './console-page.js';
 import { FLOW_TTL_MS, OidcRefusal, oidcProvider, UnboundAnswer } from './oidc-sign-in.js';
@@ -114,7 +115,7 @@ export function oidcRoutes(router: Router, deps: OidcDeps): void {
   const settings = deps.config.console.oidc;
   if (!settings) return;
   const provider = oidcProvider(settings);
-  const prefix = deps.config.redis.prefix;
+  const flows = linkKeysOf(deps.config);
   const { secureCookie, publicOrigin } = deps.config.console;
   // PUBLIC_BASE_URL (required with OIDC): never the request's Host, which its sender chooses.
   const redirectUri = `${publicOrigin}${OIDC_CALLBACK}`;
@@ -127,7 +128,7 @@ export function oidcRoutes(router: Router, deps: OidcDeps): void {
   router.get(OIDC_START, limit, async (_req, res) => {
     let begun;
     try {
-      begun = await provider.begin(deps.redis, prefix, redirectUri);
+      begun = await provider.begin(deps.redis, flows, redirectUri);
     } catch {
       return unreachable(res);
     }
@@ -153,7 +154,7 @@ export function oidcRoutes(router: Router, deps: OidcDeps): void {
     try {
       email = await provider.finish(
         deps.redis,
-        prefix,
+        flows,
         cookieOf(req, cookieName),
         new URL(req.originalUrl, publicOrigin),
       );

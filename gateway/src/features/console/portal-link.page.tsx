@@ -41,6 +41,7 @@ export function portalLinkPage(router: Router, deps: PortalLinkDeps): void {
       db: deps.db,
       redis: deps.redis,
       prefix: deps.config.redis.prefix,
+      secretsKeys: deps.config.secrets.keys,
       publicOrigin: deps.config.console.publicOrigin,
     };
     let body: JSX.Element;

@@ -14,7 +14,7 @@ import {
   regenerateSession as regenerate,
   sessionOutlived,
 } from '../../pages/session.js';
-import { peekSignInLink, spendSignInLink } from '../../pages/sign-in-links.js';
+import { linkKeysOf, peekSignInLink, spendSignInLink } from '../../pages/sign-in-links.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
 import { CONSOLE, consoleOperator, PublicPage } from './console-page.js';
 import { OIDC_START, oidcRoutes } from './oidc.routes.js';
@@ -101,7 +101,7 @@ export function operatorOnly(config: Config): RequestHandler {
 
 export function signInRoutes(router: Router, deps: SignInDeps): void {
   const { redis, config } = deps;
-  const prefix = config.redis.prefix;
+  const links = linkKeysOf(config);
 
   router.get(CONSOLE, async (req, res) => {
     if (req.session.operator) return res.redirect(303, `${CONSOLE}/clients`);
@@ -109,7 +109,7 @@ export function signInRoutes(router: Router, deps: SignInDeps): void {
   });
 
   router.get(`${CONSOLE}/sign-in/:token`, async (req, res) => {
-    const link = await peekSignInLink(redis, prefix, req.params.token);
+    const link = await peekSignInLink(redis, links, req.params.token);
     if (!link) return sendPage(res, <InvalidLink />, 410);
     await sendPage(
       res,
@@ -118,7 +118,7 @@ export function signInRoutes(router: Router, deps: SignInDeps): void {
   });
 
   router.post(`${CONSOLE}/sign-in/:token`, async (req, res) => {
-    const link = await spendSignInLink(redis, prefix, req.params.token);
+    const link = await spendSignInLink(redis, links, req.params.token);
     if (!link) return sendPage(res, <InvalidLink />, 410);
     // A new session id: one planted before sign-in is worth nothing after it.
     await regenerate(req);

@@ -10,7 +10,12 @@ import type { RedisClient } from '#common/redis.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
 import { Notice, sendPage } from '../../pages/layout.js';
 import { destroySession, regenerateSession, sessionOutlived } from '../../pages/session.js';
-import { peekPageLink, spendPageLink, type PortalLink } from '../../pages/sign-in-links.js';
+import {
+  linkKeysOf,
+  peekPageLink,
+  spendPageLink,
+  type PortalLink,
+} from '../../pages/sign-in-links.js';
 import { secretEndsAt } from '../../trust/secret-overlap.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
 import { portalActor, PublicPortalPage, type PortalClient } from './portal-page.js';
@@ -136,7 +141,7 @@ export async function keepSessionAfterOwnChange(req: Request, res: Response, db:
 
 export function portalSignInRoutes(router: Router, deps: PortalSignInDeps): void {
   const { redis, config, db } = deps;
-  const prefix = config.redis.prefix;
+  const links = linkKeysOf(config);
 
   router.get(PORTAL, async (req, res) => {
     if (req.session.partner) return res.redirect(303, HOME);
@@ -144,7 +149,7 @@ export function portalSignInRoutes(router: Router, deps: PortalSignInDeps): void
   });
 
   router.get(`${PORTAL}/sign-in/:token`, async (req, res) => {
-    const link = await peekPageLink<PortalLink>(redis, prefix, 'portal', req.params.token);
+    const link = await peekPageLink<PortalLink>(redis, links, 'portal', req.params.token);
     if (!link) return sendPage(res, <InvalidLink />, 410);
     await sendPage(
       res,
@@ -153,7 +158,7 @@ export function portalSignInRoutes(router: Router, deps: PortalSignInDeps): void
   });
 
   router.post(`${PORTAL}/sign-in/:token`, async (req, res) => {
-    const link = await spendPageLink<PortalLink>(redis, prefix, 'portal', req.params.token);
+    const link = await spendPageLink<PortalLink>(redis, links, 'portal', req.params.token);
     const client =
       link &&
       (await db.apiClient.findUnique({ where: { id: link.clientId }, select: CLIENT_FIELDS }));
