@@ -257,7 +257,7 @@ async function pageLinks(): Promise<{ console: string; portal: string }> {
         { name: operator.actor },
         ttlMs,
       );
-      await recordOperatorAction(db, operator, 'console.link');
+      await recordOperatorAction(db, operator, 'console.link', { target: operator.actor });
       const portal = await makePortalLink(
         {
           db,

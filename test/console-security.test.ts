@@ -55,6 +55,12 @@ describe('console sign-in links', () => {
     );
     const { url } = JSON.parse(printed);
     expect(url).toMatch(new RegExp(`^${gateway.url}/console/sign-in/[A-Za-z0-9_-]{43}$`));
+    // The audit tells whom the link signs in as.
+    const made = await gateway.db.operatorAudit.findFirst({
+      where: { action: 'console.link' },
+      orderBy: { id: 'desc' },
+    });
+    expect(made).toMatchObject({ source: 'cli', target: 'Ayşe' });
     const path = new URL(url).pathname;
     const browser = new ConsoleBrowser(gateway);
 

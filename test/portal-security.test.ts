@@ -384,11 +384,24 @@ describe("one client's portal", () => {
 });
 
 describe('portal sessions', () => {
-  it('when the partner signs out, then the session no longer opens a page', async () => {
-    const browser = await signedIn(await partner());
+  it('when the partner signs out, then the session no longer opens a page, and the operator audit records it', async () => {
+    const client = await partner();
+    const browser = await signedIn(client);
     await browser.get('/portal/overview');
     expect((await browser.post('/portal/sign-out')).status).toBe(303);
     expect((await browser.get('/portal/overview')).status).toBe(401);
+    const records = await gateway.db.operatorAudit.findMany({
+      where: { action: 'portal.sign-out', client_key: client.client_key },
+    });
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ actor: `partner ${client.client_key}`, source: 'portal' });
+    // Signing out again, with no session, records nothing more.
+    await browser.post('/portal/sign-out');
+    expect(
+      await gateway.db.operatorAudit.count({
+        where: { action: 'portal.sign-out', client_key: client.client_key },
+      }),
+    ).toBe(1);
   });
 
   it('when the client is disabled, then no portal link is made for it, and one made before does not open', async () => {

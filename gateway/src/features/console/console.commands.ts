@@ -22,7 +22,8 @@ export async function runCommand(args: ConsoleCliArgs): Promise<void> {
   try {
     await withRedis(config.redis, async (redis) => {
       const token = await createSignInLink(redis, linkKeysOf(config), { name }, ttlMs);
-      await recordOperatorAction(db, operator, 'console.link');
+      // The name the link signs in as: who may act in the console is what the audit must tell.
+      await recordOperatorAction(db, operator, 'console.link', { target: name });
       const url = `${config.console.publicOrigin}${CONSOLE}/sign-in/${token}`;
       const expiresAt = new Date(Date.now() + ttlMs).toISOString();
       console.log(

@@ -179,6 +179,15 @@ export function portalSignInRoutes(router: Router, deps: PortalSignInDeps): void
   });
 
   router.post(`${PORTAL}/sign-out`, async (req, res) => {
+    const { partner } = req.session;
+    // Named as portalActor names the partner; the gate has not run, so its client is not loaded.
+    if (partner)
+      await recordOperatorAction(
+        db,
+        { actor: `partner ${partner.clientKey}`, source: 'portal', address: req.ip ?? null },
+        'portal.sign-out',
+        { clientKey: partner.clientKey },
+      );
     await destroySession(req);
     res.redirect(303, PORTAL);
   });
