@@ -388,7 +388,10 @@ describe('portal sessions', () => {
     const client = await partner();
     const browser = await signedIn(client);
     await browser.get('/portal/overview');
-    expect((await browser.post('/portal/sign-out')).status).toBe(303);
+    const signedOut = await browser.post('/portal/sign-out');
+    expect(signedOut.status).toBe(303);
+    // The browser drops its copies of the portal's pages (htmx's history cache among them).
+    expect(signedOut.headers.get('clear-site-data')).toBe('"cache", "storage"');
     expect((await browser.get('/portal/overview')).status).toBe(401);
     const records = await gateway.db.operatorAudit.findMany({
       where: { action: 'portal.sign-out', client_key: client.client_key },

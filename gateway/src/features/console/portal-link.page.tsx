@@ -49,7 +49,7 @@ export function portalLinkPage(router: Router, deps: PortalLinkDeps): void {
     try {
       const link = await makePortalLink(linkDeps, consoleOperator(req), clientKey, TTL_MS);
       body = (
-        <Notice kind="done">
+        <Notice kind="done" secret>
           <p
             safe
           >{`Send this link to the partner of ${clientKey}. It opens their portal once, until ${link.expiresAt.toISOString()}; it is shown only this once.`}</p>

@@ -8,7 +8,7 @@ import type { ReadModelClient } from '#common/databases.js';
 import type { Logger } from '#common/logger.js';
 import type { RedisClient } from '#common/redis.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
-import { Notice, sendPage } from '../../pages/layout.js';
+import { CLEAR_SITE_DATA, Notice, sendPage } from '../../pages/layout.js';
 import {
   destroySession as destroy,
   regenerateSession as regenerate,
@@ -72,8 +72,9 @@ function ConfirmSignIn(props: { name: string; action: string; csrf: string }) {
         This link signs in <strong safe>{props.name}</strong>. It works once: press the button to
         use it.
       </p>
-      {/* A whole page load: the session changes, and with it every page. */}
-      <form method="post" action={props.action} hx-boost="false">
+      {/* A whole page load: the session changes, and with it every page. Its address holds the
+      link: no copy of the page in htmx's history cache. */}
+      <form method="post" action={props.action} hx-boost="false" hx-history="false">
         <input type="hidden" name={CSRF_FIELD} value={props.csrf} />
         <button type="submit">Sign in</button>
       </form>
@@ -134,6 +135,6 @@ export function signInRoutes(router: Router, deps: SignInDeps): void {
     if (req.session.operator)
       await recordOperatorAction(deps.db, consoleOperator(req), 'console.sign-out');
     await destroy(req);
-    res.redirect(303, CONSOLE);
+    res.set(...CLEAR_SITE_DATA).redirect(303, CONSOLE);
   });
 }

@@ -8,7 +8,7 @@ import type { Config } from '#common/config.js';
 import type { ReadModelClient } from '#common/databases.js';
 import type { RedisClient } from '#common/redis.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
-import { Notice, sendPage } from '../../pages/layout.js';
+import { CLEAR_SITE_DATA, Notice, sendPage } from '../../pages/layout.js';
 import { destroySession, regenerateSession, sessionOutlived } from '../../pages/session.js';
 import {
   linkKeysOf,
@@ -65,8 +65,9 @@ function ConfirmSignIn(props: { clientKey: string; action: string; csrf: string 
         This link opens the portal of client <code safe>{props.clientKey}</code>. It works once:
         press the button to use it.
       </p>
-      {/* A whole page load: the session changes, and with it every page. */}
-      <form method="post" action={props.action} hx-boost="false">
+      {/* A whole page load: the session changes, and with it every page. Its address holds the
+      link: no copy of the page in htmx's history cache. */}
+      <form method="post" action={props.action} hx-boost="false" hx-history="false">
         <input type="hidden" name={CSRF_FIELD} value={props.csrf} />
         <button type="submit">Open the portal</button>
       </form>
@@ -189,6 +190,6 @@ export function portalSignInRoutes(router: Router, deps: PortalSignInDeps): void
         { clientKey: partner.clientKey },
       );
     await destroySession(req);
-    res.redirect(303, PORTAL);
+    res.set(...CLEAR_SITE_DATA).redirect(303, PORTAL);
   });
 }
