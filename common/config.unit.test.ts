@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEVELOPMENT_SECRETS_KEY, loadConfig } from './config.js';
@@ -169,6 +172,45 @@ describe('SECRETS_KEY', () => {
       { needsSecretsKey: true },
     );
     expect(set.secrets.keys).toEqual([key(3)]);
+  });
+});
+
+describe('SECRETS_KEY in production, and from a file', () => {
+  const key = Buffer.alloc(32, 9).toString('base64');
+  const COMPOSE_KEY = 'ZG9ja2VyLWNvbXBvc2UgZGVtbyBrZXksIHB1YmxpYyE=';
+
+  it.each([
+    ['the development (and demo) key', DEVELOPMENT_SECRETS_KEY],
+    ["docker-compose.yml's former key", COMPOSE_KEY],
+    ['a list holding one of them', `${key},${COMPOSE_KEY}`],
+  ])(
+    'when it is %s, then production refuses it naming SECRETS_KEY; elsewhere it is taken',
+    (_, value) => {
+      expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: value })).toThrow(
+        /SECRETS_KEY: a published key/,
+      );
+      expect(loadConfig({ SECRETS_KEY: value }).secrets.keys).toContain(value.split(',').at(-1));
+    },
+  );
+
+  it('when SECRETS_KEY_FILE names a file, then its key is used; unreadable, or beside SECRETS_KEY, it is refused naming it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'secrets-key-'));
+    const file = join(dir, 'key');
+    writeFileSync(file, `${key}\n`);
+    expect(
+      loadConfig({ NODE_ENV: 'production', SECRETS_KEY_FILE: file }, { needsSecretsKey: true })
+        .secrets,
+    ).toEqual({ keys: [key], development: false });
+    expect(() => loadConfig({ SECRETS_KEY_FILE: join(dir, 'none') })).toThrow(
+      /SECRETS_KEY_FILE: not a file this process can read/,
+    );
+    expect(() => loadConfig({ SECRETS_KEY_FILE: file, SECRETS_KEY: key })).toThrow(
+      /SECRETS_KEY_FILE: set SECRETS_KEY or SECRETS_KEY_FILE, not both/,
+    );
+    writeFileSync(file, DEVELOPMENT_SECRETS_KEY);
+    expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY_FILE: file })).toThrow(
+      /SECRETS_KEY: a published key/,
+    );
   });
 });
 
