@@ -22,6 +22,7 @@ import {
   startGateway,
   type RunningGateway,
 } from './support/gateway.js';
+import { captureLogs } from './support/log-capture.js';
 import { operatorCliWith } from './support/operator-cli.js';
 
 let env: TestEnvironment;
@@ -292,6 +293,33 @@ describe('console sessions', () => {
       expect((await fetch(`${gateway.url}/console/assets/htmx.min.js`)).status).toBe(200);
     } finally {
       await off.close();
+    }
+  });
+
+  it('when a production console is reached over plain HTTP, or through a proxy it does not trust, then its pages say HTTPS is needed, and an http PUBLIC_BASE_URL is warned of once at start', async () => {
+    const logs = captureLogs();
+    const production = await startGateway(
+      env,
+      { NODE_ENV: 'production', TRUST_PROXY: 'loopback', PUBLIC_BASE_URL: 'http://api.example' },
+      { logger: logs.logger },
+    );
+    try {
+      for (const path of ['/console', '/portal', '/console/sign-in/x']) {
+        const plain = await new ConsoleBrowser(production).get(path);
+        expect([path, plain.status]).toEqual([path, 403]);
+        expect(plain.html).toContain('HTTPS needed');
+        expect(plain.html).toContain('<code>TRUST_PROXY</code>');
+      }
+      // The trusted proxy says the browser came over HTTPS: the sign-in page, as ever.
+      const behindTls = await new ConsoleBrowser(production).request('/console', {
+        headers: { 'x-forwarded-proto': 'https' },
+      });
+      expect(behindTls.status).toBe(200);
+      expect(behindTls.html).toContain('npm run console -- link');
+      const warned = logs.lines().filter((l) => String(l.msg).startsWith('PUBLIC_BASE_URL'));
+      expect(warned).toMatchObject([{ level: 40, public_base_url: 'http://api.example' }]);
+    } finally {
+      await production.close();
     }
   });
 });
