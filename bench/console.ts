@@ -14,7 +14,7 @@ import { benchEnvironment, releaseInTurn } from './cleanup.js';
 import { ENDPOINTS } from './gateway/endpoints.js';
 import { requestOf } from './gateway/index.js';
 import { applyLoad, loadGenerator, type LoadResult } from './gateway/load.js';
-import { startGateway, type Started } from './gateway/processes.js';
+import { BENCH_SECRETS_KEY, startGateway, type Started } from './gateway/processes.js';
 import { createBenchClient, issueToken, seedMembers } from './gateway/seed.js';
 
 export interface ConsoleBenchOptions {
@@ -50,7 +50,12 @@ async function consoleCookie(gateway: Started, env: { redisUrl: string; redisPre
   // The client has no offline queue: nothing is sent before it is connected.
   if (redis.status !== 'ready') await once(redis, 'ready');
   try {
-    const token = await createSignInLink(redis, env.redisPrefix, { name: 'bench' }, 60_000);
+    const token = await createSignInLink(
+      redis,
+      { prefix: env.redisPrefix, secretsKeys: [BENCH_SECRETS_KEY] },
+      { name: 'bench' },
+      60_000,
+    );
     const path = `${gateway.url}/console/sign-in/${token}`;
     const opened = await fetch(path, { headers: HTTPS });
     const cookie = opened.headers.getSetCookie()[0]!.split(';')[0]!;

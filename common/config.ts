@@ -1,5 +1,5 @@
 // The only reader of process.env. Every operator variable is validated here, once, at start.
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { legacyTlsProblem } from './legacy-tls.js';
@@ -111,6 +111,15 @@ const trustProxy = z.string().transform((value, ctx): boolean | number | string[
 export const DEVELOPMENT_SECRETS_KEY = Buffer.from('INSECURE-DEVELOPMENT-SECRETS-KEY').toString(
   'base64',
 );
+/**
+ * Keys that are public: the development fallback (also the demo's), and the one an earlier
+ * docker-compose.yml set for every service. Whatever they sign or encrypt anyone can forge or
+ * read, so production refuses them.
+ */
+const PUBLISHED_SECRETS_KEYS = new Set([
+  DEVELOPMENT_SECRETS_KEY,
+  'ZG9ja2VyLWNvbXBvc2UgZGVtbyBrZXksIHB1YmxpYyE=',
+]);
 const isSecretsKey = (value: string) =>
   /^[A-Za-z0-9+/]{43}=?$/.test(value) && Buffer.from(value, 'base64').length === 32;
 const secretsKeys = z
@@ -123,8 +132,10 @@ const secretsKeys = z
 const envSchema = z.object({
   // Only `production` matters here: there SECRETS_KEY has no default.
   NODE_ENV: z.string().optional(),
-  // The first key signs (and will encrypt), every one verifies: a list rotates keys.
+  // The first key signs (and will encrypt), every one verifies: a list rotates keys. Or read from
+  // the file SECRETS_KEY_FILE names (loadConfig).
   SECRETS_KEY: secretsKeys.optional(),
+  SECRETS_KEY_FILE: z.string().optional(),
   DATABASE_URL: postgresUrl.default('postgresql://postgres@127.0.0.1:5432/dashboard_api'),
   // Read replicas of DATABASE_URL for the gateway's reads; none by default.
   DATABASE_READ_URLS: z.string().transform(list).pipe(z.array(postgresUrl)).default([]),
@@ -257,6 +268,11 @@ const envSchema = z.object({
       message: 'comma-separated e-mail addresses or @domain names',
     })
     .optional(),
+  // Subjects (`sub`) whose e-mail address is taken unverified: for a provider that never marks
+  // addresses verified. The address must still be allowed by CONSOLE_OIDC_ALLOWED.
+  CONSOLE_OIDC_ALLOWED_SUBS: z.string().transform(list).default([]),
+  // Requests one address may make to /console/oidc/* (start and callback) in a minute.
+  CONSOLE_SIGN_IN_PER_MINUTE: positiveInt.default(20),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Whether an incoming traceparent is joined (true) or only linked to (common/tracing.ts reads
   // it at start, before this module loads; validated here all the same).
@@ -283,6 +299,12 @@ const checkedEnvSchema = envSchema
   .refine((env) => new Set(OIDC_VARIABLES.map((name) => env[name] === undefined)).size === 1, {
     path: ['CONSOLE_OIDC_ISSUER'],
     message: `set all of ${OIDC_VARIABLES.join(', ')} or none`,
+  })
+  // The provider's redirect URI is made from it, never from a request's Host header, which a
+  // client chooses.
+  .refine((env) => env.CONSOLE_OIDC_ISSUER === undefined || env.PUBLIC_BASE_URL !== undefined, {
+    path: ['PUBLIC_BASE_URL'],
+    message: 'required with CONSOLE_OIDC_ISSUER (the redirect URI is made from it)',
   });
 
 export type Config = ReturnType<typeof toConfig>;
@@ -415,6 +437,8 @@ function consoleConfig(env: Env) {
     /** The origin sign-in links point to and state-changing requests must come from. */
     publicOrigin: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
     idleMs: Math.round(env.CONSOLE_SESSION_IDLE_MINUTES * 60_000),
+    /** Requests per address and minute to the OpenID Connect sign-in's two routes. */
+    signInPerMinute: env.CONSOLE_SIGN_IN_PER_MINUTE,
     maxMs: Math.round(env.CONSOLE_SESSION_MAX_HOURS * 3_600_000),
     /** Production: the session cookie is `__Host-` prefixed and Secure (HTTPS only). */
     secureCookie: env.NODE_ENV === 'production',
@@ -430,6 +454,8 @@ function consoleConfig(env: Env) {
             clientSecret: env.CONSOLE_OIDC_CLIENT_SECRET,
             /** Lower-case e-mail addresses, and `@domain` for every address of a domain. */
             allowed: env.CONSOLE_OIDC_ALLOWED,
+            /** Subjects whose address is taken without `email_verified`. */
+            allowedSubs: env.CONSOLE_OIDC_ALLOWED_SUBS,
           }
         : null,
   };
@@ -447,10 +473,22 @@ export function loadConfig(
 ): Config {
   // An empty variable means "not set", as it does for most operators' tooling.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const fromFile = secretsKeyFromFile(present);
+  if (typeof fromFile === 'string') present.SECRETS_KEY = fromFile;
   const parsed = checkedEnvSchema.safeParse(present);
   const problems = parsed.success
     ? []
     : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  if (fromFile && typeof fromFile !== 'string') problems.push(fromFile.problem);
+  if (
+    present.NODE_ENV === 'production' &&
+    list(present.SECRETS_KEY ?? '').some((key) => PUBLISHED_SECRETS_KEYS.has(key))
+  ) {
+    problems.push(
+      'SECRETS_KEY: a published key (the demo, development or docker-compose.yml key); ' +
+        'production needs its own (openssl rand -base64 32)',
+    );
+  }
   if (
     options.needsSecretsKey &&
     present.NODE_ENV === 'production' &&
@@ -464,6 +502,23 @@ export function loadConfig(
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   return deepFreeze(toConfig(parsed.data));
+}
+
+/**
+ * SECRETS_KEY read from the file SECRETS_KEY_FILE names (a secret mounted into a container, or
+ * written by docker-compose.yml's `secrets-key` service), surrounding blanks removed; undefined
+ * when it is not set; a problem when it cannot be read or SECRETS_KEY is set too.
+ */
+function secretsKeyFromFile(env: NodeJS.ProcessEnv): string | { problem: string } | undefined {
+  const file = env.SECRETS_KEY_FILE;
+  if (file === undefined) return undefined;
+  if (env.SECRETS_KEY !== undefined)
+    return { problem: 'SECRETS_KEY_FILE: set SECRETS_KEY or SECRETS_KEY_FILE, not both' };
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    return { problem: 'SECRETS_KEY_FILE: not a file this process can read' };
+  }
 }
 
 function deepFreeze<T extends object>(value: T): T {

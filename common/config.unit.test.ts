@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEVELOPMENT_SECRETS_KEY, loadConfig } from './config.js';
@@ -172,6 +175,45 @@ describe('SECRETS_KEY', () => {
   });
 });
 
+describe('SECRETS_KEY in production, and from a file', () => {
+  const key = Buffer.alloc(32, 9).toString('base64');
+  const COMPOSE_KEY = 'ZG9ja2VyLWNvbXBvc2UgZGVtbyBrZXksIHB1YmxpYyE=';
+
+  it.each([
+    ['the development (and demo) key', DEVELOPMENT_SECRETS_KEY],
+    ["docker-compose.yml's former key", COMPOSE_KEY],
+    ['a list holding one of them', `${key},${COMPOSE_KEY}`],
+  ])(
+    'when it is %s, then production refuses it naming SECRETS_KEY; elsewhere it is taken',
+    (_, value) => {
+      expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY: value })).toThrow(
+        /SECRETS_KEY: a published key/,
+      );
+      expect(loadConfig({ SECRETS_KEY: value }).secrets.keys).toContain(value.split(',').at(-1));
+    },
+  );
+
+  it('when SECRETS_KEY_FILE names a file, then its key is used; unreadable, or beside SECRETS_KEY, it is refused naming it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'secrets-key-'));
+    const file = join(dir, 'key');
+    writeFileSync(file, `${key}\n`);
+    expect(
+      loadConfig({ NODE_ENV: 'production', SECRETS_KEY_FILE: file }, { needsSecretsKey: true })
+        .secrets,
+    ).toEqual({ keys: [key], development: false });
+    expect(() => loadConfig({ SECRETS_KEY_FILE: join(dir, 'none') })).toThrow(
+      /SECRETS_KEY_FILE: not a file this process can read/,
+    );
+    expect(() => loadConfig({ SECRETS_KEY_FILE: file, SECRETS_KEY: key })).toThrow(
+      /SECRETS_KEY_FILE: set SECRETS_KEY or SECRETS_KEY_FILE, not both/,
+    );
+    writeFileSync(file, DEVELOPMENT_SECRETS_KEY);
+    expect(() => loadConfig({ NODE_ENV: 'production', SECRETS_KEY_FILE: file })).toThrow(
+      /SECRETS_KEY: a published key/,
+    );
+  });
+});
+
 describe('WEBHOOK_RETENTION_DAYS', () => {
   it('when it is unset, then finished webhook events are kept 30 days; a fraction of a day is taken', () => {
     expect(loadConfig({}).webhooks.retentionMs).toBe(30 * 86_400_000);
@@ -192,6 +234,7 @@ describe('CONSOLE_OIDC_*', () => {
     CONSOLE_OIDC_CLIENT_ID: 'console',
     CONSOLE_OIDC_CLIENT_SECRET: 'secret',
     CONSOLE_OIDC_ALLOWED: 'Ops@Club.example, @branch.example',
+    PUBLIC_BASE_URL: 'https://api.example.com',
   };
 
   it('when none is set, then operators sign in by link only', () => {
@@ -204,7 +247,17 @@ describe('CONSOLE_OIDC_*', () => {
       clientId: 'console',
       clientSecret: 'secret',
       allowed: ['ops@club.example', '@branch.example'],
+      allowedSubs: [],
     });
+    expect(
+      loadConfig({ ...oidc, CONSOLE_OIDC_ALLOWED_SUBS: 'a1, b2' }).console.oidc?.allowedSubs,
+    ).toEqual(['a1', 'b2']);
+  });
+
+  it('when PUBLIC_BASE_URL is unset, then the configuration is refused naming it: the redirect URI is made from it', () => {
+    expect(() => loadConfig({ ...oidc, PUBLIC_BASE_URL: '' })).toThrow(
+      /PUBLIC_BASE_URL: required with CONSOLE_OIDC_ISSUER/,
+    );
   });
 
   it('when only some are set, an issuer is plain http elsewhere than this host, or ALLOWED is no address, then the configuration is refused', () => {

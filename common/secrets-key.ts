@@ -2,12 +2,36 @@
 // label, so a key that signs change-feed cursors never also encrypts webhook signing secrets, and
 // a key learnt from one use opens nothing of another. Each of SECRETS_KEY's keys gives one, in
 // the same order: the first signs or encrypts, every one verifies or decrypts.
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+} from 'node:crypto';
 
 /** The key of one use (`label`) for each key of SECRETS_KEY (base64), in order. */
 export function derivedKeys(secretsKeys: readonly string[], label: string): Buffer[] {
   return secretsKeys.map((key) =>
     Buffer.from(hkdfSync('sha256', Buffer.from(key, 'base64'), Buffer.alloc(0), label, 32)),
+  );
+}
+
+/**
+ * What a store keeps in place of a bearer value (a sign-in link's token, a sign-in flow's
+ * binding): its HMAC-SHA256 under `label`'s key, one per key of SECRETS_KEY, first key first
+ * (base64url). Unlike a plain hash, a copy of the store cannot be checked against guesses, nor a
+ * stored entry made, without SECRETS_KEY. The first names what is stored; every one finds it.
+ */
+export function keyedDigests(
+  secretsKeys: readonly string[],
+  label: string,
+  value: string,
+): string[] {
+  if (secretsKeys.length === 0) throw new Error('SECRETS_KEY is not set: nothing can be stored');
+  return derivedKeys(secretsKeys, label).map((key) =>
+    createHmac('sha256', key).update(value).digest('base64url'),
   );
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createSealer, SealedTextError } from './secrets-key.js';
+import { createSealer, keyedDigests, SealedTextError } from './secrets-key.js';
 
 const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');
 const LABEL = 'a use';
@@ -58,5 +58,16 @@ describe('text sealed under SECRETS_KEY', () => {
         if (opened !== null) expect(opened).toBe(SECRET);
       }),
     );
+  });
+});
+
+describe('keyed digests of stored bearer values', () => {
+  it('when keys rotate, then the first key names the value and every key finds it; another use or key gives another digest', () => {
+    const [current, previous] = keyedDigests([key(2), key(1)], LABEL, SECRET);
+    expect(keyedDigests([key(1)], LABEL, SECRET)).toEqual([previous]);
+    expect(keyedDigests([key(2)], LABEL, SECRET)).toEqual([current]);
+    expect(current).not.toBe(previous);
+    expect(keyedDigests([key(1)], 'another use', SECRET)).not.toEqual([previous]);
+    expect(() => keyedDigests([], LABEL, SECRET)).toThrow(/SECRETS_KEY/);
   });
 });

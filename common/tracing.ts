@@ -55,8 +55,10 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv): Traci
         // log line keeps only the route. The instrumentation's own redaction knows a few names.
         requestHook: (span, request) => {
           if (request instanceof IncomingMessage) {
-            const query = request.url?.split('?')[1];
+            const [path = '', query] = (request.url ?? '').split('?');
             if (query) span.setAttribute('url.query', parameterNamesOf(query));
+            const template = signInTemplateOf(path);
+            if (template) span.setAttribute('url.path', template);
             // A partner's trace is not ours to join unless the operator says so: the request
             // starts a trace of its own, linked to the one it names.
             const link = trustIncoming ? undefined : linkTo(String(request.headers.traceparent));
@@ -180,6 +182,19 @@ function withoutQuotedValues(exporter: sdkTracing.SpanExporter): sdkTracing.Span
     shutdown: () => exporter.shutdown(),
     ...(exporter.forceFlush ? { forceFlush: () => exporter.forceFlush!() } : {}),
   };
+}
+
+/**
+ * The console's and the portal's sign-in link routes (`/console/sign-in/:token`,
+ * `/portal/sign-in/:token`, each area's sign-in.routes.tsx): their path holds a token that signs
+ * someone in, so a span keeps the route's template instead, as the log line does. Matched on the
+ * raw path, as Express matches routes (any case, a trailing slash), so a request refused before
+ * its route (a form check) is covered too.
+ */
+const SIGN_IN_PATH = /^\/(console|portal)\/sign-in\/[^/]*\/?$/i;
+function signInTemplateOf(path: string): string | null {
+  const area = SIGN_IN_PATH.exec(path)?.[1];
+  return area ? `/${area.toLowerCase()}/sign-in/:token` : null;
 }
 
 /** `search=Ay%C5%9Fe&limit=5` as `search=&limit=`. */

@@ -21,7 +21,7 @@ import {
   recordOperatorAction,
 } from '../gateway/src/features/operators/operator-audit.js';
 import { makePortalLink } from '../gateway/src/features/portal/portal-links.js';
-import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
+import { createSignInLink, linkKeysOf } from '../gateway/src/pages/sign-in-links.js';
 import { binlogPreflight, readBinlogServerFacts } from '../worker/src/sync/preflight.js';
 import { connectLegacy, databaseName } from './legacy/legacy-database.js';
 import { seedLegacyDatabase } from './legacy/seed.js';
@@ -253,13 +253,19 @@ async function pageLinks(): Promise<{ console: string; portal: string }> {
     return await withRedis(config.redis, async (redis) => {
       const token = await createSignInLink(
         redis,
-        config.redis.prefix,
+        linkKeysOf(config),
         { name: operator.actor },
         ttlMs,
       );
-      await recordOperatorAction(db, operator, 'console.link');
+      await recordOperatorAction(db, operator, 'console.link', { target: operator.actor });
       const portal = await makePortalLink(
-        { db, redis, prefix: config.redis.prefix, publicOrigin: config.console.publicOrigin },
+        {
+          db,
+          redis,
+          prefix: config.redis.prefix,
+          secretsKeys: config.secrets.keys,
+          publicOrigin: config.console.publicOrigin,
+        },
         operator,
         client.client_key,
         ttlMs,

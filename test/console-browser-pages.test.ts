@@ -66,6 +66,45 @@ async function disableAndEnable(page: Page, id: number) {
 
 describe('/console pages in headless Chromium', () => {
   it.skipIf(!hasChromium)(
+    "when pages show a secret or a portal link, then htmx keeps no copy of them in the browser's history cache, and signing out empties it",
+    async () => {
+      const { page, problems } = await watchedPage();
+      await signIn(page);
+      const historyCache = () =>
+        page.evaluate<string | null>("sessionStorage.getItem('htmx-history-cache')");
+      const away = async () => {
+        await page.getByRole('link', { name: 'Audit' }).click();
+        await page.waitForURL(`${gateway!.url}/console/audit`);
+      };
+      await page.getByLabel('Name', { exact: true }).fill('History partner');
+      await page.getByLabel('members:read').check();
+      await page.getByRole('button', { name: 'Create client' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('client_secret');
+      const secret = (await page.locator('dl.secret code').nth(1).textContent())!;
+      expect(secret.length).toBeGreaterThan(20);
+      await away();
+      expect((await historyCache()) ?? '').not.toContain(secret);
+      await page.goto(`${gateway!.url}/console/clients`);
+      await page.getByRole('button', { name: 'Portal link: History partner' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('/portal/sign-in/');
+      const link = (await page.locator('.notice code').textContent())!;
+      await away();
+      // Pages without either are kept as htmx keeps them (so this can fail).
+      await page.getByRole('link', { name: 'Usage' }).click();
+      await page.waitForURL(`${gateway!.url}/console/usage`);
+      const kept = (await historyCache())!;
+      expect(kept).toContain('/console/audit');
+      expect(kept).not.toContain(link);
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.waitForURL(`${gateway!.url}/console`);
+      await expect.poll(historyCache).toBeNull();
+      expect(problems).toEqual([]);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(
     'when an operator finds a member by number, then its page shows what is held and its recipients, and it erases the member with a typed confirmation and a reason',
     async () => {
       const dashboard = await LegacyDashboard.connect(env!.legacyUrl);

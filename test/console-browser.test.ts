@@ -15,7 +15,11 @@ import {
   tabTo,
   watchedPage as watchedPageOf,
 } from './support/browser.js';
-import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import {
+  createTestEnvironment,
+  testLinkKeys,
+  type TestEnvironment,
+} from './support/environment.js';
 import {
   bearer,
   getJson,
@@ -58,7 +62,7 @@ describe('/console in headless Chromium', () => {
       const { page, problems, foreign, dialogs } = await watchedPage();
       const token = await createSignInLink(
         gateway!.redis,
-        env!.redisPrefix,
+        testLinkKeys(env!.redisPrefix),
         { name: 'Ayşe' },
         60_000,
       );

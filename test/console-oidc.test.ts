@@ -1,6 +1,8 @@
 // Signing in to the console through a real OpenID Connect provider (oidc-provider, started here on
 // a private port), in headless Chromium: an allowed address gets in, another is refused, and an
 // answer whose state or code was edited is refused, as is the same answer used twice.
+import { createHash } from 'node:crypto';
+import { get as httpGet, type IncomingMessage } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,23 +13,41 @@ import {
 } from './support/browser.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { startGateway, type RunningGateway } from './support/gateway.js';
+import { captureLogs } from './support/log-capture.js';
 import { startOidcProvider, type RunningOidcProvider } from './support/oidc-provider.js';
+import { freePort } from './support/spare-processes.js';
 
 let env: TestEnvironment | undefined;
 let provider: RunningOidcProvider | undefined;
 let gateway: RunningGateway | undefined;
 let browser: Browser | undefined;
+const logs = captureLogs();
+
+/** Requests one address may make to /console/oidc/* in a minute, in this file's gateway. */
+const PER_MINUTE = 40;
 
 beforeAll(async () => {
   if (!hasChromium) return;
   env = await createTestEnvironment();
   provider = await startOidcProvider();
-  gateway = await startGateway(env, {
-    CONSOLE_OIDC_ISSUER: provider.issuer,
-    CONSOLE_OIDC_CLIENT_ID: provider.clientId,
-    CONSOLE_OIDC_CLIENT_SECRET: provider.clientSecret,
-    CONSOLE_OIDC_ALLOWED: 'ops@club.example, @branch.example',
-  });
+  // The redirect URI is made from PUBLIC_BASE_URL: the gateway listens where it says.
+  const port = await freePort();
+  gateway = await startGateway(
+    env,
+    {
+      PORT: String(port),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      CONSOLE_OIDC_ISSUER: provider.issuer,
+      CONSOLE_OIDC_CLIENT_ID: provider.clientId,
+      CONSOLE_OIDC_CLIENT_SECRET: provider.clientSecret,
+      CONSOLE_OIDC_ALLOWED: 'ops@club.example, @branch.example',
+      CONSOLE_OIDC_ALLOWED_SUBS: 'listed-without-claim',
+      CONSOLE_SIGN_IN_PER_MINUTE: String(PER_MINUTE),
+      // X-Forwarded-For from this host names the address: the limit's tests come from others.
+      TRUST_PROXY: 'loopback',
+    },
+    { logger: logs.logger },
+  );
   provider.register(`${gateway.url}/console/oidc/callback`);
   browser = await launchChromium();
 });
@@ -151,5 +171,103 @@ describe.skipIf(!hasChromium)(
       await page.context().close();
       await stranger.context().close();
     });
+
+    for (const [login, signsIn] of [
+      ['verified-as-text', true],
+      ['listed-without-claim', true],
+      ['unverified-as-text', false],
+      ['no-verified-claim', false],
+    ] as const)
+      it(`when the provider says ${login} of an allowed address, then it ${signsIn ? 'signs in' : 'is refused as unverified'}`, async () => {
+        const page = await newPage();
+        await atProvider(page, login);
+        await page.waitForURL(`${gateway!.url}/console/oidc/callback?**`);
+        const heading = await page.getByRole('heading', { level: 1 }).textContent();
+        if (signsIn) {
+          expect(heading).toBe('Signed in');
+          expect(await page.locator('main strong').textContent()).toBe('ops@club.example');
+        } else {
+          expect(heading).toBe('Sign-in refused');
+          expect(await page.getByRole('alert').textContent()).toContain(
+            'the provider has not verified ops@club.example',
+          );
+          expect((await page.goto(`${gateway!.url}/console/clients`))!.status()).toBe(401);
+        }
+        await page.context().close();
+      });
+
+    it('when the start is asked under another Host, then the provider is told to answer at PUBLIC_BASE_URL', async () => {
+      const answer = await rawGet(`${gateway!.url}/console/oidc/start`, {
+        host: 'evil.example',
+        'x-forwarded-host': 'evil.example',
+        'x-forwarded-for': '203.0.113.5',
+      });
+      expect(answer.statusCode).toBe(303);
+      const location = new URL(answer.headers.location!);
+      expect(location.searchParams.get('redirect_uri')).toBe(
+        `${gateway!.url}/console/oidc/callback`,
+      );
+    });
+
+    it('when answers without a flow keep coming, then none is audited, they are logged once a minute, and one address past CONSOLE_SIGN_IN_PER_MINUTE gets 429', async () => {
+      const audited = await gateway!.db.operatorAudit.count();
+      const logged = () =>
+        logs.lines().filter((l) => l.msg === 'console sign-in answer without a flow refused');
+      const loggedBefore = logged().length;
+      const statuses: number[] = [];
+      for (let i = 0; i <= PER_MINUTE; i++) {
+        const answer = await rawGet(`${gateway!.url}/console/oidc/callback?code=c&state=s${i}`, {
+          'x-forwarded-for': '203.0.113.7',
+        });
+        statuses.push(answer.statusCode!);
+      }
+      expect(statuses.slice(0, PER_MINUTE)).toEqual(Array<number>(PER_MINUTE).fill(403));
+      expect(statuses.at(-1)).toBe(429);
+      expect(await gateway!.db.operatorAudit.count()).toBe(audited);
+      expect(logged().length - loggedBefore).toBeLessThanOrEqual(1);
+      expect(logged().length).toBeGreaterThanOrEqual(1);
+      // Another address is not held back by this one.
+      const other = await rawGet(`${gateway!.url}/console/oidc/callback?code=c&state=s`, {
+        'x-forwarded-for': '203.0.113.8',
+      });
+      expect(other.statusCode).toBe(403);
+    });
+
+    it('when one address asks to start again and again, then past the limit no flow is stored, and every stored one expires', async () => {
+      const flows = async () => {
+        const keys = await gateway!.redis.keys(`${env!.redisPrefix}:pages:oidc:*`);
+        return { keys, ttls: await Promise.all(keys.map((key) => gateway!.redis.pttl(key))) };
+      };
+      const before = (await flows()).keys.length;
+      const statuses: number[] = [];
+      for (let i = 0; i < PER_MINUTE + 5; i++)
+        statuses.push(
+          (await rawGet(`${gateway!.url}/console/oidc/start`, { 'x-forwarded-for': '203.0.113.9' }))
+            .statusCode!,
+        );
+      expect(statuses.filter((status) => status === 303)).toHaveLength(PER_MINUTE);
+      // Stored under the binding's hash keyed by SECRETS_KEY, not its plain SHA-256.
+      const started = await rawGet(`${gateway!.url}/console/oidc/start`, {
+        'x-forwarded-for': '203.0.113.10',
+      });
+      const binding = /console-oidc=([^;]+)/.exec(String(started.headers['set-cookie']))![1]!;
+      const unkeyed = createHash('sha256').update(binding).digest('base64url');
+      expect(await gateway!.redis.exists(`${env!.redisPrefix}:pages:oidc:${unkeyed}`)).toBe(0);
+      expect(statuses.slice(PER_MINUTE)).toEqual(Array<number>(5).fill(429));
+      const after = await flows();
+      expect(after.keys.length - before).toBe(PER_MINUTE + 1);
+      for (const ttl of after.ttls) expect(ttl).toBeGreaterThan(0);
+    });
   },
 );
+
+/** A GET with headers fetch will not send (Host), answered without following redirects. */
+function rawGet(url: string, headers: Record<string, string>) {
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    const request = httpGet(url, { headers }, (answer) => {
+      answer.resume();
+      answer.on('end', () => resolve(answer));
+    });
+    request.on('error', reject);
+  });
+}

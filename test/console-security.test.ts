@@ -2,6 +2,7 @@
 // not spend, links used, expired, edited or made up refused with a page; forms refused without the
 // session's CSRF token or from another origin; the cookie's flags; an idle session ends; partner
 // text shown as text; CONSOLE=off removes it all; the operator audit of CLI and console actions.
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readModelPool } from '#common/databases.js';
@@ -9,13 +10,19 @@ import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { purgeExpired } from '../worker/src/retention.js';
 import { ConsoleBrowser, usageRowsPrinted, usageTotalsShown } from './support/console-session.js';
-import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import {
+  createTestEnvironment,
+  TEST_SECRETS_KEY,
+  testLinkKeys,
+  type TestEnvironment,
+} from './support/environment.js';
 import {
   createTestClient,
   insertBranch,
   startGateway,
   type RunningGateway,
 } from './support/gateway.js';
+import { captureLogs } from './support/log-capture.js';
 import { operatorCliWith } from './support/operator-cli.js';
 
 let env: TestEnvironment;
@@ -32,7 +39,7 @@ afterAll(async () => {
 });
 
 const newLink = (ttlMs = 60_000, name = 'Ayşe') =>
-  createSignInLink(gateway.redis, env.redisPrefix, { name }, ttlMs);
+  createSignInLink(gateway.redis, testLinkKeys(env.redisPrefix), { name }, ttlMs);
 
 describe('console sign-in links', () => {
   it('when `npm run console -- link` prints a URL, then opening it twice only shows the button, and its POST signs in once', async () => {
@@ -49,6 +56,12 @@ describe('console sign-in links', () => {
     );
     const { url } = JSON.parse(printed);
     expect(url).toMatch(new RegExp(`^${gateway.url}/console/sign-in/[A-Za-z0-9_-]{43}$`));
+    // The audit tells whom the link signs in as.
+    const made = await gateway.db.operatorAudit.findFirst({
+      where: { action: 'console.link' },
+      orderBy: { id: 'desc' },
+    });
+    expect(made).toMatchObject({ source: 'cli', target: 'Ayşe' });
     const path = new URL(url).pathname;
     const browser = new ConsoleBrowser(gateway);
 
@@ -95,6 +108,23 @@ describe('console sign-in links', () => {
       const opened = await browser.get(`/console/sign-in/${token}`);
       expect(opened.status, token).toBe(410);
       expect(opened.html).toContain('This sign-in link does not work');
+    }
+  });
+
+  it('when a link is made, then Redis holds its hash keyed by SECRETS_KEY: a gateway under another key cannot open it, one still listing the key can', async () => {
+    const token = await newLink();
+    const path = `/console/sign-in/${token}`;
+    const unkeyed = createHash('sha256').update(token).digest('base64url');
+    expect(await gateway.redis.exists(`${env.redisPrefix}:pages:link:${unkeyed}`)).toBe(0);
+    const other = Buffer.alloc(32, 7).toString('base64');
+    const elsewhere = await startGateway(env, { SECRETS_KEY: other });
+    const rotated = await startGateway(env, { SECRETS_KEY: `${other},${TEST_SECRETS_KEY}` });
+    try {
+      expect((await new ConsoleBrowser(elsewhere).get(path)).status).toBe(410);
+      expect((await new ConsoleBrowser(rotated).get(path)).status).toBe(200);
+    } finally {
+      await elsewhere.close();
+      await rotated.close();
     }
   });
 
@@ -263,6 +293,33 @@ describe('console sessions', () => {
       expect((await fetch(`${gateway.url}/console/assets/htmx.min.js`)).status).toBe(200);
     } finally {
       await off.close();
+    }
+  });
+
+  it('when a production console is reached over plain HTTP, or through a proxy it does not trust, then its pages say HTTPS is needed, and an http PUBLIC_BASE_URL is warned of once at start', async () => {
+    const logs = captureLogs();
+    const production = await startGateway(
+      env,
+      { NODE_ENV: 'production', TRUST_PROXY: 'loopback', PUBLIC_BASE_URL: 'http://api.example' },
+      { logger: logs.logger },
+    );
+    try {
+      for (const path of ['/console', '/portal', '/console/sign-in/x']) {
+        const plain = await new ConsoleBrowser(production).get(path);
+        expect([path, plain.status]).toEqual([path, 403]);
+        expect(plain.html).toContain('HTTPS needed');
+        expect(plain.html).toContain('<code>TRUST_PROXY</code>');
+      }
+      // The trusted proxy says the browser came over HTTPS: the sign-in page, as ever.
+      const behindTls = await new ConsoleBrowser(production).request('/console', {
+        headers: { 'x-forwarded-proto': 'https' },
+      });
+      expect(behindTls.status).toBe(200);
+      expect(behindTls.html).toContain('npm run console -- link');
+      const warned = logs.lines().filter((l) => String(l.msg).startsWith('PUBLIC_BASE_URL'));
+      expect(warned).toMatchObject([{ level: 40, public_base_url: 'http://api.example' }]);
+    } finally {
+      await production.close();
     }
   });
 });

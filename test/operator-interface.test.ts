@@ -1,6 +1,8 @@
 // The operator interface driven from outside, as an operator would: npm scripts and environment.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +11,7 @@ import { LegacyDashboard } from './support/legacy-dashboard.js';
 import { syncOnce } from './support/sync-once.js';
 import { startGateway, type RunningGateway } from './support/gateway.js';
 import { productionCommand } from '../scripts/production-command.js';
+import { DEVELOPMENT_SECRETS_KEY } from '#common/config.js';
 
 const run = promisify(execFile);
 let env: TestEnvironment;
@@ -106,6 +109,19 @@ describe('configuration errors', () => {
       expect(failure.stderr).toMatch(/SECRETS_KEY: required in production/);
     }
   });
+
+  it('when SECRETS_KEY is a published key in production (the demo and development one), then the gateway and the worker each stop with one line naming it', async () => {
+    for (const script of ['gateway', 'worker'] as const) {
+      const failure = (await run(process.execPath, productionCommand(script), {
+        env: { ...process.env, NODE_ENV: 'production', SECRETS_KEY: DEVELOPMENT_SECRETS_KEY },
+        timeout: 20_000,
+        killSignal: 'SIGKILL',
+      }).catch((e: unknown) => e)) as { code: number; stderr: string };
+      expect([script, failure.code]).toEqual([script, 1]);
+      expect(failure.stderr.trim().split('\n')).toHaveLength(1);
+      expect(failure.stderr).toMatch(/SECRETS_KEY: a published key/);
+    }
+  });
 });
 
 describe('docker-compose.yml', () => {
@@ -130,6 +146,7 @@ describe('docker-compose.yml', () => {
       'migrate',
       'postgres',
       'redis',
+      'secrets-key',
       'worker',
     ]);
     expect(compose.services['legacy-db']!.image).toMatch(/^mysql:8/);
@@ -193,17 +210,36 @@ describe('docker-compose.yml', () => {
     expect(compose.services.worker!.command).toEqual(['node', ...workerArgs]);
   });
 
-  it('then every service of the product, and the commands run in its migrate service, hold one SECRETS_KEY', () => {
+  it('then every service of the product, and the commands run in its migrate service, hold one SECRETS_KEY, made at the first start and kept', async () => {
     // What one process stores under the key (a client secret, a webhook signing secret, a
     // sign-in link) another reads: a service with another key would refuse them all.
     const product = Object.entries(compose.services).filter(
       ([, service]) => service.image === 'dashboard-partner-api',
     );
     expect(product.map(([name]) => name).sort()).toEqual(
-      ['gateway', 'gateway-a', 'gateway-b', 'migrate', 'worker', 'worker-b'].sort(),
+      ['gateway', 'gateway-a', 'gateway-b', 'migrate', 'secrets-key', 'worker', 'worker-b'].sort(),
     );
-    const keys = new Set(product.map(([, service]) => service.environment.SECRETS_KEY as string));
-    expect(keys.size).toBe(1);
-    expect([...keys][0]).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+    // One file, in one volume, written by the one-shot before any service starts; no key in
+    // the compose file itself (a key written there is published, and production refuses it).
+    const writer = compose.services['secrets-key']!;
+    const [script, file] = (writer.command as string[]).slice(1);
+    expect(writer.volumes).toEqual(['secrets-key:/run/secrets-key']);
+    expect(file).toBe('/run/secrets-key/key');
+    for (const [name, service] of product.filter(([name]) => name !== 'secrets-key')) {
+      expect([name, service.environment.SECRETS_KEY]).toEqual([name, undefined]);
+      expect([name, service.environment.SECRETS_KEY_FILE]).toEqual([name, file]);
+      expect([name, service.volumes]).toEqual([name, ['secrets-key:/run/secrets-key:ro']]);
+      expect([name, service.depends_on['secrets-key']]).toEqual([
+        name,
+        { condition: 'service_completed_successfully' },
+      ]);
+    }
+    // The writer makes a key of SECRETS_KEY's form once, and never replaces it.
+    const written = join(mkdtempSync(join(tmpdir(), 'secrets-key-')), 'key');
+    await run(process.execPath, [script!, written]);
+    const key = readFileSync(written, 'utf8');
+    expect(key).toMatch(/^[A-Za-z0-9+/]{43}=\n$/);
+    await run(process.execPath, [script!, written]);
+    expect(readFileSync(written, 'utf8')).toBe(key);
   });
 });

@@ -9,7 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
 import { ConsoleBrowser } from './support/console-session.js';
-import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import {
+  createTestEnvironment,
+  testLinkKeys,
+  type TestEnvironment,
+} from './support/environment.js';
 import {
   bearer,
   createTestClient,
@@ -97,7 +101,7 @@ describe('portal links', () => {
     const expired = await portalLinkToken(gateway, env.redisPrefix, client, 200);
     const consoleLink = await createSignInLink(
       gateway.redis,
-      env.redisPrefix,
+      testLinkKeys(env.redisPrefix),
       { name: 'x' },
       60_000,
     );
@@ -380,11 +384,27 @@ describe("one client's portal", () => {
 });
 
 describe('portal sessions', () => {
-  it('when the partner signs out, then the session no longer opens a page', async () => {
-    const browser = await signedIn(await partner());
+  it('when the partner signs out, then the session no longer opens a page, and the operator audit records it', async () => {
+    const client = await partner();
+    const browser = await signedIn(client);
     await browser.get('/portal/overview');
-    expect((await browser.post('/portal/sign-out')).status).toBe(303);
+    const signedOut = await browser.post('/portal/sign-out');
+    expect(signedOut.status).toBe(303);
+    // The browser drops its copies of the portal's pages (htmx's history cache among them).
+    expect(signedOut.headers.get('clear-site-data')).toBe('"cache", "storage"');
     expect((await browser.get('/portal/overview')).status).toBe(401);
+    const records = await gateway.db.operatorAudit.findMany({
+      where: { action: 'portal.sign-out', client_key: client.client_key },
+    });
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ actor: `partner ${client.client_key}`, source: 'portal' });
+    // Signing out again, with no session, records nothing more.
+    await browser.post('/portal/sign-out');
+    expect(
+      await gateway.db.operatorAudit.count({
+        where: { action: 'portal.sign-out', client_key: client.client_key },
+      }),
+    ).toBe(1);
   });
 
   it('when the client is disabled, then no portal link is made for it, and one made before does not open', async () => {

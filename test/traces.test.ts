@@ -244,6 +244,8 @@ async function memberUpdateFollowed(
   }
 }
 
+/** Shaped as a sign-in link's token (32 bytes, base64url). */
+const SIGN_IN_TOKEN = 'sEcReTsIgNiNtOkEn0123456789abcdefghijklmnop';
 const PARTNER_TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const PARTNER_TRACEPARENT = `00-${PARTNER_TRACE_ID}-b7ad6b7169203331-01`;
 const newMember = () => ({
@@ -287,6 +289,9 @@ async function callAndStop(gateway: RunningProcess, url: string) {
   await dashboard.close();
   const duplicate = await api.create({ ...newMember(), tc_no: tcNo });
   expect(duplicate.status, JSON.stringify(duplicate.body)).toBe(409);
+  // Sign-in links' paths: a token that signs someone in (made up here; the path is what counts).
+  for (const area of ['console', 'portal'])
+    expect((await fetch(`${url}/${area}/sign-in/${SIGN_IN_TOKEN}`)).status).toBe(410);
   gateway.child.kill('SIGTERM');
   expect(await gateway.exited).toBe(0);
   const lineOf = (answer: { headers: Headers }) =>
@@ -363,9 +368,19 @@ describe('traces', () => {
         const searched = receiver.spans.find((s) => s.attributes['url.path'] === '/api/v1/members');
         expect(searched?.attributes['url.query']).toBe('search=');
         const everything = JSON.stringify(receiver.spans);
-        for (const secret of ['Sürer', 'S%C3%BCrer', clientCredentials.client_key, lines.tcNo]) {
+        for (const secret of [
+          'Sürer',
+          'S%C3%BCrer',
+          clientCredentials.client_key,
+          lines.tcNo,
+          SIGN_IN_TOKEN,
+        ]) {
           expect(everything).not.toContain(secret);
         }
+        // A sign-in link's request is traced under its route's template.
+        const paths = receiver.spans.map((s) => s.attributes['url.path']);
+        expect(paths).toContain('/console/sign-in/:token');
+        expect(paths).toContain('/portal/sign-in/:token');
         // The partner's traceparent began no trace of ours: a new one, linked to it.
         const linked = receiver.spans.find((s) => s.traceId === lines.linked?.trace_id);
         expect(linked).toBeDefined();

@@ -166,6 +166,12 @@ describe('signing secrets at rest', () => {
 
     const done = JSON.parse(await reencrypt([NEW_KEY, OLD_KEY])) as Record<string, unknown>;
     expect(done).toEqual({ reencrypted: 3, unchanged: 0, unreadable: [] });
+    const recorded = await gateway!.db.operatorAudit.findMany({
+      where: { action: 'webhooks.reencrypt-secrets' },
+    });
+    expect(recorded).toMatchObject([
+      { source: 'cli', target: '3 re-encrypted, 0 unchanged, 0 unreadable' },
+    ]);
     const underNew = webhookSecrets([NEW_KEY]);
     const rows = await stored();
     expect(rows.map((row) => underNew.open(row.secret))).toEqual(PATHS.map((p) => secrets.get(p)));

@@ -9,6 +9,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { createSignInLink } from '../../gateway/src/pages/sign-in-links.js';
+import { testLinkKeys } from './environment.js';
 import type { RunningGateway } from './gateway.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -88,7 +89,7 @@ export async function signInWithLink(
   redisPrefix: string,
   name = 'Ayşe Operatör',
 ) {
-  const token = await createSignInLink(gateway.redis, redisPrefix, { name }, 60_000);
+  const token = await createSignInLink(gateway.redis, testLinkKeys(redisPrefix), { name }, 60_000);
   await page.goto(`${gateway.url}/console/sign-in/${token}`);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${gateway.url}/console/clients`);

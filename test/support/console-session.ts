@@ -1,6 +1,7 @@
 // An operator's browser, reduced to what the console's security tests need: one cookie, the CSRF
 // token of the last page, and form posts from the console's own origin.
 import { createSignInLink } from '../../gateway/src/pages/sign-in-links.js';
+import { testLinkKeys } from './environment.js';
 import type { RunningGateway } from './gateway.js';
 
 export interface PageAnswer {
@@ -63,7 +64,12 @@ export class ConsoleBrowser {
 
   /** Opens a fresh link and presses its button: a signed-in operator session. */
   async signIn(prefix: string, name = 'Operator'): Promise<void> {
-    const token = await createSignInLink(this.gateway.redis, prefix, { name }, 60_000);
+    const token = await createSignInLink(
+      this.gateway.redis,
+      testLinkKeys(prefix),
+      { name },
+      60_000,
+    );
     await this.get(`/console/sign-in/${token}`);
     const answer = await this.post(`/console/sign-in/${token}`);
     if (answer.status !== 303) throw new Error(`sign-in answered ${answer.status}`);

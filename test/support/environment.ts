@@ -9,6 +9,7 @@ import {
 import { databaseName } from '../../scripts/legacy/legacy-database.js';
 import { BINLOG_GRANTS, grantLegacyUser } from '../../scripts/legacy/legacy-users.js';
 import type { SyncSource } from '#common/config.js';
+import type { LinkKeys } from '../../gateway/src/pages/sign-in-links.js';
 import { SpareMariaDb } from './spare-mariadb.js';
 
 export type TestEnvironment = ThrowawayEnvironment;
@@ -18,6 +19,12 @@ export type TestEnvironment = ThrowawayEnvironment;
  * development default: tests that forge or check cursors sign with it (test/support/cursors.ts).
  */
 export const TEST_SECRETS_KEY = Buffer.from('test-suite secrets key, 32 bytes').toString('base64');
+
+/** Where a gateway of the tests keeps sign-in links (pages/sign-in-links.ts). */
+export const testLinkKeys = (prefix: string): LinkKeys => ({
+  prefix,
+  secretsKeys: [TEST_SECRETS_KEY],
+});
 
 // Where a worker learns of legacy changes (SYNC_SOURCE, docs/decisions/0016): the sync, order and
 // resilience tests run once with each, `describe.each(SYNC_SOURCES)`.

@@ -47,7 +47,9 @@ export async function startGateway(
   // request before Redis is connected.
   if (gateway.redis.status !== 'ready') await once(gateway.redis, 'ready');
   const server: Server = await new Promise((resolve) => {
-    const s = createGatewayServer(gateway.app, config.http).listen(0, '127.0.0.1', () =>
+    // Port 0 unless the test chose one (a PUBLIC_BASE_URL must name it before the start).
+    const port = overrides.PORT === undefined ? 0 : config.http.port;
+    const s = createGatewayServer(gateway.app, config.http).listen(port, '127.0.0.1', () =>
       resolve(s),
     );
   });

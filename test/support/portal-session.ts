@@ -1,6 +1,7 @@
 // A partner's browser in the portal, as the portal's tests drive it: ConsoleBrowser's cookie,
 // CSRF token and same-origin form posts, signed in through a portal link.
 import { createPageLink, type PortalLink } from '../../gateway/src/pages/sign-in-links.js';
+import { testLinkKeys } from './environment.js';
 import { ConsoleBrowser } from './console-session.js';
 import type { RunningGateway } from './gateway.js';
 
@@ -13,7 +14,7 @@ export const portalLinkToken = (
 ) =>
   createPageLink<PortalLink>(
     gateway.redis,
-    prefix,
+    testLinkKeys(prefix),
     'portal',
     { clientId: client.id, clientKey: client.client_key },
     ttlMs,

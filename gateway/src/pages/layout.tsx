@@ -104,14 +104,28 @@ export function Layout(props: LayoutProps) {
   );
 }
 
-/** A message above a page's content: a refusal, or what was done. */
-export function Notice(props: { kind: 'error' | 'done'; children?: Children }) {
+/**
+ * A message above a page's content: a refusal, or what was done. `secret`: it shows a secret or a
+ * sign-in link, so htmx keeps no copy of the page in the browser's history cache (hx-history
+ * false anywhere on a page leaves the whole page out; going back asks the server again).
+ */
+export function Notice(props: { kind: 'error' | 'done'; secret?: boolean; children?: Children }) {
   return (
-    <div class={`notice ${props.kind}`} role={props.kind === 'error' ? 'alert' : 'status'}>
+    <div
+      class={`notice ${props.kind}`}
+      role={props.kind === 'error' ? 'alert' : 'status'}
+      hx-history={props.secret ? 'false' : undefined}
+    >
       {props.children}
     </div>
   );
 }
+
+/**
+ * Sent with a sign-out: the browser drops what it kept of the signed-in pages, the HTTP cache and
+ * the storage where htmx keeps its history of them (sessionStorage).
+ */
+export const CLEAR_SITE_DATA = ['Clear-Site-Data', '"cache", "storage"'] as const;
 
 /** Sends a rendered page. */
 export async function sendPage(

@@ -1,7 +1,7 @@
 // What every area of pages (the console, the portal) runs in front of its routes, and only under
-// its own path: the referrer policy its forms need, its session, the form parser, and the CSRF
-// and Origin checks; and its end: the pages that answer an unknown path, a refused request or a
-// failure in the area's frame.
+// its own path: in production a refusal of plain HTTP that says why, the referrer policy its
+// forms need, its session, the form parser, and the CSRF and Origin checks; and its end: the
+// pages that answer an unknown path, a refused request or a failure in the area's frame.
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Component } from '@kitajs/html';
 import type { Config } from '#common/config.js';
@@ -23,13 +23,45 @@ const referrerSameOrigin: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** The layers of an area's pages; `name` keeps its sessions apart from every other area's. */
+/**
+ * In production the session cookie is Secure: a browser keeps it only from an HTTPS page. Reached
+ * over plain HTTP, or through a TLS proxy the gateway does not trust (TRUST_PROXY unset, so the
+ * request looks like HTTP), nobody could stay signed in and every form would end in a bare 403
+ * (no session, no CSRF token): every page of the area says why instead.
+ */
+function httpsNeeded(config: Config, Page: Component<{ title: string }>): RequestHandler {
+  return (req, res, next) => {
+    if (!config.console.secureCookie || req.secure) return next();
+    void sendPage(
+      res,
+      <Page title="HTTPS needed">
+        <Notice kind="error">
+          This page was reached over plain HTTP. In production its sign-in cookie is Secure, which a
+          browser keeps only over HTTPS: open it at its https:// address.
+        </Notice>
+        <p>
+          Behind a proxy or load balancer that ends TLS, set <code>TRUST_PROXY</code> on the
+          gateway, so that it trusts the proxy's word (X-Forwarded-Proto) that the request came over
+          HTTPS.
+        </p>
+      </Page>,
+      403,
+    );
+  };
+}
+
+/**
+ * The layers of an area's pages; `name` keeps its sessions apart from every other area's, `page`
+ * is its page without a session, for what the layers refuse.
+ */
 export function pageLayers(deps: {
   redis: RedisClient;
   config: Config;
   name: string;
+  page: Component<{ title: string }>;
 }): RequestHandler[] {
   return [
+    httpsNeeded(deps.config, deps.page),
     referrerSameOrigin,
     pageSessions(deps),
     express.urlencoded({ extended: false, limit: FORM_LIMIT }),

@@ -1,9 +1,12 @@
-// Single-use sign-in links: a random token in the URL, and in Redis only its SHA-256, with the
-// link's lifetime as the key's. Opening the link (GET) only looks; the confirm button's POST
-// spends it (GETDEL), so a mail scanner that fetches the link does not use it up. The console's
-// links and the portal's are kept apart: one never opens the other's pages.
-import { createHash, randomBytes } from 'node:crypto';
+// Single-use sign-in links: a random token in the URL, and in Redis only its keyed hash (HMAC
+// under a key derived from SECRETS_KEY), with the link's lifetime as the key's. Opening the link
+// (GET) only looks; the confirm button's POST spends it (GETDEL), so a mail scanner that fetches
+// the link does not use it up. The console's links and the portal's are kept apart: one never
+// opens the other's pages.
+import { randomBytes } from 'node:crypto';
+import type { Config } from '#common/config.js';
 import type { RedisClient } from '#common/redis.js';
+import { keyedDigests } from '#common/secrets-key.js';
 
 /** Which pages a link opens. */
 export type LinkArea = 'console' | 'portal';
@@ -19,61 +22,84 @@ export interface PortalLink {
   clientKey: string;
 }
 
+/**
+ * Where sign-in links (and the console's sign-in flows) are kept: the deployment's Redis prefix,
+ * and the keys their hashes are made with.
+ */
+export interface LinkKeys {
+  prefix: string;
+  /** SECRETS_KEY's keys: the first hashes a new link, every one finds one (rotation). */
+  secretsKeys: readonly string[];
+}
+
+export const linkKeysOf = (config: Pick<Config, 'redis' | 'secrets'>): LinkKeys => ({
+  prefix: config.redis.prefix,
+  secretsKeys: config.secrets.keys,
+});
+
 const AREA_KEYS: Record<LinkArea, string> = { console: 'link', portal: 'portal-link' };
 
-const keyOf = (prefix: string, area: LinkArea, token: string) =>
-  `${prefix}:pages:${AREA_KEYS[area]}:${createHash('sha256').update(token).digest('base64url')}`;
+/** The Redis keys a token may be under, one per key of SECRETS_KEY, the current one first. */
+const keysOf = (where: LinkKeys, area: LinkArea, token: string) =>
+  keyedDigests(where.secretsKeys, 'page sign-in link', token).map(
+    (digest) => `${where.prefix}:pages:${AREA_KEYS[area]}:${digest}`,
+  );
 
 /** Tokens are 32 random bytes in base64url; anything else is not looked up. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 export async function createPageLink<T>(
   redis: RedisClient,
-  prefix: string,
+  where: LinkKeys,
   area: LinkArea,
   link: T,
   ttlMs: number,
 ): Promise<string> {
   const token = randomBytes(32).toString('base64url');
-  await redis.set(keyOf(prefix, area, token), JSON.stringify(link), 'PX', ttlMs);
+  await redis.set(keysOf(where, area, token)[0]!, JSON.stringify(link), 'PX', ttlMs);
   return token;
 }
 
-function parse<T>(stored: string | null): T | null {
-  return stored === null ? null : (JSON.parse(stored) as T);
+/** The first value found under the token's keys, by `read` (GET, or GETDEL to spend it). */
+async function findLink<T>(
+  where: LinkKeys,
+  area: LinkArea,
+  token: string,
+  read: (key: string) => Promise<string | null>,
+): Promise<T | null> {
+  if (!TOKEN.test(token)) return null;
+  for (const key of keysOf(where, area, token)) {
+    const stored = await read(key);
+    if (stored !== null) return JSON.parse(stored) as T;
+  }
+  return null;
 }
 
 /** The link if it is still valid, without spending it. */
-export async function peekPageLink<T>(
+export const peekPageLink = <T>(
   redis: RedisClient,
-  prefix: string,
+  where: LinkKeys,
   area: LinkArea,
   token: string,
-) {
-  if (!TOKEN.test(token)) return null;
-  return parse<T>(await redis.get(keyOf(prefix, area, token)));
-}
+) => findLink<T>(where, area, token, (key) => redis.get(key));
 
 /** The link, spent: a second call, here or on any gateway, finds nothing. */
-export async function spendPageLink<T>(
+export const spendPageLink = <T>(
   redis: RedisClient,
-  prefix: string,
+  where: LinkKeys,
   area: LinkArea,
   token: string,
-) {
-  if (!TOKEN.test(token)) return null;
-  return parse<T>(await redis.getdel(keyOf(prefix, area, token)));
-}
+) => findLink<T>(where, area, token, (key) => redis.getdel(key));
 
 export const createSignInLink = (
   redis: RedisClient,
-  prefix: string,
+  where: LinkKeys,
   link: SignInLink,
   ttlMs: number,
-) => createPageLink(redis, prefix, 'console', link, ttlMs);
+) => createPageLink(redis, where, 'console', link, ttlMs);
 
-export const peekSignInLink = (redis: RedisClient, prefix: string, token: string) =>
-  peekPageLink<SignInLink>(redis, prefix, 'console', token);
+export const peekSignInLink = (redis: RedisClient, where: LinkKeys, token: string) =>
+  peekPageLink<SignInLink>(redis, where, 'console', token);
 
-export const spendSignInLink = (redis: RedisClient, prefix: string, token: string) =>
-  spendPageLink<SignInLink>(redis, prefix, 'console', token);
+export const spendSignInLink = (redis: RedisClient, where: LinkKeys, token: string) =>
+  spendPageLink<SignInLink>(redis, where, 'console', token);

@@ -170,7 +170,13 @@ async function run(
       const ttlMs = parseTtl(args.ttl);
       const link = await withRedis(config.redis, (redis) =>
         makePortalLink(
-          { db, redis, prefix: config.redis.prefix, publicOrigin: config.console.publicOrigin },
+          {
+            db,
+            redis,
+            prefix: config.redis.prefix,
+            secretsKeys: config.secrets.keys,
+            publicOrigin: config.console.publicOrigin,
+          },
           operator,
           requireKey(),
           ttlMs,

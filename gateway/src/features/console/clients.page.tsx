@@ -63,7 +63,7 @@ function OutcomeNotice(props: { outcome: Outcome | undefined }) {
       </Notice>
     );
   return (
-    <Notice kind="done">
+    <Notice kind="done" secret>
       <p>
         {outcome.created ? 'Client created. ' : 'New secret made. '}Give these to the partner: the
         secret is shown only this once.

@@ -5,7 +5,7 @@ import { createReadModelClient } from '#common/databases.js';
 import { parseTtl, withRedis } from '../../cli/link-options.js';
 import { CliError } from '../../cli/operator-cli.js';
 import { terminalJson } from '../../cli/terminal-text.js';
-import { createSignInLink } from '../../pages/sign-in-links.js';
+import { createSignInLink, linkKeysOf } from '../../pages/sign-in-links.js';
 import { cliOperator, recordOperatorAction } from '../operators/operator-audit.js';
 import { CONSOLE } from './console-page.js';
 import { USAGE, type ConsoleCliArgs } from './console.usage.js';
@@ -16,12 +16,14 @@ export async function runCommand(args: ConsoleCliArgs): Promise<void> {
   const ttlMs = parseTtl(args.ttl);
   const operator = cliOperator();
   const name = args.name?.trim() || operator.actor;
-  const config = loadConfigOrExit();
+  // The gateway finds the link by its hash under SECRETS_KEY: the same key is needed here.
+  const config = loadConfigOrExit({ needsSecretsKey: true });
   const db = createReadModelClient(config.db.url, { poolSize: 1 });
   try {
     await withRedis(config.redis, async (redis) => {
-      const token = await createSignInLink(redis, config.redis.prefix, { name }, ttlMs);
-      await recordOperatorAction(db, operator, 'console.link');
+      const token = await createSignInLink(redis, linkKeysOf(config), { name }, ttlMs);
+      // The name the link signs in as: who may act in the console is what the audit must tell.
+      await recordOperatorAction(db, operator, 'console.link', { target: name });
       const url = `${config.console.publicOrigin}${CONSOLE}/sign-in/${token}`;
       const expiresAt = new Date(Date.now() + ttlMs).toISOString();
       console.log(

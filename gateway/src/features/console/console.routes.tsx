@@ -5,6 +5,7 @@
 import { Router } from 'express';
 import type { Config } from '#common/config.js';
 import type { ReadModelClient } from '#common/databases.js';
+import type { Logger } from '#common/logger.js';
 import type { RedisClient } from '#common/redis.js';
 import { assetRoutes } from '../../pages/assets.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
@@ -27,6 +28,7 @@ export interface ConsoleDeps {
   config: Config;
   db: ReadModelClient;
   redis: RedisClient;
+  logger: Logger;
   epochs: ClientEpochs;
   secrets: ClientSecrets;
   webhooks: WebhookService;
@@ -37,7 +39,17 @@ export interface ConsoleDeps {
 export function consoleRoutes(deps: ConsoleDeps): Router {
   const router = Router();
   router.use(assetRoutes(CONSOLE_ASSETS));
-  router.use(CONSOLE, pageLayers({ redis: deps.redis, config: deps.config, name: 'console' }));
+  router.use(
+    CONSOLE,
+    pageLayers({ redis: deps.redis, config: deps.config, name: 'console', page: PublicPage }),
+  );
+  const { secureCookie, publicOrigin } = deps.config.console;
+  // Said once, at start: links made under an http:// origin lead to pages that refuse plain HTTP.
+  if (secureCookie && publicOrigin.startsWith('http:'))
+    deps.logger.warn(
+      { public_base_url: publicOrigin },
+      'PUBLIC_BASE_URL is not https: in production the console and portal need HTTPS (their cookies are Secure), so sign-in links made under it will not work',
+    );
   signInRoutes(router, deps);
   router.use(CONSOLE, operatorOnly(deps.config));
   portalLinkPage(router, deps);

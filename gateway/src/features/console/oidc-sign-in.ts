@@ -1,12 +1,14 @@
 // Operators' sign-in through an OpenID Connect provider (CONSOLE_OIDC_*): the authorization code
 // flow with PKCE, a state and a nonce, by openid-client. What a flow must remember between the
 // redirect to the provider and its answer (verifier, state, nonce) is kept in Redis for ten
-// minutes under the hash of a random value held in a cookie of that browser, and spent by the
-// answer (GETDEL): a flow is finished once, by the browser that began it.
-import { createHash, randomBytes } from 'node:crypto';
+// minutes under the keyed hash (SECRETS_KEY) of a random value held in a cookie of that browser,
+// and spent by the answer (GETDEL): a flow is finished once, by the browser that began it.
+import { randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
 import type { Config } from '#common/config.js';
 import type { RedisClient } from '#common/redis.js';
+import { keyedDigests } from '#common/secrets-key.js';
+import type { LinkKeys } from '../../pages/sign-in-links.js';
 
 export type OidcSettings = NonNullable<Config['console']['oidc']>;
 
@@ -22,14 +24,40 @@ interface PendingFlow {
 /** Why a provider's answer did not sign anyone in. */
 export class OidcRefusal extends Error {}
 
+/**
+ * An answer no flow of this browser waits for (no cookie, an unknown or spent one): anyone can
+ * send it, so it is refused without an audit record (oidc.routes.tsx).
+ */
+export class UnboundAnswer extends OidcRefusal {}
+
+/**
+ * Whether the provider vouches for the address: `true`, or the text "true" that some userinfo
+ * endpoints send (Amazon Cognito's); a missing claim, or anything else, is not verified.
+ */
+export function isVerified(claim: unknown): boolean {
+  return claim === true || claim === 'true';
+}
+
 /** An address is let in when it is listed, or its domain is (`@example.com`). */
 export function isAllowedOperator(email: string, allowed: readonly string[]): boolean {
   const address = email.toLowerCase();
   return allowed.includes(address) || allowed.includes(address.slice(address.lastIndexOf('@')));
 }
 
-const flowKey = (prefix: string, binding: string) =>
-  `${prefix}:pages:oidc:${createHash('sha256').update(binding).digest('base64url')}`;
+/** The Redis keys a flow may be under, one per key of SECRETS_KEY, the current one first. */
+const flowKeys = (where: LinkKeys, binding: string) =>
+  keyedDigests(where.secretsKeys, 'console oidc flow', binding).map(
+    (digest) => `${where.prefix}:pages:oidc:${digest}`,
+  );
+
+/** The flow a binding names, spent; null when none waits (unknown, spent or expired). */
+async function spendFlow(redis: RedisClient, where: LinkKeys, binding: string) {
+  for (const key of flowKeys(where, binding)) {
+    const stored = await redis.getdel(key);
+    if (stored !== null) return JSON.parse(stored) as PendingFlow;
+  }
+  return null;
+}
 
 /**
  * The provider's metadata, fetched on the first sign-in (a provider that is down then does not
@@ -56,7 +84,7 @@ export function oidcProvider(settings: OidcSettings) {
 
   return {
     /** Where to send the browser, and the binding its cookie keeps until the answer. */
-    async begin(redis: RedisClient, prefix: string, redirectUri: string) {
+    async begin(redis: RedisClient, where: LinkKeys, redirectUri: string) {
       const config = await configuration();
       const flow: PendingFlow = {
         verifier: oidc.randomPKCECodeVerifier(),
@@ -64,7 +92,7 @@ export function oidcProvider(settings: OidcSettings) {
         nonce: oidc.randomNonce(),
       };
       const binding = randomBytes(32).toString('base64url');
-      await redis.set(flowKey(prefix, binding), JSON.stringify(flow), 'PX', FLOW_TTL_MS);
+      await redis.set(flowKeys(where, binding)[0]!, JSON.stringify(flow), 'PX', FLOW_TTL_MS);
       const url = oidc.buildAuthorizationUrl(config, {
         redirect_uri: redirectUri,
         scope: 'openid email',
@@ -82,14 +110,13 @@ export function oidcProvider(settings: OidcSettings) {
      */
     async finish(
       redis: RedisClient,
-      prefix: string,
+      where: LinkKeys,
       binding: string | undefined,
       currentUrl: URL,
     ): Promise<string> {
-      const stored = binding ? await redis.getdel(flowKey(prefix, binding)) : null;
-      if (stored === null)
-        throw new OidcRefusal('this sign-in was not begun here, or took too long');
-      const flow = JSON.parse(stored) as PendingFlow;
+      const flow = binding ? await spendFlow(redis, where, binding) : null;
+      if (flow === null)
+        throw new UnboundAnswer('this sign-in was not begun here, or took too long');
       const config = await configuration();
       let tokens;
       try {
@@ -108,8 +135,12 @@ export function oidcProvider(settings: OidcSettings) {
         typeof claims.email === 'string'
           ? claims
           : await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
-      if (typeof profile.email !== 'string' || profile.email_verified === false)
-        throw new OidcRefusal('the provider gave no verified e-mail address');
+      if (typeof profile.email !== 'string')
+        throw new OidcRefusal('the provider gave no e-mail address');
+      // An unverified address may be anyone's (many providers let a user type one in); the
+      // operator may name accounts whose provider never verifies (CONSOLE_OIDC_ALLOWED_SUBS).
+      if (!isVerified(profile.email_verified) && !settings.allowedSubs.includes(claims.sub))
+        throw new OidcRefusal(`the provider has not verified ${profile.email}`);
       if (!isAllowedOperator(profile.email, settings.allowed))
         throw new OidcRefusal(`${profile.email} may not sign in to this console`);
       return profile.email.toLowerCase();

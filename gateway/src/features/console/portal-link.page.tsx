@@ -41,6 +41,7 @@ export function portalLinkPage(router: Router, deps: PortalLinkDeps): void {
       db: deps.db,
       redis: deps.redis,
       prefix: deps.config.redis.prefix,
+      secretsKeys: deps.config.secrets.keys,
       publicOrigin: deps.config.console.publicOrigin,
     };
     let body: JSX.Element;
@@ -48,7 +49,7 @@ export function portalLinkPage(router: Router, deps: PortalLinkDeps): void {
     try {
       const link = await makePortalLink(linkDeps, consoleOperator(req), clientKey, TTL_MS);
       body = (
-        <Notice kind="done">
+        <Notice kind="done" secret>
           <p
             safe
           >{`Send this link to the partner of ${clientKey}. It opens their portal once, until ${link.expiresAt.toISOString()}; it is shown only this once.`}</p>

@@ -5,15 +5,16 @@
 import type { RequestHandler, Router } from 'express';
 import type { Config } from '#common/config.js';
 import type { ReadModelClient } from '#common/databases.js';
+import type { Logger } from '#common/logger.js';
 import type { RedisClient } from '#common/redis.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
-import { Notice, sendPage } from '../../pages/layout.js';
+import { CLEAR_SITE_DATA, Notice, sendPage } from '../../pages/layout.js';
 import {
   destroySession as destroy,
   regenerateSession as regenerate,
   sessionOutlived,
 } from '../../pages/session.js';
-import { peekSignInLink, spendSignInLink } from '../../pages/sign-in-links.js';
+import { linkKeysOf, peekSignInLink, spendSignInLink } from '../../pages/sign-in-links.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
 import { CONSOLE, consoleOperator, PublicPage } from './console-page.js';
 import { OIDC_START, oidcRoutes } from './oidc.routes.js';
@@ -22,6 +23,7 @@ export interface SignInDeps {
   config: Config;
   db: ReadModelClient;
   redis: RedisClient;
+  logger: Logger;
 }
 
 function SignedOut(props: { reason?: string; oidc: boolean }) {
@@ -70,8 +72,9 @@ function ConfirmSignIn(props: { name: string; action: string; csrf: string }) {
         This link signs in <strong safe>{props.name}</strong>. It works once: press the button to
         use it.
       </p>
-      {/* A whole page load: the session changes, and with it every page. */}
-      <form method="post" action={props.action} hx-boost="false">
+      {/* A whole page load: the session changes, and with it every page. Its address holds the
+      link: no copy of the page in htmx's history cache. */}
+      <form method="post" action={props.action} hx-boost="false" hx-history="false">
         <input type="hidden" name={CSRF_FIELD} value={props.csrf} />
         <button type="submit">Sign in</button>
       </form>
@@ -99,7 +102,7 @@ export function operatorOnly(config: Config): RequestHandler {
 
 export function signInRoutes(router: Router, deps: SignInDeps): void {
   const { redis, config } = deps;
-  const prefix = config.redis.prefix;
+  const links = linkKeysOf(config);
 
   router.get(CONSOLE, async (req, res) => {
     if (req.session.operator) return res.redirect(303, `${CONSOLE}/clients`);
@@ -107,7 +110,7 @@ export function signInRoutes(router: Router, deps: SignInDeps): void {
   });
 
   router.get(`${CONSOLE}/sign-in/:token`, async (req, res) => {
-    const link = await peekSignInLink(redis, prefix, req.params.token);
+    const link = await peekSignInLink(redis, links, req.params.token);
     if (!link) return sendPage(res, <InvalidLink />, 410);
     await sendPage(
       res,
@@ -116,7 +119,7 @@ export function signInRoutes(router: Router, deps: SignInDeps): void {
   });
 
   router.post(`${CONSOLE}/sign-in/:token`, async (req, res) => {
-    const link = await spendSignInLink(redis, prefix, req.params.token);
+    const link = await spendSignInLink(redis, links, req.params.token);
     if (!link) return sendPage(res, <InvalidLink />, 410);
     // A new session id: one planted before sign-in is worth nothing after it.
     await regenerate(req);
@@ -132,6 +135,6 @@ export function signInRoutes(router: Router, deps: SignInDeps): void {
     if (req.session.operator)
       await recordOperatorAction(deps.db, consoleOperator(req), 'console.sign-out');
     await destroy(req);
-    res.redirect(303, CONSOLE);
+    res.set(...CLEAR_SITE_DATA).redirect(303, CONSOLE);
   });
 }

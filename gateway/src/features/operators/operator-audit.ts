@@ -20,12 +20,14 @@ export const OPERATOR_ACTIONS = [
   'members.erase',
   'webhooks.disable',
   'webhooks.enable',
+  'webhooks.reencrypt-secrets',
   'console.link',
   'console.sign-in',
   'console.sign-in-refused',
   'console.sign-out',
   'portal.link',
   'portal.sign-in',
+  'portal.sign-out',
 ] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
 

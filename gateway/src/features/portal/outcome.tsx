@@ -39,7 +39,7 @@ export function OutcomeNotice(props: { outcome: Outcome | undefined }) {
       </Notice>
     );
   return (
-    <Notice kind="done">
+    <Notice kind="done" secret>
       <p safe>{`${outcome.message} It is shown only this once: keep it now.`}</p>
       <dl class="secret">
         <dt safe>{outcome.label}</dt>

@@ -14,6 +14,8 @@ export interface PortalLinkDeps {
   redis: RedisClient;
   /** The deployment's Redis prefix. */
   prefix: string;
+  /** SECRETS_KEY's keys, which the link's stored hash is made with. */
+  secretsKeys: readonly string[];
   /** PUBLIC_BASE_URL: the links are under it. */
   publicOrigin: string;
 }
@@ -36,7 +38,7 @@ export async function makePortalLink(
   if (!client.is_active)
     throw new OperatorRefusal(`client ${clientKey} is disabled: enable it before its portal`, 1);
   const link: PortalLink = { clientId: client.id, clientKey };
-  const token = await createPageLink(deps.redis, deps.prefix, 'portal', link, ttlMs);
+  const token = await createPageLink(deps.redis, deps, 'portal', link, ttlMs);
   await recordOperatorAction(deps.db, operator, 'portal.link', { clientKey });
   return {
     url: `${deps.publicOrigin}${PORTAL}/sign-in/${token}`,

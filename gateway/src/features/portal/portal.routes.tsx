@@ -17,7 +17,10 @@ import { webhooksPage } from './webhooks.page.js';
 export function portalRoutes(deps: PortalDeps): Router {
   const router = Router();
   router.use(assetRoutes(PORTAL_ASSETS));
-  router.use(PORTAL, pageLayers({ redis: deps.redis, config: deps.config, name: 'portal' }));
+  router.use(
+    PORTAL,
+    pageLayers({ redis: deps.redis, config: deps.config, name: 'portal', page: PublicPortalPage }),
+  );
   portalSignInRoutes(router, deps);
   router.use(PORTAL, partnerOnly(deps));
   overviewPage(router, deps);

@@ -8,9 +8,14 @@ import type { Config } from '#common/config.js';
 import type { ReadModelClient } from '#common/databases.js';
 import type { RedisClient } from '#common/redis.js';
 import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
-import { Notice, sendPage } from '../../pages/layout.js';
+import { CLEAR_SITE_DATA, Notice, sendPage } from '../../pages/layout.js';
 import { destroySession, regenerateSession, sessionOutlived } from '../../pages/session.js';
-import { peekPageLink, spendPageLink, type PortalLink } from '../../pages/sign-in-links.js';
+import {
+  linkKeysOf,
+  peekPageLink,
+  spendPageLink,
+  type PortalLink,
+} from '../../pages/sign-in-links.js';
 import { secretEndsAt } from '../../trust/secret-overlap.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
 import { portalActor, PublicPortalPage, type PortalClient } from './portal-page.js';
@@ -60,8 +65,9 @@ function ConfirmSignIn(props: { clientKey: string; action: string; csrf: string 
         This link opens the portal of client <code safe>{props.clientKey}</code>. It works once:
         press the button to use it.
       </p>
-      {/* A whole page load: the session changes, and with it every page. */}
-      <form method="post" action={props.action} hx-boost="false">
+      {/* A whole page load: the session changes, and with it every page. Its address holds the
+      link: no copy of the page in htmx's history cache. */}
+      <form method="post" action={props.action} hx-boost="false" hx-history="false">
         <input type="hidden" name={CSRF_FIELD} value={props.csrf} />
         <button type="submit">Open the portal</button>
       </form>
@@ -136,7 +142,7 @@ export async function keepSessionAfterOwnChange(req: Request, res: Response, db:
 
 export function portalSignInRoutes(router: Router, deps: PortalSignInDeps): void {
   const { redis, config, db } = deps;
-  const prefix = config.redis.prefix;
+  const links = linkKeysOf(config);
 
   router.get(PORTAL, async (req, res) => {
     if (req.session.partner) return res.redirect(303, HOME);
@@ -144,7 +150,7 @@ export function portalSignInRoutes(router: Router, deps: PortalSignInDeps): void
   });
 
   router.get(`${PORTAL}/sign-in/:token`, async (req, res) => {
-    const link = await peekPageLink<PortalLink>(redis, prefix, 'portal', req.params.token);
+    const link = await peekPageLink<PortalLink>(redis, links, 'portal', req.params.token);
     if (!link) return sendPage(res, <InvalidLink />, 410);
     await sendPage(
       res,
@@ -153,7 +159,7 @@ export function portalSignInRoutes(router: Router, deps: PortalSignInDeps): void
   });
 
   router.post(`${PORTAL}/sign-in/:token`, async (req, res) => {
-    const link = await spendPageLink<PortalLink>(redis, prefix, 'portal', req.params.token);
+    const link = await spendPageLink<PortalLink>(redis, links, 'portal', req.params.token);
     const client =
       link &&
       (await db.apiClient.findUnique({ where: { id: link.clientId }, select: CLIENT_FIELDS }));
@@ -174,7 +180,16 @@ export function portalSignInRoutes(router: Router, deps: PortalSignInDeps): void
   });
 
   router.post(`${PORTAL}/sign-out`, async (req, res) => {
+    const { partner } = req.session;
+    // Named as portalActor names the partner; the gate has not run, so its client is not loaded.
+    if (partner)
+      await recordOperatorAction(
+        db,
+        { actor: `partner ${partner.clientKey}`, source: 'portal', address: req.ip ?? null },
+        'portal.sign-out',
+        { clientKey: partner.clientKey },
+      );
     await destroySession(req);
-    res.redirect(303, PORTAL);
+    res.set(...CLEAR_SITE_DATA).redirect(303, PORTAL);
   });
 }

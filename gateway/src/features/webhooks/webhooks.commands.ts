@@ -6,7 +6,7 @@ import { formatTable } from '../clients/table.js';
 import { CliError } from '../../cli/operator-cli.js';
 import { terminalJson } from '../../cli/terminal-text.js';
 import { DEFAULT_DELIVERIES, MAX_DELIVERIES, USAGE, type CliArgs } from './webhooks.usage.js';
-import { cliOperator } from '../operators/operator-audit.js';
+import { cliOperator, recordOperatorAction } from '../operators/operator-audit.js';
 import { releaseHeldTargetAs, setSubscriptionEnabledAs } from './webhooks.operator.js';
 import {
   createWebhookService,
@@ -185,6 +185,9 @@ async function run(db: ReadModelClient, service: WebhookService, args: CliArgs):
     case 'reencrypt-secrets': {
       if (args.id !== undefined) throw new CliError('reencrypt-secrets takes no id');
       const done = await service.reencryptSecrets();
+      await recordOperatorAction(db, cliOperator(), 'webhooks.reencrypt-secrets', {
+        target: `${done.reencrypted} re-encrypted, ${done.unchanged} unchanged, ${done.unreadable.length} unreadable`,
+      });
       print(
         done,
         [
