@@ -63,7 +63,7 @@ export const webhookEndpoints = [
     path: '/webhooks',
     summary: 'Webhook aboneliği oluştur',
     description:
-      'Every change the change feed would show this client becomes a signed `POST url` (Standard Webhooks). The secret is shown once. The URL must resolve to public addresses. A client holds at most 10 subscriptions (the operator may set another limit): one more is 400 `VALIDATION_ERROR` naming the limit. A target (the same host, port and path, whatever the query) of a subscription the API operator disabled is refused to its client, even after that subscription is deleted: 403 `INSUFFICIENT_SCOPE`, until the operator enables it again.',
+      'Every change the change feed would show this client becomes a signed `POST url` (Standard Webhooks). The secret is shown once. The URL must resolve to public addresses. A client holds at most 10 subscriptions (the operator may set another limit): one more is 400 `VALIDATION_ERROR` naming the limit. A target on the host and port of a subscription the API operator disabled (any path or scheme; or, where the operator held only that path, the same path whatever the query) is refused to its client, even after that subscription is deleted: 403 `INSUFFICIENT_SCOPE`, until the operator enables it again.',
     access: 'webhooks:manage',
     body: createBody,
     response: webhookCreatedResponse,
@@ -127,7 +127,7 @@ export const webhookEndpoints = [
     path: '/webhooks/{id}',
     summary: 'Webhook aboneliğini değiştir',
     description:
-      "Changes the URL, the types or the description; what the body leaves out stays. The subscription keeps its place in the change feed: no change is skipped or sent twice, and events not yet delivered go to the new URL. The URL and the types are checked as on creation (400 `VALIDATION_ERROR`; a type outside the client's scopes 403 `INSUFFICIENT_SCOPE`); a target the API operator disabled is 403 `INSUFFICIENT_SCOPE`, and so is moving a subscription the operator disabled to another target. The signing secret does not change.",
+      "Changes the URL, the types or the description; what the body leaves out stays. The subscription keeps its place in the change feed: no change is skipped or sent twice, and events not yet delivered go to the new URL. The URL and the types are checked as on creation (400 `VALIDATION_ERROR`; a type outside the client's scopes 403 `INSUFFICIENT_SCOPE`); a target the API operator holds (as on creation) is 403 `INSUFFICIENT_SCOPE`, and so is moving a subscription the operator disabled to another target. The signing secret does not change.",
     access: 'webhooks:manage',
     params: idParams,
     body: updateBody,
@@ -162,7 +162,7 @@ export const webhookEndpoints = [
     path: '/webhooks/{id}',
     summary: 'Webhook aboneliğini sil',
     description:
-      'Its pending events are dropped with it. Deleting a subscription the API operator disabled does not free its target: subscribing to it again is 403 `INSUFFICIENT_SCOPE` until the operator enables it.',
+      'Its pending events are dropped with it. Deleting a subscription the API operator disabled does not free its target: subscribing to its host and port again is 403 `INSUFFICIENT_SCOPE` until the operator enables it.',
     access: 'webhooks:manage',
     params: idParams,
     response: webhookDeletedResponse,

@@ -5,7 +5,7 @@ import type { Config } from '#common/config.js';
 import type { ReadModelClient } from '#common/databases.js';
 import { presentOf } from '#api/changes/cursor.js';
 import { dueAtOnce } from '#api/webhooks/overdue.js';
-import { targetKey } from '#api/webhooks/targets.js';
+import { holdKey, targetKey } from '#api/webhooks/targets.js';
 import {
   newWebhookSecret,
   PREVIOUS_SECRET_MS,
@@ -226,20 +226,30 @@ function listSubscriptions(db: ReadModelClient, owner: Owner, options: { clientK
 }
 
 /**
- * Deleted with its events. One the operator disabled leaves its target held for its client
- * (webhook_held_targets), so that subscribing again does not undo the operator's disable.
+ * Deleted with its events. One the operator disabled leaves its target (origin, or path with
+ * `--path-only`) held for its client (webhook_held_targets), so that subscribing again does not
+ * undo the operator's disable.
  */
 async function removeSubscription(db: ReadModelClient, owner: Owner, id: number): Promise<boolean> {
   return db.$transaction(async (tx) => {
-    const [gone] = await tx.$queryRaw<{ client_id: number; url: string; reason: string }[]>`
+    const [gone] = await tx.$queryRaw<
+      { client_id: number; url: string; reason: string; path_only: boolean }[]
+    >`
           DELETE FROM webhook_subscriptions
            WHERE id = ${id} AND (${owner}::int IS NULL OR client_id = ${owner}::int)
-          RETURNING client_id, url, disabled_reason AS reason`;
+          RETURNING client_id, url, disabled_reason AS reason, hold_path_only AS path_only`;
     if (!gone) return false;
     if (gone.reason === OPERATOR) {
       // A target already held (by an older subscription) keeps that subscription's id.
       await tx.webhookHeldTarget.createMany({
-        data: [{ client_id: gone.client_id, target: targetKey(gone.url), subscription_id: id }],
+        data: [
+          {
+            client_id: gone.client_id,
+            target: holdKey(gone.url, gone.path_only),
+            path_only: gone.path_only,
+            subscription_id: id,
+          },
+        ],
         skipDuplicates: true,
       });
     }
@@ -286,13 +296,13 @@ async function rotateSecret({ db, secrets }: ServiceDeps, owner: Owner, id: numb
 
 /**
  * The one update (where, data) that enables or disables subscription `id` for `owner`; `at` is
- * a disable's time. A client's enable leaves out one the operator disabled, and
- * `heldByOperator` says it did.
+ * a disable's time, `pathOnly` an operator's hold of the URL's path alone. A client's enable
+ * leaves out one the operator disabled, and `heldByOperator` says it did.
  */
 export function enabledChange(
   owner: Owner,
   id: number,
-  change: { enabled: boolean; reason: DisabledReason; at: Date },
+  change: { enabled: boolean; reason: DisabledReason; at: Date; pathOnly?: boolean },
 ) {
   const heldByOperator = change.enabled && owner !== null;
   return {
@@ -304,8 +314,19 @@ export function enabledChange(
         : {}),
     },
     data: change.enabled
-      ? { enabled: true, disabled_reason: null, disabled_at: null, failing_since: null }
-      : { enabled: false, disabled_reason: change.reason, disabled_at: change.at },
+      ? {
+          enabled: true,
+          disabled_reason: null,
+          disabled_at: null,
+          failing_since: null,
+          hold_path_only: false,
+        }
+      : {
+          enabled: false,
+          disabled_reason: change.reason,
+          disabled_at: change.at,
+          hold_path_only: change.pathOnly === true,
+        },
   };
 }
 
@@ -317,16 +338,12 @@ async function setEnabled(
   db: ReadModelClient,
   owner: Owner,
   id: number,
-  enabled: boolean,
-  reason: DisabledReason,
+  change: { enabled: boolean; reason: DisabledReason; pathOnly?: boolean },
 ) {
+  const { enabled } = change;
   return db.$transaction(async (tx) => {
     // One statement decides, so an operator's disable landing meanwhile is never undone.
-    const { heldByOperator, where, data } = enabledChange(owner, id, {
-      enabled,
-      reason,
-      at: new Date(),
-    });
+    const { heldByOperator, where, data } = enabledChange(owner, id, { ...change, at: new Date() });
     const { count } = await tx.webhookSubscription.updateMany({ where, data });
     if (count === 0) {
       if (heldByOperator && (await tx.webhookSubscription.count({ where: owned(owner, id) })))
@@ -413,8 +430,20 @@ export function createWebhookService(
     remove: (owner: Owner, id: number) => removeSubscription(db, owner, id),
     releaseHeld: (id: number) => releaseHeld(db, id),
     rotateSecret: (owner: Owner, id: number) => rotateSecret(deps, owner, id),
-    setEnabled: (owner: Owner, id: number, enabled: boolean, reason = OPERATOR) =>
-      setEnabled(db, owner, id, enabled, reason),
+    setEnabled: (
+      owner: Owner,
+      id: number,
+      enabled: boolean,
+      reason = OPERATOR,
+      options: { pathOnly?: boolean } = {},
+    ) => setEnabled(db, owner, id, { enabled, reason, ...options }),
+    /** How far an operator's disable holds: the subscription's origin, or its path alone. */
+    setHoldScope: (id: number, pathOnly: boolean) =>
+      db.webhookSubscription.update({
+        where: { id },
+        data: { hold_path_only: pathOnly },
+        select: PUBLIC_FIELDS,
+      }),
     replay: (owner: Owner, id: number, since: Date, failedOnly: boolean) =>
       replayEvents(deps, owner, id, since, failedOnly),
     reencryptSecrets: () => reencryptSecrets(deps),

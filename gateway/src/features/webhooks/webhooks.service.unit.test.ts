@@ -45,7 +45,13 @@ describe('enabledChange', () => {
         client_id: 7,
         OR: [{ disabled_reason: null }, { disabled_reason: { not: 'operator' } }],
       },
-      data: { enabled: true, disabled_reason: null, disabled_at: null, failing_since: null },
+      data: {
+        enabled: true,
+        disabled_reason: null,
+        disabled_at: null,
+        failing_since: null,
+        hold_path_only: false,
+      },
     });
   });
 
@@ -59,7 +65,12 @@ describe('enabledChange', () => {
     expect(enabledChange(7, 3, { enabled: false, reason: 'gone', at })).toEqual({
       heldByOperator: false,
       where: { id: 3, client_id: 7 },
-      data: { enabled: false, disabled_reason: 'gone', disabled_at: at },
+      data: { enabled: false, disabled_reason: 'gone', disabled_at: at, hold_path_only: false },
     });
+  });
+
+  it("when the operator disables with --path-only, then the hold's scope is recorded", () => {
+    const change = enabledChange(null, 3, { enabled: false, reason: OPERATOR, at, pathOnly: true });
+    expect(change.data).toMatchObject({ disabled_reason: 'operator', hold_path_only: true });
   });
 });
