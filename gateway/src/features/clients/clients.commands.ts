@@ -6,7 +6,7 @@ import { announcingEpochs } from './announce.js';
 import { createClientSecrets } from '../../trust/client-secrets.js';
 import { parseTtl, withRedis } from '../../cli/link-options.js';
 import { CliError } from '../../cli/operator-cli.js';
-import { makePortalLink } from '../portal/portal-links.js';
+import { makePortalLink, revokePortalLinks } from '../portal/portal-links.js';
 import { cliOperator } from '../operators/operator-audit.js';
 import { USAGE, type CliArgs } from './clients.usage.js';
 import { listClientsWithLastUse, type ListedClient } from './clients.repository.js';
@@ -130,6 +130,10 @@ async function run(
       return done(`branch set to ${branchId === null ? 'all' : branchId}`);
     }
     case 'portal-link': {
+      if (args.revokeAll) {
+        await revokePortalLinks(db, operator, requireKey());
+        return done('every portal link not yet used ended');
+      }
       const ttlMs = parseTtl(args.ttl);
       const link = await withRedis(config.redis, (redis) =>
         makePortalLink(

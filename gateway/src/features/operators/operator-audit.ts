@@ -25,6 +25,7 @@ export const OPERATOR_ACTIONS = [
   'console.sign-in-refused',
   'console.sign-out',
   'portal.link',
+  'portal.links-revoked',
   'portal.sign-in',
 ] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
