@@ -183,6 +183,7 @@ const envSchema = z.object({
   // Bounds on receiving one request: its head, and the whole of it (head and body).
   HTTP_HEADERS_TIMEOUT_MS: positiveInt.default(10000),
   HTTP_REQUEST_TIMEOUT_MS: positiveInt.default(30000),
+  HTTP_MAX_CONNECTIONS: positiveInt.default(1000),
   DB_QUERY_TIMEOUT_MS: positiveInt.default(1500),
   DB_CONNECT_TIMEOUT_MS: positiveInt.default(1000),
   SYNC_QUERY_TIMEOUT_MS: positiveInt.default(30000),
@@ -300,6 +301,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       /** A request whose head, or whole, has not arrived within these is closed. */
       headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      /** Connections open at once; one more is closed on arrival. */
+      maxConnections: env.HTTP_MAX_CONNECTIONS,
     },
     /** How long a stopping process waits for requests and jobs in flight before it exits. */
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
