@@ -221,6 +221,8 @@ const envSchema = z.object({
   WEBHOOK_REPLAY_MAX: positiveInt.default(10000),
   // Replays one subscription may ask for in an hour: each sets back up to WEBHOOK_REPLAY_MAX.
   WEBHOOK_REPLAYS_PER_HOUR: positiveInt.default(10),
+  // Events those replays may set back to pending in the hour, together.
+  WEBHOOK_REPLAY_EVENTS_PER_HOUR: positiveInt.default(20000),
   // Days a delivered, failed or cancelled event and its tries are kept; fractions allowed.
   WEBHOOK_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(30),
   // Usage reports: how often each gateway adds its counts to Redis, and each worker merges them
@@ -407,6 +409,7 @@ function webhooksConfig(env: Env) {
     maxSubscriptionsPerClient: env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT,
     replayMax: env.WEBHOOK_REPLAY_MAX,
     replaysPerHour: env.WEBHOOK_REPLAYS_PER_HOUR,
+    replayEventsPerHour: env.WEBHOOK_REPLAY_EVENTS_PER_HOUR,
     /** How long an event that is no longer pending is kept, with its tries. */
     retentionMs: Math.round(env.WEBHOOK_RETENTION_DAYS * 86_400_000),
   };

@@ -76,14 +76,16 @@ const PUBLIC_FIELDS = {
 } as const;
 
 /**
- * WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT, WEBHOOK_REPLAY_MAX, WEBHOOK_REPLAYS_PER_HOUR, and the
- * target rules and timeout deliveries follow (common/config.ts).
+ * WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT, WEBHOOK_REPLAY_MAX, WEBHOOK_REPLAYS_PER_HOUR,
+ * WEBHOOK_REPLAY_EVENTS_PER_HOUR, and the target rules and timeout deliveries follow
+ * (common/config.ts).
  */
 export type WebhookLimits = Pick<
   Config['webhooks'],
   | 'maxSubscriptionsPerClient'
   | 'replayMax'
   | 'replaysPerHour'
+  | 'replayEventsPerHour'
   | 'allowPrivateTargets'
   | 'allowHttp'
   | 'timeoutMs'
