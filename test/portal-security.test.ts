@@ -7,6 +7,7 @@
 // client's tokens is portal-sessions-end.test.ts's, in the timed group.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyClientAction } from '../gateway/src/features/clients/clients.service.js';
+import { PORTAL_REQUESTS_PER_MINUTE } from '../gateway/src/features/portal/portal-limit.js';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
 import { createClientEpochs } from '../gateway/src/trust/client-epochs.js';
 import { createClientSecrets } from '../gateway/src/trust/client-secrets.js';
@@ -430,6 +431,29 @@ describe("one client's portal", () => {
     const refused = await browser.get('/portal/usage.csv?from=2020-01-01T00:00:00Z');
     expect(refused.status).toBe(400);
     expect(refused.html).toContain('from');
+  });
+});
+
+describe('portal request limit', () => {
+  it(`when a partner posts or downloads usage more than ${PORTAL_REQUESTS_PER_MINUTE} times in a minute, then the next is 429 with Retry-After; pages still show, and another client is not held back`, async () => {
+    const client = await partner();
+    const browser = await signedIn(client);
+    await browser.get('/portal/webhooks');
+    const csv = '/portal/usage.csv';
+    for (let n = 0; n < PORTAL_REQUESTS_PER_MINUTE; n++) {
+      expect((await browser.get(csv)).status, `download ${n + 1}`).toBe(200);
+    }
+    const refused = await browser.get(csv);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.html).toContain('Too many requests');
+    const posted = await browser.post('/portal/webhooks', { url: 'http://127.0.0.1:8080/limited' });
+    expect(posted.status).toBe(429);
+    expect(await gateway.db.webhookSubscription.count({ where: { client_id: client.id } })).toBe(0);
+    expect((await browser.get('/portal/overview')).status).toBe(200);
+
+    const other = await signedIn(await partner('other'));
+    expect((await other.get(csv)).status).toBe(200);
   });
 });
 

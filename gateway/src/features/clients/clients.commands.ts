@@ -52,6 +52,35 @@ const ACTION_RESULTS = {
   'revoke-tokens': 'every token revoked',
 } as const;
 
+/** `portal-link KEY [--ttl]` or `--revoke-all`: what it prints, as JSON and as text. */
+async function portalLinkCommand(
+  db: ReadModelClient,
+  config: Config,
+  key: string,
+  args: CliArgs,
+): Promise<[unknown, string]> {
+  const operator = cliOperator();
+  if (args.revokeAll) {
+    await revokePortalLinks(db, operator, key);
+    const result = 'every portal link not yet used ended';
+    return [{ client_key: key, result }, `${key}: ${result}`];
+  }
+  const ttlMs = parseTtl(args.ttl);
+  const link = await withRedis(config.redis, (redis) =>
+    makePortalLink(
+      { db, redis, prefix: config.redis.prefix, publicOrigin: config.console.publicOrigin },
+      operator,
+      key,
+      ttlMs,
+    ),
+  );
+  const expiresAt = link.expiresAt.toISOString();
+  return [
+    { client_key: key, url: link.url, expires_at: expiresAt },
+    `${link.url}\nOpens the portal of ${key} once, until ${expiresAt}.`,
+  ];
+}
+
 async function run(
   db: ReadModelClient,
   epochs: ClientEpochs,
@@ -130,25 +159,8 @@ async function run(
       return done(`branch set to ${branchId === null ? 'all' : branchId}`);
     }
     case 'portal-link': {
-      if (args.revokeAll) {
-        await revokePortalLinks(db, operator, requireKey());
-        return done('every portal link not yet used ended');
-      }
-      const ttlMs = parseTtl(args.ttl);
-      const link = await withRedis(config.redis, (redis) =>
-        makePortalLink(
-          { db, redis, prefix: config.redis.prefix, publicOrigin: config.console.publicOrigin },
-          operator,
-          requireKey(),
-          ttlMs,
-        ),
-      );
-      const expiresAt = link.expiresAt.toISOString();
-      print(
-        { client_key: key, url: link.url, expires_at: expiresAt },
-        `${link.url}\nOpens the portal of ${key} once, until ${expiresAt}.`,
-      );
-      return;
+      const [json, text] = await portalLinkCommand(db, config, requireKey(), args);
+      return print(json, text);
     }
     default:
       throw new CliError(

@@ -10,6 +10,7 @@ import { NotFound } from './not-found.js';
 import { PublicPortalPage } from './portal-page.js';
 import { PORTAL, PORTAL_ASSETS } from './portal-paths.js';
 import type { PortalDeps } from './portal-deps.js';
+import { portalLimit } from './portal-limit.js';
 import { partnerOnly, portalSignInRoutes } from './sign-in.routes.js';
 import { usagePage } from './usage.page.js';
 import { webhookPage } from './webhook.page.js';
@@ -21,6 +22,7 @@ export function portalRoutes(deps: PortalDeps): Router {
   router.use(PORTAL, pageLayers({ redis: deps.redis, config: deps.config, name: 'portal' }));
   portalSignInRoutes(router, deps);
   router.use(PORTAL, partnerOnly(deps));
+  router.use(PORTAL, portalLimit(deps));
   overviewPage(router, deps);
   usagePage(router, deps);
   webhooksPage(router, deps);
