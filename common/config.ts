@@ -194,6 +194,7 @@ const envSchema = z.object({
   // Bounds on receiving one request: its head, and the whole of it (head and body).
   HTTP_HEADERS_TIMEOUT_MS: positiveInt.default(10000),
   HTTP_REQUEST_TIMEOUT_MS: positiveInt.default(30000),
+  HTTP_MAX_CONNECTIONS: positiveInt.default(1000),
   DB_QUERY_TIMEOUT_MS: positiveInt.default(1500),
   DB_CONNECT_TIMEOUT_MS: positiveInt.default(1000),
   SYNC_QUERY_TIMEOUT_MS: positiveInt.default(30000),
@@ -231,6 +232,8 @@ const envSchema = z.object({
   WEBHOOK_REPLAY_MAX: positiveInt.default(10000),
   // Replays one subscription may ask for in an hour: each sets back up to WEBHOOK_REPLAY_MAX.
   WEBHOOK_REPLAYS_PER_HOUR: positiveInt.default(10),
+  // Events those replays may set back to pending in the hour, together.
+  WEBHOOK_REPLAY_EVENTS_PER_HOUR: positiveInt.default(20000),
   // Days a delivered, failed or cancelled event and its tries are kept; fractions allowed.
   WEBHOOK_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(30),
   // Usage reports: how often each gateway adds its counts to Redis, and each worker merges them
@@ -322,6 +325,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       /** A request whose head, or whole, has not arrived within these is closed. */
       headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      /** Connections open at once; one more is closed on arrival. */
+      maxConnections: env.HTTP_MAX_CONNECTIONS,
     },
     /** How long a stopping process waits for requests and jobs in flight before it exits. */
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
@@ -426,6 +431,7 @@ function webhooksConfig(env: Env) {
     maxSubscriptionsPerClient: env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT,
     replayMax: env.WEBHOOK_REPLAY_MAX,
     replaysPerHour: env.WEBHOOK_REPLAYS_PER_HOUR,
+    replayEventsPerHour: env.WEBHOOK_REPLAY_EVENTS_PER_HOUR,
     /** How long an event that is no longer pending is kept, with its tries. */
     retentionMs: Math.round(env.WEBHOOK_RETENTION_DAYS * 86_400_000),
   };

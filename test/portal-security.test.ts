@@ -6,12 +6,17 @@
 // client. No assertion here times anything; a session ending on two gateways within 1 s with the
 // client's tokens is portal-sessions-end.test.ts's, in the timed group.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyClientAction } from '../gateway/src/features/clients/clients.service.js';
+import { PORTAL_REQUESTS_PER_MINUTE } from '../gateway/src/features/portal/portal-limit.js';
 import { createWebhookService } from '../gateway/src/features/webhooks/webhooks.service.js';
+import { createClientEpochs } from '../gateway/src/trust/client-epochs.js';
+import { createClientSecrets } from '../gateway/src/trust/client-secrets.js';
 import { createSignInLink } from '../gateway/src/pages/sign-in-links.js';
 import { ConsoleBrowser } from './support/console-session.js';
 import {
   createTestEnvironment,
   testLinkKeys,
+  TEST_SECRETS_KEY,
   type TestEnvironment,
 } from './support/environment.js';
 import {
@@ -127,6 +132,53 @@ describe('portal links', () => {
     expect((await operator.post(`/console/sign-in/${valid}`)).status).toBe(410);
     // The valid link was never spent by any of that.
     expect((await browser.post(`/portal/sign-in/${valid}`)).status).toBe(303);
+  });
+
+  it("when the client's tokens end (revoke-tokens, rotate-secret, disable and enable again) or the operator revokes every link, then a link made before does not open; one made after does", async () => {
+    const deps = {
+      db: gateway.db,
+      epochs: createClientEpochs(gateway.redis, env.redisPrefix),
+      secrets: createClientSecrets([TEST_SECRETS_KEY]),
+    };
+    const operator = { actor: 'test', source: 'cli', address: null } as const;
+    const endings: [string, (key: string) => Promise<unknown>][] = [
+      ['revoke-tokens', (key) => applyClientAction(deps, operator, 'revoke-tokens', key)],
+      ['rotate-secret', (key) => applyClientAction(deps, operator, 'rotate-secret', key)],
+      [
+        'disable, enable',
+        async (key) => {
+          await applyClientAction(deps, operator, 'disable', key);
+          await applyClientAction(deps, operator, 'enable', key);
+        },
+      ],
+      [
+        'portal-link --revoke-all',
+        (key) => operatorCliWith(env, {}, 'clients', 'portal-link', key, '--revoke-all'),
+      ],
+    ];
+    for (const [ending, end] of endings) {
+      const client = await partner(ending);
+      const [opened, unopened] = [
+        await portalLinkToken(gateway, env.redisPrefix, client),
+        await portalLinkToken(gateway, env.redisPrefix, client),
+      ];
+      // One opened before the ending: its confirm page shown, the button not yet pressed.
+      const browser = new ConsoleBrowser(gateway);
+      expect((await browser.get(`/portal/sign-in/${opened}`)).status, ending).toBe(200);
+      await end(client.client_key);
+      if (ending === 'portal-link --revoke-all') {
+        const recorded = { client_key: client.client_key, action: 'portal.links-revoked' };
+        expect(await gateway.db.operatorAudit.count({ where: recorded })).toBe(1);
+      }
+      for (const token of [opened, unopened]) {
+        const page = await new ConsoleBrowser(gateway).get(`/portal/sign-in/${token}`);
+        expect(page.status, ending).toBe(410);
+        expect((await browser.post(`/portal/sign-in/${token}`)).status, ending).toBe(410);
+      }
+      const after = await portalLinkToken(gateway, env.redisPrefix, client);
+      expect((await browser.get(`/portal/sign-in/${after}`)).status, ending).toBe(200);
+      expect((await browser.post(`/portal/sign-in/${after}`)).status, ending).toBe(303);
+    }
   });
 
   it("when the operator presses a client's Portal link button, then the console shows a link that opens that client's portal, recorded in the operator audit", async () => {
@@ -383,6 +435,29 @@ describe("one client's portal", () => {
   });
 });
 
+describe('portal request limit', () => {
+  it(`when a partner posts or downloads usage more than ${PORTAL_REQUESTS_PER_MINUTE} times in a minute, then the next is 429 with Retry-After; pages still show, and another client is not held back`, async () => {
+    const client = await partner();
+    const browser = await signedIn(client);
+    await browser.get('/portal/webhooks');
+    const csv = '/portal/usage.csv';
+    for (let n = 0; n < PORTAL_REQUESTS_PER_MINUTE; n++) {
+      expect((await browser.get(csv)).status, `download ${n + 1}`).toBe(200);
+    }
+    const refused = await browser.get(csv);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.html).toContain('Too many requests');
+    const posted = await browser.post('/portal/webhooks', { url: 'http://127.0.0.1:8080/limited' });
+    expect(posted.status).toBe(429);
+    expect(await gateway.db.webhookSubscription.count({ where: { client_id: client.id } })).toBe(0);
+    expect((await browser.get('/portal/overview')).status).toBe(200);
+
+    const other = await signedIn(await partner('other'));
+    expect((await other.get(csv)).status).toBe(200);
+  });
+});
+
 describe('portal sessions', () => {
   it('when the partner signs out, then the session no longer opens a page, and the operator audit records it', async () => {
     const client = await partner();
@@ -410,6 +485,9 @@ describe('portal sessions', () => {
   it('when the client is disabled, then no portal link is made for it, and one made before does not open', async () => {
     const client = await partner();
     const before = await portalLinkToken(gateway, env.redisPrefix, client);
+    // Opened before the disable: its confirm page shown, the button not yet pressed.
+    const browser = new ConsoleBrowser(gateway);
+    expect((await browser.get(`/portal/sign-in/${before}`)).status).toBe(200);
     const operator = new ConsoleBrowser(gateway);
     await operator.signIn(env.redisPrefix);
     await operator.get('/console/clients');
@@ -417,8 +495,7 @@ describe('portal sessions', () => {
     const refused = await operator.post(`/console/clients/${client.client_key}/portal-link`);
     expect(refused.status).toBe(400);
     expect(refused.html).toContain('is disabled');
-    const browser = new ConsoleBrowser(gateway);
-    await browser.get(`/portal/sign-in/${before}`);
+    expect((await browser.get(`/portal/sign-in/${before}`)).status).toBe(410);
     expect((await browser.post(`/portal/sign-in/${before}`)).status).toBe(410);
   });
 

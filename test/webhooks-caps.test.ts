@@ -1,6 +1,7 @@
 // The bounds on what one client can ask of webhook delivery: WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT
-// subscriptions (concurrent creates included), and WEBHOOK_REPLAY_MAX events per replay, refused
-// whole before anything is set back to pending.
+// subscriptions (concurrent creates included), WEBHOOK_REPLAY_MAX events per replay and
+// WEBHOOK_REPLAY_EVENTS_PER_HOUR per subscription, refused whole before anything is set back to
+// pending.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import {
@@ -15,6 +16,7 @@ import {
 
 const REPLAY_MAX = 5;
 const REPLAYS_PER_HOUR = 3;
+const REPLAY_EVENTS_PER_HOUR = 8;
 let env: TestEnvironment;
 let gateway: RunningGateway;
 
@@ -24,6 +26,7 @@ beforeAll(async () => {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_REPLAY_MAX: String(REPLAY_MAX),
     WEBHOOK_REPLAYS_PER_HOUR: String(REPLAYS_PER_HOUR),
+    WEBHOOK_REPLAY_EVENTS_PER_HOUR: String(REPLAY_EVENTS_PER_HOUR),
     RATE_LIMIT_PER_MINUTE: '100000',
   });
 });
@@ -152,10 +155,65 @@ describe('replays per hour', () => {
     expect((await replay(id)).status).toBe(202);
   });
 
+  it('when a replay would take the hour past WEBHOOK_REPLAY_EVENTS_PER_HOUR events, then 429 says how many remain and nothing is replayed', async () => {
+    const { token } = await newPartner();
+    const id = (await subscribe(token, 0)).body.data.id as number;
+    const start = Date.now() - 60_000;
+    const at = (n: number) => new Date(start + n * 1000);
+    for (let n = 0; n < 7; n++) {
+      await gateway.db.webhookEvent.create({
+        data: {
+          subscription_id: id,
+          event_type: 'members.upsert',
+          body: '{}',
+          changed_at: at(n),
+          created_at: at(n),
+          status: 'delivered',
+          attempts: 1,
+        },
+      });
+    }
+    const replay = (since: Date) =>
+      postJson(
+        `${gateway.url}/api/v1/webhooks/${id}/replay`,
+        { since: since.toISOString() },
+        bearer(token).headers,
+      );
+    const pending = () =>
+      gateway.db.webhookEvent.count({ where: { subscription_id: id, status: 'pending' } });
+    const deliveredAgain = () =>
+      gateway.db.webhookEvent.updateMany({
+        where: { subscription_id: id },
+        data: { status: 'delivered' },
+      });
+
+    expect((await replay(at(2))).body.data).toEqual({ replayed: 5 });
+    await deliveredAgain();
+    // Five more would make ten: three remain.
+    const refused = await replay(at(2));
+    expect([refused.status, refused.body.error]).toEqual([429, 'RATE_LIMIT_EXCEEDED']);
+    expect(refused.body.message).toContain(String(REPLAY_EVENTS_PER_HOUR));
+    expect(refused.body.message).toMatch(/\b3 olay kaldı/);
+    expect(refused.body.retryAfter).toBeGreaterThan(3500);
+    expect(refused.headers.get('retry-after')).toBe(String(refused.body.retryAfter));
+    expect(await pending()).toBe(0);
+    // Three fit.
+    expect((await replay(at(4))).body.data).toEqual({ replayed: 3 });
+
+    // Once the hour has passed, the events count from none again.
+    await deliveredAgain();
+    await gateway.db.webhookSubscription.update({
+      where: { id },
+      data: { replay_window_at: new Date(Date.now() - 3_600_001) },
+    });
+    expect((await replay(at(2))).body.data).toEqual({ replayed: 5 });
+  });
+
   it('when the OpenAPI document describes replay, then it names the 429 and Retry-After', async () => {
     const document = await getJson(`${gateway.url}/api/v1/openapi.json`);
     const replay = document.body.paths['/api/v1/webhooks/{id}/replay'].post;
     expect(replay.responses['429'].headers['Retry-After']).toBeDefined();
     expect(replay.description).toMatch(/replays per subscription in an hour[^]*429/);
+    expect(replay.description).toMatch(/events replayed per subscription in an hour[^]*remain/);
   });
 });

@@ -25,7 +25,10 @@ const webhooks = (...args: string[]) => operatorCli(env, 'webhooks', ...args);
 
 beforeAll(async () => {
   env = await createTestEnvironment();
-  gateway = await startGateway(env, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+  gateway = await startGateway(env, {
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT: '50',
+  });
   token = await issueToken(
     gateway,
     await createTestClient(gateway.db, { scopes: ['members:read', 'webhooks:manage'] }),
@@ -85,7 +88,7 @@ describe("the operator's kill switch", () => {
   );
 
   it('when the operator disables a subscription the worker had disabled, then the operator holds it', async () => {
-    const id = await subscribe();
+    const id = await subscribe({ url: 'http://127.0.0.1:8090/hook' });
     await createWebhookService(gateway.db, env.config()).setEnabled(null, id, false, 'gone');
     expect(JSON.parse(await webhooks('disable', String(id), '--json'))).toMatchObject({
       enabled: false,
@@ -102,23 +105,23 @@ describe("the operator's kill switch, against a subscription deleted and created
     postJson(`${gateway.url}/api/v1/webhooks`, { url, types: ['members'] }, bearer(token).headers);
 
   it('when the partner deletes a subscription the operator disabled, then creating one for the same target is 403 until the operator enables it', async () => {
-    const url = 'http://127.0.0.1:8080/held';
+    const url = 'http://127.0.0.1:8081/held';
     const id = await subscribe({ url });
     await webhooks('disable', String(id));
     // Beside it, while it is still there.
-    const beside = await create('http://127.0.0.1:8080/held');
+    const beside = await create('http://127.0.0.1:8081/held');
     expect([beside.status, beside.body.error]).toEqual([403, 'INSUFFICIENT_SCOPE']);
     expect((await remove(id)).status).toBe(200);
 
     // The same endpoint, written otherwise: the host's case, the default port, a trailing slash,
     // a query of its own.
-    for (const again of [url, 'http://127.0.0.1:8080/held/', 'http://127.0.0.1:8080/held?x=1']) {
+    for (const again of [url, 'http://127.0.0.1:8081/held/', 'http://127.0.0.1:8081/held?x=1']) {
       const refused = await create(again);
       expect([refused.status, refused.body.error], again).toEqual([403, 'INSUFFICIENT_SCOPE']);
       expect(refused.body.message).toMatch(/operatör/i);
     }
-    // Another target of the same partner is not held.
-    expect((await create('http://127.0.0.1:8080/other')).status).toBe(201);
+    // Another port of the same partner is not held.
+    expect((await create('http://127.0.0.1:8082/held')).status).toBe(201);
 
     expect(JSON.parse(await webhooks('enable', String(id), '--json'))).toMatchObject({
       id,
@@ -130,7 +133,7 @@ describe("the operator's kill switch, against a subscription deleted and created
   });
 
   it('when another client subscribes to a target held for one client, then it is not refused', async () => {
-    const url = 'http://127.0.0.1:8080/held-for-one';
+    const url = 'http://127.0.0.1:8083/held-for-one';
     const id = await subscribe({ url });
     await webhooks('disable', String(id));
     await remove(id);
@@ -144,6 +147,60 @@ describe("the operator's kill switch, against a subscription deleted and created
       bearer(other).headers,
     );
     expect(answer.status).toBe(201);
+  });
+
+  it('when the operator disables a subscription, then any path or scheme of its host and port is refused, deleted or not, until the operator enables it', async () => {
+    const id = await subscribe({ url: 'http://127.0.0.1:8084/hook' });
+    const elsewhere = await subscribe({ url: 'http://127.0.0.1:8085/hook' });
+    expect(await webhooks('disable', String(id))).toMatch(/this host and port/);
+    const variants = [
+      'http://127.0.0.1:8084/Hook',
+      'http://127.0.0.1:8084//hook',
+      'http://127.0.0.1:8084/hook;x',
+      'https://127.0.0.1:8084/other',
+      'http://0x7f000001:8084/',
+    ];
+    const refusedAll = async () => {
+      for (const url of variants) {
+        const refused = await create(url);
+        expect([refused.status, refused.body.error], url).toEqual([403, 'INSUFFICIENT_SCOPE']);
+        expect(refused.body.message).toMatch(/operatör/i);
+        // Nor may another subscription be pointed there.
+        const moved = await getJson(`${gateway.url}/api/v1/webhooks/${elsewhere}`, {
+          method: 'PATCH',
+          headers: { 'content-type': 'application/json', ...bearer(token).headers },
+          body: JSON.stringify({ url }),
+        });
+        expect([moved.status, moved.body.error], url).toEqual([403, 'INSUFFICIENT_SCOPE']);
+      }
+    };
+    await refusedAll();
+    expect((await remove(id)).status).toBe(200);
+    await refusedAll();
+
+    await webhooks('enable', String(id));
+    expect((await create('http://127.0.0.1:8084/Hook')).status).toBe(201);
+  });
+
+  it('when the operator disables a subscription with --path-only, then only its path is held', async () => {
+    const url = 'http://127.0.0.1:8086/hook';
+    const id = await subscribe({ url });
+    expect(await webhooks('disable', String(id), '--path-only')).toMatch(/this URL's path/);
+    const check = async () => {
+      for (const other of [
+        'http://127.0.0.1:8086/Hook',
+        'http://127.0.0.1:8086//hook',
+        'http://127.0.0.1:8086/hook;x',
+      ]) {
+        expect((await create(other)).status, other).toBe(201);
+      }
+      for (const same of [url, 'http://127.0.0.1:8086/hook/', 'https://127.0.0.1:8086/hook']) {
+        expect((await create(same)).status, same).toBe(403);
+      }
+    };
+    await check();
+    expect((await remove(id)).status).toBe(200);
+    await check();
   });
 
   it('when the OpenAPI document describes creating a subscription, then it names the 403 of a held target', async () => {

@@ -5,6 +5,7 @@
 // target rules; GET /webhooks/event-types follows the caller's scopes. Another client's
 // subscription is 404 everywhere. In the portal, a subscription made before the partner rotates its
 // secret is disabled `credentials-ended`, said so, and enabled again on the session's credentials.
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import type { Scope } from '#api/scopes.js';
@@ -99,6 +100,15 @@ const stored = (clientId: number, url: string) =>
     types: ['members'],
     description: null,
   });
+
+/** A port of this host nothing listens on: one just given up. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 /** Member ids delivered to `path`, in the order they arrived. */
 const membersAt = (path: string) =>
@@ -282,18 +292,51 @@ describe('POST /webhooks/{id}/test', () => {
     }
   });
 
-  it('when the endpoint fails, then the answer says how, with the start of its answer as text', async () => {
+  it("when the endpoint answers 500, then the answer tells its status and time, not its body; a 2xx's first 1,024 characters are told", async () => {
     const { id } = await subscribed('/failing');
-    receiver.answerWith((r) =>
-      r.path === '/failing'
-        ? { status: 503, body: '<h1>Bakımda</h1>' + 'x'.repeat(5000) }
-        : { status: 204 },
+    const page = '<h1>Bakımda</h1>' + 'x'.repeat(5000);
+    let status = 500;
+    receiver.answerWith((r) => (r.path === '/failing' ? { status, body: page } : { status: 204 }));
+    const failed = await sendTest(partner.token, id);
+    expect(failed.status).toBe(200);
+    expect(failed.body.data).toMatchObject({
+      outcome: 'http_error',
+      status_code: 500,
+      response: null,
+    });
+    expect(failed.body.data.duration_ms).toBeGreaterThanOrEqual(0);
+    expect(JSON.stringify(failed.body)).not.toContain('Bakımda');
+
+    status = 200;
+    const delivered = await sendTest(partner.token, id);
+    expect(delivered.body.data).toMatchObject({ outcome: 'delivered', status_code: 200 });
+    expect(delivered.body.data.response).toMatch(/^<h1>Bakımda<\/h1>x+$/);
+    expect(delivered.body.data.response).toHaveLength(1024);
+  });
+
+  it('when nothing listens on the port, then the answer says "connection refused", never the address or port', async () => {
+    const port = await closedPort();
+    const answer = await postJson(
+      `${gateway.url}/api/v1/webhooks`,
+      { url: `http://127.0.0.1:${port}/nobody`, types: ['members'] },
+      auth(partner.token),
     );
-    const answer = await sendTest(partner.token, id);
-    expect(answer.status).toBe(200);
-    expect(answer.body.data).toMatchObject({ outcome: 'http_error', status_code: 503 });
-    expect(answer.body.data.response).toMatch(/^<h1>Bakımda<\/h1>x+$/);
-    expect(answer.body.data.response).toHaveLength(1024);
+    expect(answer.status).toBe(201);
+    const tested = await sendTest(partner.token, answer.body.data.id as number);
+    expect(tested.status).toBe(200);
+    expect(tested.body.data).toMatchObject({
+      outcome: 'network_error',
+      status_code: null,
+      response: 'connection refused',
+    });
+    // Nothing but the fixed words: no digit of the address or the port anywhere in the text.
+    expect(tested.body.data.response).not.toMatch(/\d/);
+    expect(JSON.stringify(tested.body)).not.toContain(String(port));
+    // Room for the partner's subscriptions of the next cases (10 at most).
+    await fetch(`${gateway.url}/api/v1/webhooks/${answer.body.data.id}`, {
+      method: 'DELETE',
+      headers: auth(partner.token),
+    });
   });
 
   it('when a subscription names an address that is not public, then the test is refused as a delivery is, and nothing is sent', async () => {

@@ -15,6 +15,41 @@ export interface TryResult {
   /** The first 1,024 characters of the answer, or the error's message. */
   response: string | null;
   retryAfter: string | undefined;
+  /** A network error's code (ECONNREFUSED, ENOTFOUND...), for failureWords. */
+  errorCode?: string | undefined;
+}
+
+/** Network errors told in fixed words (failureWords), by their codes. */
+const FAILURE_WORDS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ETIMEDOUT: 'timed out',
+  ENOTFOUND: 'name not resolved',
+  ENODATA: 'name not resolved',
+  EAI_AGAIN: 'name not resolved',
+  ESERVFAIL: 'name not resolved',
+  // The lookup's own time-out (addresses.ts): the name was not resolved in time.
+  ETIMEOUT: 'name not resolved',
+};
+
+/**
+ * A failed try in a few fixed words, for an answer a partner reads (a test event's): an error's
+ * message names the address and port the connection went to, which would make the API a probe of
+ * what is listening where. Null for a try that got an HTTP answer.
+ */
+export function failureWords(result: Pick<TryResult, 'outcome' | 'errorCode'>): string | null {
+  switch (result.outcome) {
+    case 'timeout':
+      return 'timed out';
+    case 'refused_target':
+      return 'target not allowed';
+    case 'network_error':
+      return FAILURE_WORDS[result.errorCode ?? ''] ?? 'connection failed';
+    case 'delivered':
+    case 'http_error':
+    case 'redirect':
+    case 'gone':
+      return null;
+  }
 }
 
 export const RESPONSE_KEPT_CHARS = 1024;
@@ -111,6 +146,7 @@ export function createSender(options: { timeoutMs: number; targets: TargetRules 
           statusCode: null,
           response: `${error.code ?? 'error'}: ${error.message}`.slice(0, RESPONSE_KEPT_CHARS),
           retryAfter: undefined,
+          errorCode: error.code,
         });
       });
       request.end(body);

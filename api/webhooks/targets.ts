@@ -51,22 +51,34 @@ const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 const defaultPort = (url: URL) => url.port || (url.protocol === 'https:' ? '443' : '80');
 
 /**
- * The endpoint a URL reaches, as the operator's hold on a target recognises it
+ * The origin a URL reaches, as the operator's hold on a target covers it
  * (docs/decisions/0012-webhooks.md): host and port as URL parsing folds them (case, IDN, IPv4
- * forms, default port, a trailing dot) and the path, its escapes decoded and trailing slashes
- * dropped. Query and fragment are left out: a partner would reach the same endpoint by changing
- * them. Only for URLs urlProblem accepted.
+ * forms, default port, a trailing dot), whatever the scheme: `http://host:443` is the endpoint
+ * `https://host` is. Only for URLs urlProblem accepted.
+ */
+export function originKey(text: string): string {
+  const url = new URL(text);
+  return `${url.hostname.replace(/\.$/, '')}:${defaultPort(url)}`;
+}
+
+/**
+ * The endpoint a URL reaches: its origin (originKey) and the path, its escapes decoded and
+ * trailing slashes dropped. Query and fragment are left out: a partner would reach the same
+ * endpoint by changing them. The narrower hold (`--path-only`) covers this much.
  */
 export function targetKey(text: string): string {
-  const url = new URL(text);
-  let path = url.pathname.replace(/\/+$/, '');
+  let path = new URL(text).pathname.replace(/\/+$/, '');
   try {
     path = decodeURIComponent(path);
   } catch {
     // A malformed escape stays as it is written.
   }
-  return `${url.hostname.replace(/\.$/, '')}:${defaultPort(url)}${path}`;
+  return `${originKey(text)}${path}`;
 }
+
+/** What an operator's hold on `text` covers: its origin, or with `pathOnly` its endpoint. */
+export const holdKey = (text: string, pathOnly: boolean) =>
+  pathOnly ? targetKey(text) : originKey(text);
 
 const refused = (host: string) =>
   Object.assign(new Error(`${host} is not a public address, or resolves to one that is not`), {

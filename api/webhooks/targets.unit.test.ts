@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { isPublicAddress } from './addresses.js';
-import { deliveryProblem, targetKey, urlProblem, type TargetRules } from './targets.js';
+import {
+  deliveryProblem,
+  holdKey,
+  originKey,
+  targetKey,
+  urlProblem,
+  type TargetRules,
+} from './targets.js';
 
 const STRICT: TargetRules = { allowPrivate: false, allowHttp: false };
 
@@ -117,5 +124,31 @@ describe('targetKey', () => {
     ]) {
       expect(targetKey(other), other).not.toBe(key);
     }
+  });
+});
+
+describe('originKey', () => {
+  it('when URLs differ only in path, scheme or spelling of the host and port, then the origin is the same', () => {
+    const key = originKey('https://hooks.example.com/in');
+    expect(key).toBe('hooks.example.com:443');
+    for (const same of [
+      'https://hooks.example.com/In',
+      'https://hooks.example.com//in',
+      'https://hooks.example.com/in;x',
+      'https://HOOKS.example.com.:443/',
+      'http://hooks.example.com:443/other',
+    ]) {
+      expect(originKey(same), same).toBe(key);
+    }
+    expect(originKey('https://bücher.example/')).toBe(originKey('https://xn--bcher-kva.example/'));
+    expect(originKey('https://hooks.example.com:8443/in')).not.toBe(key);
+    expect(originKey('http://hooks.example.com/in')).not.toBe(key);
+  });
+
+  it('when a hold is path-only, then its key is the endpoint; otherwise the origin', () => {
+    expect(holdKey('https://hooks.example.com/in', true)).toBe(
+      targetKey('https://hooks.example.com/in'),
+    );
+    expect(holdKey('https://hooks.example.com/in', false)).toBe('hooks.example.com:443');
   });
 });

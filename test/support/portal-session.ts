@@ -1,24 +1,20 @@
 // A partner's browser in the portal, as the portal's tests drive it: ConsoleBrowser's cookie,
 // CSRF token and same-origin form posts, signed in through a portal link.
-import { createPageLink, type PortalLink } from '../../gateway/src/pages/sign-in-links.js';
+import { storePortalLink } from '../../gateway/src/features/portal/portal-links.js';
 import { testLinkKeys } from './environment.js';
 import { ConsoleBrowser } from './console-session.js';
 import type { RunningGateway } from './gateway.js';
 
 /** A portal link's token for the client, as `npm run clients -- portal-link` stores it. */
-export const portalLinkToken = (
+export async function portalLinkToken(
   gateway: RunningGateway,
   prefix: string,
-  client: { id: number; client_key: string },
+  client: { id: number },
   ttlMs = 60_000,
-) =>
-  createPageLink<PortalLink>(
-    gateway.redis,
-    testLinkKeys(prefix),
-    'portal',
-    { clientId: client.id, clientKey: client.client_key },
-    ttlMs,
-  );
+): Promise<string> {
+  const row = await gateway.db.apiClient.findUniqueOrThrow({ where: { id: client.id } });
+  return storePortalLink({ redis: gateway.redis, ...testLinkKeys(prefix) }, row, ttlMs);
+}
 
 /** Opens a fresh portal link for the client and presses its button. */
 export async function partnerSignedIn(

@@ -9,10 +9,14 @@ import { createServer, IncomingMessage, ServerResponse, type Server } from 'node
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
 
-/** Bounds on receiving one request (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS). */
+/**
+ * Bounds on receiving one request (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS) and on the
+ * connections open at once (HTTP_MAX_CONNECTIONS).
+ */
 export interface RequestBounds {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  maxConnections: number;
 }
 
 /**
@@ -34,7 +38,7 @@ export function createGatewayServer(app: Express, bounds: RequestBounds): Server
     ServerResponse.call(this, ...args);
   }
   GatewayResponse.prototype = app.response;
-  return createServer(
+  const server = createServer(
     {
       IncomingMessage: GatewayRequest as unknown as typeof IncomingMessage,
       ServerResponse: GatewayResponse as unknown as typeof ServerResponse,
@@ -46,4 +50,8 @@ export function createGatewayServer(app: Express, bounds: RequestBounds): Server
     },
     app,
   );
+  // Each connection holds a socket, its buffers and a file descriptor: past the cap node closes
+  // a new one at once, and those already open are served as before (docs/decisions/0007).
+  server.maxConnections = bounds.maxConnections;
+  return server;
 }

@@ -16,10 +16,17 @@ export interface SignInLink {
   name: string;
 }
 
-/** A partner's way in to the portal, for one client. */
+/**
+ * A partner's way in to the portal, for one client: valid while the client's tokens of the moment
+ * it was made would be (its token generation and secret version then) and under the client's
+ * portal link generation then (features/portal/portal-links.ts).
+ */
 export interface PortalLink {
   clientId: number;
   clientKey: string;
+  generation: number;
+  secretVersion: number;
+  linkGeneration: number;
 }
 
 /**

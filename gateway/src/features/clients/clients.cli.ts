@@ -17,12 +17,14 @@ function parse(argv: string[]): CliArgs & { help: boolean } {
       data: { type: 'string' },
       overlap: { type: 'string' },
       ttl: { type: 'string', default: '15m' },
+      'revoke-all': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   const [command = '', key, arg] = positionals;
-  return { ...values, command, key, arg, help: values.help || command === 'help' };
+  const { 'revoke-all': revokeAll, ...rest } = values;
+  return { ...rest, revokeAll, command, key, arg, help: values.help || command === 'help' };
 }
 
 process.exitCode = await runOperatorCli(process.argv.slice(2), {

@@ -6,7 +6,7 @@ import { announcingEpochs } from './announce.js';
 import { createClientSecrets } from '../../trust/client-secrets.js';
 import { parseTtl, withRedis } from '../../cli/link-options.js';
 import { CliError } from '../../cli/operator-cli.js';
-import { makePortalLink } from '../portal/portal-links.js';
+import { makePortalLink, revokePortalLinks } from '../portal/portal-links.js';
 import { cliOperator, type Operator } from '../operators/operator-audit.js';
 import { USAGE, type CliArgs } from './clients.usage.js';
 import { listClientsWithLastUse, type ListedClient } from './clients.repository.js';
@@ -113,6 +113,41 @@ async function endingCommand(
   };
 }
 
+/** `portal-link KEY [--ttl]` or `--revoke-all`: what it prints, as JSON and as text. */
+async function portalLinkCommand(
+  db: ReadModelClient,
+  config: Config,
+  key: string,
+  args: CliArgs,
+): Promise<[unknown, string]> {
+  const operator = cliOperator();
+  if (args.revokeAll) {
+    await revokePortalLinks(db, operator, key);
+    const result = 'every portal link not yet used ended';
+    return [{ client_key: key, result }, `${key}: ${result}`];
+  }
+  const ttlMs = parseTtl(args.ttl);
+  const link = await withRedis(config.redis, (redis) =>
+    makePortalLink(
+      {
+        db,
+        redis,
+        prefix: config.redis.prefix,
+        secretsKeys: config.secrets.keys,
+        publicOrigin: config.console.publicOrigin,
+      },
+      operator,
+      key,
+      ttlMs,
+    ),
+  );
+  const expiresAt = link.expiresAt.toISOString();
+  return [
+    { client_key: key, url: link.url, expires_at: expiresAt },
+    `${link.url}\nOpens the portal of ${key} once, until ${expiresAt}.`,
+  ];
+}
+
 async function run(
   db: ReadModelClient,
   epochs: ClientEpochs,
@@ -167,27 +202,8 @@ async function run(
       return done(`branch set to ${branchId === null ? 'all' : branchId}`);
     }
     case 'portal-link': {
-      const ttlMs = parseTtl(args.ttl);
-      const link = await withRedis(config.redis, (redis) =>
-        makePortalLink(
-          {
-            db,
-            redis,
-            prefix: config.redis.prefix,
-            secretsKeys: config.secrets.keys,
-            publicOrigin: config.console.publicOrigin,
-          },
-          operator,
-          requireKey(),
-          ttlMs,
-        ),
-      );
-      const expiresAt = link.expiresAt.toISOString();
-      print(
-        { client_key: key, url: link.url, expires_at: expiresAt },
-        `${link.url}\nOpens the portal of ${key} once, until ${expiresAt}.`,
-      );
-      return;
+      const [json, text] = await portalLinkCommand(db, config, requireKey(), args);
+      return print(json, text);
     }
     default:
       throw new CliError(

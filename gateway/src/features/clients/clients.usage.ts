@@ -29,7 +29,11 @@ commands:
   set-branch KEY ID       binds the client to a branch of the read model, or "all" for none
   portal-link KEY [--ttl 15m]
                           prints a URL that signs the client's partner in to /portal, once,
-                          within --ttl (s, m or h; at most 24h); under PUBLIC_BASE_URL
+                          within --ttl (s, m or h; at most 24h) and while the client's tokens
+                          of now live (revoke-tokens, rotate-secret, disable end it); under
+                          PUBLIC_BASE_URL
+  portal-link KEY --revoke-all
+                          ends every portal link of the client not yet used
 
 options:
   --json                  machine-readable output (errors too, on stderr)
@@ -49,5 +53,6 @@ export interface CliArgs {
   data?: string | undefined;
   overlap?: string | undefined;
   ttl: string;
+  revokeAll?: boolean | undefined;
   json: boolean;
 }

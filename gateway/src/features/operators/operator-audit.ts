@@ -26,6 +26,7 @@ export const OPERATOR_ACTIONS = [
   'console.sign-in-refused',
   'console.sign-out',
   'portal.link',
+  'portal.links-revoked',
   'portal.sign-in',
   'portal.sign-out',
 ] as const;

@@ -9,6 +9,7 @@ import { overviewPage } from './overview.page.js';
 import { PublicPortalPage } from './portal-page.js';
 import { PORTAL, PORTAL_ASSETS } from './portal-paths.js';
 import type { PortalDeps } from './portal-deps.js';
+import { portalLimit } from './portal-limit.js';
 import { partnerOnly, portalSignInRoutes } from './sign-in.routes.js';
 import { usagePage } from './usage.page.js';
 import { webhookPage } from './webhook.page.js';
@@ -23,6 +24,7 @@ export function portalRoutes(deps: PortalDeps): Router {
   );
   portalSignInRoutes(router, deps);
   router.use(PORTAL, partnerOnly(deps));
+  router.use(PORTAL, portalLimit(deps));
   overviewPage(router, deps);
   usagePage(router, deps);
   webhooksPage(router, deps);

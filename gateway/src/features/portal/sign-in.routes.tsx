@@ -2,7 +2,8 @@
 // gate in front of every other portal page. The session belongs to one client and ends with its
 // tokens: each request reads the client's row, and a disabled client, a moved token generation
 // (revoke-tokens, disable, rotate-secret) or the end of the secret it began under (a rotation's
-// overlap ending, or ended now) ends it, on every gateway at once.
+// overlap ending, or ended now) ends it, on every gateway at once. A link not yet used ends alike,
+// and with the operator's `--revoke-all` (portal-links.ts).
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { Config } from '#common/config.js';
 import type { ReadModelClient } from '#common/databases.js';
@@ -16,8 +17,8 @@ import {
   spendPageLink,
   type PortalLink,
 } from '../../pages/sign-in-links.js';
-import { secretEndsAt } from '../../trust/secret-overlap.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
+import { portalLinkLive, tokensOfMomentLive } from './portal-links.js';
 import { portalActor, PublicPortalPage, type PortalClient } from './portal-page.js';
 import { PORTAL } from './portal-paths.js';
 
@@ -89,6 +90,7 @@ const CLIENT_FIELDS = {
   token_generation: true,
   secret_version: true,
   previous_secret_until: true,
+  portal_link_generation: true,
 } as const;
 
 /** The session's client while its tokens live; null once they ended or the session did. */
@@ -99,12 +101,16 @@ async function liveClient(req: Request, deps: PortalSignInDeps) {
     where: { id: partner.clientId },
     select: CLIENT_FIELDS,
   });
-  if (!client?.is_active || client.token_generation !== partner.generation) return null;
-  // A token's rule (auth/secret-overlap.ts): begun under the replaced secret, it ends with the
-  // overlap.
-  if (secretEndsAt(partner.secretVersion, client) <= Date.now()) return null;
-  return client;
+  return client && tokensOfMomentLive(client, partner) ? client : null;
 }
+
+/** The link's client if the link still opens its portal (portal-links.ts); null otherwise. */
+const linkClient = async (db: ReadModelClient, link: PortalLink | null) => {
+  const client =
+    link &&
+    (await db.apiClient.findUnique({ where: { id: link.clientId }, select: CLIENT_FIELDS }));
+  return client && portalLinkLive(link, client) ? client : null;
+};
 
 /** Every portal page but these routes' own needs a live partner session. */
 export function partnerOnly(deps: PortalSignInDeps): RequestHandler {
@@ -151,7 +157,7 @@ export function portalSignInRoutes(router: Router, deps: PortalSignInDeps): void
 
   router.get(`${PORTAL}/sign-in/:token`, async (req, res) => {
     const link = await peekPageLink<PortalLink>(redis, links, 'portal', req.params.token);
-    if (!link) return sendPage(res, <InvalidLink />, 410);
+    if (!link || !(await linkClient(db, link))) return sendPage(res, <InvalidLink />, 410);
     await sendPage(
       res,
       <ConfirmSignIn clientKey={link.clientKey} action={req.originalUrl} csrf={csrfToken(req)} />,
@@ -160,10 +166,8 @@ export function portalSignInRoutes(router: Router, deps: PortalSignInDeps): void
 
   router.post(`${PORTAL}/sign-in/:token`, async (req, res) => {
     const link = await spendPageLink<PortalLink>(redis, links, 'portal', req.params.token);
-    const client =
-      link &&
-      (await db.apiClient.findUnique({ where: { id: link.clientId }, select: CLIENT_FIELDS }));
-    if (!client?.is_active) return sendPage(res, <InvalidLink />, 410);
+    const client = await linkClient(db, link);
+    if (!client) return sendPage(res, <InvalidLink />, 410);
     await regenerateSession(req);
     req.session.partner = {
       clientId: client.id,

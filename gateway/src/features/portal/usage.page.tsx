@@ -11,11 +11,10 @@ import { clientUsageReport } from '../usage/usage.report.js';
 import { MAX_ROWS, usageQuery, type UsageQueryInput } from '../usage/usage.schemas.js';
 import { OutcomeNotice, refusedOr } from './outcome.js';
 import { PortalPage, portalClient, callerOf } from './portal-page.js';
-import { PORTAL } from './portal-paths.js';
+import { PORTAL, USAGE_CSV as CSV } from './portal-paths.js';
 import type { PortalDeps } from './portal-deps.js';
 
 const PAGE = `${PORTAL}/usage`;
-const CSV = `${PORTAL}/usage.csv`;
 /** Hours cover the last day; days the last thirty. */
 const SPAN_MS = { hour: 86_400_000, day: 30 * 86_400_000 } as const;
 const GROUPS = ['operation', 'status'] as const satisfies readonly UsageGroup[];

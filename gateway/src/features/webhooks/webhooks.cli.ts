@@ -12,13 +12,15 @@ function parse(argv: string[]): CliArgs & { help: boolean } {
     options: {
       client: { type: 'string' },
       limit: { type: 'string' },
+      'path-only': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   const [command = '', id, ...extra] = positionals;
   if (extra.length > 0) throw new CliError(`unexpected argument(s): ${extra.join(' ')}`);
-  return { ...values, command, id, help: values.help || command === 'help' };
+  const { 'path-only': pathOnly, ...rest } = values;
+  return { ...rest, pathOnly, command, id, help: values.help || command === 'help' };
 }
 
 process.exitCode = await runOperatorCli(process.argv.slice(2), {

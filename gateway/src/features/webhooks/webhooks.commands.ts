@@ -128,6 +128,7 @@ async function run(db: ReadModelClient, service: WebhookService, args: CliArgs):
     return found;
   };
 
+  if (args.pathOnly && command !== 'disable') throw new CliError('--path-only goes with disable');
   switch (command) {
     case 'list': {
       if (args.id !== undefined) throw new CliError('list takes no id (use --client KEY)');
@@ -161,8 +162,15 @@ async function run(db: ReadModelClient, service: WebhookService, args: CliArgs):
         cliOperator(),
         id,
         command === 'enable',
+        { pathOnly: args.pathOnly === true },
       );
-      print(changed, subscriptionTable(changed));
+      const hold =
+        command === 'enable'
+          ? ''
+          : args.pathOnly
+            ? `\nits client cannot subscribe to this URL's path until it is enabled`
+            : `\nits client cannot subscribe to this host and port until it is enabled`;
+      print(changed, subscriptionTable(changed) + hold);
       return;
     }
     case 'deliveries': {

@@ -63,7 +63,7 @@ export const webhookEndpoints = [
     path: '/webhooks',
     summary: 'Webhook aboneliği oluştur',
     description:
-      "Every change the change feed would show this client becomes a signed `POST url` (Standard Webhooks). The secret is shown once. The subscription stands on the credentials of this request (the client secret its token chain began under, and its tokens): when they end (the secret rotated, at once or at its overlap's end, every token revoked, the client disabled), it is disabled with `disabled_reason` `credentials-ended` until the client enables it again. The URL must resolve to public addresses. A client holds at most 10 subscriptions (the operator may set another limit): one more is 400 `VALIDATION_ERROR` naming the limit. A target (the same host, port and path, whatever the query) of a subscription the API operator disabled is refused to its client, even after that subscription is deleted: 403 `INSUFFICIENT_SCOPE`, until the operator enables it again.",
+      "Every change the change feed would show this client becomes a signed `POST url` (Standard Webhooks). The secret is shown once. The subscription stands on the credentials of this request (the client secret its token chain began under, and its tokens): when they end (the secret rotated, at once or at its overlap's end, every token revoked, the client disabled), it is disabled with `disabled_reason` `credentials-ended` until the client enables it again. The URL must resolve to public addresses. A client holds at most 10 subscriptions (the operator may set another limit): one more is 400 `VALIDATION_ERROR` naming the limit. A target on the host and port of a subscription the API operator disabled (any path or scheme; or, where the operator held only that path, the same path whatever the query) is refused to its client, even after that subscription is deleted: 403 `INSUFFICIENT_SCOPE`, until the operator enables it again.",
     access: 'webhooks:manage',
     body: createBody,
     response: webhookCreatedResponse,
@@ -127,7 +127,7 @@ export const webhookEndpoints = [
     path: '/webhooks/{id}',
     summary: 'Webhook aboneliğini değiştir',
     description:
-      "Changes the URL, the types or the description; what the body leaves out stays. The subscription keeps its place in the change feed: no change is skipped or sent twice, and events not yet delivered go to the new URL. The URL and the types are checked as on creation (400 `VALIDATION_ERROR`; a type outside the client's scopes 403 `INSUFFICIENT_SCOPE`); a target the API operator disabled is 403 `INSUFFICIENT_SCOPE`, and so is moving a subscription the operator disabled to another target. The signing secret does not change. A new URL stands on the credentials of this request, as on creation.",
+      "Changes the URL, the types or the description; what the body leaves out stays. The subscription keeps its place in the change feed: no change is skipped or sent twice, and events not yet delivered go to the new URL. The URL and the types are checked as on creation (400 `VALIDATION_ERROR`; a type outside the client's scopes 403 `INSUFFICIENT_SCOPE`); a target the API operator holds (as on creation) is 403 `INSUFFICIENT_SCOPE`, and so is moving a subscription the operator disabled to another target. The signing secret does not change. A new URL stands on the credentials of this request, as on creation.",
     access: 'webhooks:manage',
     params: idParams,
     body: updateBody,
@@ -144,7 +144,7 @@ export const webhookEndpoints = [
     method: 'POST',
     path: '/webhooks/{id}/test',
     summary: 'Test olayı gönder',
-    description: `Sends a \`webhook.test\` event to the subscription's URL at once, signed and sent as every delivery is (the Standard Webhooks headers, every current secret signing, the same target rules and timeout, redirects not followed), and answers its outcome: \`delivered\` for a 2xx, the status, the duration and the answer's first 1,024 characters as text (or why there was none). The answer is 200 whatever the endpoint answered. The test is not an event of the feed: it is not retried, not replayed and not counted in the delivery figures. A subscription disabled automatically can be tested; one the API operator disabled cannot (403 \`INSUFFICIENT_SCOPE\`). At most ${TESTS_PER_MINUTE} tests per subscription in a minute: past it, 429 \`RATE_LIMIT_EXCEEDED\` with \`Retry-After\` (seconds) equal to \`retryAfter\` in the body. Body: \`{type: "webhook.test", timestamp, data: {subscription_id, message}}\`.`,
+    description: `Sends a \`webhook.test\` event to the subscription's URL at once, signed and sent as every delivery is (the Standard Webhooks headers, every current secret signing, the same target rules and timeout, redirects not followed), and answers its outcome (\`delivered\` for a 2xx), the status and the duration; for a 2xx only, the answer's first 1,024 characters as text (another status's body is not echoed); when no answer came, fixed words: \`connection refused\`, \`timed out\`, \`name not resolved\`, \`target not allowed\` or \`connection failed\`, never an address or port. The answer is 200 whatever the endpoint answered. The test is not an event of the feed: it is not retried, not replayed and not counted in the delivery figures. A subscription disabled automatically can be tested; one the API operator disabled cannot (403 \`INSUFFICIENT_SCOPE\`). At most ${TESTS_PER_MINUTE} tests per subscription in a minute: past it, 429 \`RATE_LIMIT_EXCEEDED\` with \`Retry-After\` (seconds) equal to \`retryAfter\` in the body. Body: \`{type: "webhook.test", timestamp, data: {subscription_id, message}}\`.`,
     access: 'webhooks:manage',
     params: idParams,
     bodyOptional: true,
@@ -162,7 +162,7 @@ export const webhookEndpoints = [
     path: '/webhooks/{id}',
     summary: 'Webhook aboneliğini sil',
     description:
-      'Its pending events are dropped with it. Deleting a subscription the API operator disabled does not free its target: subscribing to it again is 403 `INSUFFICIENT_SCOPE` until the operator enables it.',
+      'Its pending events are dropped with it. Deleting a subscription the API operator disabled does not free its target: subscribing to its host and port again is 403 `INSUFFICIENT_SCOPE` until the operator enables it.',
     access: 'webhooks:manage',
     params: idParams,
     response: webhookDeletedResponse,
@@ -217,7 +217,7 @@ export const webhookEndpoints = [
     path: '/webhooks/{id}/replay',
     summary: 'Olayları yeniden gönder',
     description:
-      'Events recorded since `since` are sent again with their own `webhook-id`: the failed ones (`failed_only`), or every delivered and failed one. An event the client may no longer receive (see `cancelled` in GET /webhooks/{id}) is cancelled instead of sent; a cancelled event is never replayed. At most 10,000 events per request (the operator may set another limit): a request that would cover more is 400 `VALIDATION_ERROR` naming the limit, and nothing is replayed; choose a later `since`. At most 10 replays per subscription in an hour (the operator may set another limit), refused ones included: past it, 429 `RATE_LIMIT_EXCEEDED` with `Retry-After` (seconds) equal to `retryAfter` in the body.',
+      'Events recorded since `since` are sent again with their own `webhook-id`: the failed ones (`failed_only`), or every delivered and failed one. An event the client may no longer receive (see `cancelled` in GET /webhooks/{id}) is cancelled instead of sent; a cancelled event is never replayed. At most 10,000 events per request (the operator may set another limit): a request that would cover more is 400 `VALIDATION_ERROR` naming the limit, and nothing is replayed; choose a later `since`. At most 10 replays per subscription in an hour (the operator may set another limit), refused ones included: past it, 429 `RATE_LIMIT_EXCEEDED` with `Retry-After` (seconds) equal to `retryAfter` in the body. At most 20,000 events replayed per subscription in an hour (the operator may set another limit): a request that would go past it is 429 `RATE_LIMIT_EXCEEDED`, nothing replayed, its message and `details` saying how many events remain in the hour, `Retry-After` when the hour ends.',
     access: 'webhooks:manage',
     params: idParams,
     body: replayBody,

@@ -6,21 +6,28 @@ import { recordOperatorAction, type Operator } from '../operators/operator-audit
 import { OperatorRefusal } from '../../cli/operator-refusal.js';
 import { OPERATOR, type WebhookService } from './webhooks.service.js';
 
+/**
+ * The operator's disable holds the subscription's origin (host and port) for its client, or with
+ * `pathOnly` its URL's path alone (docs/decisions/0012-webhooks.md); the enable lifts either.
+ */
 export async function setSubscriptionEnabledAs(
   deps: { db: ReadModelClient; service: WebhookService },
   operator: Operator,
   id: number,
   enabled: boolean,
+  options: { pathOnly?: boolean } = {},
 ) {
   const { service } = deps;
+  const pathOnly = options.pathOnly === true;
   const current = await service.find(null, id);
   if (!current) throw new OperatorRefusal(`no webhook subscription with id ${id}`);
   // The operator's disable replaces an automatic one ("gone", "failing"): the partner can lift
-  // those, and the operator means to hold the subscription.
+  // those, and the operator means to hold the subscription. Disabled again, it keeps its time and
+  // takes the hold asked for now.
   const changed =
     !enabled && current.disabled_reason === OPERATOR
-      ? current
-      : await service.setEnabled(null, id, enabled, OPERATOR);
+      ? await service.setHoldScope(id, pathOnly)
+      : await service.setEnabled(null, id, enabled, OPERATOR, { pathOnly });
   if (!changed) throw new OperatorRefusal(`no webhook subscription with id ${id}`);
   const client = await deps.db.apiClient.findUnique({
     where: { id: current.client_id },
@@ -28,7 +35,7 @@ export async function setSubscriptionEnabledAs(
   });
   await recordOperatorAction(deps.db, operator, enabled ? 'webhooks.enable' : 'webhooks.disable', {
     clientKey: client?.client_key ?? null,
-    target: `subscription ${id}`,
+    target: `subscription ${id}${!enabled && pathOnly ? ' (path only)' : ''}`,
   });
   return changed;
 }

@@ -2,7 +2,7 @@
 // changes one (webhooks.service.ts): the feed's types its scopes read, and a target the delivery
 // rules accept (api/webhooks/targets.ts).
 import type { ReadModelClient } from '#common/databases.js';
-import { targetKey, targetProblem, type TargetRules } from '#api/webhooks/targets.js';
+import { holdKey, targetProblem, type TargetRules } from '#api/webhooks/targets.js';
 import type { Credentials } from '#api/webhooks/credentials.js';
 import type { DisabledReason } from '#api/webhooks/vocabulary.js';
 import { insufficientScope, validationError } from '../../http/errors.js';
@@ -53,15 +53,24 @@ export const targetHeld = () =>
 export type Transaction = Parameters<Parameters<ReadModelClient['$transaction']>[0]>[0];
 
 /**
- * Whether the client may not subscribe to this URL: the operator disabled a subscription of its to
- * the same target (targetKey), still there or deleted since (webhook_held_targets).
+ * Whether the client may not subscribe to this URL: the operator disabled a subscription of its on
+ * the same origin (or, held `--path-only`, the same endpoint: api/webhooks/targets.ts holdKey),
+ * still there or deleted since (webhook_held_targets).
  */
 export async function holdsTarget(tx: Transaction, owner: number, url: string): Promise<boolean> {
-  const target = targetKey(url);
-  if (await tx.webhookHeldTarget.count({ where: { client_id: owner, target } })) return true;
+  const held = await tx.webhookHeldTarget.count({
+    where: {
+      client_id: owner,
+      OR: [
+        { target: holdKey(url, false), path_only: false },
+        { target: holdKey(url, true), path_only: true },
+      ],
+    },
+  });
+  if (held > 0) return true;
   const disabled = await tx.webhookSubscription.findMany({
     where: { client_id: owner, disabled_reason: OPERATOR },
-    select: { url: true },
+    select: { url: true, hold_path_only: true },
   });
-  return disabled.some((s) => targetKey(s.url) === target);
+  return disabled.some((s) => holdKey(s.url, s.hold_path_only) === holdKey(url, s.hold_path_only));
 }

@@ -173,7 +173,7 @@ export const webhookTestResponse = item(
       duration_ms: z.int(),
       response: z.string().nullable().meta({
         description:
-          "the answer's first 1,024 characters as text, or why there was none; the endpoint's text, never to be rendered as HTML",
+          "for a 2xx, the answer's first 1,024 characters as text (the endpoint's text, never to be rendered as HTML); with no answer, fixed words (`connection refused`, `timed out`, `name not resolved`, `target not allowed`, `connection failed`); null for another status",
       }),
     })
     .meta({

@@ -5,7 +5,7 @@ import type { Config } from '#common/config.js';
 import type { ReadModelClient } from '#common/databases.js';
 import { presentOf } from '#api/changes/cursor.js';
 import { dueAtOnce } from '#api/webhooks/overdue.js';
-import { targetKey } from '#api/webhooks/targets.js';
+import { holdKey, targetKey } from '#api/webhooks/targets.js';
 import { credentialsColumns, type Credentials } from '#api/webhooks/credentials.js';
 import {
   newWebhookSecret,
@@ -78,14 +78,16 @@ const PUBLIC_FIELDS = {
 } as const;
 
 /**
- * WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT, WEBHOOK_REPLAY_MAX, WEBHOOK_REPLAYS_PER_HOUR, and the
- * target rules and timeout deliveries follow (common/config.ts).
+ * WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT, WEBHOOK_REPLAY_MAX, WEBHOOK_REPLAYS_PER_HOUR,
+ * WEBHOOK_REPLAY_EVENTS_PER_HOUR, and the target rules and timeout deliveries follow
+ * (common/config.ts).
  */
 export type WebhookLimits = Pick<
   Config['webhooks'],
   | 'maxSubscriptionsPerClient'
   | 'replayMax'
   | 'replaysPerHour'
+  | 'replayEventsPerHour'
   | 'allowPrivateTargets'
   | 'allowHttp'
   | 'timeoutMs'
@@ -241,20 +243,30 @@ function listSubscriptions(db: ReadModelClient, owner: Owner, options: { clientK
 }
 
 /**
- * Deleted with its events. One the operator disabled leaves its target held for its client
- * (webhook_held_targets), so that subscribing again does not undo the operator's disable.
+ * Deleted with its events. One the operator disabled leaves its target (origin, or path with
+ * `--path-only`) held for its client (webhook_held_targets), so that subscribing again does not
+ * undo the operator's disable.
  */
 async function removeSubscription(db: ReadModelClient, owner: Owner, id: number): Promise<boolean> {
   return db.$transaction(async (tx) => {
-    const [gone] = await tx.$queryRaw<{ client_id: number; url: string; reason: string }[]>`
+    const [gone] = await tx.$queryRaw<
+      { client_id: number; url: string; reason: string; path_only: boolean }[]
+    >`
           DELETE FROM webhook_subscriptions
            WHERE id = ${id} AND (${owner}::int IS NULL OR client_id = ${owner}::int)
-          RETURNING client_id, url, disabled_reason AS reason`;
+          RETURNING client_id, url, disabled_reason AS reason, hold_path_only AS path_only`;
     if (!gone) return false;
     if (gone.reason === OPERATOR) {
       // A target already held (by an older subscription) keeps that subscription's id.
       await tx.webhookHeldTarget.createMany({
-        data: [{ client_id: gone.client_id, target: targetKey(gone.url), subscription_id: id }],
+        data: [
+          {
+            client_id: gone.client_id,
+            target: holdKey(gone.url, gone.path_only),
+            path_only: gone.path_only,
+            subscription_id: id,
+          },
+        ],
         skipDuplicates: true,
       });
     }
@@ -301,13 +313,20 @@ async function rotateSecret({ db, secrets }: ServiceDeps, owner: Owner, id: numb
 
 /**
  * The one update (where, data) that enables or disables subscription `id` for `owner`; `at` is
- * a disable's time; an enable records the `credentials` it stands on. A client's enable leaves
- * out one the operator disabled, and `heldByOperator` says it did.
+ * a disable's time, `pathOnly` an operator's hold of the URL's path alone; an enable records the
+ * `credentials` it stands on. A client's enable leaves out one the operator disabled, and
+ * `heldByOperator` says it did.
  */
 export function enabledChange(
   owner: Owner,
   id: number,
-  change: { enabled: boolean; reason: DisabledReason; at: Date; credentials: Credentials | null },
+  change: {
+    enabled: boolean;
+    reason: DisabledReason;
+    at: Date;
+    credentials: Credentials | null;
+    pathOnly?: boolean;
+  },
 ) {
   const heldByOperator = change.enabled && owner !== null;
   return {
@@ -325,8 +344,14 @@ export function enabledChange(
           disabled_at: null,
           failing_since: null,
           ...(change.credentials ? credentialsColumns(change.credentials) : {}),
+          hold_path_only: false,
         }
-      : { enabled: false, disabled_reason: change.reason, disabled_at: change.at },
+      : {
+          enabled: false,
+          disabled_reason: change.reason,
+          disabled_at: change.at,
+          hold_path_only: change.pathOnly === true,
+        },
   };
 }
 
@@ -339,7 +364,12 @@ async function setEnabled(
   db: ReadModelClient,
   owner: Owner,
   id: number,
-  change: { enabled: boolean; reason: DisabledReason; credentials?: Credentials | undefined },
+  change: {
+    enabled: boolean;
+    reason: DisabledReason;
+    credentials?: Credentials | undefined;
+    pathOnly?: boolean;
+  },
 ) {
   const { enabled, reason } = change;
   return db.$transaction(async (tx) => {
@@ -351,6 +381,7 @@ async function setEnabled(
       reason,
       at: new Date(),
       credentials,
+      pathOnly: change.pathOnly,
     });
     const { count } = await tx.webhookSubscription.updateMany({ where, data });
     if (count === 0) {
@@ -447,8 +478,20 @@ export function createWebhookService(
     remove: (owner: Owner, id: number) => removeSubscription(db, owner, id),
     releaseHeld: (id: number) => releaseHeld(db, id),
     rotateSecret: (owner: Owner, id: number) => rotateSecret(deps, owner, id),
-    setEnabled: (owner: Owner, id: number, enabled: boolean, reason = OPERATOR) =>
-      setEnabled(db, owner, id, { enabled, reason }),
+    setEnabled: (
+      owner: Owner,
+      id: number,
+      enabled: boolean,
+      reason = OPERATOR,
+      options: { pathOnly?: boolean } = {},
+    ) => setEnabled(db, owner, id, { enabled, reason, ...options }),
+    /** How far an operator's disable holds: the subscription's origin, or its path alone. */
+    setHoldScope: (id: number, pathOnly: boolean) =>
+      db.webhookSubscription.update({
+        where: { id },
+        data: { hold_path_only: pathOnly },
+        select: PUBLIC_FIELDS,
+      }),
     /** The partner's enable (POST /webhooks/{id}/enable, the portal), on its credentials. */
     enable: (caller: Caller, id: number) =>
       // The reason is a disable's; an enable clears it.

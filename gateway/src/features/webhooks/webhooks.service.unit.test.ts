@@ -54,6 +54,7 @@ describe('enabledChange', () => {
         failing_since: null,
         credentials_generation: 2,
         credentials_secret_version: 5,
+        hold_path_only: false,
       },
     });
   });
@@ -68,7 +69,18 @@ describe('enabledChange', () => {
     expect(enabledChange(7, 3, { enabled: false, reason: 'gone', at, credentials: null })).toEqual({
       heldByOperator: false,
       where: { id: 3, client_id: 7 },
-      data: { enabled: false, disabled_reason: 'gone', disabled_at: at },
+      data: { enabled: false, disabled_reason: 'gone', disabled_at: at, hold_path_only: false },
     });
+  });
+
+  it("when the operator disables with --path-only, then the hold's scope is recorded", () => {
+    const change = enabledChange(null, 3, {
+      enabled: false,
+      reason: OPERATOR,
+      at,
+      credentials: null,
+      pathOnly: true,
+    });
+    expect(change.data).toMatchObject({ disabled_reason: 'operator', hold_path_only: true });
   });
 });

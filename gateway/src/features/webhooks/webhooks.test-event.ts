@@ -2,11 +2,12 @@
 // subscription's URL, as a delivery is sent (api/webhooks/send.ts: the same headers, target
 // rules, timeout, no redirect), its outcome answered rather than recorded: it is no event of the
 // feed, so the delivery figures and the retries never see it. Counted per subscription, so the
-// API cannot be turned into a partner's way to flood an address.
+// API cannot be turned into a partner's way to flood an address; answered in status, time, a
+// 2xx's first bytes and fixed words for failures, so it cannot be a proxy or a port scanner.
 import { randomUUID } from 'node:crypto';
 import type { ReadModelClient } from '#common/databases.js';
 import type { WebhookSecrets } from '#api/webhooks/secrets.js';
-import { createSender } from '#api/webhooks/send.js';
+import { createSender, failureWords, type TryResult } from '#api/webhooks/send.js';
 import { signedHeaders, signingSecrets } from '#api/webhooks/signing.js';
 import type { TargetRules } from '#api/webhooks/targets.js';
 import type { DeliveryOutcome } from '#api/webhooks/vocabulary.js';
@@ -24,8 +25,19 @@ export interface TestOutcome {
   outcome: DeliveryOutcome;
   status_code: number | null;
   duration_ms: number;
-  /** The answer's first 1,024 characters, or why there was none. */
+  /**
+   * For a 2xx, the answer's first 1,024 characters; for a try that got no answer, fixed words
+   * (failureWords); null otherwise: another status's body is not echoed.
+   */
   response: string | null;
+}
+
+/** What a partner is told of a try: never the text of another status, nor an error's address. */
+export function testAnswer(result: TryResult): Pick<TestOutcome, 'status_code' | 'response'> {
+  return {
+    status_code: result.statusCode,
+    response: result.outcome === 'delivered' ? result.response : failureWords(result),
+  };
 }
 
 export interface TestEventDeps {
@@ -103,9 +115,8 @@ export async function sendTestEvent(
     return {
       webhook_id: message_id,
       outcome: result.outcome,
-      status_code: result.statusCode,
       duration_ms: result.durationMs,
-      response: result.response,
+      ...testAnswer(result),
     };
   } finally {
     sender.close();

@@ -6,9 +6,12 @@ commands:
   list [--client KEY]     every subscription (or one client's): id, client, url, types, state,
                           and its events published, delivered, failed, pending and cancelled
                           (not sent: the client may no longer receive them)
-  disable ID              stop deliveries (reason "operator"); events keep being recorded;
-                          the partner cannot enable it again, only this CLI can; deleting it
-                          does not let its client subscribe to the same target again
+  disable ID [--path-only]
+                          stop deliveries (reason "operator"); events keep being recorded;
+                          the partner cannot enable it again, only this CLI can; its client
+                          cannot subscribe to its target's host and port (any path, any
+                          scheme) until then, even after deleting it. --path-only: hold only
+                          its URL's path on that host and port
   enable ID               deliver again; pending events are tried at once, on a fresh schedule;
                           for a subscription its client deleted, frees its target
   deliveries ID [--limit N]
@@ -31,5 +34,6 @@ export interface CliArgs {
   id: string | undefined;
   client?: string | undefined;
   limit?: string | undefined;
+  pathOnly?: boolean | undefined;
   json: boolean;
 }
