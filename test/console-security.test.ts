@@ -427,6 +427,8 @@ describe('operator audit', () => {
     }[];
     expect(listed.map((r) => [r.action, r.source, r.actor === 'Zeynep'])).toEqual([
       ['clients.create', 'cli', false],
+      // The subscription made under the client's credentials, disabled as they end.
+      ['webhooks.disable', 'gateway', false],
       ['clients.disable', 'cli', false],
       ['clients.rotate-secret', 'cli', false],
       ['webhooks.disable', 'cli', false],
@@ -444,9 +446,10 @@ describe('operator audit', () => {
       expect(r.address).toMatch(r.source === 'console' ? /127\.0\.0\.1/ : /./);
       expect(Date.now() - new Date(r.at).getTime()).toBeLessThan(120_000);
     }
-    expect(listed.filter((r) => r.action.startsWith('webhooks.')).map((r) => r.target)).toEqual(
-      Array(4).fill(`subscription ${subscription.id}`),
-    );
+    expect(listed.filter((r) => r.action.startsWith('webhooks.')).map((r) => r.target)).toEqual([
+      `subscription ${subscription.id}: credentials-ended`,
+      ...Array(4).fill(`subscription ${subscription.id}`),
+    ]);
     const text = await cli('audit', '--operator', '--client', key);
     expect(text).toMatch(/clients\.enable/);
     expect(text).toContain('Zeynep  console');
