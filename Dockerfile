@@ -24,7 +24,7 @@ COPY --from=production-dependencies /app/node_modules node_modules
 COPY --from=build /app/dist dist
 # The npm scripts (`npm run clients`, `npm run db:migrate`, ...) stay usable in the image; their
 # stale-build check finds no sources here (no tsconfig.build.json) and goes straight to the
-# compiled files, whatever the times the copies left. test/image-layout.test.ts assembles this
+# compiled files, whatever the times the copies left. test/operations/image-layout.test.ts assembles this
 # stage from its COPY and ENV lines and runs the jobs, the gateway and the worker from it.
 COPY package.json ./
 COPY scripts/build.mjs scripts/

@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Files whose assertions time something on the machine (a latency against its value alone, a
- * deadline of a second, a number of rounds within a time) run one at a time after the rest, so
+ * deadline of a second, a number of rounds within a time), named `*.timed.test.ts` beside their
+ * feature's other files, run one at a time after the rest, so
  * another file's load never decides them. They hold those tests alone: the untimed tests of the
  * same feature, and those whose bound is many times what they take, are in files of their own
  * beside them (console-browser-pages, clients-rotate-secret, auth-refresh-chains, portal-security,
@@ -12,20 +13,7 @@ import { defineConfig } from 'vitest/config';
  * and with it every other file's change feed on the shared server. Every other file brings its
  * own databases and Redis prefix, and runs beside others.
  */
-const TIMED = [
-  'test/auth-operator-control.test.ts',
-  'test/clients-rotate-overlap.test.ts',
-  'test/migrations-lock-waits.test.ts',
-  'test/console-browser.test.ts',
-  'test/console-sync.test.ts',
-  'test/portal-sessions-end.test.ts',
-  'test/read-model-order.test.ts',
-  'test/read-model-order-held.test.ts',
-  'test/resilience-shutdown.test.ts',
-  'test/sync-lag.test.ts',
-  'test/webhooks-fanout.test.ts',
-  'test/webhooks-dispatch-claims.test.ts',
-];
+const TIMED = ['test/**/*.timed.test.ts'];
 /** Files at once in the first group: most of a file's time is spent waiting on its servers. */
 const PARALLEL_FILES = 3;
 
@@ -36,26 +24,26 @@ const PARALLEL_FILES = 3;
  * none, and would order by file size. Roughly, from a run's report; the order is what matters.
  */
 const LONGEST_FIRST = [
-  'test/webhooks-retries.test.ts',
-  'test/resilience-postgres.test.ts',
-  'test/webhooks-fairness.test.ts',
-  'test/resilience-shutdown-worker.test.ts',
-  'test/clients-cli.test.ts',
-  'test/sync-crash.test.ts',
-  'test/resilience-worker.test.ts',
-  'test/webhooks-rights.test.ts',
-  'test/webhooks-faults.test.ts',
-  'test/sync-binlog-operations.test.ts',
-  'test/console-security.test.ts',
-  'test/resilience-mariadb.test.ts',
-  'test/webhooks-sweep.test.ts',
-  'test/sync-randomized.test.ts',
-  'test/traces.test.ts',
-  'test/webhooks-retention.test.ts',
-  'test/webhooks-slow-endpoint.test.ts',
-  'test/portal-browser.test.ts',
-  'test/workers-scale.test.ts',
-  'test/clients-rotate-secret.test.ts',
+  'test/webhooks/webhooks-retries.test.ts',
+  'test/resilience/resilience-postgres.test.ts',
+  'test/webhooks/webhooks-fairness.test.ts',
+  'test/resilience/resilience-shutdown-worker.test.ts',
+  'test/auth/clients-cli.test.ts',
+  'test/sync/sync-crash.test.ts',
+  'test/resilience/resilience-worker.test.ts',
+  'test/webhooks/webhooks-rights.test.ts',
+  'test/webhooks/webhooks-faults.test.ts',
+  'test/sync/sync-binlog-operations.test.ts',
+  'test/pages/console-security.test.ts',
+  'test/resilience/resilience-mariadb.test.ts',
+  'test/webhooks/webhooks-sweep.test.ts',
+  'test/sync/sync-randomized.test.ts',
+  'test/operations/traces.test.ts',
+  'test/webhooks/webhooks-retention.test.ts',
+  'test/webhooks/webhooks-slow-endpoint.test.ts',
+  'test/pages/portal-browser.test.ts',
+  'test/sync/workers-scale.test.ts',
+  'test/auth/clients-rotate-secret.test.ts',
 ];
 
 /** Vitest's order, with LONGEST_FIRST ahead of the other files of their group. */

@@ -7,7 +7,7 @@ export type ColumnType = 'int' | 'bigint' | 'text' | 'bool' | 'decimal' | 'date'
 
 /**
  * The PostgreSQL type of each column type: copy-rows.ts writes the binary form of these, and
- * test/copy-rows.test.ts checks that every synced column has its type's.
+ * test/sync/copy-rows.test.ts checks that every synced column has its type's.
  */
 export const PG_TYPES: Record<ColumnType, string> = {
   int: 'integer',

@@ -1,6 +1,6 @@
 // The two MySQL users of the product on the dashboard's database (least privilege): the worker
 // reads, the gateway writes members the way the dashboard does. docker/mysql-init/02-users.sql
-// grants the same for docker compose; test/legacy-untouched.test.ts proves what they allow.
+// grants the same for docker compose; test/sync/legacy-untouched.test.ts proves what they allow.
 import type { Connection } from 'mariadb';
 
 export interface LegacyUser {

@@ -3,7 +3,7 @@
 // client changes to the gateways' caches). A failing command rejects with its exit code and
 // stderr. The script's own build check is left out (the run's global setup has built dist/ once)
 // and so is npm: each cost a second or two per command, in files that run dozens of them.
-// `test/operator-interface.test.ts` runs the tools through npm itself.
+// `test/operations/operator-interface.test.ts` runs the tools through npm itself.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';

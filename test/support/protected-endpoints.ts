@@ -1,8 +1,8 @@
 // Every protected endpoint of the gateway, derived from the endpoint declarations
 // (gateway/src/endpoints.ts): method, route path (`:id` stands for the id a line's seed returns),
 // the scope it declares, and, per operation, how its branch data is seeded in the legacy database
-// and recognised in an answer. test/protected-endpoints.test.ts (401/403) and
-// test/branch-binding.test.ts (branch rule) walk this table; a declared operation without a
+// and recognised in an answer. test/api/protected-endpoints.test.ts (401/403) and
+// test/api/branch-binding.test.ts (branch rule) walk this table; a declared operation without a
 // BRANCH_DATA line fails the first, so a new endpoint's branch behaviour is decided in a test.
 import type { Express } from 'express';
 import { ENDPOINTS } from '../../gateway/src/endpoints.js';
@@ -139,7 +139,7 @@ export const BRANCH_DATA: Record<string, BranchData | null> = {
   // Every change carries the branch of its row (null for rows of no branch).
   listChanges: member,
   // Subscriptions belong to their client, whatever its branch; their events follow the feed's
-  // branch rule (test/webhooks.test.ts).
+  // branch rule (test/webhooks/webhooks.test.ts).
   createWebhook: null,
   listWebhooks: null,
   getWebhook: null,
@@ -151,7 +151,7 @@ export const BRANCH_DATA: Record<string, BranchData | null> = {
   listWebhookEventTypes: null,
   updateWebhook: null,
   testWebhook: null,
-  // A client's usage is its own, whatever its branch (test/usage.test.ts).
+  // A client's usage is its own, whatever its branch (test/operations/usage.test.ts).
   getUsage: null,
 };
 

@@ -36,23 +36,6 @@ export async function startWorker(
   return { ...worker, runner: worker.runner! };
 }
 
-/** Polls until `check` stops throwing, or fails with its last error after `timeoutMs`. */
-export async function eventually<T>(
-  check: () => T | Promise<T>,
-  timeoutMs = 5000,
-  stepMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, stepMs));
-    }
-  }
-}
-
 /** The worker's webhook part (dispatch, delivery, sweep) in-process, as the process starts it. */
 export async function startWebhookWorker(
   env: TestEnvironment,

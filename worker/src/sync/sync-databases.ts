@@ -26,7 +26,7 @@ export interface SyncDatabases {
   onRejected?: RejectListener;
   /**
    * Awaited after each legacy read of a table's rows, before they are written: lets a test hold
-   * a read's rows while other writes happen (test/read-model-order.test.ts).
+   * a read's rows while other writes happen (test/sync/read-model-order.timed.test.ts).
    */
   afterRead?: (table: SyncTable) => Promise<void>;
   /** Told after each transaction that wrote rows of the read model (it has committed). */

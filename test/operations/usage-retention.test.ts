@@ -1,0 +1,68 @@
+// Usage counts do not grow with time: the worker deletes the hours that ended more than
+// USAGE_RETENTION_DAYS ago (here five minutes) and keeps the others, and forgets the names of
+// merged batches after a week.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReadModelClient, readModelPool, type ReadModelClient } from '#common/databases.js';
+import { purgeExpired } from '../../worker/src/retention.js';
+import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+
+let env: TestEnvironment;
+let db: ReadModelClient;
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  db = createReadModelClient(env.databaseUrl);
+});
+
+afterAll(async () => {
+  await db?.$disconnect();
+  await env?.destroy();
+});
+
+const HOUR = 3_600_000;
+const hourStart = (msAgo: number) => {
+  const at = Date.now() - msAgo;
+  return new Date(at - (at % HOUR));
+};
+
+describe('usage retention', () => {
+  it('when hours ended longer ago than USAGE_RETENTION_DAYS, then the worker deletes them only', async () => {
+    const row = (hour: Date, operation: string) => ({
+      hour,
+      client_id: 1,
+      operation,
+      status: 200,
+      requests: 1n,
+      bytes_out: 10n,
+    });
+    // The hour under way, and hours that ended two and thirty hours ago.
+    await db.usageHour.createMany({
+      data: [
+        row(hourStart(0), 'GET now'),
+        row(hourStart(3 * HOUR), 'GET three hours ago'),
+        row(hourStart(31 * HOUR), 'GET a day ago'),
+      ],
+    });
+    await db.usageMerge.createMany({
+      data: [
+        { batch: 'old', merged_at: new Date(Date.now() - 8 * 86_400_000) },
+        { batch: 'recent', merged_at: new Date(Date.now() - 86_400_000) },
+      ],
+    });
+    const config = env.config({ USAGE_RETENTION_DAYS: String(5 / 1440) });
+    expect(config.usage.retentionMs).toBe(300_000);
+
+    const deleted = await purgeExpired(readModelPool(db), {
+      tokensMs: config.tokens.retentionMs,
+      auditMs: config.audit.retentionMs,
+      webhookEventsMs: config.webhooks.retentionMs,
+      usageMs: config.usage.retentionMs,
+    });
+
+    expect(deleted.usage_hours).toBe(2);
+    const left = await db.usageHour.findMany();
+    expect(left.map((r) => r.operation)).toEqual(['GET now']);
+    expect(deleted.usage_merges).toBe(1);
+    expect((await db.usageMerge.findMany()).map((m) => m.batch)).toEqual(['recent']);
+  });
+});
