@@ -446,3 +446,59 @@ describe('the portal, after the partner rotates its secret', () => {
     ]);
   });
 });
+
+describe("the partner's webhook actions in the operator audit", () => {
+  it('when a partner acts on its subscriptions through the API and the portal, then each action is recorded with who, through what and from where; reads are not', async () => {
+    const client = await createTestClient(gateway.db, { scopes: SCOPES });
+    const token = await issueToken(gateway, client);
+    const made = await postJson(
+      `${gateway.url}/api/v1/webhooks`,
+      { url: receiver.url('/audited'), types: ['members'] },
+      auth(token),
+    );
+    expect(made.status).toBe(201);
+    const id = made.body.data.id as number;
+    secrets.set('/audited', made.body.data.secret as string);
+    const api = (path: string, body: unknown = {}) =>
+      postJson(`${gateway.url}/api/v1/webhooks/${id}${path}`, body, auth(token));
+    expect((await patch(gateway, token, id, { description: 'audited' })).status).toBe(200);
+    expect((await sendTest(token, id)).status).toBe(200);
+    expect((await api('/rotate-secret')).status).toBe(200);
+    expect((await api('/enable')).status).toBe(200);
+    expect((await api('/replay', { since: new Date(0).toISOString() })).status).toBe(202);
+    await getJson(`${gateway.url}/api/v1/webhooks/${id}`, { headers: auth(token) });
+    // Another client's attempt on it does nothing, and records nothing.
+    expect((await patch(gateway, other.token, id, { description: 'x' })).status).toBe(404);
+    const browser = await partnerSignedIn(gateway, env.redisPrefix, client);
+    await browser.get(`/portal/webhooks/${id}`);
+    expect((await browser.post(`/portal/webhooks/${id}/rotate-secret`)).status).toBe(200);
+    const removed = await getJson(`${gateway.url}/api/v1/webhooks/${id}`, {
+      method: 'DELETE',
+      headers: auth(token),
+    });
+    expect(removed.status).toBe(200);
+
+    const rows = await gateway.db.operatorAudit.findMany({
+      where: { client_key: client.client_key, action: { startsWith: 'webhooks.' } },
+      orderBy: { id: 'asc' },
+    });
+    expect(rows.map((r) => [r.action, r.source, r.actor, r.target])).toEqual(
+      [
+        ['webhooks.create', 'api'],
+        ['webhooks.update', 'api'],
+        ['webhooks.test', 'api'],
+        ['webhooks.rotate-secret', 'api'],
+        ['webhooks.enable', 'api'],
+        ['webhooks.replay', 'api'],
+        ['webhooks.rotate-secret', 'portal'],
+        ['webhooks.delete', 'api'],
+      ].map(([action, source]) => [
+        action,
+        source,
+        `partner ${client.client_key}`,
+        `subscription ${id}`,
+      ]),
+    );
+    for (const row of rows) expect(row.address).toMatch(/127\.0\.0\.1/);
+  });
+});

@@ -60,6 +60,8 @@ export interface EndpointContext<S, P extends Shape, Q extends Shape, B extends 
   read: () => ScopedRead;
   services: S;
   header: (name: string) => string | undefined;
+  /** The caller's address (behind a trusted proxy, the one it forwarded). */
+  address: string | null;
   setHeader: (name: string, value: string) => void;
   /** Names the client a public endpoint's request is logged and counted under (token calls). */
   identify: (client: RequestClient) => void;
@@ -170,6 +172,7 @@ function contextOf<S>(
     read,
     services,
     header: (name: string) => req.get(name),
+    address: req.ip ?? null,
     setHeader: (name: string, value: string) => void res.set(name, value),
     identify: (client: RequestClient) => identifyClient(res, client),
     clientGone: () => res.closed,

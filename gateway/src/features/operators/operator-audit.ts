@@ -1,4 +1,5 @@
-// The operator audit: one record per operator action, from the console or the CLI (who, what,
+// The operator audit: one record per operator action, from the console or the CLI, and per
+// partner action on its webhook subscriptions, from the API or the portal (who, what,
 // which client, when, from where), read by the console's audit page and `npm run audit --
 // --operator`; the worker deletes records older than AUDIT_RETENTION_DAYS (worker/src/retention.ts).
 import { hostname, userInfo } from 'node:os';
@@ -18,6 +19,12 @@ export const OPERATOR_ACTIONS = [
   'members.recipients',
   'members.report',
   'members.erase',
+  'webhooks.create',
+  'webhooks.update',
+  'webhooks.delete',
+  'webhooks.rotate-secret',
+  'webhooks.replay',
+  'webhooks.test',
   'webhooks.disable',
   'webhooks.enable',
   'webhooks.reencrypt-secrets',
@@ -32,10 +39,13 @@ export const OPERATOR_ACTIONS = [
 ] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
 
-/** Who acts, through what, from where: an operator, or a partner in its portal. */
+/**
+ * Who acts, through what, from where: an operator, or a partner in its portal or through the API
+ * (its own webhook subscriptions).
+ */
 export interface Operator {
   actor: string;
-  source: 'console' | 'cli' | 'portal';
+  source: 'console' | 'cli' | 'portal' | 'api';
   /** The browser's address, or the host the CLI runs on. */
   address: string | null;
 }

@@ -6,7 +6,7 @@ import { csrfToken } from '../../pages/forms.js';
 import { Layout } from '../../pages/layout.js';
 import { currentScopes } from '#api/scopes.js';
 import type { Operator } from '../operators/operator-audit.js';
-import type { Caller } from '../webhooks/webhooks.rules.js';
+import type { Partner } from '../webhooks/webhooks.service.js';
 import { PORTAL, PORTAL_ASSETS } from './portal-paths.js';
 
 const NAV = [
@@ -80,13 +80,15 @@ export function portalActor(req: Request, res: Response): Operator {
  * The signed-in partner as the webhook service sees a caller: with the credentials its session
  * began under (pages/session.ts), which a subscription it creates, moves or enables records.
  */
-export function partnerCaller(req: Request, res: Response): Caller {
+export function partnerCaller(req: Request, res: Response): Partner {
   const partner = req.session.partner;
   // partnerOnly let the request in with its session's partner.
   if (!partner) throw new Error('a portal page reached without a partner session');
   return {
     ...callerOf(portalClient(res)),
     credentials: { generation: partner.generation, secretVersion: partner.secretVersion },
+    clientKey: portalClient(res).client_key,
+    actor: portalActor(req, res),
   };
 }
 

@@ -13,7 +13,7 @@ import { sendPage } from '../../pages/layout.js';
 import { TRIES_SHOWN, TriesTable } from '../../pages/webhook-tries.js';
 import { OutcomeNotice, refusedOr, type Outcome } from './outcome.js';
 import { partnerCaller, PortalPage, portalClient, type PortalClient } from './portal-page.js';
-import type { Caller } from '../webhooks/webhooks.rules.js';
+import type { Partner } from '../webhooks/webhooks.service.js';
 import type { PortalDeps } from './portal-deps.js';
 import { eventTypesFor } from '../webhooks/webhooks.event-types.js';
 import { updateBody } from '../webhooks/webhooks.schemas.js';
@@ -196,14 +196,14 @@ function sinceOf(value: unknown): Date {
 
 type Action = (
   deps: PortalDeps,
-  caller: Caller,
+  caller: Partner,
   s: Subscription,
   body: Record<string, unknown>,
 ) => Promise<Outcome>;
 
 const ACTIONS: Record<string, Action> = {
   test: async (deps, caller, s) => {
-    const result = await deps.webhooks.sendTest(caller, s.id);
+    const result = await deps.webhooks.asPartner(caller).sendTest(s.id);
     if (!result) throw notFound();
     return { kind: 'test', result };
   },
@@ -214,15 +214,15 @@ const ACTIONS: Record<string, Action> = {
       types: list(body.types) ?? eventTypesFor(caller.scopes).map((t) => t.type),
       description: text(body.description) ?? null,
     });
-    if (!(await deps.webhooks.update(caller, s.id, patch))) throw notFound();
+    if (!(await deps.webhooks.asPartner(caller).update(s.id, patch))) throw notFound();
     return { kind: 'done', message: `Subscription ${s.id} saved.` };
   },
   enable: async (deps, caller, s) => {
-    await deps.webhooks.enable(caller, s.id);
+    await deps.webhooks.asPartner(caller).enable(s.id);
     return { kind: 'done', message: `Subscription ${s.id} enabled: its pending events go now.` };
   },
   'rotate-secret': async (deps, caller, s) => {
-    const rotated = await deps.webhooks.rotateSecret(caller.clientId, s.id);
+    const rotated = await deps.webhooks.asPartner(caller).rotateSecret(s.id);
     return {
       kind: 'secret',
       message: 'New signing secret made: for 24 hours deliveries carry a signature under each.',
@@ -232,12 +232,9 @@ const ACTIONS: Record<string, Action> = {
   },
   replay: async (deps, caller, s, body) => {
     const since = sinceOf(body.since);
-    const replayed = await deps.webhooks.replay(
-      caller.clientId,
-      s.id,
-      since,
-      body.failed_only === 'true',
-    );
+    const replayed = await deps.webhooks
+      .asPartner(caller)
+      .replay(s.id, since, body.failed_only === 'true');
     return {
       kind: 'done',
       message: `${replayed ?? 0} events since ${since.toISOString()} go again.`,

@@ -163,7 +163,7 @@ export function webhooksPage(router: Router, deps: PortalDeps): void {
         types: list(body.types),
         description: text(body.description),
       });
-      const created = await deps.webhooks.subscribe(partnerCaller(req, res), input);
+      const created = await deps.webhooks.asPartner(partnerCaller(req, res)).subscribe(input);
       return {
         kind: 'secret',
         message: `Subscription ${created.id} added: deliveries to it are signed with this secret.`,

@@ -5,6 +5,8 @@
 import type { z } from 'zod';
 import { defineEndpoint } from '../../endpoint-services.js';
 import { notFound } from '../../http/errors.js';
+import type { AuthContext } from '../../trust/access-tokens.js';
+import type { Partner } from './webhooks.service.js';
 import { idParams } from '../../http/filters.js';
 import { listPage, paginationQuery } from '../../http/pagination.js';
 import { eventTypesFor } from './webhooks.event-types.js';
@@ -55,6 +57,12 @@ const found = <T>(row: T | null): T => {
   return row;
 };
 
+/** The token's client acting on its own subscriptions, as the operator audit records it. */
+const apiPartner = (auth: AuthContext, address: string | null): Partner => ({
+  ...auth,
+  actor: { actor: `partner ${auth.clientKey}`, source: 'api', address },
+});
+
 export const webhookEndpoints = [
   defineEndpoint({
     operationId: 'createWebhook',
@@ -69,8 +77,10 @@ export const webhookEndpoints = [
     response: webhookCreatedResponse,
     status: 201,
     tables: [],
-    handle: async ({ body, auth, services }) => {
-      const created = await services.webhooks.subscribe(auth(), body);
+    handle: async ({ body, auth, address, services }) => {
+      const created = await services.webhooks
+        .asPartner(apiPartner(auth(), address))
+        .subscribe(body);
       return { success: true, data: { ...toApi(created), secret: created.secret } };
     },
   }),
@@ -133,8 +143,10 @@ export const webhookEndpoints = [
     body: updateBody,
     response: webhookUpdatedResponse,
     tables: [],
-    handle: async ({ params, body, auth, services }) => {
-      const row = found(await services.webhooks.update(auth(), params.id, body));
+    handle: async ({ params, body, auth, address, services }) => {
+      const row = found(
+        await services.webhooks.asPartner(apiPartner(auth(), address)).update(params.id, body),
+      );
       return { success: true, data: toApi(row) };
     },
   }),
@@ -150,8 +162,10 @@ export const webhookEndpoints = [
     bodyOptional: true,
     response: webhookTestResponse,
     tables: [],
-    handle: async ({ params, auth, services }) => {
-      const outcome = found(await services.webhooks.sendTest(auth(), params.id));
+    handle: async ({ params, auth, address, services }) => {
+      const outcome = found(
+        await services.webhooks.asPartner(apiPartner(auth(), address)).sendTest(params.id),
+      );
       return { success: true, data: outcome };
     },
   }),
@@ -167,8 +181,8 @@ export const webhookEndpoints = [
     params: idParams,
     response: webhookDeletedResponse,
     tables: [],
-    handle: async ({ params, auth, services }) => {
-      if (!(await services.webhooks.remove(auth().clientId, params.id))) {
+    handle: async ({ params, auth, address, services }) => {
+      if (!(await services.webhooks.asPartner(apiPartner(auth(), address)).remove(params.id))) {
         throw notFound('Abonelik bulunamadı.');
       }
       return { success: true, message: 'Abonelik silindi.' };
@@ -187,8 +201,10 @@ export const webhookEndpoints = [
     bodyOptional: true,
     response: webhookRotatedResponse,
     tables: [],
-    handle: async ({ params, auth, services }) => {
-      const row = found(await services.webhooks.rotateSecret(auth().clientId, params.id));
+    handle: async ({ params, auth, address, services }) => {
+      const row = found(
+        await services.webhooks.asPartner(apiPartner(auth(), address)).rotateSecret(params.id),
+      );
       return { success: true, data: { ...toApi(row), secret: row.secret } };
     },
   }),
@@ -205,8 +221,10 @@ export const webhookEndpoints = [
     bodyOptional: true,
     response: webhookEnabledResponse,
     tables: [],
-    handle: async ({ params, auth, services }) => {
-      const row = found(await services.webhooks.enable(auth(), params.id));
+    handle: async ({ params, auth, address, services }) => {
+      const row = found(
+        await services.webhooks.asPartner(apiPartner(auth(), address)).enable(params.id),
+      );
       return { success: true, data: toApi(row) };
     },
   }),
@@ -224,14 +242,11 @@ export const webhookEndpoints = [
     response: webhookReplayResponse,
     status: 202,
     tables: [],
-    handle: async ({ params, body, auth, services }) => {
+    handle: async ({ params, body, auth, address, services }) => {
       const replayed = found(
-        await services.webhooks.replay(
-          auth().clientId,
-          params.id,
-          new Date(body.since),
-          body.failed_only,
-        ),
+        await services.webhooks
+          .asPartner(apiPartner(auth(), address))
+          .replay(params.id, new Date(body.since), body.failed_only),
       );
       return { success: true, data: { replayed } };
     },

@@ -5,6 +5,11 @@ import type { Config } from '#common/config.js';
 import type { ReadModelClient } from '#common/databases.js';
 import { presentOf } from '#api/changes/cursor.js';
 import { dueAtOnce } from '#api/webhooks/overdue.js';
+import {
+  recordOperatorAction,
+  type Operator,
+  type OperatorAction,
+} from '../operators/operator-audit.js';
 import { holdKey, targetKey } from '#api/webhooks/targets.js';
 import { credentialsColumns, type Credentials } from '#api/webhooks/credentials.js';
 import {
@@ -454,7 +459,7 @@ export function createWebhookService(
       dnsServers: options.dnsServers,
     },
   };
-  return {
+  const service = {
     find: (owner: Owner, id: number) => findSubscription(db, owner, id),
     create: (owner: number, input: SubscriptionInput) => createSubscription(deps, owner, input),
     figures: (id: number) => deliveryFigures(db, id),
@@ -508,6 +513,55 @@ export function createWebhookService(
     attemptCount: (id: number, outcome?: DeliveryOutcome) =>
       db.webhookAttempt.count({ where: { subscription_id: id, ...(outcome ? { outcome } : {}) } }),
   };
+  return { ...service, asPartner: (partner: Partner) => partnerActions(service, db, partner) };
 }
 
 export type WebhookService = ReturnType<typeof createWebhookService>;
+
+/** A partner acting on its own subscriptions, through the API or its portal. */
+export interface Partner extends Caller {
+  clientKey: string;
+  /** Who acts and from where, as the operator audit records it. */
+  actor: Operator;
+}
+
+/**
+ * The partner's actions on its subscriptions, each recorded in the operator audit once done
+ * (`partner KEY`, through the API or the portal, from its address): what a leaked credential did
+ * can be read back. Lists and reads are not recorded.
+ */
+function partnerActions(
+  service: Omit<WebhookService, 'asPartner'>,
+  db: ReadModelClient,
+  partner: Partner,
+) {
+  const { clientId } = partner;
+  /** `result`, after its record when it did something (null and false: no such subscription). */
+  async function recorded<T>(action: OperatorAction, id: number, result: T): Promise<T> {
+    if (result !== null && result !== false) {
+      await recordOperatorAction(db, partner.actor, action, {
+        clientKey: partner.clientKey,
+        target: `subscription ${id}`,
+      });
+    }
+    return result;
+  }
+  return {
+    subscribe: async (request: SubscriptionRequest) => {
+      const created = await service.subscribe(partner, request);
+      return recorded('webhooks.create', created.id, created);
+    },
+    update: async (id: number, patch: SubscriptionPatch) =>
+      recorded('webhooks.update', id, await service.update(partner, id, patch)),
+    sendTest: async (id: number) =>
+      recorded('webhooks.test', id, await service.sendTest(partner, id)),
+    remove: async (id: number) =>
+      recorded('webhooks.delete', id, await service.remove(clientId, id)),
+    rotateSecret: async (id: number) =>
+      recorded('webhooks.rotate-secret', id, await service.rotateSecret(clientId, id)),
+    enable: async (id: number) =>
+      recorded('webhooks.enable', id, await service.enable(partner, id)),
+    replay: async (id: number, since: Date, failedOnly: boolean) =>
+      recorded('webhooks.replay', id, await service.replay(clientId, id, since, failedOnly)),
+  };
+}
