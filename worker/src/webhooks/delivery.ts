@@ -10,6 +10,7 @@ import { bodyFor, erasureBody, receivedIn } from '#api/webhooks/bodies.js';
 import type { ToldErasure } from '#api/changes/erasures.js';
 import { clientClasses, type Received } from '#api/data-classes.js';
 import { createRecipientsRecorder, type RecipientsRecorder } from '#api/recipients.js';
+import { SANDBOX_KEY_PATTERN } from '#api/sandbox.js';
 import { Worker, type Job, type Queue } from 'bullmq';
 import type { RedisClient } from '#common/redis.js';
 import type pg from 'pg';
@@ -94,6 +95,8 @@ interface EventToSend {
     scopes: string[];
     branch_id: number | null;
     data_classes: string[];
+    /** A sandbox client's (api/sandbox.ts): its members are generated, no one's data. */
+    sandbox: boolean;
   };
   /** The member write whose change this is, when it was traced (dispatch.ts). */
   trace_parent: string | null;
@@ -107,7 +110,8 @@ const EVENTS_TO_SEND = `
          ${CREDENTIALS_LIVE} AS credentials_live, s.failing_since,
          s.secret, s.previous_secret, s.previous_secret_until,
          json_build_object('is_active', c.is_active, 'scopes', c.scopes, 'branch_id', c.branch_id,
-                           'data_classes', c.data_classes) AS client,
+                           'data_classes', c.data_classes,
+                           'sandbox', c.client_key LIKE '${SANDBOX_KEY_PATTERN}') AS client,
          erased.erasure
     FROM webhook_events e JOIN webhook_subscriptions s ON s.id = e.subscription_id
     JOIN api_clients c ON c.id = s.client_id
@@ -435,6 +439,8 @@ async function deliver(d: Deliverer, eventIds: readonly string[]) {
 async function recordReceived(d: Pick<Deliverer, 'recipients'>, admitted: readonly Admitted[]) {
   const byClient = new Map<number, Received>();
   for (const { event } of admitted) {
+    // The sandbox's members are generated: nobody's data to record, nor to erase.
+    if (event.client.sandbox) continue;
     const received: Received = byClient.get(event.client_id) ?? new Map<number, number>();
     receivedIn(event.body, clientClasses(event.client), received);
     byClient.set(event.client_id, received);
