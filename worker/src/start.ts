@@ -7,6 +7,7 @@ import {
   type ReadModelClient,
 } from '#common/databases.js';
 import { createLegacyClient } from '#common/legacy-database.js';
+import { legacyDatabaseExists } from '#legacy-data/legacy-database.js';
 import { throttledLog } from '#common/log-throttle.js';
 import type { Logger } from '#common/logger.js';
 import { createRedis } from '#common/redis.js';
@@ -46,8 +47,23 @@ const SANDBOX_POOL_SIZE = 3;
  * dashboard for the sync, its read model for the sync and for webhooks' dispatch (its feed), and
  * the Redis prefix its queues and commit announcements live under.
  */
-function sandboxParts(config: Config, jobs: readonly WorkerJob[], bounds: PoolOptions) {
+async function sandboxParts(
+  config: Config,
+  jobs: readonly WorkerJob[],
+  bounds: PoolOptions,
+  logger: Logger,
+) {
+  if (!config.sandbox.enabled) return undefined;
   if (!jobs.includes('sync') && !jobs.includes('webhooks')) return undefined;
+  // Made by db:migrate; a worker started without it runs the live club alone, and says so.
+  if (!(await legacyDatabaseExists(config.sandbox.legacyUrl).catch(() => false))) {
+    logger.warn(
+      'the sandbox is on but its dashboard database is missing or not readable by ' +
+        "SANDBOX_LEGACY_DATABASE_URL's user: run npm run db:migrate, grant SELECT on it (or set " +
+        'SANDBOX=off); this worker runs without it',
+    );
+    return undefined;
+  }
   const pool = { ...bounds, poolSize: SANDBOX_POOL_SIZE };
   return {
     legacy: jobs.includes('sync') ? createLegacyClient(config.sandbox.legacyUrl, pool) : undefined,
@@ -127,7 +143,7 @@ export async function createWorker(config: Config, options: WorkerOptions): Prom
         metrics,
       })
     : undefined;
-  const sandbox = config.sandbox.enabled ? sandboxParts(config, jobs, bounds) : undefined;
+  const sandbox = await sandboxParts(config, jobs, bounds, logger);
   const sandboxSync = sandbox?.legacy
     ? startSyncRunner({
         legacy: sandbox.legacy,
