@@ -131,15 +131,17 @@ function circles(graph: Map<string, Set<string>>): string[][] {
   return found;
 }
 
+/** What the features' handlers and pages are given, declared beside them for them. */
+const DECLARED_FOR_FEATURES = new Set(['endpoint-services.ts', 'page-services.ts']);
+
 /**
  * gateway/src's layers, lowest first; a file may import its own layer's files or lower ones. The
- * files at its top wire the app, but for endpoint-services.ts: what the features' handlers are
- * given, declared beside them for them.
+ * files at its top wire the app, but for DECLARED_FOR_FEATURES.
  */
 function gatewayLayer(file: string): number | undefined {
   const parts = path.relative(path.join(ROOT, 'gateway/src'), file).split(path.sep);
   if (parts[0] === '..' || parts.length === 0) return undefined;
-  if (parts.length === 1) return parts[0] === 'endpoint-services.ts' ? 2 : 3;
+  if (parts.length === 1) return DECLARED_FOR_FEATURES.has(parts[0]!) ? 2 : 3;
   return { trust: 0, http: 1, pages: 1, cli: 1, features: 2 }[parts[0]!];
 }
 

@@ -28,6 +28,7 @@ import { infoRoutes } from './features/info/info.routes.js';
 import { createMemberWrites } from './features/members/members.write.js';
 import { createWebhookService } from './features/webhooks/webhooks.service.js';
 import { ENDPOINTS } from './endpoints.js';
+import type { PageServices } from './page-services.js';
 import { admission, createGuard } from './http/authenticate.js';
 import { createDataAges } from './http/data-age.js';
 import { mountEndpoints, type ClubDeps } from './http/endpoint.js';
@@ -211,8 +212,19 @@ export function createApp(deps: AppDeps): express.Express {
   // The operator's and the partners' pages, after every API route: no API request walks their
   // layers.
   if (deps.config.console.enabled) {
-    app.use(consoleRoutes({ ...deps, epochs, secrets, webhooks, legacy }));
-    app.use(portalRoutes({ ...deps, epochs, secrets, webhooks, usage }));
+    const pages: PageServices = {
+      ...deps,
+      epochs,
+      secrets,
+      webhooks,
+      legacy,
+      usage,
+      prefix: deps.config.redis.prefix,
+      secretsKeys: deps.config.secrets.keys,
+      publicOrigin: deps.config.console.publicOrigin,
+    };
+    app.use(consoleRoutes(pages));
+    app.use(portalRoutes(pages));
   }
 
   app.use(unknownRoute);

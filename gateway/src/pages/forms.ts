@@ -1,6 +1,9 @@
 // Every state-changing request of a page carries the session's CSRF token (csrf-sync, the
 // synchronizer token pattern) and comes from the page's own origin; otherwise 403. The Origin
-// check stands on its own: it refuses a cross-site form even where a token leaked.
+// check stands on its own: it refuses a cross-site form even where a token leaked. A page never
+// writes the token itself: layout.tsx's PostForm adds it to every form a page renders while
+// `renderedFor` holds the request.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Request, RequestHandler } from 'express';
 import { csrfSync } from 'csrf-sync';
 import type { Config } from '#common/config.js';
@@ -19,6 +22,22 @@ const csrf = csrfSync({
 
 /** The session's token, made on first use; forms put it in their CSRF_FIELD. */
 export const csrfToken = (req: Request): string => csrf.generateToken(req);
+
+/** The request whose page is being rendered (the pages' JSX renders synchronously, in `render`). */
+const rendering = new AsyncLocalStorage<Request>();
+
+/** What `render` returns, with every PostForm in it carrying the request's session token. */
+export const renderedFor = <T>(req: Request, render: () => T): T => rendering.run(req, render);
+
+/**
+ * The token of the request being rendered, made only when a page holds a form: a page without
+ * one (a 404, a sign-in page) starts no session.
+ */
+export function formToken(): string {
+  const req = rendering.getStore();
+  if (!req) throw new Error('a form rendered outside renderedFor: it would carry no CSRF token');
+  return csrfToken(req);
+}
 
 export class ForbiddenRequest extends Error {}
 

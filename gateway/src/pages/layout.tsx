@@ -2,15 +2,9 @@
 // the navigation and sign-out, and the page's main content. Partner text is escaped where it is
 // written (`safe`); `npm run check` runs xss-scan, which flags any that is not.
 import type { Children } from '@kitajs/html';
-import type { Response } from 'express';
-import { CSRF_FIELD } from './forms.js';
-
-export interface NavLink {
-  href: string;
-  label: string;
-  /** A page outside the area (its own scripts): a whole page load, not htmx's swap. */
-  leavesArea?: boolean;
-}
+import type { Request, Response } from 'express';
+import type { Area, NavLink } from './areas.js';
+import { CSRF_FIELD, formToken, renderedFor } from './forms.js';
 
 export interface LayoutProps {
   title: string;
@@ -21,8 +15,8 @@ export interface LayoutProps {
   nav?: readonly NavLink[];
   /** The current path, marked in the navigation. */
   current?: string;
-  /** Signed in: who, and the form that signs out. */
-  signedIn?: { name: string; signOut: string; csrf: string };
+  /** Signed in: who, and where the form that signs out posts. */
+  signedIn?: { name: string; signOut: string };
   children?: Children;
 }
 
@@ -85,11 +79,10 @@ export function Layout(props: LayoutProps) {
               ''
             )}
             {props.signedIn ? (
-              <form method="post" action={props.signedIn.signOut} class="sign-out" hx-boost="false">
-                <input type="hidden" name={CSRF_FIELD} value={props.signedIn.csrf} />
+              <PostForm action={props.signedIn.signOut} class="sign-out" hx-boost="false">
                 <span safe>{props.signedIn.name}</span>
                 <button type="submit">Sign out</button>
-              </form>
+              </PostForm>
             ) : (
               ''
             )}
@@ -103,6 +96,74 @@ export function Layout(props: LayoutProps) {
     </>
   );
 }
+
+/**
+ * A form that posts: it carries the session's CSRF token (forms.ts) itself, so no page writes it.
+ * Rendered only inside `renderedFor` (sendAreaPage and the page declarations do so).
+ */
+export function PostForm(props: {
+  action: string;
+  class?: string;
+  /** 'false': a whole page load (the session changes with it), not htmx's swap. */
+  'hx-boost'?: 'false';
+  /** 'false': htmx keeps no copy of the page in its history cache (its address holds a link). */
+  'hx-history'?: 'false';
+  children?: Children;
+}) {
+  return (
+    <form
+      method="post"
+      action={props.action}
+      class={props.class}
+      hx-boost={props['hx-boost']}
+      hx-history={props['hx-history']}
+    >
+      <input type="hidden" name={CSRF_FIELD} value={formToken()} />
+      {props.children}
+    </form>
+  );
+}
+
+/**
+ * An area's frame (pages/areas.ts): its name, assets and, signed in, its navigation with the
+ * current page marked and the sign-out form; signed out, neither.
+ */
+export function Frame<W>(props: {
+  area: Area<W>;
+  title: string;
+  /** The signed-in visitor; none on a sign-in page or a refusal before the gate. */
+  who?: W | undefined;
+  /** The navigation's entry to mark. */
+  current?: string | undefined;
+  children?: Children;
+}) {
+  const { area, who } = props;
+  return (
+    <Layout
+      title={props.title}
+      area={area.label}
+      assets={area.assets}
+      nav={who === undefined ? undefined : area.nav}
+      current={props.current}
+      signedIn={
+        who === undefined
+          ? undefined
+          : { name: area.nameOf(who), signOut: `${area.prefix}/sign-out` }
+      }
+    >
+      {props.children}
+    </Layout>
+  );
+}
+
+/** The area's frame with nobody signed in, as page-layers.tsx's refusals and end take it. */
+export const publicFrame =
+  <W,>(area: Area<W>) =>
+  (props: { title: string; children?: Children }) => (
+    <Frame area={area} title={props.title}>
+      {props.children}
+    </Frame>
+  );
 
 /**
  * A message above a page's content: a refusal, or what was done. `secret`: it shows a secret or a
@@ -126,6 +187,14 @@ export function Notice(props: { kind: 'error' | 'done'; secret?: boolean; childr
  * the storage where htmx keeps its history of them (sessionStorage).
  */
 export const CLEAR_SITE_DATA = ['Clear-Site-Data', '"cache", "storage"'] as const;
+
+/** Sends the page `render` makes for `req`: its forms carry the request's session token. */
+export const sendAreaPage = (
+  req: Request,
+  res: Response,
+  render: () => JSX.Element,
+  status = 200,
+): Promise<void> => sendPage(res, renderedFor(req, render), status);
 
 /** Sends a rendered page. */
 export async function sendPage(

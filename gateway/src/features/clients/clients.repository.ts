@@ -83,6 +83,15 @@ export async function findClientByKey(
   return row ?? null;
 }
 
+/** The keys of the clients `ids` name, by id (a usage report's rows name clients by id). */
+export async function clientKeysOf(db: ReadModelClient, ids: readonly number[]) {
+  const clients = await db.apiClient.findMany({
+    where: { id: { in: [...ids] } },
+    select: { id: true, client_key: true },
+  });
+  return new Map(clients.map((c) => [c.id, c.client_key]));
+}
+
 /**
  * Stores a secret checked against an older stored form in the current one; a rotation that
  * replaced the old form meanwhile is kept.

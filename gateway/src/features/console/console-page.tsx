@@ -2,7 +2,7 @@
 // signed-in operator is for the services and the operator audit.
 import type { Children } from '@kitajs/html';
 import type { Request } from 'express';
-import { csrfToken } from '../../pages/forms.js';
+import { renderedFor } from '../../pages/forms.js';
 import { Layout } from '../../pages/layout.js';
 import type { Operator } from '../operators/operator-audit.js';
 
@@ -26,18 +26,18 @@ export function ConsolePage(props: {
   children?: Children;
 }) {
   const name = props.req.session.operator?.name ?? '';
-  return (
+  return renderedFor(props.req, () => (
     <Layout
       title={props.title}
       area="Console"
       assets={CONSOLE_ASSETS}
       nav={NAV}
       current={props.current}
-      signedIn={{ name, signOut: `${CONSOLE}/sign-out`, csrf: csrfToken(props.req) }}
+      signedIn={{ name, signOut: `${CONSOLE}/sign-out` }}
     >
       {props.children}
     </Layout>
-  );
+  ));
 }
 
 /** A page with no session behind it: signing in, a refused link, a refused request. */

@@ -3,16 +3,11 @@
 // parser and the CSRF and Origin checks run for /console paths only, so the API's requests never
 // meet them.
 import { Router } from 'express';
-import type { Config } from '#common/config.js';
-import type { ReadModelClient } from '#common/databases.js';
-import type { Logger } from '#common/logger.js';
-import type { RedisClient } from '#common/redis.js';
 import { assetRoutes } from '../../pages/assets.js';
-import type { ClientEpochs } from '../../trust/client-epochs.js';
-import type { ClientSecrets } from '../../trust/client-secrets.js';
+import { CONSOLE_AREA } from '../../pages/areas.js';
+import { mountPages } from '../../pages/page.js';
 import { areaEnd, pageLayers } from '../../pages/page-layers.js';
-import type { WebhookService } from '../webhooks/webhooks.service.js';
-import type { GatewayLegacy } from '../members/legacy-connection.js';
+import type { PageServices } from '../../page-services.js';
 import { auditPage } from './audit.page.js';
 import { membersPage } from './members.page.js';
 import { clientEditPage } from './client-edit.page.js';
@@ -24,19 +19,10 @@ import { webhooksPage } from './webhooks.page.js';
 import { CONSOLE, CONSOLE_ASSETS, PublicPage } from './console-page.js';
 import { operatorOnly, signInRoutes } from './sign-in.routes.js';
 
-export interface ConsoleDeps {
-  config: Config;
-  db: ReadModelClient;
-  redis: RedisClient;
-  logger: Logger;
-  epochs: ClientEpochs;
-  secrets: ClientSecrets;
-  webhooks: WebhookService;
-  /** The dashboard's database, for a member's erasure (members/erasure.service.ts). */
-  legacy: GatewayLegacy;
-}
+/** The console's pages, declared with definePage (page-services.ts). */
+const CONSOLE_PAGES = [auditPage, syncPage, usagePage];
 
-export function consoleRoutes(deps: ConsoleDeps): Router {
+export function consoleRoutes(deps: PageServices): Router {
   const router = Router();
   router.use(assetRoutes(CONSOLE_ASSETS));
   router.use(
@@ -57,10 +43,8 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   clientEditPage(router, deps);
   clientsPage(router, deps);
   webhooksPage(router, { db: deps.db, service: deps.webhooks });
-  usagePage(router, deps);
-  syncPage(router, deps);
-  auditPage(router, deps);
   membersPage(router, deps);
+  mountPages(router, CONSOLE_AREA, CONSOLE_PAGES, deps);
   router.use(CONSOLE, areaEnd(PublicPage, CONSOLE));
   return router;
 }

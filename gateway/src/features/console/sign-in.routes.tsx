@@ -86,7 +86,11 @@ function ConfirmSignIn(props: { name: string; action: string; csrf: string }) {
 export function operatorOnly(config: Config): RequestHandler {
   return async (req, res, next) => {
     const { operator, signedInAt } = req.session;
-    if (operator && signedInAt !== undefined && !sessionOutlived(signedInAt, config)) return next();
+    if (operator && signedInAt !== undefined && !sessionOutlived(signedInAt, config)) {
+      // The declared pages' visitor (pages/page.tsx).
+      res.locals.who = consoleOperator(req);
+      return next();
+    }
     const ended = operator !== undefined;
     await destroy(req);
     await sendPage(

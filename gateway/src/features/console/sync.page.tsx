@@ -2,17 +2,17 @@
 // the binary log), how far behind each table is and whether it is stale, its last complete pass
 // and reconciliation, the legacy rows set aside as rejects, the last `npm run sync:verify`, and
 // the binary log's fallbacks to polling.
-import type { Router } from 'express';
 import type { Config } from '#common/config.js';
-import type { ReadModelClient } from '#common/databases.js';
-import { sendPage } from '../../pages/layout.js';
 import {
   isStale,
   passIntervalMs,
+  readSyncHealth,
   SAFETY_NET_POLL_MS,
   STALE_AFTER_PASSES,
+  type SyncHealth,
 } from '#read-model/sync-health.js';
-import { CONSOLE, ConsolePage } from './console-page.js';
+import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
+import { definePage } from '../../page-services.js';
 
 const PAGE = `${CONSOLE}/sync`;
 
@@ -28,26 +28,9 @@ function ago(at: Date | null | undefined, now: number): string {
   return `${Math.round(s / 3600)} h`;
 }
 
-async function readHealth(db: ReadModelClient) {
-  const [tables, rejects, binlog] = await Promise.all([
-    db.syncState.findMany({ orderBy: { table_name: 'asc' } }),
-    db.syncReject.groupBy({
-      by: ['table_name'],
-      _count: { _all: true },
-      _max: { last_seen_at: true },
-    }),
-    db.binlogPosition.findUnique({ where: { id: 1 } }),
-  ]);
-  const rejected = new Map(rejects.map((r) => [r.table_name, r._count._all]));
-  return { tables, rejected, binlog };
-}
+type SyncStateRow = SyncHealth['tables'][number];
 
-type SyncStateRow = Awaited<ReturnType<typeof readHealth>>['tables'][number];
-
-function Facts(props: {
-  config: Config;
-  binlog: Awaited<ReturnType<typeof readHealth>>['binlog'];
-}) {
+function Facts(props: { config: Config; binlog: SyncHealth['binlog'] }) {
   const { config, binlog } = props;
   return (
     <dl class="secret facts">
@@ -83,17 +66,48 @@ function lastVerify(t: SyncStateRow): string {
   return `${when(t.verified_at)}: ${found} difference${found === 1 ? '' : 's'}`;
 }
 
-export function syncPage(router: Router, deps: { db: ReadModelClient; config: Config }): void {
-  const { source, intervalMs } = deps.config.sync;
-  const passMs = passIntervalMs(source, intervalMs);
-  const sourceText = source === 'binlog' ? 'binary log' : 'poll';
-  router.get(PAGE, async (req, res) => {
-    const { tables, rejected, binlog } = await readHealth(deps.db);
-    const now = Date.now();
-    await sendPage(
-      res,
-      <ConsolePage req={req} title="Sync health" current={PAGE}>
-        <Facts config={deps.config} binlog={binlog} />
+function TableRow(props: {
+  t: SyncStateRow;
+  rejects: number;
+  source: string;
+  stale: boolean;
+  now: number;
+}) {
+  const { t, stale, now } = props;
+  return (
+    <tr data-table={t.table_name} class={stale ? 'stale' : undefined}>
+      <td safe>{t.table_name}</td>
+      <td safe>{props.source}</td>
+      <td>
+        {stale ? <strong safe>{stateOf(t, stale)}</strong> : <span safe>{stateOf(t, stale)}</span>}
+      </td>
+      <td class="num" safe>
+        {ago(t.synced_at, now)}
+      </td>
+      <td safe>{when(t.synced_at)}</td>
+      <td class="num" safe>
+        {String(t.rows_synced)}
+      </td>
+      <td safe>{when(t.reconciled_at)}</td>
+      <td class="num" safe>
+        {String(props.rejects)}
+      </td>
+      <td safe>{lastVerify(t)}</td>
+    </tr>
+  );
+}
+
+export const syncPage = definePage({
+  area: CONSOLE_AREA,
+  path: PAGE,
+  title: 'Sync health',
+  load: async ({ services }) => ({ ...(await readSyncHealth(services.db)), now: Date.now() }),
+  view: ({ tables, rejected, binlog, now }, { services: { config } }) => {
+    const passMs = passIntervalMs(config.sync.source, config.sync.intervalMs);
+    const source = config.sync.source === 'binlog' ? 'binary log' : 'poll';
+    return (
+      <>
+        <Facts config={config} binlog={binlog} />
         <div class="scroll">
           <table id="sync-tables">
             <caption>Per table (times in UTC)</caption>
@@ -124,38 +138,19 @@ export function syncPage(router: Router, deps: { db: ReadModelClient; config: Co
               ) : (
                 ''
               )}
-              {tables.map((t) => {
-                const stale = isStale(t.synced_at, now, passMs);
-                return (
-                  <tr data-table={t.table_name} class={stale ? 'stale' : undefined}>
-                    <td safe>{t.table_name}</td>
-                    <td>{sourceText}</td>
-                    <td>
-                      {stale ? (
-                        <strong safe>{stateOf(t, stale)}</strong>
-                      ) : (
-                        <span safe>{stateOf(t, stale)}</span>
-                      )}
-                    </td>
-                    <td class="num" safe>
-                      {ago(t.synced_at, now)}
-                    </td>
-                    <td safe>{when(t.synced_at)}</td>
-                    <td class="num" safe>
-                      {String(t.rows_synced)}
-                    </td>
-                    <td safe>{when(t.reconciled_at)}</td>
-                    <td class="num" safe>
-                      {String(rejected.get(t.table_name) ?? 0)}
-                    </td>
-                    <td safe>{lastVerify(t)}</td>
-                  </tr>
-                );
-              })}
+              {tables.map((t) => (
+                <TableRow
+                  t={t}
+                  rejects={rejected.get(t.table_name) ?? 0}
+                  source={source}
+                  stale={isStale(t.synced_at, now, passMs)}
+                  now={now}
+                />
+              ))}
             </tbody>
           </table>
         </div>
-      </ConsolePage>,
+      </>
     );
-  });
-}
+  },
+});

@@ -1,14 +1,14 @@
 // Usage of every client (or one): requests per hour or day as a chart beside the table of its
 // numbers (pages/static/charts.js draws the chart from the table), and the same period summed by
 // client, operation or status, as `npm run usage -- --json` reports it (usage/usage.read.ts).
-import type { Router } from 'express';
+import { z } from 'zod';
 import { NO_CLIENT } from '#api/usage/usage-cells.js';
-import { readModelPool, type ReadModelClient } from '#common/databases.js';
-import { sendPage } from '../../pages/layout.js';
-import { findClientByKey } from '../clients/clients.repository.js';
+import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
+import { choice, text } from '../../pages/fields.js';
 import { everyPeriod, FIGURES, SeriesChart, UNIT_MS } from '../../pages/usage-series.js';
+import { definePage } from '../../page-services.js';
+import { clientKeysOf, findClientByKey } from '../clients/clients.repository.js';
 import { readUsage, usageRange, type UsageRow } from '../usage/usage.read.js';
-import { CONSOLE, ConsolePage } from './console-page.js';
 
 const PAGE = `${CONSOLE}/usage`;
 const MAX_ROWS = 10_000;
@@ -16,13 +16,6 @@ const GROUPS = ['client', 'operation', 'status'] as const;
 type Group = (typeof GROUPS)[number];
 /** Hours cover the last day; days the last thirty. */
 const SPAN_DAYS = { hour: 1, day: 30 } as const;
-
-function options(query: Record<string, unknown>) {
-  const granularity = query.granularity === 'day' ? 'day' : 'hour';
-  const by: Group = GROUPS.find((g) => g === query.by) ?? 'client';
-  const client = typeof query.client === 'string' && query.client ? query.client : undefined;
-  return { granularity, by, client } as const;
-}
 
 function Filters(props: { granularity: string; by: Group; client: string | undefined }) {
   return (
@@ -112,47 +105,47 @@ function TotalsTable(props: { by: Group; rows: UsageRow[]; keys: Map<number, str
   );
 }
 
-export function usagePage(router: Router, deps: { db: ReadModelClient }): void {
-  router.get(PAGE, async (req, res) => {
-    const { granularity, by, client } = options(req.query);
+export const usagePage = definePage({
+  area: CONSOLE_AREA,
+  path: PAGE,
+  title: 'Usage',
+  query: z.object({
+    granularity: choice(['hour', 'day'], 'hour'),
+    by: choice(GROUPS, 'client'),
+    client: text.catch(undefined),
+  }),
+  async load({ services, query: { granularity, by, client } }) {
     const range = usageRange({}, granularity, Infinity);
     if ('field' in range) throw new Error(range.message);
     range.from = new Date(range.to.getTime() - SPAN_DAYS[granularity] * 86_400_000);
-    const found = client === undefined ? null : await findClientByKey(deps.db, client);
-    const clientId = found?.id;
+    const found = client === undefined ? null : await findClientByKey(services.db, client);
     const unknown = client !== undefined && !found;
-    const pool = readModelPool(deps.db);
-    const query = { ...(clientId === undefined ? {} : { clientId }), ...range, maxRows: MAX_ROWS };
+    const { pool } = services.usage;
+    const asked = { ...(found ? { clientId: found.id } : {}), ...range, maxRows: MAX_ROWS };
     const [series, totals] = unknown
       ? [{ rows: [] }, { rows: [] }]
       : await Promise.all([
-          readUsage(pool, { ...query, granularity, groupBy: null }),
-          readUsage(pool, { ...query, granularity: null, groupBy: by }),
+          readUsage(pool, { ...asked, granularity, groupBy: null }),
+          readUsage(pool, { ...asked, granularity: null, groupBy: by }),
         ]);
-    const ids = totals.rows
-      .map((r) => Number(r.group))
-      .filter((id) => by === 'client' && id !== NO_CLIENT);
-    const keys = new Map(
-      (
-        await deps.db.apiClient.findMany({
-          where: { id: { in: ids } },
-          select: { id: true, client_key: true },
-        })
-      ).map((c) => [c.id, c.client_key]),
+    const ids = by === 'client' ? totals.rows.map((r) => Number(r.group)) : [];
+    const keys = await clientKeysOf(
+      services.db,
+      ids.filter((id) => id !== NO_CLIENT),
     );
-    await sendPage(
-      res,
-      <ConsolePage req={req} title="Usage" current={PAGE}>
-        <Filters granularity={granularity} by={by} client={client} />
-        <p
-          safe
-        >{`From ${range.from.toISOString()} to ${range.to.toISOString()}${unknown ? ` — no client with key ${client}` : ''}.`}</p>
-        <SeriesChart rows={everyPeriod(series.rows, range, UNIT_MS[granularity])} />
-        <h2>Totals</h2>
-        <div class="scroll">
-          <TotalsTable by={by} rows={totals.rows} keys={keys} />
-        </div>
-      </ConsolePage>,
-    );
-  });
-}
+    return { range, unknown, series: series.rows, totals: totals.rows, keys };
+  },
+  view: ({ range, unknown, series, totals, keys }, { query: { granularity, by, client } }) => (
+    <>
+      <Filters granularity={granularity} by={by} client={client} />
+      <p
+        safe
+      >{`From ${range.from.toISOString()} to ${range.to.toISOString()}${unknown ? ` — no client with key ${client}` : ''}.`}</p>
+      <SeriesChart rows={everyPeriod(series, range, UNIT_MS[granularity])} />
+      <h2>Totals</h2>
+      <div class="scroll">
+        <TotalsTable by={by} rows={totals} keys={keys} />
+      </div>
+    </>
+  ),
+});

@@ -2,7 +2,7 @@
 // (pages/layout.tsx), and the partner behind a request, for the services and the operator audit.
 import type { Children } from '@kitajs/html';
 import type { Request, Response } from 'express';
-import { csrfToken } from '../../pages/forms.js';
+import { renderedFor } from '../../pages/forms.js';
 import { Layout } from '../../pages/layout.js';
 import { currentScopes } from '#api/scopes.js';
 import type { Operator } from '../operators/operator-audit.js';
@@ -44,18 +44,18 @@ export function PortalPage(props: {
   children?: Children;
 }) {
   const client = portalClient(props.res);
-  return (
+  return renderedFor(props.req, () => (
     <Layout
       title={props.title}
       area="Partner portal"
       assets={PORTAL_ASSETS}
       nav={NAV}
       current={props.current}
-      signedIn={{ name: client.name, signOut: `${PORTAL}/sign-out`, csrf: csrfToken(props.req) }}
+      signedIn={{ name: client.name, signOut: `${PORTAL}/sign-out` }}
     >
       {props.children}
     </Layout>
-  );
+  ));
 }
 
 /** A page with no session behind it: signing in, a refused link, a refused request. */

@@ -1,0 +1,114 @@
+// The two areas of pages the gateway serves beside its API: the operator's console
+// (docs/decisions/0019-console.md) and a partner's portal (docs/decisions/0020-portal.md). Each is
+// described once here: where it lives, its session, its frame and navigation, where a signed-in
+// visitor lands and a lost one is sent back to. pages/page.tsx mounts an area from this: its
+// layers (page-layers.tsx), its sign-in and gate (sign-in.tsx), its declared pages and its end
+// (areaEnd: its own 404, 4xx and 500 pages).
+
+export interface NavLink {
+  href: string;
+  label: string;
+  /** A page outside the area (its own scripts): a whole page load, not htmx's swap. */
+  leavesArea?: boolean;
+}
+
+/** The navigation to the pages `labels` names, under `prefix`. */
+const navUnder = (prefix: string, labels: Record<string, string>): NavLink[] =>
+  Object.entries(labels).map(([page, label]) => ({ href: `${prefix}/${page}`, label }));
+
+/**
+ * Who acts through a console or portal page, as the operator audit records it (the features'
+ * Operator: features/operators/operator-audit.ts).
+ */
+export interface Actor {
+  actor: string;
+  source: 'console' | 'portal';
+  /** The browser's address (behind a trusted proxy, the one it forwarded). */
+  address: string | null;
+}
+
+/** The signed-in partner's client, as the portal's gate read it for this request. */
+export interface PartnerClient {
+  id: number;
+  client_key: string;
+  name: string;
+  scopes: string[];
+  /** The classes of members' personal data it receives (api/data-classes.ts). */
+  data_classes: string[];
+  branch_id: number | null;
+  rate_limit_minute: number | null;
+  rate_limit_hour: number | null;
+  rate_limit_day: number | null;
+}
+
+/**
+ * A signed-in partner: its client, itself as the audit names it, and the credentials its session
+ * began under (the client's token generation and secret version then, pages/session.ts).
+ */
+export interface SignedInPartner {
+  client: PartnerClient;
+  actor: Actor;
+  credentials: { generation: number; secretVersion: number };
+}
+
+/** An area of pages; `W` is who its gate lets in (an operator, a partner). */
+export interface Area<W> {
+  /** Every path of the area starts with it; a signed-out visitor is sent to it. */
+  prefix: '/console' | '/portal';
+  /**
+   * Its session: the cookie's and Redis keys' name (pages/session.ts), which keeps it apart from
+   * the other area's, and the session's field that says who signed in.
+   */
+  session: { name: 'console' | 'portal'; holder: 'operator' | 'partner' };
+  /** What a session that has ended is told, above the sign-in page. */
+  ended: string;
+  /** The product part's name in every page's frame, beside its title. */
+  label: string;
+  /** Where its assets are served (pages/assets.ts). */
+  assets: string;
+  /** Where a signed-in visitor lands; the 404 and 500 pages lead back to the area's start. */
+  home: string;
+  nav: readonly NavLink[];
+  /** The name the frame shows beside the sign-out button. */
+  nameOf: (who: W) => string;
+}
+
+export const CONSOLE = '/console';
+export const PORTAL = '/portal';
+
+export const CONSOLE_AREA: Area<Actor> = {
+  prefix: CONSOLE,
+  session: { name: 'console', holder: 'operator' },
+  ended: 'Your session has ended: sign in again.',
+  label: 'Console',
+  assets: `${CONSOLE}/assets`,
+  home: `${CONSOLE}/clients`,
+  nav: navUnder(CONSOLE, {
+    clients: 'Clients',
+    members: 'Members',
+    webhooks: 'Webhooks',
+    usage: 'Usage',
+    sync: 'Sync health',
+    audit: 'Audit',
+  }),
+  nameOf: (operator) => operator.actor,
+};
+
+export const PORTAL_AREA: Area<SignedInPartner> = {
+  prefix: PORTAL,
+  session: { name: 'portal', holder: 'partner' },
+  ended: 'Your session has ended: open a new portal link.',
+  label: 'Partner portal',
+  assets: `${PORTAL}/assets`,
+  home: `${PORTAL}/overview`,
+  nav: [
+    ...navUnder(PORTAL, {
+      overview: 'Overview',
+      usage: 'Usage',
+      webhooks: 'Webhooks',
+      credentials: 'Credentials',
+    }),
+    { href: '/api/v1/docs', label: 'API documentation', leavesArea: true },
+  ],
+  nameOf: (partner) => partner.client.name,
+};

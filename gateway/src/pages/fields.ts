@@ -1,0 +1,40 @@
+// Form fields and page addresses as zod reads them, for the schemas pages declare (page.tsx). A
+// form sends every field as text: an input left empty as '', checkboxes of one name as one string
+// or a list, none ticked as nothing; express.urlencoded hands them over so.
+import { z } from 'zod';
+
+const blankToMissing = (value: unknown) => (value === '' ? undefined : value);
+
+/** A text input: left empty, it is missing. */
+export const text = z.preprocess(blankToMissing, z.string().optional());
+
+/** A text input as typed, trimmed; '' when left empty or missing. */
+export const trimmed = z.preprocess((value) => value ?? '', z.string().trim());
+
+/** Checkboxes of one name: the ticked values, none ticked missing. */
+export const ticked = z.preprocess(
+  (value) => (typeof value === 'string' ? [value] : value),
+  z.array(z.string()).optional(),
+);
+
+/** Checkboxes of one name as the operator services read a list: `a,b`, none ticked missing. */
+export const tickedList = z.preprocess(
+  (value) => (Array.isArray(value) ? value.join(',') : blankToMissing(value)),
+  z.string().optional(),
+);
+
+/** A record's id in a page's address: a positive integer of at most nine digits. */
+export const positiveId = z
+  .string()
+  .regex(/^\d{1,9}$/)
+  .transform(Number)
+  .refine((id) => id > 0);
+
+/**
+ * One of `values` in a query; anything else, or nothing, is `fallback` (a filter's choice the
+ * page always has).
+ */
+export const choice = <const T extends readonly [string, ...string[]]>(
+  values: T,
+  fallback: T[number],
+) => z.enum(values).catch(fallback);
