@@ -33,7 +33,7 @@ import { admission, createGuard } from './http/authenticate.js';
 import { createDataAges } from './http/data-age.js';
 import { mountEndpoints, type ClubDeps } from './http/endpoint.js';
 import type { EndpointServices } from './endpoint-services.js';
-import { createSandboxEvents } from './features/sandbox/sandbox.events.js';
+import { createSandboxEvents, type SandboxEvents } from './features/sandbox/sandbox.events.js';
 import { errorHandler, unknownRoute } from './http/error-handler.js';
 import { accessLog } from './http/access-log.js';
 import { corsFor } from './http/cors.js';
@@ -92,13 +92,14 @@ function sandboxClub(
   deps: AppDeps,
   sandbox: SandboxClub,
   live: EndpointServices,
+  events: SandboxEvents,
 ): ClubDeps<EndpointServices> {
   return {
     services: {
       ...live,
       memberWrites: createMemberWrites({ ...deps, ...sandbox }),
       changes: { ...live.changes, erasures: (_clientId, changes) => Promise.resolve(changes) },
-      sandbox: createSandboxEvents(sandbox),
+      sandbox: events,
     },
     dataAges: createDataAges(sandbox.db),
     reads: sandbox.reads,
@@ -164,6 +165,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   // Member writes and the console's erasures: the gateway's own MySQL user, one pool.
   const legacy = deps.legacy ?? createGatewayLegacyPool(deps.config.legacy.url);
+  const sandboxEvents = deps.sandbox && createSandboxEvents(deps.sandbox);
   const services: EndpointServices = {
     tokens,
     throttle,
@@ -201,7 +203,7 @@ export function createApp(deps: AppDeps): express.Express {
             ? createRecipientsRecorder(readModelPool(deps.db))
             : NOT_RECORDING,
         },
-        sandbox: deps.sandbox && sandboxClub(deps, deps.sandbox, services),
+        sandbox: deps.sandbox && sandboxClub(deps, deps.sandbox, services, sandboxEvents!),
       },
     },
     API_PREFIX,
@@ -214,6 +216,8 @@ export function createApp(deps: AppDeps): express.Express {
   if (deps.config.console.enabled) {
     const pages: PageServices = {
       ...deps,
+      sandbox: deps.sandbox?.db,
+      sandboxEvents,
       epochs,
       secrets,
       webhooks,
