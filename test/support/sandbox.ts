@@ -13,6 +13,7 @@ import {
   issueToken,
   startGateway,
   type RunningGateway,
+  type TestClient,
 } from './gateway.js';
 import { eventually } from './eventually.js';
 import { READ_SCOPES } from './partner-copy.js';
@@ -39,7 +40,7 @@ export interface SandboxFixture {
   receiver: Awaited<ReturnType<typeof startReceiver>>;
   /** The receiver's secrets by path, for its verification. */
   secrets: Map<string, string>;
-  sandbox: { key: string; token: string };
+  sandbox: { key: string; token: string; client: TestClient };
   liveToken: string;
   close(): Promise<void>;
 }
@@ -81,7 +82,7 @@ export async function startSandboxFixture(
     gateway,
     receiver,
     secrets,
-    sandbox: { key: client.client_key, token },
+    sandbox: { key: client.client_key, token, client },
     liveToken,
     async close() {
       await webhooks.close();

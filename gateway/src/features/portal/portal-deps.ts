@@ -4,6 +4,7 @@ import type { ReadModelClient } from '#common/databases.js';
 import type { RedisClient } from '#common/redis.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import type { ClientSecrets } from '../../trust/client-secrets.js';
+import type { SandboxEvents } from '../sandbox/sandbox.events.js';
 import type { UsageServices } from '../usage/usage.report.js';
 import type { WebhookService } from '../webhooks/webhooks.service.js';
 
@@ -15,4 +16,6 @@ export interface PortalDeps {
   secrets: ClientSecrets;
   webhooks: WebhookService;
   usage: UsageServices;
+  /** Changes on demand in the sandbox's club (the quick start); undefined when SANDBOX is off. */
+  sandboxEvents: SandboxEvents | undefined;
 }

@@ -5,6 +5,7 @@ import type { Request, Response } from 'express';
 import { renderedFor } from '../../pages/forms.js';
 import { Layout } from '../../pages/layout.js';
 import { currentScopes } from '#api/scopes.js';
+import { clubOf } from '#api/sandbox.js';
 import type { Operator } from '../operators/operator-audit.js';
 import type { Partner } from '../webhooks/webhooks.service.js';
 import { PORTAL, PORTAL_ASSETS } from './portal-paths.js';
@@ -16,6 +17,9 @@ const NAV = [
   { href: `${PORTAL}/credentials`, label: 'Credentials' },
   { href: '/api/v1/docs', label: 'API documentation', leavesArea: true },
 ] as const;
+
+/** A sandbox client's first page (quick-start.page.tsx). */
+const QUICK_START_LINK = { href: `${PORTAL}/quick-start`, label: 'Quick start' };
 
 /** The signed-in partner's client, as partnerOnly found it on this request. */
 export interface PortalClient {
@@ -49,7 +53,7 @@ export function PortalPage(props: {
       title={props.title}
       area="Partner portal"
       assets={PORTAL_ASSETS}
-      nav={NAV}
+      nav={clubOf(client.client_key) === 'sandbox' ? [QUICK_START_LINK, ...NAV] : NAV}
       current={props.current}
       signedIn={{ name: client.name, signOut: `${PORTAL}/sign-out` }}
     >

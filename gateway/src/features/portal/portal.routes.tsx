@@ -6,6 +6,7 @@ import { assetRoutes } from '../../pages/assets.js';
 import { areaEnd, pageLayers } from '../../pages/page-layers.js';
 import { credentialsPage } from './credentials.page.js';
 import { overviewPage } from './overview.page.js';
+import { quickStartPage } from './quick-start.page.js';
 import { PublicPortalPage } from './portal-page.js';
 import { PORTAL, PORTAL_ASSETS } from './portal-paths.js';
 import type { PortalDeps } from './portal-deps.js';
@@ -26,6 +27,7 @@ export function portalRoutes(deps: PortalDeps): Router {
   router.use(PORTAL, partnerOnly(deps));
   router.use(PORTAL, portalLimit(deps));
   overviewPage(router, deps);
+  quickStartPage(router, deps);
   usagePage(router, deps);
   webhooksPage(router, deps);
   webhookPage(router, deps);

@@ -4,6 +4,7 @@
 // (revoke-tokens, disable, rotate-secret) or the end of the secret it began under (a rotation's
 // overlap ending, or ended now) ends it, on every gateway at once. A link not yet used ends alike,
 // and with the operator's `--revoke-all` (portal-links.ts).
+import { clubOf } from '#api/sandbox.js';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { Config } from '#common/config.js';
 import type { ReadModelClient } from '#common/databases.js';
@@ -29,6 +30,9 @@ export interface PortalSignInDeps {
 }
 
 const HOME = `${PORTAL}/overview`;
+/** Where a partner lands: a sandbox client on its quick start (quick-start.page.tsx). */
+const homeOf = (clientKey: string) =>
+  clubOf(clientKey) === 'sandbox' ? `${PORTAL}/quick-start` : HOME;
 
 function SignedOut(props: { reason?: string | undefined }) {
   return (
@@ -151,7 +155,7 @@ export function portalSignInRoutes(router: Router, deps: PortalSignInDeps): void
   const links = linkKeysOf(config);
 
   router.get(PORTAL, async (req, res) => {
-    if (req.session.partner) return res.redirect(303, HOME);
+    if (req.session.partner) return res.redirect(303, homeOf(req.session.partner.clientKey));
     await sendPage(res, <SignedOut />);
   });
 
@@ -180,7 +184,7 @@ export function portalSignInRoutes(router: Router, deps: PortalSignInDeps): void
     await recordOperatorAction(db, portalActor(req, res), 'portal.sign-in', {
       clientKey: client.client_key,
     });
-    res.redirect(303, HOME);
+    res.redirect(303, homeOf(client.client_key));
   });
 
   router.post(`${PORTAL}/sign-out`, async (req, res) => {
