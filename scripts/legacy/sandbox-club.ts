@@ -50,7 +50,14 @@ export async function resetSandbox(
   return `sandbox ${databaseName(url)} generated afresh (seed ${seed}): ${summary}`;
 }
 
-/** Every table but the migrations' ledger, emptied at once (it waits for a sync in flight). */
+/** Deadlock, or a lock not granted in time: the worker's sync held one of the tables. */
+const LOCK_CONFLICTS = new Set(['40P01', '55P03']);
+const EMPTY_TRIES = 10;
+
+/**
+ * Every table but the migrations' ledger, emptied at once. The worker's sync may hold some of
+ * them while it waits for others: a conflict with it is tried again, with a bound on each wait.
+ */
 async function emptyReadModel(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -60,7 +67,17 @@ async function emptyReadModel(url: string): Promise<void> {
         WHERE schemaname = current_schema() AND tablename <> '_prisma_migrations'`,
     );
     if (rows.length === 0) return;
-    await client.query(`TRUNCATE ${rows.map((r) => r.name).join(', ')} RESTART IDENTITY`);
+    await client.query("SET lock_timeout = '2s'");
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.query(`TRUNCATE ${rows.map((r) => r.name).join(', ')} RESTART IDENTITY`);
+        return;
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? '';
+        if (!LOCK_CONFLICTS.has(code) || attempt === EMPTY_TRIES) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    }
   } finally {
     await client.end();
   }

@@ -6,8 +6,7 @@
 // `reset` makes a new club; a live client finds nothing under /api/v1/sandbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateLegacyData } from '../../scripts/legacy/generate-data.js';
-import { resetSandbox } from '../../scripts/legacy/sandbox-club.js';
-import { migrateReadModel } from '#prisma/read-model/migrate.js';
+import { operatorCli, operatorCliWith } from '../support/operator-cli.js';
 import { createTestClient, getJson, bearer, issueToken, postJson } from '../support/gateway.js';
 import { LegacyDashboard } from '../support/legacy-dashboard.js';
 import { syncOnce } from '../support/sync-once.js';
@@ -257,6 +256,45 @@ describe('the partners sandbox', () => {
     expect(row?.branch_id).toBe(1);
   });
 
+  it('the operator makes sandbox clients with npm run clients -- create --sandbox, bound to a branch of the sandbox; bad input says why', async () => {
+    const created = JSON.parse(
+      await operatorCli(
+        fixture.env,
+        'clients',
+        'create',
+        '--sandbox',
+        '--name',
+        'Acme deneme',
+        '--scopes',
+        'members:read',
+        '--branch',
+        '2',
+        '--json',
+      ),
+    ) as { client_key: string; branch_id: number; sandbox: boolean };
+    expect(created).toMatchObject({ branch_id: 2, sandbox: true });
+    expect(created.client_key).toMatch(/^sbx_/);
+    const refusal = (args: string[], variables: Record<string, string> = {}) =>
+      operatorCliWith(fixture.env, variables, 'clients', ...args).then(
+        () => null,
+        (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+      );
+    const create = ['create', '--sandbox', '--name', 'X', '--scopes', 'members:read'];
+    expect(await refusal([...create, '--branch', '999'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('branch 999 does not exist'),
+    });
+    expect(await refusal(create, { SANDBOX: 'off' })).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('the sandbox is off'),
+    });
+    const badSeed = await operatorCli(fixture.env, 'sandbox', 'reset', '--seed', 'many').then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(badSeed).toMatchObject({ code: 2, stderr: expect.stringContaining('--seed') });
+  });
+
   it('reset generates a new club, which the sandbox client then reads', async () => {
     const before = await liveChecksums();
     const names = async () =>
@@ -267,7 +305,8 @@ describe('the partners sandbox', () => {
       );
     const old = await names();
     await sandboxLegacy.close();
-    await resetSandbox(fixture.config, migrateReadModel, 987_654);
+    const printed = await operatorCli(fixture.env, 'sandbox', 'reset', '--seed', '987654');
+    expect(printed).toMatch(/generated afresh \(seed 987654\): \d+ branches/);
     sandboxLegacy = await LegacyDashboard.connect(fixture.config.sandbox.legacyUrl);
     const fresh = await names();
     expect(fresh).not.toBe(old);

@@ -89,7 +89,7 @@ export function parseLimits(value: string): ClientLimits {
 /** The read model a client of `club` reads: its branches are the ones it may be bound to. */
 function readModelOf(deps: ClientDeps, club: Club): ReadModelClient {
   if (club === 'live') return deps.db;
-  if (!deps.sandbox) throw new OperatorRefusal('the sandbox is off (SANDBOX=off)');
+  if (!deps.sandbox) throw new OperatorRefusal('the sandbox is off (SANDBOX=off)', 1);
   return deps.sandbox;
 }
 

@@ -16,6 +16,7 @@ import {
 } from '../clients/clients.service.js';
 import { OperatorRefusal } from '../../cli/operator-refusal.js';
 import { DataClassesField, dataClassesText } from './data-classes-field.js';
+import { clubOf } from '#api/sandbox.js';
 import { CONSOLE, ConsolePage, consoleOperator } from './console-page.js';
 import { PortalLinkForm } from './portal-link.page.js';
 
@@ -115,6 +116,13 @@ function CreateForm(props: { csrf: string }) {
         <p id="limits-hint" class="hint">
           Three positive integers separated by slashes.
         </p>
+        <label class="check">
+          <input type="checkbox" name="sandbox" value="yes" aria-describedby="sandbox-hint" />
+          <span>Sandbox client</span>
+        </label>
+        <p id="sandbox-hint" class="hint">
+          Its key begins sbx_ and its tokens read the sandbox's generated club, never a live row.
+        </p>
         <button type="submit">Create client</button>
       </form>
     </section>
@@ -181,7 +189,9 @@ function ClientsTable(props: { clients: ListedClient[]; config: Config; csrf: st
               <td safe>{dataClassesText(c)}</td>
               <td safe>{c.branch_id === null ? 'all' : String(c.branch_id)}</td>
               <td safe>{limitsOf(c, props.config)}</td>
-              <td>{c.is_active ? 'active' : 'disabled'}</td>
+              <td safe>
+                {`${c.is_active ? 'active' : 'disabled'}${clubOf(c.client_key) === 'sandbox' ? ', sandbox' : ''}`}
+              </td>
               <td>
                 {c.last_used_at
                   ? c.last_used_at.toISOString().slice(0, 16).replace('T', ' ')
@@ -274,6 +284,7 @@ export function clientsPage(router: Router, deps: ConsoleClientsDeps): void {
         branch: field(body.branch),
         limits: field(body.limits),
         data: field(body.data),
+        sandbox: body.sandbox === 'yes',
       });
       return {
         kind: 'secret',

@@ -16,7 +16,7 @@ function seedOf(value: string | undefined): number {
 
 export async function runCommand(args: SandboxArgs): Promise<void> {
   const config = loadConfigOrExit();
-  if (!config.sandbox.enabled) throw new CliError('the sandbox is off (SANDBOX=off)');
+  if (!config.sandbox.enabled) throw new CliError('the sandbox is off (SANDBOX=off)', 1);
   const print = (result: string) => console.log(args.json ? JSON.stringify({ result }) : result);
   switch (args.command) {
     case 'reset':
