@@ -77,7 +77,7 @@ const FINAL_EVENT_STATES = EVENT_STATUSES.filter((status) => status !== 'pending
 /**
  * Webhook events no longer pending, past WEBHOOK_RETENTION_DAYS, and with them their tries (the
  * foreign key cascades). A finished event's next_attempt_at is when it finished: its last try
- * records it (worker/src/webhooks/delivery.ts); replay and enable set it anew with the status.
+ * records it (worker/src/webhooks/delivery/record.ts); replay and enable set it anew with the status.
  * The state is checked again on the row deleted, so an event replayed meanwhile stays. Pending
  * events stay whatever their age: they are still owed to the partner.
  */
