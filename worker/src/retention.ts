@@ -1,5 +1,6 @@
 // Rows the API stores because of traffic are deleted once their retention has passed, so storage
-// grows with the dashboard's data, never with traffic or time (docs/operations.md, "Retention").
+// grows with the dashboard's data, never with traffic or time (docs/operations/configure.md,
+// "Retention").
 // Every worker runs it, whatever its roles: the deletes are idempotent, several workers at once
 // only share the work. It works in pieces with rests: each statement deletes a small batch (a few
 // tens of ms), each is followed by a rest as long as it took, so a purge holds at most half a

@@ -108,8 +108,9 @@ export function enabledChange(
 
 /**
  * Enabled again; its pending events are tried at once, on a fresh schedule. A client cannot
- * undo an operator's disable: that is the operator's kill switch (docs/operations.md). An enable
- * stands on `credentials`: its partner's, or (the operator's, a tool's) the client's of now.
+ * undo an operator's disable: that is the operator's kill switch (docs/operations/incidents.md,
+ * "Webhook runbook"). An enable stands on `credentials`: its partner's, or (the operator's, a
+ * tool's) the client's of now.
  */
 export async function setEnabled(
   db: ReadModelClient,
