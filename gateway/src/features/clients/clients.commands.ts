@@ -47,7 +47,8 @@ function listTable(clients: ListedClient[], config: Config): string {
 
 /**
  * The line that sends the operator to the client's subscriptions disabled because their
- * credentials ended, to look at with the partner (docs/operations.md, "A client secret leaked").
+ * credentials ended, to look at with the partner (docs/operations/incidents.md,
+ * "A client secret leaked").
  */
 const endedLine = (key: string | undefined, ids: readonly number[] | undefined) =>
   ids && ids.length > 0
