@@ -55,6 +55,7 @@ export interface PageSpec<S, W, P extends Shape, Q extends Shape, D> {
   path: `/${string}`;
   /** The navigation entry marked: the page's own path when left out. */
   current?: string;
+  /** Fixed, or the data's (then declared after `load`, from which TypeScript reads the data). */
   title: string | ((data: D) => string);
   /** The path's parameters; a path they refuse names no page (the area's 404). */
   params?: P;

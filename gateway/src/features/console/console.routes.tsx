@@ -12,16 +12,23 @@ import { auditPage } from './audit.page.js';
 import { membersPage } from './members.page.js';
 import { clientEditPage } from './client-edit.page.js';
 import { clientsPage } from './clients.page.js';
-import { portalLinkPage } from './portal-link.page.js';
 import { syncPage } from './sync.page.js';
 import { usagePage } from './usage.page.js';
-import { webhooksPage } from './webhooks.page.js';
+import { deliveriesPage, webhooksPage } from './webhooks.page.js';
 import { CONSOLE, CONSOLE_ASSETS, PublicPage } from './console-page.js';
 import { operatorOnly, signInRoutes } from './sign-in.routes.js';
 
-/** The console's pages, declared with definePage (page-services.ts). */
-const CONSOLE_PAGES = [auditPage, syncPage, usagePage];
-
+/** The console's pages, declared with definePage (page-services.ts), in any order. */
+const CONSOLE_PAGES = [
+  clientsPage,
+  clientEditPage,
+  membersPage,
+  webhooksPage,
+  deliveriesPage,
+  usagePage,
+  syncPage,
+  auditPage,
+];
 export function consoleRoutes(deps: PageServices): Router {
   const router = Router();
   router.use(assetRoutes(CONSOLE_ASSETS));
@@ -38,12 +45,6 @@ export function consoleRoutes(deps: PageServices): Router {
     );
   signInRoutes(router, deps);
   router.use(CONSOLE, operatorOnly(deps.config));
-  portalLinkPage(router, deps);
-  // Before the clients page, whose POST /console/clients/:key/:action would take `edit` too.
-  clientEditPage(router, deps);
-  clientsPage(router, deps);
-  webhooksPage(router, { db: deps.db, service: deps.webhooks });
-  membersPage(router, deps);
   mountPages(router, CONSOLE_AREA, CONSOLE_PAGES, deps);
   router.use(CONSOLE, areaEnd(PublicPage, CONSOLE));
   return router;
