@@ -4,6 +4,7 @@
 // visitor lands and a lost one is sent back to. pages/page.tsx mounts an area from this: its
 // layers (page-layers.tsx), its sign-in and gate (sign-in.tsx), its declared pages and its end
 // (areaEnd: its own 404, 4xx and 500 pages).
+import type { Credentials } from '#api/webhooks/credentials.js';
 
 export interface NavLink {
   href: string;
@@ -48,7 +49,7 @@ export interface PartnerClient {
 export interface SignedInPartner {
   client: PartnerClient;
   actor: Actor;
-  credentials: { generation: number; secretVersion: number };
+  credentials: Credentials;
 }
 
 /** An area of pages; `W` is who its gate lets in (an operator, a partner). */

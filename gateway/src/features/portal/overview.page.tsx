@@ -1,14 +1,11 @@
 // The partner's overview: its client, its limits and what is left of each window now, its
 // requests of the last 24 hours by outcome, and the health of its webhook subscriptions.
 import { classesOf, clientClasses } from '#api/data-classes.js';
-import type { Router } from 'express';
-import { sendPage } from '../../pages/layout.js';
+import { PORTAL, PORTAL_AREA } from '../../pages/areas.js';
+import { definePage } from '../../page-services.js';
 import { clientUsageReport } from '../usage/usage.report.js';
-import { PortalPage, portalClient, callerOf } from './portal-page.js';
-import { PORTAL } from './portal-paths.js';
-import type { PortalDeps } from './portal-deps.js';
-
-const PAGE = `${PORTAL}/overview`;
+import type { DeliveryFigures, WebhookService } from '../webhooks/webhooks.service.js';
+import { partnerOf } from './partner.js';
 
 const WINDOWS = ['minute', 'hour', 'day'] as const;
 
@@ -22,48 +19,47 @@ const OUTCOMES = [
 const when = (date: Date | string | null) =>
   date === null ? 'never' : new Date(date).toISOString().replace('T', ' ').slice(0, 19);
 
-export function overviewPage(router: Router, deps: PortalDeps): void {
-  router.get(PAGE, async (req, res) => {
-    const client = portalClient(res);
-    const [usage, subscriptions] = await Promise.all([
-      clientUsageReport(deps.usage, callerOf(client), { granularity: 'hour' }),
-      deps.webhooks.list(client.id),
+export const overviewPage = definePage({
+  area: PORTAL_AREA,
+  path: `${PORTAL}/overview`,
+  title: 'Overview',
+  load: async ({ services: { usage, webhooks }, who }) => {
+    const [report, subscriptions] = await Promise.all([
+      clientUsageReport(usage, partnerOf(who), { granularity: 'hour' }),
+      webhooks.list(who.client.id),
     ]);
     const health = await Promise.all(
-      subscriptions.map(async (s) => ({
-        ...s,
-        figures: await deps.webhooks.figures(s.id),
-      })),
+      subscriptions.map(async (s) => ({ ...s, figures: await webhooks.figures(s.id) })),
     );
-    await sendPage(
-      res,
-      <PortalPage req={req} res={res} title="Overview" current={PAGE}>
-        <dl class="secret">
-          <dt>Client</dt>
-          <dd safe>{client.name}</dd>
-          <dt>client_key</dt>
-          <dd>
-            <code safe>{client.client_key}</code>
-          </dd>
-          <dt>Scopes</dt>
-          <dd safe>{client.scopes.join(', ')}</dd>
-          <dt>Members' personal data</dt>
-          <dd safe>{classesOf(clientClasses(client)).join(', ')}</dd>
-        </dl>
-        <h2>Limits</h2>
-        <LimitsTable usage={usage} />
-        <h2>The last 24 hours</h2>
-        <LastDayTable usage={usage} />
-        <h2>Webhooks</h2>
-        <WebhookHealth health={health} />
-      </PortalPage>,
-    );
-  });
-}
+    return { usage: report, health };
+  },
+  view: ({ usage, health }, { who: { client } }) => (
+    <>
+      <dl class="secret">
+        <dt>Client</dt>
+        <dd safe>{client.name}</dd>
+        <dt>client_key</dt>
+        <dd>
+          <code safe>{client.client_key}</code>
+        </dd>
+        <dt>Scopes</dt>
+        <dd safe>{client.scopes.join(', ')}</dd>
+        <dt>Members' personal data</dt>
+        <dd safe>{classesOf(clientClasses(client)).join(', ')}</dd>
+      </dl>
+      <h2>Limits</h2>
+      <LimitsTable usage={usage} />
+      <h2>The last 24 hours</h2>
+      <LastDayTable usage={usage} />
+      <h2>Webhooks</h2>
+      <WebhookHealth health={health} />
+    </>
+  ),
+});
 
 type UsageReport = Awaited<ReturnType<typeof clientUsageReport>>;
-type SubscriptionHealth = Awaited<ReturnType<PortalDeps['webhooks']['list']>>[number] & {
-  figures: Awaited<ReturnType<PortalDeps['webhooks']['figures']>>;
+type SubscriptionHealth = Awaited<ReturnType<WebhookService['list']>>[number] & {
+  figures: DeliveryFigures;
 };
 
 function LimitsTable(props: { usage: UsageReport }) {

@@ -4,7 +4,7 @@
 // (revoke-tokens, disable, rotate-secret) or the end of the secret it began under (a rotation's
 // overlap ending, or ended now) ends it, on every gateway at once. A link not yet used ends alike,
 // and with the operator's `--revoke-all` (portal-links.ts).
-import type { Request, RequestHandler, Response, Router } from 'express';
+import type { Request, RequestHandler, Router } from 'express';
 import type { Config } from '#common/config.js';
 import type { ReadModelClient } from '#common/databases.js';
 import type { RedisClient } from '#common/redis.js';
@@ -17,7 +17,10 @@ import {
   spendPageLink,
   type PortalLink,
 } from '../../pages/sign-in-links.js';
+import type { SignedInPartner } from '../../pages/areas.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
+import { partnerActor } from './partner.js';
+import { findClientById } from '../clients/clients.repository.js';
 import { portalLinkLive, tokensOfMomentLive } from './portal-links.js';
 import { portalActor, PublicPortalPage, type PortalClient } from './portal-page.js';
 import { PORTAL } from './portal-paths.js';
@@ -116,8 +119,15 @@ const linkClient = async (db: ReadModelClient, link: PortalLink | null) => {
 export function partnerOnly(deps: PortalSignInDeps): RequestHandler {
   return async (req, res, next) => {
     const client = await liveClient(req, deps);
-    if (client) {
+    const { partner } = req.session;
+    if (client && partner) {
       res.locals.portalClient = client satisfies PortalClient;
+      // The declared pages' visitor (pages/page.tsx).
+      res.locals.who = {
+        client,
+        actor: partnerActor(client.client_key, req.ip ?? null),
+        credentials: { generation: partner.generation, secretVersion: partner.secretVersion },
+      } satisfies SignedInPartner;
       return next();
     }
     const ended = req.session.partner !== undefined;
@@ -135,12 +145,13 @@ export function partnerOnly(deps: PortalSignInDeps): RequestHandler {
  * the overlap's end), the session follows the client's new generation and secret: the partner who
  * rotated stays signed in, to read the secret and to end the overlap.
  */
-export async function keepSessionAfterOwnChange(req: Request, res: Response, db: ReadModelClient) {
-  const client = await db.apiClient.findUniqueOrThrow({
-    where: { id: (res.locals.portalClient as PortalClient).id },
-    select: { token_generation: true, secret_version: true },
-  });
-  if (req.session.partner) {
+export async function keepSessionAfterOwnChange(
+  req: Request,
+  who: SignedInPartner,
+  db: ReadModelClient,
+) {
+  const client = await findClientById(db, who.client.id);
+  if (client && req.session.partner) {
     req.session.partner.generation = client.token_generation;
     req.session.partner.secretVersion = client.secret_version;
   }

@@ -1,18 +1,17 @@
 // The partner's usage: requests per hour (the last day) or per day (the last 30) as a chart beside
 // the table of its numbers, the same range by operation and by status, and a CSV download whose
 // lines are GET /api/v1/usage's rows for the same range (usage/usage.report.ts answers both).
-import type { Router } from 'express';
-import { parseInput } from '../../http/validation.js';
-import { sendPage } from '../../pages/layout.js';
+import { z } from 'zod';
+import { PORTAL, PORTAL_AREA } from '../../pages/areas.js';
+import { choice } from '../../pages/fields.js';
 import { everyPeriod, FIGURES, SeriesChart, UNIT_MS } from '../../pages/usage-series.js';
+import { defineDownload, definePage } from '../../page-services.js';
 import { CSV_FIGURES, csvFigures, csvText } from '../usage/usage.csv.js';
 import { readUsage, type UsageGroup } from '../usage/usage.read.js';
 import { clientUsageReport } from '../usage/usage.report.js';
-import { MAX_ROWS, usageQuery, type UsageQueryInput } from '../usage/usage.schemas.js';
-import { OutcomeNotice, refusedOr } from './outcome.js';
-import { PortalPage, portalClient, callerOf } from './portal-page.js';
-import { PORTAL, USAGE_CSV as CSV } from './portal-paths.js';
-import type { PortalDeps } from './portal-deps.js';
+import { MAX_ROWS, usageQuery } from '../usage/usage.schemas.js';
+import { partnerOf } from './partner.js';
+import { USAGE_CSV as CSV } from './portal-paths.js';
 
 const PAGE = `${PORTAL}/usage`;
 /** Hours cover the last day; days the last thirty. */
@@ -84,22 +83,24 @@ function csvHref(range: { from: string; to: string; granularity: string }, by?: 
   return `${CSV}?${query.toString()}`;
 }
 
-export function usagePage(router: Router, deps: PortalDeps): void {
-  router.get(PAGE, async (req, res) => {
-    const client = portalClient(res);
-    const granularity = req.query.granularity === 'day' ? 'day' : 'hour';
+export const usagePage = definePage({
+  area: PORTAL_AREA,
+  path: PAGE,
+  title: 'Usage',
+  query: z.object({ granularity: choice(['hour', 'day'], 'hour') }),
+  load: async ({ services: { usage }, who, query: { granularity } }) => {
     const now = Date.now();
     const asked = {
       granularity,
       from: new Date(now - SPAN_MS[granularity]).toISOString(),
       to: new Date(now).toISOString(),
     } as const;
-    const report = await clientUsageReport(deps.usage, callerOf(client), asked);
+    const report = await clientUsageReport(usage, partnerOf(who), asked);
     const range = { from: new Date(report.from), to: new Date(report.to) };
     const totals = await Promise.all(
       GROUPS.map((by) =>
-        readUsage(deps.usage.pool, {
-          clientId: client.id,
+        readUsage(usage.pool, {
+          clientId: who.client.id,
           ...range,
           granularity: null,
           groupBy: by,
@@ -107,10 +108,12 @@ export function usagePage(router: Router, deps: PortalDeps): void {
         }),
       ),
     );
+    return { report, range, totals };
+  },
+  view: ({ report, range, totals }, { query: { granularity } }) => {
     const csvRange = { from: report.from, to: report.to, granularity };
-    await sendPage(
-      res,
-      <PortalPage req={req} res={res} title="Usage" current={PAGE}>
+    return (
+      <>
         <Periods granularity={granularity} />
         <p safe>{`From ${report.from} to ${report.to} (UTC).`}</p>
         <SeriesChart rows={everyPeriod(report.rows, range, UNIT_MS[granularity])} />
@@ -138,37 +141,32 @@ export function usagePage(router: Router, deps: PortalDeps): void {
             </li>
           ))}
         </ul>
-      </PortalPage>,
+      </>
     );
-  });
+  },
+});
 
-  router.get(CSV, async (req, res) => {
-    let query: UsageQueryInput | undefined;
-    const [report, status] = await refusedOr(async () => {
-      query = parseInput(usageQuery, req.query);
-      const data = await clientUsageReport(deps.usage, callerOf(portalClient(res)), query);
-      return { kind: 'report', data } as const;
-    });
-    if (report.kind === 'error')
-      return sendPage(
-        res,
-        <PortalPage req={req} res={res} title="Usage download refused" current={PAGE}>
-          <OutcomeNotice outcome={report} />
-        </PortalPage>,
-        status,
-      );
-    const by = query?.group_by;
+/** The partner's usage as GET /api/v1/usage answers it for the same query, as CSV. */
+export const usageDownload = defineDownload({
+  area: PORTAL_AREA,
+  path: CSV,
+  current: PAGE,
+  title: 'Usage download refused',
+  query: usageQuery,
+  file: async ({ services, who, query }) => {
+    const report = await clientUsageReport(services.usage, partnerOf(who), query);
+    const by = query.group_by;
     const header = ['period_start', ...(by ? [by] : []), ...CSV_FIGURES];
-    const lines = report.data.rows.map((row) => [
+    const lines = report.rows.map((row) => [
       row.period_start,
       ...(by === 'operation' ? [row.operation ?? ''] : []),
       ...(by === 'status' ? [String(row.status)] : []),
       ...csvFigures(row),
     ]);
-    const name = `usage-${portalClient(res).client_key}-${report.data.from.slice(0, 13)}.csv`;
-    res
-      .type('text/csv')
-      .attachment(name)
-      .send(`${csvText([header, ...lines])}\n`);
-  });
-}
+    return {
+      name: `usage-${who.client.client_key}-${report.from.slice(0, 13)}.csv`,
+      type: 'text/csv',
+      body: `${csvText([header, ...lines])}\n`,
+    };
+  },
+});
