@@ -18,7 +18,14 @@ import { webhookPage } from './webhook.page.js';
 import { webhooksPage } from './webhooks.page.js';
 
 /** The portal's pages, declared with definePage (page-services.ts), in any order. */
-const PORTAL_PAGES = [overviewPage, usagePage, usageDownload, credentialsPage];
+const PORTAL_PAGES = [
+  overviewPage,
+  usagePage,
+  usageDownload,
+  webhooksPage,
+  webhookPage,
+  credentialsPage,
+];
 
 export function portalRoutes(deps: PageServices): Router {
   const router = Router();
@@ -30,8 +37,6 @@ export function portalRoutes(deps: PageServices): Router {
   portalSignInRoutes(router, deps);
   router.use(PORTAL, partnerOnly(deps));
   router.use(PORTAL, portalLimit(deps));
-  webhooksPage(router, deps);
-  webhookPage(router, deps);
   mountPages(router, PORTAL_AREA, PORTAL_PAGES, deps, (req, who) =>
     keepSessionAfterOwnChange(req, who, deps.db),
   );
