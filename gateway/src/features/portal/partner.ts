@@ -23,6 +23,6 @@ export const partnerOf = ({
   actor,
 });
 
-/** The partner as the operator audit names it (signed in or signing out). */
+/** The partner as the operator audit names it, by its client's key. */
 export const partnerActor = (clientKey: string, address: string | null) =>
   ({ actor: `partner ${clientKey}`, source: 'portal', address }) as const;

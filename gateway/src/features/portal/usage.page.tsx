@@ -11,9 +11,10 @@ import { readUsage, type UsageGroup } from '../usage/usage.read.js';
 import { clientUsageReport } from '../usage/usage.report.js';
 import { MAX_ROWS, usageQuery } from '../usage/usage.schemas.js';
 import { partnerOf } from './partner.js';
-import { USAGE_CSV as CSV } from './portal-paths.js';
 
 const PAGE = `${PORTAL}/usage`;
+/** The usage download: counted by the portal's request limit (portal-limit.tsx). */
+export const USAGE_CSV = `${PORTAL}/usage.csv`;
 /** Hours cover the last day; days the last thirty. */
 const SPAN_MS = { hour: 86_400_000, day: 30 * 86_400_000 } as const;
 const GROUPS = ['operation', 'status'] as const satisfies readonly UsageGroup[];
@@ -80,7 +81,7 @@ function TotalsTable(props: {
 
 function csvHref(range: { from: string; to: string; granularity: string }, by?: UsageGroup) {
   const query = new URLSearchParams({ ...range, ...(by ? { group_by: by } : {}) });
-  return `${CSV}?${query.toString()}`;
+  return `${USAGE_CSV}?${query.toString()}`;
 }
 
 export const usagePage = definePage({
@@ -149,7 +150,7 @@ export const usagePage = definePage({
 /** The partner's usage as GET /api/v1/usage answers it for the same query, as CSV. */
 export const usageDownload = defineDownload({
   area: PORTAL_AREA,
-  path: CSV,
+  path: USAGE_CSV,
   current: PAGE,
   title: 'Usage download refused',
   query: usageQuery,
