@@ -7,6 +7,7 @@ import type { Config } from '#common/config.js';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
 import { text, tickedList } from '../../pages/fields.js';
 import { PostForm } from '../../pages/layout.js';
+import { Heads } from '../../pages/tables.js';
 import { consoleAction, definePage } from '../../page-services.js';
 import { listClientsWithLastUse, type ListedClient } from '../clients/clients.repository.js';
 import {
@@ -142,19 +143,19 @@ function ClientsTable(props: { clients: ListedClient[]; config: Config }) {
     <div class="scroll">
       <table>
         <caption>Every client</caption>
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Name</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Personal data</th>
-            <th scope="col">Branch</th>
-            <th scope="col">Limits (M/H/D)</th>
-            <th scope="col">State</th>
-            <th scope="col">Last token</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
+        <Heads
+          names={[
+            'Key',
+            'Name',
+            'Scopes',
+            'Personal data',
+            'Branch',
+            'Limits (M/H/D)',
+            'State',
+            'Last token',
+            'Actions',
+          ]}
+        />
         <tbody>
           {props.clients.map((c) => (
             <tr>

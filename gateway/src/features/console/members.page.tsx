@@ -6,7 +6,9 @@ import { z } from 'zod';
 import { OperatorRefusal } from '../../cli/operator-refusal.js';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
 import { positiveId, trimmed } from '../../pages/fields.js';
+import { Filters } from '../../pages/filters.js';
 import { Notice, PostForm } from '../../pages/layout.js';
+import { Heads } from '../../pages/tables.js';
 import { consoleAction, definePage } from '../../page-services.js';
 import { eraseAs } from '../members/erasure.service.js';
 import { findReportAs } from '../members/member-data.service.js';
@@ -49,14 +51,7 @@ function ReportView(props: { report: Report }) {
       ) : (
         <table>
           <caption>Clients that received the member's data</caption>
-          <thead>
-            <tr>
-              <th scope="col">Client</th>
-              <th scope="col">Classes</th>
-              <th scope="col">First (UTC)</th>
-              <th scope="col">Last (UTC)</th>
-            </tr>
-          </thead>
+          <Heads names={['Client', 'Classes', 'First (UTC)', 'Last (UTC)']} />
           <tbody>
             {report.recipients.map((r) => (
               <tr>
@@ -111,13 +106,12 @@ export const membersPage = definePage({
   }),
   view: ({ report }, { query: { q }, outcome }) => (
     <>
-      <form method="get" action={PAGE} class="filters">
+      <Filters action={PAGE} button="Find">
         <label>
           Member id or number
           <input name="q" value={q} required />
         </label>
-        <button type="submit">Find</button>
-      </form>
+      </Filters>
       {q && !report && !outcome ? (
         <Notice kind="error">
           <span safe>{`No member with id or number ${q}.`}</span>

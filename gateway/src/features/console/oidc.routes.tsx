@@ -39,17 +39,22 @@ function cookieOf(req: Request, name: string): string | undefined {
   return pair?.slice(name.length + 1);
 }
 
+/** A link out of the flow's pages, as a whole page load: the session (or the site) changes. */
+const WholeLoad = (props: { href: string; children: string }) => (
+  <p>
+    <a href={props.href} hx-boost="false" safe>
+      {props.children}
+    </a>
+  </p>
+);
+
 function Refused(props: { reason: string }) {
   return (
     <PublicPage title="Sign-in refused">
       <Notice kind="error">
         <span safe>{`Refused: ${props.reason}.`}</span>
       </Notice>
-      <p>
-        <a href={OIDC_START} hx-boost="false">
-          Sign in again
-        </a>
-      </p>
+      <WholeLoad href={OIDC_START}>Sign in again</WholeLoad>
     </PublicPage>
   );
 }
@@ -60,11 +65,7 @@ function SignedIn(props: { email: string }) {
       <p>
         Signed in as <strong safe>{props.email}</strong>.
       </p>
-      <p>
-        <a href={`${CONSOLE}/clients`} hx-boost="false">
-          Open the console
-        </a>
-      </p>
+      <WholeLoad href={CONSOLE_AREA.home}>Open the console</WholeLoad>
     </PublicPage>
   );
 }

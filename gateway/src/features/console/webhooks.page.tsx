@@ -5,7 +5,14 @@ import { z } from 'zod';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
 import { positiveId } from '../../pages/fields.js';
 import { PostForm } from '../../pages/layout.js';
-import { TRIES_SHOWN, TriesTable } from '../../pages/webhook-tries.js';
+import { Heads } from '../../pages/tables.js';
+import {
+  EVENT_COUNTS,
+  EventCounts,
+  stateOf,
+  TRIES_SHOWN,
+  TriesTable,
+} from '../../pages/webhook-tries.js';
 import { consoleAction, definePage } from '../../page-services.js';
 import { setSubscriptionEnabledAs } from '../webhooks/webhooks.operator.js';
 import type { DeliveryFigures, WebhookService } from '../webhooks/webhooks.service.js';
@@ -20,27 +27,10 @@ function SubscriptionsTable(props: { rows: Listed[] }) {
     <div class="scroll">
       <table>
         <caption>Every subscription, with its events by state</caption>
-        <thead>
-          <tr>
-            <th scope="col" class="num">
-              Id
-            </th>
-            <th scope="col">Client</th>
-            <th scope="col">URL</th>
-            <th scope="col">Types</th>
-            <th scope="col">State</th>
-            <th scope="col" class="num">
-              Delivered
-            </th>
-            <th scope="col" class="num">
-              Failed
-            </th>
-            <th scope="col" class="num">
-              Pending
-            </th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
+        <Heads
+          names={['Id', 'Client', 'URL', 'Types', 'State', ...EVENT_COUNTS, 'Actions']}
+          numeric={['Id', ...EVENT_COUNTS]}
+        />
         <tbody>
           {props.rows.map((s) => (
             <tr>
@@ -56,18 +46,8 @@ function SubscriptionsTable(props: { rows: Listed[] }) {
                 <code safe>{s.url}</code>
               </td>
               <td safe>{s.types.join(', ')}</td>
-              <td safe>
-                {s.enabled ? 'enabled' : `disabled (${s.disabled_reason ?? 'no reason'})`}
-              </td>
-              <td class="num" safe>
-                {String(s.figures.events.delivered)}
-              </td>
-              <td class="num" safe>
-                {String(s.figures.events.failed)}
-              </td>
-              <td class="num" safe>
-                {String(s.figures.events.pending)}
-              </td>
+              <td safe>{stateOf(s)}</td>
+              <EventCounts events={s.figures.events} />
               <td class="actions">
                 <PostForm action={`${PAGE}/${s.id}/${s.enabled ? 'disable' : 'enable'}`}>
                   <button

@@ -2,6 +2,8 @@
 // requests of the last 24 hours by outcome, and the health of its webhook subscriptions.
 import { classesOf, clientClasses } from '#api/data-classes.js';
 import { PORTAL, PORTAL_AREA } from '../../pages/areas.js';
+import { Heads } from '../../pages/tables.js';
+import { EVENT_COUNTS, EventCounts, stateOf } from '../../pages/webhook-tries.js';
 import { definePage } from '../../page-services.js';
 import { clientUsageReport } from '../usage/usage.report.js';
 import type { DeliveryFigures, WebhookService } from '../webhooks/webhooks.service.js';
@@ -67,17 +69,7 @@ function LimitsTable(props: { usage: UsageReport }) {
   return (
     <table id="limits">
       <caption>Requests allowed per window, and what is left now</caption>
-      <thead>
-        <tr>
-          <th scope="col">Window</th>
-          <th scope="col" class="num">
-            Limit
-          </th>
-          <th scope="col" class="num">
-            Left now
-          </th>
-        </tr>
-      </thead>
+      <Heads names={['Window', 'Limit', 'Left now']} numeric={['Limit', 'Left now']} />
       <tbody>
         {WINDOWS.map((name) => (
           <tr>
@@ -130,23 +122,10 @@ function WebhookHealth(props: { health: SubscriptionHealth[] }) {
     <div class="scroll">
       <table id="webhook-health">
         <caption>Each subscription's events by state</caption>
-        <thead>
-          <tr>
-            <th scope="col">URL</th>
-            <th scope="col">State</th>
-            <th scope="col" class="num">
-              Delivered
-            </th>
-            <th scope="col" class="num">
-              Failed
-            </th>
-            <th scope="col" class="num">
-              Pending
-            </th>
-            <th scope="col">Last success (UTC)</th>
-            <th scope="col">Last failure (UTC)</th>
-          </tr>
-        </thead>
+        <Heads
+          names={['URL', 'State', ...EVENT_COUNTS, 'Last success (UTC)', 'Last failure (UTC)']}
+          numeric={EVENT_COUNTS}
+        />
         <tbody>
           {props.health.map((s) => (
             <tr>
@@ -155,18 +134,8 @@ function WebhookHealth(props: { health: SubscriptionHealth[] }) {
                   <code safe>{s.url}</code>
                 </a>
               </td>
-              <td safe>
-                {s.enabled ? 'enabled' : `disabled (${s.disabled_reason ?? 'no reason'})`}
-              </td>
-              <td class="num" safe>
-                {String(s.figures.events.delivered)}
-              </td>
-              <td class="num" safe>
-                {String(s.figures.events.failed)}
-              </td>
-              <td class="num" safe>
-                {String(s.figures.events.pending)}
-              </td>
+              <td safe>{stateOf(s)}</td>
+              <EventCounts events={s.figures.events} />
               <td safe>{when(s.figures.last_success_at)}</td>
               <td safe>{when(s.figures.last_failure_at)}</td>
             </tr>

@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import { PORTAL, PORTAL_AREA } from '../../pages/areas.js';
 import { choice } from '../../pages/fields.js';
-import { everyPeriod, FIGURES, SeriesChart, UNIT_MS } from '../../pages/usage-series.js';
+import { Filters } from '../../pages/filters.js';
+import { countsOf, Periods, SeriesChart, SPAN_MS, TotalsTable } from '../../pages/usage-series.js';
 import { defineDownload, definePage } from '../../page-services.js';
 import { CSV_FIGURES, csvFigures, csvText } from '../usage/usage.csv.js';
 import { readUsage, type UsageGroup } from '../usage/usage.read.js';
@@ -15,69 +16,7 @@ import { partnerOf } from './partner.js';
 const PAGE = `${PORTAL}/usage`;
 /** The usage download: counted by the portal's request limit (portal-limit.tsx). */
 export const USAGE_CSV = `${PORTAL}/usage.csv`;
-/** Hours cover the last day; days the last thirty. */
-const SPAN_MS = { hour: 86_400_000, day: 30 * 86_400_000 } as const;
 const GROUPS = ['operation', 'status'] as const satisfies readonly UsageGroup[];
-
-function Periods(props: { granularity: 'hour' | 'day' }) {
-  return (
-    <form method="get" action={PAGE} class="filters">
-      <label>
-        Periods
-        <select name="granularity">
-          <option value="hour" selected={props.granularity === 'hour'}>
-            hours of the last day
-          </option>
-          <option value="day" selected={props.granularity === 'day'}>
-            days of the last 30
-          </option>
-        </select>
-      </label>
-      <button type="submit">Show</button>
-    </form>
-  );
-}
-
-function TotalsTable(props: {
-  by: UsageGroup;
-  rows: Awaited<ReturnType<typeof readUsage>>['rows'];
-}) {
-  return (
-    <table id={`usage-by-${props.by}`}>
-      <caption safe>{`The whole range by ${props.by}`}</caption>
-      <thead>
-        <tr>
-          <th scope="col">{props.by}</th>
-          {FIGURES.map(([, name]) => (
-            <th scope="col" class="num">
-              {name}
-            </th>
-          ))}
-          <th scope="col" class="num">
-            p95 ms
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.rows.map((row) => (
-          <tr>
-            <td>
-              <code safe>{String(row.group)}</code>
-            </td>
-            {FIGURES.map(([key]) => (
-              <td class="num" safe>
-                {String(row[key])}
-              </td>
-            ))}
-            <td class="num" safe>
-              {row.latency_ms.p95 === null ? '' : String(row.latency_ms.p95)}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
 
 function csvHref(range: { from: string; to: string; granularity: string }, by?: UsageGroup) {
   const query = new URLSearchParams({ ...range, ...(by ? { group_by: by } : {}) });
@@ -115,14 +54,25 @@ export const usagePage = definePage({
     const csvRange = { from: report.from, to: report.to, granularity };
     return (
       <>
-        <Periods granularity={granularity} />
+        <Filters action={PAGE} button="Show">
+          <Periods chosen={granularity} />
+        </Filters>
         <p safe>{`From ${report.from} to ${report.to} (UTC).`}</p>
-        <SeriesChart rows={everyPeriod(report.rows, range, UNIT_MS[granularity])} />
+        <SeriesChart rows={report.rows} range={range} unit={granularity} />
         {GROUPS.map((by, i) => (
           <>
             <h2 safe>{`By ${by}`}</h2>
             <div class="scroll">
-              <TotalsTable by={by} rows={totals[i]!.rows} />
+              <TotalsTable
+                id={`usage-by-${by}`}
+                caption={`The whole range by ${by}`}
+                by={by}
+                more={['p95 ms']}
+                rows={totals[i]!.rows.map((row) => ({
+                  name: String(row.group),
+                  cells: [...countsOf(row), row.latency_ms.p95],
+                }))}
+              />
             </div>
           </>
         ))}

@@ -9,9 +9,10 @@ import { CREDENTIALS_ENDED } from '#api/webhooks/credentials.js';
 import { notFound } from '../../http/errors.js';
 import { PORTAL_AREA, type PartnerClient } from '../../pages/areas.js';
 import { formOf, positiveId } from '../../pages/fields.js';
+import { Choice, Filters } from '../../pages/filters.js';
 import { PostForm } from '../../pages/layout.js';
 import type { Outcome } from '../../pages/outcome.js';
-import { TRIES_SHOWN, TriesTable } from '../../pages/webhook-tries.js';
+import { stateOf, TRIES_SHOWN, TriesTable } from '../../pages/webhook-tries.js';
 import { definePage, portalAction } from '../../page-services.js';
 import { eventTypesFor } from '../webhooks/webhooks.event-types.js';
 import { updateBody } from '../webhooks/webhooks.schemas.js';
@@ -99,22 +100,14 @@ function EditForm(props: { s: Subscription; client: PartnerClient }) {
 
 function OutcomeFilter(props: { id: number; outcome: DeliveryOutcome | undefined }) {
   return (
-    <form method="get" action={`${WEBHOOKS}/${props.id}`} class="filters">
-      <label>
-        Outcome
-        <select name="outcome">
-          <option value="" selected={props.outcome === undefined}>
-            every outcome
-          </option>
-          {DELIVERY_OUTCOMES.map((o) => (
-            <option value={o} selected={props.outcome === o}>
-              {o}
-            </option>
-          ))}
-        </select>
-      </label>
-      <button type="submit">Filter</button>
-    </form>
+    <Filters action={`${WEBHOOKS}/${props.id}`} button="Filter">
+      <Choice
+        label="Outcome"
+        name="outcome"
+        options={[['', 'every outcome'], ...DELIVERY_OUTCOMES.map((o) => [o, o] as const)]}
+        chosen={props.outcome ?? ''}
+      />
+    </Filters>
   );
 }
 
@@ -168,7 +161,7 @@ export const webhookPage = definePage({
         <dt>Types</dt>
         <dd safe>{s.types.join(', ')}</dd>
         <dt>State</dt>
-        <dd safe>{s.enabled ? 'enabled' : `disabled (${s.disabled_reason ?? ''})`}</dd>
+        <dd safe>{stateOf(s)}</dd>
       </dl>
       {s.disabled_reason === CREDENTIALS_ENDED ? (
         <p id="credentials-ended">

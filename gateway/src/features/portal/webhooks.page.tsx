@@ -11,6 +11,8 @@ import {
 } from '../../pages/areas.js';
 import { formOf } from '../../pages/fields.js';
 import { PostForm } from '../../pages/layout.js';
+import { Heads } from '../../pages/tables.js';
+import { stateOf } from '../../pages/webhook-tries.js';
 import type { Outcome } from '../../pages/outcome.js';
 import { definePage, portalAction } from '../../page-services.js';
 import { eventTypesFor } from '../webhooks/webhooks.event-types.js';
@@ -43,17 +45,7 @@ function SubscriptionsTable(props: { rows: Listed[] }) {
     <div class="scroll">
       <table id="subscriptions">
         <caption>Your webhook subscriptions</caption>
-        <thead>
-          <tr>
-            <th scope="col" class="num">
-              Id
-            </th>
-            <th scope="col">URL</th>
-            <th scope="col">Description</th>
-            <th scope="col">Types</th>
-            <th scope="col">State</th>
-          </tr>
-        </thead>
+        <Heads names={['Id', 'URL', 'Description', 'Types', 'State']} numeric={['Id']} />
         <tbody>
           {props.rows.map((s) => (
             <tr>
@@ -67,7 +59,7 @@ function SubscriptionsTable(props: { rows: Listed[] }) {
               </td>
               <td safe>{s.description ?? ''}</td>
               <td safe>{s.types.join(', ')}</td>
-              <td safe>{s.enabled ? 'enabled' : `disabled (${s.disabled_reason ?? ''})`}</td>
+              <td safe>{stateOf(s)}</td>
             </tr>
           ))}
         </tbody>
