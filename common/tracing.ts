@@ -186,7 +186,7 @@ function withoutQuotedValues(exporter: sdkTracing.SpanExporter): sdkTracing.Span
 
 /**
  * The console's and the portal's sign-in link routes (`/console/sign-in/:token`,
- * `/portal/sign-in/:token`, each area's sign-in.routes.tsx): their path holds a token that signs
+ * `/portal/sign-in/:token`, gateway/src/pages/sign-in.tsx): their path holds a token that signs
  * someone in, so a span keeps the route's template instead, as the log line does. Matched on the
  * raw path, as Express matches routes (any case, a trailing slash), so a request refused before
  * its route (a form check) is covered too.

@@ -15,7 +15,7 @@ import { migrateReadModel } from '#prisma/read-model/migrate.js';
 import { randomBytes } from 'node:crypto';
 import { productionCommand } from './production-command.js';
 import { withRedis } from '../gateway/src/cli/link-options.js';
-import { CONSOLE } from '../gateway/src/features/console/console-page.js';
+import { CONSOLE } from '../gateway/src/pages/areas.js';
 import {
   cliOperator,
   recordOperatorAction,

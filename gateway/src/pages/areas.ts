@@ -4,6 +4,10 @@
 // visitor lands and a lost one is sent back to. pages/page.tsx mounts an area from this: its
 // layers (page-layers.tsx), its sign-in and gate (sign-in.tsx), its declared pages and its end
 // (areaEnd: its own 404, 4xx and 500 pages).
+import type { Credentials } from '#api/webhooks/credentials.js';
+
+import type { SessionData } from 'express-session';
+import { clubOf } from '#api/sandbox.js';
 
 export interface NavLink {
   href: string;
@@ -48,7 +52,7 @@ export interface PartnerClient {
 export interface SignedInPartner {
   client: PartnerClient;
   actor: Actor;
-  credentials: { generation: number; secretVersion: number };
+  credentials: Credentials;
 }
 
 /** An area of pages; `W` is who its gate lets in (an operator, a partner). */
@@ -68,13 +72,21 @@ export interface Area<W> {
   assets: string;
   /** Where a signed-in visitor lands; the 404 and 500 pages lead back to the area's start. */
   home: string;
+  /** Where the signed-in session's holder lands instead of `home`, when it depends on it. */
+  landing?: (session: Partial<SessionData>) => string | undefined;
   nav: readonly NavLink[];
+  /** Entries before `nav` for some visitors only (a sandbox client's quick start). */
+  navFor?: (who: W) => readonly NavLink[];
   /** The name the frame shows beside the sign-out button. */
   nameOf: (who: W) => string;
 }
 
 export const CONSOLE = '/console';
 export const PORTAL = '/portal';
+/** A sandbox client's first page in the portal. */
+export const QUICK_START = `${PORTAL}/quick-start`;
+
+const isSandboxKey = (key: string) => clubOf(key) === 'sandbox';
 
 export const CONSOLE_AREA: Area<Actor> = {
   prefix: CONSOLE,
@@ -101,6 +113,10 @@ export const PORTAL_AREA: Area<SignedInPartner> = {
   label: 'Partner portal',
   assets: `${PORTAL}/assets`,
   home: `${PORTAL}/overview`,
+  // A sandbox client starts on its quick start (features/portal/quick-start.page.tsx).
+  landing: ({ partner }) => (partner && isSandboxKey(partner.clientKey) ? QUICK_START : undefined),
+  navFor: ({ client }) =>
+    isSandboxKey(client.client_key) ? [{ href: QUICK_START, label: 'Quick start' }] : [],
   nav: [
     ...navUnder(PORTAL, {
       overview: 'Overview',

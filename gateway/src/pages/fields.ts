@@ -38,3 +38,17 @@ export const choice = <const T extends readonly [string, ...string[]]>(
   values: T,
   fallback: T[number],
 ) => z.enum(values).catch(fallback);
+
+/**
+ * The API's body `schema` as a form sends it (the portal's forms post what the API's endpoints
+ * take): a field left empty is left out, and a list field of `lists` ticked once is a list.
+ */
+export function formOf<T extends z.ZodType>(schema: T, lists: readonly string[] = []) {
+  return z.preprocess((sent) => {
+    const fields: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(sent as Record<string, unknown>)) {
+      if (value !== '') fields[name] = lists.includes(name) ? ticked.parse(value) : value;
+    }
+    return fields;
+  }, schema);
+}

@@ -20,8 +20,8 @@ const csrf = csrfSync({
   },
 });
 
-/** The session's token, made on first use; forms put it in their CSRF_FIELD. */
-export const csrfToken = (req: Request): string => csrf.generateToken(req);
+/** The session's token, made on first use; forms carry it in their CSRF_FIELD. */
+const csrfToken = (req: Request): string => csrf.generateToken(req);
 
 /** The request whose page is being rendered (the pages' JSX renders synchronously, in `render`). */
 const rendering = new AsyncLocalStorage<Request>();

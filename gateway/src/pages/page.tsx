@@ -6,12 +6,17 @@
 // the notice of an outcome or a refusal (outcome.tsx) and a path that names nothing (the area's
 // 404) are this file's, so no page writes them, and the order pages are mounted in does not
 // matter: an address its schema refuses is another page's, or none.
-import type { Request, Response, Router } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
+import type { Config } from '#common/config.js';
+import type { RedisClient } from '#common/redis.js';
 import { parseInput } from '../http/validation.js';
+import { assetRoutes } from './assets.js';
 import type { Area } from './areas.js';
-import { Frame, sendAreaPage } from './layout.js';
+import { Frame, publicFrame, sendAreaPage } from './layout.js';
 import { OutcomeNotice, refusalOf, type Outcome } from './outcome.js';
+import { areaEnd, pageLayers } from './page-layers.js';
+import { areaGate, signInRoutes, type SignInFlow } from './sign-in.js';
 
 type Shape = z.ZodType | undefined;
 type Parsed<T extends Shape> = T extends z.ZodType ? z.output<T> : Record<string, never>;
@@ -55,6 +60,7 @@ export interface PageSpec<S, W, P extends Shape, Q extends Shape, D> {
   path: `/${string}`;
   /** The navigation entry marked: the page's own path when left out. */
   current?: string;
+  /** Fixed, or the data's (then declared after `load`, from which TypeScript reads the data). */
   title: string | ((data: D) => string);
   /** The path's parameters; a path they refuse names no page (the area's 404). */
   params?: P;
@@ -211,12 +217,7 @@ async function show<S>(
 /** The query `raw` is by `schema`; a query it refuses throws the refusal. */
 const queryOf = (schema: Shape, raw: unknown): unknown => (schema ? parseInput(schema, raw) : {});
 
-function mountPage<S, W>(
-  router: Router,
-  page: AnyPage<S>,
-  services: S,
-  follow: Follow<W> | undefined,
-): void {
+function mountPage<S, W>(router: Router, page: AnyPage<S>, services: S, follow: Follow<W>): void {
   /** The request's visitor and address; null when the address names nothing, undefined once the
    * visitor was refused. */
   async function visit(req: Request, res: Response, schema: Shape) {
@@ -280,19 +281,19 @@ function mountDownload<S>(router: Router, download: AnyDownload<S>, services: S)
   });
 }
 
-/** How a session follows its holder's own change of credentials (the portal's). */
-export type Follow<W> = (req: Request, who: W) => Promise<void>;
+/** How a session follows its holder's own change of credentials (sign-in.tsx SignInFlow). */
+type Follow<W> = SignInFlow<unknown, W>['follow'];
 
 /**
  * The pages of `area` as routes of `router`, each with its full path (as the API's, app.ts), after
  * the area's gate: `res.locals.who` is its visitor.
  */
-export function mountPages<S, W>(
+function mountPages<S, W>(
   router: Router,
   area: Area<W>,
   pages: readonly Page<S>[],
   services: S,
-  follow?: Follow<W>,
+  follow: Follow<W>,
 ): void {
   for (const page of pages) {
     // A declaration mounted in the wrong area would meet another area's session and gate.
@@ -301,4 +302,46 @@ export function mountPages<S, W>(
     if (page.kind === 'page') mountPage(router, page, services, follow);
     else mountDownload(router, page, services);
   }
+}
+
+/** What makes an area's routes beside its description (areas.ts). */
+export interface AreaParts<S, L, W> {
+  services: S;
+  flow: SignInFlow<L, W>;
+  /** Every page of the area, in any order. */
+  pages: readonly Page<S>[];
+  /** Routes of the area that need no session, beside the sign-in links' (the console's OIDC). */
+  open?: (router: Router) => void;
+  /** Run after the gate, before the pages (the portal's request limit). */
+  guarded?: readonly RequestHandler[];
+}
+
+/**
+ * An area's routes, each with its full path (as the API's, app.ts): its assets; its layers
+ * (page-layers.tsx), for its paths only; signing in and out; the gate; its pages; its end (the
+ * area's 404, refused-request and 500 pages).
+ */
+export function areaRoutes<S extends { redis: RedisClient; config: Config }, L, W>(
+  area: Area<W>,
+  parts: AreaParts<S, L, W>,
+): Router {
+  const { services, flow } = parts;
+  const router = Router();
+  router.use(assetRoutes(area.assets));
+  const Public = publicFrame(area);
+  router.use(
+    area.prefix,
+    pageLayers({
+      redis: services.redis,
+      config: services.config,
+      name: area.session.name,
+      page: Public,
+    }),
+  );
+  signInRoutes(router, area, flow);
+  parts.open?.(router);
+  router.use(area.prefix, areaGate(area, flow, services.config), ...(parts.guarded ?? []));
+  mountPages(router, area, parts.pages, services, flow.follow);
+  router.use(area.prefix, areaEnd(Public, area.prefix));
+  return router;
 }

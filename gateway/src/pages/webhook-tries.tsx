@@ -1,6 +1,7 @@
-// A webhook subscription's tries as the console and the portal show them: when, the event, the
-// outcome, the status and duration, and the start of the endpoint's answer, as text (never
-// rendered: it is whatever the partner's server sent).
+// A webhook subscription as the console and the portal show it: its state, its events by state,
+// and its tries: when, the event, the outcome, the status and duration, and the start of the
+// endpoint's answer, as text (never rendered: it is whatever the partner's server sent).
+import { Heads } from './tables.js';
 
 /** The newest tries a page shows. */
 export const TRIES_SHOWN = 50;
@@ -19,27 +20,47 @@ interface Try {
   response: string | null;
 }
 
+/** A subscription's state in words: enabled, or disabled and why. */
+export const stateOf = (s: { enabled: boolean; disabled_reason: string | null }) =>
+  s.enabled ? 'enabled' : `disabled (${s.disabled_reason ?? 'no reason'})`;
+
+/** The heads of the columns EventCounts fills. */
+export const EVENT_COUNTS = ['Delivered', 'Failed', 'Pending'] as const;
+
+/** A subscription's events by state, as the webhook service's figures count them. */
+export function EventCounts(props: {
+  events: { delivered: number; failed: number; pending: number };
+}) {
+  const { delivered, failed, pending } = props.events;
+  return (
+    <>
+      {[delivered, failed, pending].map((count) => (
+        <td class="num" safe>
+          {String(count)}
+        </td>
+      ))}
+    </>
+  );
+}
+
 export function TriesTable(props: { tries: Try[]; total: number }) {
   if (props.tries.length === 0) return <p>No tries.</p>;
   return (
     <div class="scroll">
       <table id="deliveries">
         <caption safe>{`The newest ${props.tries.length} of ${props.total} tries`}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Tried at (UTC)</th>
-            <th scope="col">Event type</th>
-            <th scope="col">Webhook id</th>
-            <th scope="col">Outcome</th>
-            <th scope="col" class="num">
-              Status
-            </th>
-            <th scope="col" class="num">
-              ms
-            </th>
-            <th scope="col">Answer (first characters)</th>
-          </tr>
-        </thead>
+        <Heads
+          names={[
+            'Tried at (UTC)',
+            'Event type',
+            'Webhook id',
+            'Outcome',
+            'Status',
+            'ms',
+            'Answer (first characters)',
+          ]}
+          numeric={['Status', 'ms']}
+        />
         <tbody>
           {props.tries.map((t) => (
             <tr>

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { readModelPool, type ReadModelClient, type ReadModelPrisma } from '#common/databases.js';
 import { Prisma, type ApiClient } from '#prisma/generated/read-model/client.js';
-import { pgRows, raw, sql } from '#read-model/sql.js';
+import { pgRows, raw, sql, type Sql } from '#read-model/sql.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import { DATA_CLASSES, type DataClass } from '#api/data-classes.js';
 import type { Scope } from '#api/scopes.js';
@@ -67,21 +67,25 @@ const CLIENT_COLUMNS = raw(
     .join(', '),
 );
 
+/** The client `condition` names: one statement on the pool (findClientByKey says why). */
+async function findClient(db: ReadModelClient, condition: Sql): Promise<ApiClientRecord | null> {
+  const [row] = await pgRows<ApiClientRecord>(
+    readModelPool(db),
+    sql`SELECT ${CLIENT_COLUMNS} FROM api_clients WHERE ${condition}`,
+  );
+  return row ?? null;
+}
+
 /**
  * The client a key names. Every token request reads it: one statement on the pool, whose rows pg
  * types as the ORM does (integers, text arrays, booleans, timestamps as Date), without the ORM's
  * cost per query (decision 0003).
  */
-export async function findClientByKey(
-  db: ReadModelClient,
-  clientKey: string,
-): Promise<ApiClientRecord | null> {
-  const [row] = await pgRows<ApiClientRecord>(
-    readModelPool(db),
-    sql`SELECT ${CLIENT_COLUMNS} FROM api_clients WHERE client_key = ${clientKey}`,
-  );
-  return row ?? null;
-}
+export const findClientByKey = (db: ReadModelClient, clientKey: string) =>
+  findClient(db, sql`client_key = ${clientKey}`);
+
+/** The client of an id (a portal session's or link's), as it is now. */
+export const findClientById = (db: ReadModelClient, id: number) => findClient(db, sql`id = ${id}`);
 
 /** The keys of the clients `ids` name, by id (a usage report's rows name clients by id). */
 export async function clientKeysOf(db: ReadModelClient, ids: readonly number[]) {

@@ -27,6 +27,7 @@ import {
   setClientDataClasses,
   setClientLimits,
   setClientScopes,
+  type ApiClientRecord,
   type ClientLimits,
 } from './clients.repository.js';
 
@@ -315,6 +316,70 @@ export async function endPreviousSecretAs(
     throw new OperatorRefusal(`no client with key ${clientKey}`);
   await recordOperatorAction(deps.db, operator, 'clients.end-previous-secret', { clientKey });
   return subscriptionsOfEndedCredentials(deps.db, clientKey);
+}
+
+/** A client's limits as the operator types them: `M/H/D`, '' for the deployment's defaults. */
+export const limitsText = (
+  c: Pick<ApiClientRecord, 'rate_limit_minute' | 'rate_limit_hour' | 'rate_limit_day'>,
+) =>
+  c.rate_limit_minute === null
+    ? ''
+    : `${c.rate_limit_minute}/${c.rate_limit_hour}/${c.rate_limit_day}`;
+
+/** A client's branch as the operator types it: its id, '' for every branch. */
+export const branchText = (c: Pick<ApiClientRecord, 'branch_id'>) =>
+  c.branch_id === null ? '' : String(c.branch_id);
+
+/** The console's edit of a client, each field as typed (limitsText's and branchText's forms). */
+export interface ClientEdit {
+  /** Scopes `a,b`. */
+  scopes?: string | undefined;
+  /** Classes of personal data `a,b`; missing, the classes stay as they are. */
+  data?: string | undefined;
+  limits: string;
+  branch: string;
+}
+
+/**
+ * Applies what `edit` changes of the client, each change as its own command applies and records
+ * it (set-scopes, grant, set-limits, set-branch); the names of those applied. A refusal says
+ * which were applied before it.
+ */
+export async function editClientAs(
+  deps: ClientDeps,
+  operator: Operator,
+  clientKey: string,
+  edit: ClientEdit,
+): Promise<string[]> {
+  const client = await findClientByKey(deps.db, clientKey);
+  if (!client) throw new OperatorRefusal(`no client with key ${clientKey}`);
+  const scopes = edit.scopes ?? '';
+  const changed: string[] = [];
+  try {
+    const data = edit.data === undefined ? null : parseDataClasses(edit.data).join(',');
+    if (scopes !== client.scopes.join(',')) {
+      await setScopesAs(deps, operator, clientKey, scopes);
+      changed.push('scopes');
+    }
+    // A client under review is confirmed by saving, whether or not its classes change.
+    if (data !== null && (data !== client.data_classes.join(',') || client.data_classes_review)) {
+      await grantDataClassesAs(deps, operator, clientKey, data);
+      changed.push('data classes');
+    }
+    if (edit.limits !== limitsText(client)) {
+      await setLimitsAs(deps, operator, clientKey, edit.limits === '' ? 'default' : edit.limits);
+      changed.push('limits');
+    }
+    if (edit.branch !== branchText(client)) {
+      await setBranchAs(deps, operator, clientKey, edit.branch === '' ? 'all' : edit.branch);
+      changed.push('branch');
+    }
+  } catch (error) {
+    if (!(error instanceof OperatorRefusal) || changed.length === 0) throw error;
+    const saved = ` (saved before it: ${changed.join(', ')})`;
+    throw new OperatorRefusal(error.message + saved, error.exitCode);
+  }
+  return changed;
 }
 
 /**

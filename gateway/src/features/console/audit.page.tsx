@@ -3,6 +3,8 @@
 import { z } from 'zod';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
 import { text } from '../../pages/fields.js';
+import { Filters, Typed } from '../../pages/filters.js';
+import { Heads } from '../../pages/tables.js';
 import { definePage } from '../../page-services.js';
 import { listOperatorActions } from '../operators/operator-audit.js';
 
@@ -18,30 +20,16 @@ export const auditPage = definePage({
     listOperatorActions(services.db, { clientKey: query.client, limit: SHOWN }),
   view: (rows, { query }) => (
     <>
-      <form method="get" action={PAGE} class="filters">
-        <label>
-          Client key
-          <input name="client" value={query.client ?? ''} />
-        </label>
-        <button type="submit">Filter</button>
-      </form>
+      <Filters action={PAGE} button="Filter">
+        <Typed label="Client key" name="client" value={query.client} />
+      </Filters>
       {rows.length === 0 ? (
         <p>No operator actions recorded.</p>
       ) : (
         <div class="scroll">
           <table>
             <caption safe>{`The newest ${rows.length} actions (at most ${SHOWN})`}</caption>
-            <thead>
-              <tr>
-                <th scope="col">When (UTC)</th>
-                <th scope="col">Who</th>
-                <th scope="col">Through</th>
-                <th scope="col">From</th>
-                <th scope="col">Action</th>
-                <th scope="col">Client</th>
-                <th scope="col">Target</th>
-              </tr>
-            </thead>
+            <Heads names={['When (UTC)', 'Who', 'Through', 'From', 'Action', 'Client', 'Target']} />
             <tbody>
               {rows.map((row) => (
                 <tr>

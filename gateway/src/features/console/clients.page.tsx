@@ -1,26 +1,28 @@
 // The console's clients: create one (its secret shown this once), and disable, enable, rotate
-// the secret of, or end the tokens of each, through the services the CLI uses
-// (clients/clients.service.ts).
-import type { Request, Response, Router } from 'express';
+// the secret of, end the tokens of, or make a portal link for each, through the services the CLI
+// uses (clients/clients.service.ts, portal/portal-links.ts).
+import { z } from 'zod';
 import { SCOPES } from '#api/scopes.js';
 import type { Config } from '#common/config.js';
-import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
-import { Notice, sendPage } from '../../pages/layout.js';
+import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
+import { text, ticked, tickedList } from '../../pages/fields.js';
+import { clubOf } from '#api/sandbox.js';
+import { PostForm } from '../../pages/layout.js';
+import { Heads } from '../../pages/tables.js';
+import { consoleAction, definePage } from '../../page-services.js';
 import { listClientsWithLastUse, type ListedClient } from '../clients/clients.repository.js';
 import {
   applyClientAction,
+  CLIENT_ACTIONS,
   createClientAs,
-  isClientAction,
   type ClientAction,
-  type ClientDeps,
 } from '../clients/clients.service.js';
-import { OperatorRefusal } from '../../cli/operator-refusal.js';
+import { makePortalLink } from '../portal/portal-links.js';
 import { DataClassesField, dataClassesText } from './data-classes-field.js';
-import { clubOf } from '#api/sandbox.js';
-import { CONSOLE, ConsolePage, consoleOperator } from './console-page.js';
-import { PortalLinkForm } from './portal-link.page.js';
 
 const PAGE = `${CONSOLE}/clients`;
+/** How long a portal link made here opens the portal. */
+const LINK_TTL_MS = 15 * 60_000;
 
 const ACTION_LABELS: Record<ClientAction, string> = {
   disable: 'Disable',
@@ -36,60 +38,29 @@ const DONE: Record<ClientAction, string> = {
   'revoke-tokens': 'has no working token left',
 };
 
-/** What the page shows above its content after a form. */
-type Outcome =
-  | { kind: 'error'; message: string }
-  | { kind: 'done'; message: string }
-  | { kind: 'secret'; clientKey: string; secret: string; created: boolean; note?: string };
-
 /** The client's subscriptions an action left disabled, to look at on the webhooks page. */
 const endedNote = (ids: readonly number[] | undefined) =>
   ids && ids.length > 0
     ? ` Webhook subscriptions disabled because the credentials that made them ended (credentials-ended): ${ids.join(', ')}; see Webhooks.`
     : '';
 
-function OutcomeNotice(props: { outcome: Outcome | undefined }) {
-  const { outcome } = props;
-  if (!outcome) return '';
-  if (outcome.kind === 'error')
-    return (
-      <Notice kind="error">
-        <span safe>{outcome.message}</span>
-      </Notice>
-    );
-  if (outcome.kind === 'done')
-    return (
-      <Notice kind="done">
-        <span safe>{outcome.message}</span>
-      </Notice>
-    );
-  return (
-    <Notice kind="done" secret>
-      <p>
-        {outcome.created ? 'Client created. ' : 'New secret made. '}Give these to the partner: the
-        secret is shown only this once.
-      </p>
-      {outcome.note ? <p safe>{outcome.note}</p> : ''}
-      <dl class="secret">
-        <dt>client_key</dt>
-        <dd>
-          <code safe>{outcome.clientKey}</code>
-        </dd>
-        <dt>client_secret</dt>
-        <dd>
-          <code safe>{outcome.secret}</code>
-        </dd>
-      </dl>
-    </Notice>
-  );
-}
+/** A new secret, with the key it goes with, for the operator to give the partner. */
+const secretOf = (made: string, clientKey: string, secret: string, note?: string) =>
+  ({
+    kind: 'secret',
+    message: `${made} Give these to the partner: the secret is shown only this once.`,
+    note: note || undefined,
+    shown: [
+      ['client_key', clientKey],
+      ['client_secret', secret],
+    ],
+  }) as const;
 
-function CreateForm(props: { csrf: string }) {
+function CreateForm() {
   return (
     <section aria-labelledby="create-heading">
       <h2 id="create-heading">New client</h2>
-      <form method="post" action={PAGE} class="stack">
-        <input type="hidden" name={CSRF_FIELD} value={props.csrf} />
+      <PostForm action={PAGE} class="stack">
         <label for="name">Name</label>
         <input id="name" name="name" required maxlength="200" autocomplete="off" />
         <fieldset>
@@ -124,29 +95,46 @@ function CreateForm(props: { csrf: string }) {
           Its key begins sbx_ and its tokens read the sandbox's generated club, never a live row.
         </p>
         <button type="submit">Create client</button>
-      </form>
+      </PostForm>
     </section>
   );
 }
 
-function ActionForm(props: {
-  clientKey: string;
-  action: ClientAction;
-  csrf: string;
-  name: string;
-}) {
+const actionPath = (clientKey: string, action: string) =>
+  `${PAGE}/${encodeURIComponent(clientKey)}/${action}`;
+
+function Actions(props: { client: ListedClient }) {
+  const { client_key: key, name, is_active: active } = props.client;
+  const actions = active
+    ? (['disable', 'rotate-secret', 'revoke-tokens'] as const)
+    : (['enable', 'rotate-secret'] as const);
   return (
-    <form method="post" action={`${PAGE}/${encodeURIComponent(props.clientKey)}/${props.action}`}>
-      <input type="hidden" name={CSRF_FIELD} value={props.csrf} />
-      <button
-        type="submit"
-        class={props.action === 'enable' ? '' : 'warn'}
-        aria-label={`${ACTION_LABELS[props.action]}: ${props.name}`}
-        safe
-      >
-        {ACTION_LABELS[props.action]}
-      </button>
-    </form>
+    <td class="actions">
+      <a href={actionPath(key, 'edit')} aria-label={`Edit: ${name}`}>
+        Edit
+      </a>
+      {actions.map((action) => (
+        <PostForm action={actionPath(key, action)}>
+          <button
+            type="submit"
+            class={action === 'enable' ? '' : 'warn'}
+            aria-label={`${ACTION_LABELS[action]}: ${name}`}
+            safe
+          >
+            {ACTION_LABELS[action]}
+          </button>
+        </PostForm>
+      ))}
+      {active ? (
+        <PostForm action={actionPath(key, 'portal-link')}>
+          <button type="submit" aria-label={`Portal link: ${name}`}>
+            Portal link
+          </button>
+        </PostForm>
+      ) : (
+        ''
+      )}
+    </td>
   );
 }
 
@@ -157,25 +145,25 @@ function limitsOf(client: ListedClient, config: Config) {
     : `${client.rate_limit_minute}/${client.rate_limit_hour}/${client.rate_limit_day}`;
 }
 
-function ClientsTable(props: { clients: ListedClient[]; config: Config; csrf: string }) {
+function ClientsTable(props: { clients: ListedClient[]; config: Config }) {
   if (props.clients.length === 0) return <p>No clients yet.</p>;
   return (
     <div class="scroll">
       <table>
         <caption>Every client</caption>
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Name</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Personal data</th>
-            <th scope="col">Branch</th>
-            <th scope="col">Limits (M/H/D)</th>
-            <th scope="col">State</th>
-            <th scope="col">Last token</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
+        <Heads
+          names={[
+            'Key',
+            'Name',
+            'Scopes',
+            'Personal data',
+            'Branch',
+            'Limits (M/H/D)',
+            'State',
+            'Last token',
+            'Actions',
+          ]}
+        />
         <tbody>
           {props.clients.map((c) => (
             <tr>
@@ -197,30 +185,7 @@ function ClientsTable(props: { clients: ListedClient[]; config: Config; csrf: st
                   ? c.last_used_at.toISOString().slice(0, 16).replace('T', ' ')
                   : 'never'}
               </td>
-              <td class="actions">
-                <a
-                  href={`${PAGE}/${encodeURIComponent(c.client_key)}/edit`}
-                  aria-label={`Edit: ${c.name}`}
-                >
-                  Edit
-                </a>
-                {(c.is_active
-                  ? (['disable', 'rotate-secret', 'revoke-tokens'] as const)
-                  : (['enable', 'rotate-secret'] as const)
-                ).map((action) => (
-                  <ActionForm
-                    clientKey={c.client_key}
-                    action={action}
-                    csrf={props.csrf}
-                    name={c.name}
-                  />
-                ))}
-                {c.is_active ? (
-                  <PortalLinkForm clientKey={c.client_key} name={c.name} csrf={props.csrf} />
-                ) : (
-                  ''
-                )}
-              </td>
+              <Actions client={c} />
             </tr>
           ))}
         </tbody>
@@ -229,90 +194,59 @@ function ClientsTable(props: { clients: ListedClient[]; config: Config; csrf: st
   );
 }
 
-async function renderClients(
-  req: Request,
-  res: Response,
-  deps: ConsoleClientsDeps,
-  outcome?: Outcome,
-  status = 200,
-) {
-  const clients = await listClientsWithLastUse(deps.db);
-  const csrf = csrfToken(req);
-  // After a form the address stays the page's own, so reloading it repeats nothing.
-  res.set('HX-Push-Url', PAGE);
-  await sendPage(
-    res,
-    <ConsolePage req={req} title="Clients" current={PAGE}>
-      <OutcomeNotice outcome={outcome} />
-      <ClientsTable clients={clients} config={deps.config} csrf={csrf} />
-      <CreateForm csrf={csrf} />
-    </ConsolePage>,
-    status,
-  );
-}
+const clientKey = z.object({ key: z.string() });
 
-export interface ConsoleClientsDeps extends ClientDeps {
-  config: Config;
-}
-
-/** A form field as one string: checkboxes of one name arrive as a list. */
-const field = (value: unknown): string | undefined =>
-  Array.isArray(value)
-    ? value.join(',')
-    : typeof value === 'string' && value !== ''
-      ? value
-      : undefined;
-
-async function refusedOr(run: () => Promise<Outcome>): Promise<[Outcome, number]> {
-  try {
-    return [await run(), 200];
-  } catch (error) {
-    if (error instanceof OperatorRefusal) return [{ kind: 'error', message: error.message }, 400];
-    throw error;
-  }
-}
-
-export function clientsPage(router: Router, deps: ConsoleClientsDeps): void {
-  router.get(PAGE, (req, res) => renderClients(req, res, deps));
-
-  router.post(PAGE, async (req, res) => {
-    const body = req.body as Record<string, unknown>;
-    const [outcome, status] = await refusedOr(async () => {
-      const created = await createClientAs(deps, consoleOperator(req), {
-        name: field(body.name),
-        scopes: field(body.scopes),
-        branch: field(body.branch),
-        limits: field(body.limits),
-        data: field(body.data),
-        sandbox: body.sandbox === 'yes',
-      });
-      return {
-        kind: 'secret',
-        clientKey: created.client_key,
-        secret: created.client_secret,
-        created: true,
-      };
-    });
-    await renderClients(req, res, deps, outcome, status);
-  });
-
-  router.post(`${PAGE}/:key/:action`, async (req, res) => {
-    const { key, action } = req.params;
-    if (!isClientAction(action))
-      return renderClients(
-        req,
-        res,
-        deps,
-        { kind: 'error', message: `unknown action ${action}` },
-        404,
-      );
-    const [outcome, status] = await refusedOr(async () => {
-      const done = await applyClientAction(deps, consoleOperator(req), action, key);
-      const note = endedNote(done.subscriptions_disabled);
-      return done.client_secret === undefined
-        ? { kind: 'done', message: `${key} ${DONE[action]}.${note}` }
-        : { kind: 'secret', clientKey: key, secret: done.client_secret, created: false, note };
-    });
-    await renderClients(req, res, deps, outcome, status);
-  });
-}
+export const clientsPage = definePage({
+  area: CONSOLE_AREA,
+  path: PAGE,
+  title: 'Clients',
+  load: ({ services }) => listClientsWithLastUse(services.db),
+  view: (clients, { services }) => (
+    <>
+      <ClientsTable clients={clients} config={services.config} />
+      <CreateForm />
+    </>
+  ),
+  actions: [
+    consoleAction({
+      body: z.object({
+        name: text,
+        scopes: tickedList,
+        branch: text,
+        limits: text,
+        data: tickedList,
+        sandbox: ticked,
+      }),
+      run: async ({ services, who, body }) => {
+        const created = await createClientAs(services, who, {
+          ...body,
+          sandbox: body.sandbox?.includes('yes') ?? false,
+        });
+        return secretOf('Client created.', created.client_key, created.client_secret);
+      },
+    }),
+    consoleAction({
+      path: '/:key/:action',
+      params: clientKey.extend({ action: z.enum(CLIENT_ACTIONS) }),
+      run: async ({ services, who, params: { key, action } }) => {
+        const done = await applyClientAction(services, who, action, key);
+        const note = endedNote(done.subscriptions_disabled);
+        return done.client_secret === undefined
+          ? { kind: 'done', message: `${key} ${DONE[action]}.${note}` }
+          : secretOf('New secret made.', key, done.client_secret, note);
+      },
+    }),
+    consoleAction({
+      path: '/:key/portal-link',
+      params: clientKey,
+      run: async ({ services, who, params: { key } }) => {
+        const link = await makePortalLink(services, who, key, LINK_TTL_MS);
+        return {
+          kind: 'secret',
+          message: `Send this link to the partner of ${key}. It opens their portal once, until ${link.expiresAt.toISOString()}; it is shown only this once.`,
+          shown: [['Portal link', link.url]],
+        };
+      },
+    }),
+  ],
+});

@@ -7,7 +7,7 @@ import { CliError } from '../../cli/operator-cli.js';
 import { terminalJson } from '../../cli/terminal-text.js';
 import { createSignInLink, linkKeysOf } from '../../pages/sign-in-links.js';
 import { cliOperator, recordOperatorAction } from '../operators/operator-audit.js';
-import { CONSOLE } from './console-page.js';
+import { CONSOLE } from '../../pages/areas.js';
 import { USAGE, type ConsoleCliArgs } from './console.usage.js';
 
 export async function runCommand(args: ConsoleCliArgs): Promise<void> {

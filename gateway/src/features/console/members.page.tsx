@@ -2,39 +2,24 @@
 // number, what the gateway holds about it and who received which classes (`npm run members --
 // report`), and its erasure with a typed confirmation and a reason (`npm run members -- erase`),
 // through the same services, each recorded in the operator audit.
-import type { Request, Response, Router } from 'express';
-import type { ReadModelClient } from '#common/databases.js';
-import type { RedisClient } from '#common/redis.js';
+import { z } from 'zod';
 import { OperatorRefusal } from '../../cli/operator-refusal.js';
-import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
-import { Notice, sendPage } from '../../pages/layout.js';
-import type { GatewayLegacy } from '../members/legacy-connection.js';
+import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
+import { positiveId, trimmed } from '../../pages/fields.js';
+import { Filters } from '../../pages/filters.js';
+import { Notice, PostForm } from '../../pages/layout.js';
+import { Heads } from '../../pages/tables.js';
+import { consoleAction, definePage } from '../../page-services.js';
 import { eraseAs } from '../members/erasure.service.js';
-import { reportAs } from '../members/member-data.service.js';
-import { CONSOLE, ConsolePage, consoleOperator } from './console-page.js';
+import { findReportAs } from '../members/member-data.service.js';
 
 const PAGE = `${CONSOLE}/members`;
 
-export interface MembersPageDeps {
-  db: ReadModelClient;
-  redis: RedisClient;
-  legacy: GatewayLegacy;
-  config: { redis: { prefix: string } };
-}
-
-type Report = Awaited<ReturnType<typeof reportAs>>;
-type Outcome = { kind: 'error' | 'done'; message: string };
-
-/** The member an operator's search names: an id, or a member number of the read model. */
-async function memberIdOf(db: ReadModelClient, query: string): Promise<number | null> {
-  if (/^\d{1,9}$/.test(query)) return Number(query);
-  const found = await db.member.findFirst({ where: { member_no: query }, select: { id: true } });
-  return found?.id ?? null;
-}
+type Report = NonNullable<Awaited<ReturnType<typeof findReportAs>>>;
 
 const when = (at: Date) => at.toISOString().replace('T', ' ').slice(0, 19);
 
-function ReportView(props: { report: Report; csrf: string }) {
+function ReportView(props: { report: Report }) {
   const { report } = props;
   const id = report.member_id;
   return (
@@ -66,14 +51,7 @@ function ReportView(props: { report: Report; csrf: string }) {
       ) : (
         <table>
           <caption>Clients that received the member's data</caption>
-          <thead>
-            <tr>
-              <th scope="col">Client</th>
-              <th scope="col">Classes</th>
-              <th scope="col">First (UTC)</th>
-              <th scope="col">Last (UTC)</th>
-            </tr>
-          </thead>
+          <Heads names={['Client', 'Classes', 'First (UTC)', 'Last (UTC)']} />
           <tbody>
             {report.recipients.map((r) => (
               <tr>
@@ -88,102 +66,78 @@ function ReportView(props: { report: Report; csrf: string }) {
           </tbody>
         </table>
       )}
-      {report.member ? (
-        <section aria-labelledby="erase-heading">
-          <h2 id="erase-heading">Erase</h2>
-          <p>
-            Replaces the member's personal data in the dashboard (packages and transactions stay),
-            removes it from the read model and the gateway's copies, and tells every recipient
-            above. It cannot be undone.
-          </p>
-          <form method="post" action={`${PAGE}/${id}/erase`} class="stack">
-            <input type="hidden" name={CSRF_FIELD} value={props.csrf} />
-            <label for="reason">Reason (kept in the operator audit)</label>
-            <input id="reason" name="reason" required maxlength="500" autocomplete="off" />
-            <label for="confirm" safe>
-              {`Type the member's id, ${id}, to confirm`}
-            </label>
-            <input id="confirm" name="confirm" required inputmode="numeric" autocomplete="off" />
-            <button type="submit" class="warn" safe>
-              {`Erase member ${id}`}
-            </button>
-          </form>
-        </section>
-      ) : (
-        ''
-      )}
+      {report.member ? <EraseForm id={id} /> : ''}
     </>
   );
 }
 
-async function render(
-  req: Request,
-  res: Response,
-  deps: MembersPageDeps,
-  query: string,
-  outcome?: Outcome,
-  status = 200,
-) {
-  let report: Report | null = null;
-  let notice = outcome;
-  if (query) {
-    const id = await memberIdOf(deps.db, query);
-    try {
-      report = id === null ? null : await reportAs(deps.db, consoleOperator(req), id);
-    } catch (error) {
-      if (!(error instanceof OperatorRefusal)) throw error;
-    }
-    if (!report) notice ??= { kind: 'error', message: `No member with id or number ${query}.` };
-  }
-  await sendPage(
-    res,
-    <ConsolePage req={req} title="Members" current={PAGE}>
-      <form method="get" action={PAGE} class="filters">
+function EraseForm(props: { id: number }) {
+  const { id } = props;
+  return (
+    <section aria-labelledby="erase-heading">
+      <h2 id="erase-heading">Erase</h2>
+      <p>
+        Replaces the member's personal data in the dashboard (packages and transactions stay),
+        removes it from the read model and the gateway's copies, and tells every recipient above. It
+        cannot be undone.
+      </p>
+      <PostForm action={`${PAGE}/${id}/erase`} class="stack">
+        <label for="reason">Reason (kept in the operator audit)</label>
+        <input id="reason" name="reason" required maxlength="500" autocomplete="off" />
+        <label for="confirm" safe>
+          {`Type the member's id, ${id}, to confirm`}
+        </label>
+        <input id="confirm" name="confirm" required inputmode="numeric" autocomplete="off" />
+        <button type="submit" class="warn" safe>
+          {`Erase member ${id}`}
+        </button>
+      </PostForm>
+    </section>
+  );
+}
+
+export const membersPage = definePage({
+  area: CONSOLE_AREA,
+  path: PAGE,
+  title: 'Members',
+  query: z.object({ q: trimmed.catch('') }),
+  load: async ({ services, who, query: { q } }) => ({
+    report: q ? await findReportAs(services.db, who, q) : null,
+  }),
+  view: ({ report }, { query: { q }, outcome }) => (
+    <>
+      <Filters action={PAGE} button="Find">
         <label>
           Member id or number
-          <input name="q" value={query} required />
+          <input name="q" value={q} required />
         </label>
-        <button type="submit">Find</button>
-      </form>
-      {notice ? (
-        <Notice kind={notice.kind}>
-          <span safe>{notice.message}</span>
+      </Filters>
+      {q && !report && !outcome ? (
+        <Notice kind="error">
+          <span safe>{`No member with id or number ${q}.`}</span>
         </Notice>
       ) : (
         ''
       )}
-      {report ? <ReportView report={report} csrf={csrfToken(req)} /> : ''}
-    </ConsolePage>,
-    status,
-  );
-}
-
-/** A form field as one trimmed string. */
-const field = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
-
-export function membersPage(router: Router, deps: MembersPageDeps): void {
-  router.get(PAGE, (req, res) => render(req, res, deps, field(req.query.q)));
-
-  router.post(`${PAGE}/:id/erase`, async (req, res) => {
-    const id = String(req.params.id);
-    const body = req.body as Record<string, unknown>;
-    if (!/^\d{1,9}$/.test(id) || field(body.confirm) !== id) {
-      const message = `Not erased: type the member's id, ${id}, to confirm.`;
-      return render(req, res, deps, id, { kind: 'error', message }, 400);
-    }
-    try {
-      const receipt = await eraseAs(
-        { db: deps.db, legacy: deps.legacy, redis: deps.redis, prefix: deps.config.redis.prefix },
-        consoleOperator(req),
-        Number(id),
-        field(body.reason),
-      );
-      const told = receipt.notified.length > 0 ? receipt.notified.join(', ') : 'no client';
-      const message = `Member ${id} erased at ${receipt.erased_at.toISOString()}; told: ${told}.`;
-      await render(req, res, deps, id, { kind: 'done', message });
-    } catch (error) {
-      if (!(error instanceof OperatorRefusal)) throw error;
-      await render(req, res, deps, id, { kind: 'error', message: error.message }, 400);
-    }
-  });
-}
+      {report ? <ReportView report={report} /> : ''}
+    </>
+  ),
+  actions: [
+    consoleAction({
+      path: '/:id/erase',
+      params: z.object({ id: positiveId }),
+      body: z.object({ confirm: trimmed, reason: trimmed }),
+      shows: ({ id }) => ({ q: String(id) }),
+      run: async ({ services, who, params: { id }, body }) => {
+        if (body.confirm !== String(id))
+          throw new OperatorRefusal(`Not erased: type the member's id, ${id}, to confirm.`);
+        const receipt = await eraseAs(services, who, id, body.reason);
+        const told = receipt.notified.length > 0 ? receipt.notified.join(', ') : 'no client';
+        return {
+          kind: 'done',
+          message: `Member ${id} erased at ${receipt.erased_at.toISOString()}; told: ${told}.`,
+        };
+      },
+    }),
+  ],
+});

@@ -13,13 +13,15 @@ import { throttledLog } from '#common/log-throttle.js';
 import type { Logger } from '#common/logger.js';
 import type { RedisClient } from '#common/redis.js';
 import { GatewayRedisStore } from '../../http/rate-limit/rate-limit-store.js';
-import { Notice, sendPage } from '../../pages/layout.js';
+import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
+import { Notice, publicFrame, sendPage } from '../../pages/layout.js';
+import { beginSession } from '../../pages/sign-in.js';
 import { linkKeysOf } from '../../pages/sign-in-links.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
-import { CONSOLE, PublicPage } from './console-page.js';
 import { FLOW_TTL_MS, OidcRefusal, oidcProvider, UnboundAnswer } from './oidc-sign-in.js';
 
 export const OIDC_START = `${CONSOLE}/oidc/start`;
+const PublicPage = publicFrame(CONSOLE_AREA);
 const OIDC_CALLBACK = `${CONSOLE}/oidc/callback`;
 
 export interface OidcDeps {
@@ -37,17 +39,22 @@ function cookieOf(req: Request, name: string): string | undefined {
   return pair?.slice(name.length + 1);
 }
 
+/** A link out of the flow's pages, as a whole page load: the session (or the site) changes. */
+const WholeLoad = (props: { href: string; children: string }) => (
+  <p>
+    <a href={props.href} hx-boost="false" safe>
+      {props.children}
+    </a>
+  </p>
+);
+
 function Refused(props: { reason: string }) {
   return (
     <PublicPage title="Sign-in refused">
       <Notice kind="error">
         <span safe>{`Refused: ${props.reason}.`}</span>
       </Notice>
-      <p>
-        <a href={OIDC_START} hx-boost="false">
-          Sign in again
-        </a>
-      </p>
+      <WholeLoad href={OIDC_START}>Sign in again</WholeLoad>
     </PublicPage>
   );
 }
@@ -58,11 +65,7 @@ function SignedIn(props: { email: string }) {
       <p>
         Signed in as <strong safe>{props.email}</strong>.
       </p>
-      <p>
-        <a href={`${CONSOLE}/clients`} hx-boost="false">
-          Open the console
-        </a>
-      </p>
+      <WholeLoad href={CONSOLE_AREA.home}>Open the console</WholeLoad>
     </PublicPage>
   );
 }
@@ -105,11 +108,6 @@ function signInLimit(deps: OidcDeps, log: ReturnType<typeof throttledLog>): Requ
     },
   });
 }
-
-const regenerate = (req: Request) =>
-  new Promise<void>((resolve, reject) =>
-    req.session.regenerate((error) => (error ? reject(error as Error) : resolve())),
-  );
 
 export function oidcRoutes(router: Router, deps: OidcDeps): void {
   const settings = deps.config.console.oidc;
@@ -178,10 +176,8 @@ export function oidcRoutes(router: Router, deps: OidcDeps): void {
         );
       return sendPage(res, <Refused reason={error.message} />, 403);
     }
-    // A new session id: one planted before sign-in is worth nothing after it.
-    await regenerate(req);
+    await beginSession(req);
     req.session.operator = { name: email };
-    req.session.signedInAt = Date.now();
     await recordOperatorAction(
       deps.db,
       { actor: email, source: 'console', address: req.ip ?? null },

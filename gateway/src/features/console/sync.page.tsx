@@ -12,6 +12,7 @@ import {
   type SyncHealth,
 } from '#read-model/sync-health.js';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
+import { Heads } from '../../pages/tables.js';
 import { definePage } from '../../page-services.js';
 
 const PAGE = `${CONSOLE}/sync`;
@@ -111,25 +112,20 @@ export const syncPage = definePage({
         <div class="scroll">
           <table id="sync-tables">
             <caption>Per table (times in UTC)</caption>
-            <thead>
-              <tr>
-                <th scope="col">Table</th>
-                <th scope="col">Source</th>
-                <th scope="col">State</th>
-                <th scope="col" class="num">
-                  Lag
-                </th>
-                <th scope="col">Last pass</th>
-                <th scope="col" class="num">
-                  Rows synced
-                </th>
-                <th scope="col">Last reconciliation</th>
-                <th scope="col" class="num">
-                  Rejects
-                </th>
-                <th scope="col">Last verify</th>
-              </tr>
-            </thead>
+            <Heads
+              names={[
+                'Table',
+                'Source',
+                'State',
+                'Lag',
+                'Last pass',
+                'Rows synced',
+                'Last reconciliation',
+                'Rejects',
+                'Last verify',
+              ]}
+              numeric={['Lag', 'Rows synced', 'Rejects']}
+            />
             <tbody>
               {tables.length === 0 ? (
                 <tr>

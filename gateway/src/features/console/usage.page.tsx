@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { NO_CLIENT } from '#api/usage/usage-cells.js';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
 import { choice, text } from '../../pages/fields.js';
-import { everyPeriod, FIGURES, SeriesChart, UNIT_MS } from '../../pages/usage-series.js';
+import { Choice, Filters, Typed } from '../../pages/filters.js';
+import { countsOf, Periods, SeriesChart, SPAN_MS, TotalsTable } from '../../pages/usage-series.js';
 import { definePage } from '../../page-services.js';
 import { clientKeysOf, findClientByKey } from '../clients/clients.repository.js';
 import { readUsage, usageRange, type UsageRow } from '../usage/usage.read.js';
@@ -14,95 +15,14 @@ const PAGE = `${CONSOLE}/usage`;
 const MAX_ROWS = 10_000;
 const GROUPS = ['client', 'operation', 'status'] as const;
 type Group = (typeof GROUPS)[number];
-/** Hours cover the last day; days the last thirty. */
-const SPAN_DAYS = { hour: 1, day: 30 } as const;
 
-function Filters(props: { granularity: string; by: Group; client: string | undefined }) {
-  return (
-    <form method="get" action={PAGE} class="filters">
-      <label>
-        Client key (empty: every client)
-        <input name="client" value={props.client ?? ''} />
-      </label>
-      <label>
-        Periods
-        <select name="granularity">
-          <option value="hour" selected={props.granularity === 'hour'}>
-            hours of the last day
-          </option>
-          <option value="day" selected={props.granularity === 'day'}>
-            days of the last 30
-          </option>
-        </select>
-      </label>
-      <label>
-        Totals by
-        <select name="by">
-          {GROUPS.map((g) => (
-            <option value={g} selected={props.by === g}>
-              {g}
-            </option>
-          ))}
-        </select>
-      </label>
-      <button type="submit">Show</button>
-    </form>
-  );
-}
+const percentiles = (l: UsageRow['latency_ms']) => [l.p50, l.p95, l.p99];
 
-function TotalsTable(props: { by: Group; rows: UsageRow[]; keys: Map<number, string> }) {
-  const label = (row: UsageRow) => {
-    if (props.by !== 'client') return String(row.group);
-    const id = Number(row.group);
-    return id === NO_CLIENT ? '(none)' : (props.keys.get(id) ?? `#${id}`);
-  };
-  return (
-    <table id="usage-totals">
-      <caption safe>{`The whole period by ${props.by}`}</caption>
-      <thead>
-        <tr>
-          <th scope="col">{props.by}</th>
-          {FIGURES.map(([, name]) => (
-            <th scope="col" class="num">
-              {name}
-            </th>
-          ))}
-          <th scope="col" class="num">
-            Bytes out
-          </th>
-          <th scope="col" class="num">
-            p50 ms
-          </th>
-          <th scope="col" class="num">
-            p95 ms
-          </th>
-          <th scope="col" class="num">
-            p99 ms
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.rows.map((row) => (
-          <tr>
-            <td>
-              <code safe>{label(row)}</code>
-            </td>
-            {[
-              ...FIGURES.map(([key]) => row[key]),
-              row.bytes_out,
-              row.latency_ms.p50,
-              row.latency_ms.p95,
-              row.latency_ms.p99,
-            ].map((n) => (
-              <td class="num" safe>
-                {n === null ? '' : String(n)}
-              </td>
-            ))}
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+/** The name of a row of the totals: a client by its key. */
+function nameOf(row: UsageRow, by: Group, keys: Map<number, string>) {
+  if (by !== 'client') return String(row.group);
+  const id = Number(row.group);
+  return id === NO_CLIENT ? '(none)' : (keys.get(id) ?? `#${id}`);
 }
 
 export const usagePage = definePage({
@@ -117,7 +37,7 @@ export const usagePage = definePage({
   async load({ services, query: { granularity, by, client } }) {
     const range = usageRange({}, granularity, Infinity);
     if ('field' in range) throw new Error(range.message);
-    range.from = new Date(range.to.getTime() - SPAN_DAYS[granularity] * 86_400_000);
+    range.from = new Date(range.to.getTime() - SPAN_MS[granularity]);
     const found = client === undefined ? null : await findClientByKey(services.db, client);
     const unknown = client !== undefined && !found;
     const { pool } = services.usage;
@@ -137,14 +57,27 @@ export const usagePage = definePage({
   },
   view: ({ range, unknown, series, totals, keys }, { query: { granularity, by, client } }) => (
     <>
-      <Filters granularity={granularity} by={by} client={client} />
+      <Filters action={PAGE} button="Show">
+        <Typed label="Client key (empty: every client)" name="client" value={client} />
+        <Periods chosen={granularity} />
+        <Choice label="Totals by" name="by" options={GROUPS.map((g) => [g, g])} chosen={by} />
+      </Filters>
       <p
         safe
       >{`From ${range.from.toISOString()} to ${range.to.toISOString()}${unknown ? ` — no client with key ${client}` : ''}.`}</p>
-      <SeriesChart rows={everyPeriod(series, range, UNIT_MS[granularity])} />
+      <SeriesChart rows={series} range={range} unit={granularity} />
       <h2>Totals</h2>
       <div class="scroll">
-        <TotalsTable by={by} rows={totals} keys={keys} />
+        <TotalsTable
+          id="usage-totals"
+          caption={`The whole period by ${by}`}
+          by={by}
+          more={['Bytes out', 'p50 ms', 'p95 ms', 'p99 ms']}
+          rows={totals.map((row) => ({
+            name: nameOf(row, by, keys),
+            cells: [...countsOf(row), row.bytes_out, ...percentiles(row.latency_ms)],
+          }))}
+        />
       </div>
     </>
   ),

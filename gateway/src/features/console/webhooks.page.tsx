@@ -1,52 +1,36 @@
 // Every client's webhook subscriptions with their delivery figures, the tries of one with the
 // answers its endpoint gave, and the operator's disable and enable (webhooks.operator.ts, as the
 // CLI's).
-import type { Request, Response, Router } from 'express';
-import type { ReadModelClient } from '#common/databases.js';
-import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
-import { Notice, sendPage } from '../../pages/layout.js';
-import { TRIES_SHOWN, TriesTable } from '../../pages/webhook-tries.js';
-import { OperatorRefusal } from '../../cli/operator-refusal.js';
+import { z } from 'zod';
+import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
+import { positiveId } from '../../pages/fields.js';
+import { PostForm } from '../../pages/layout.js';
+import { Heads } from '../../pages/tables.js';
+import {
+  EVENT_COUNTS,
+  EventCounts,
+  stateOf,
+  TRIES_SHOWN,
+  TriesTable,
+} from '../../pages/webhook-tries.js';
+import { consoleAction, definePage } from '../../page-services.js';
 import { setSubscriptionEnabledAs } from '../webhooks/webhooks.operator.js';
 import type { DeliveryFigures, WebhookService } from '../webhooks/webhooks.service.js';
-import { CONSOLE, ConsolePage, consoleOperator } from './console-page.js';
 
 const PAGE = `${CONSOLE}/webhooks`;
 
-export interface ConsoleWebhooksDeps {
-  db: ReadModelClient;
-  service: WebhookService;
-}
-
 type Listed = Awaited<ReturnType<WebhookService['list']>>[number] & { figures: DeliveryFigures };
 
-function SubscriptionsTable(props: { rows: Listed[]; csrf: string }) {
+function SubscriptionsTable(props: { rows: Listed[] }) {
   if (props.rows.length === 0) return <p>No webhook subscriptions.</p>;
   return (
     <div class="scroll">
       <table>
         <caption>Every subscription, with its events by state</caption>
-        <thead>
-          <tr>
-            <th scope="col" class="num">
-              Id
-            </th>
-            <th scope="col">Client</th>
-            <th scope="col">URL</th>
-            <th scope="col">Types</th>
-            <th scope="col">State</th>
-            <th scope="col" class="num">
-              Delivered
-            </th>
-            <th scope="col" class="num">
-              Failed
-            </th>
-            <th scope="col" class="num">
-              Pending
-            </th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
+        <Heads
+          names={['Id', 'Client', 'URL', 'Types', 'State', ...EVENT_COUNTS, 'Actions']}
+          numeric={['Id', ...EVENT_COUNTS]}
+        />
         <tbody>
           {props.rows.map((s) => (
             <tr>
@@ -62,21 +46,10 @@ function SubscriptionsTable(props: { rows: Listed[]; csrf: string }) {
                 <code safe>{s.url}</code>
               </td>
               <td safe>{s.types.join(', ')}</td>
-              <td safe>
-                {s.enabled ? 'enabled' : `disabled (${s.disabled_reason ?? 'no reason'})`}
-              </td>
-              <td class="num" safe>
-                {String(s.figures.events.delivered)}
-              </td>
-              <td class="num" safe>
-                {String(s.figures.events.failed)}
-              </td>
-              <td class="num" safe>
-                {String(s.figures.events.pending)}
-              </td>
+              <td safe>{stateOf(s)}</td>
+              <EventCounts events={s.figures.events} />
               <td class="actions">
-                <form method="post" action={`${PAGE}/${s.id}/${s.enabled ? 'disable' : 'enable'}`}>
-                  <input type="hidden" name={CSRF_FIELD} value={props.csrf} />
+                <PostForm action={`${PAGE}/${s.id}/${s.enabled ? 'disable' : 'enable'}`}>
                   <button
                     type="submit"
                     class={s.enabled ? 'warn' : ''}
@@ -84,7 +57,7 @@ function SubscriptionsTable(props: { rows: Listed[]; csrf: string }) {
                   >
                     {s.enabled ? 'Disable' : 'Enable'}
                   </button>
-                </form>
+                </PostForm>
                 <a href={`${PAGE}/${s.id}`} aria-label={`Deliveries of subscription ${s.id}`}>
                   Deliveries
                 </a>
@@ -97,72 +70,55 @@ function SubscriptionsTable(props: { rows: Listed[]; csrf: string }) {
   );
 }
 
-async function renderList(
-  req: Request,
-  res: Response,
-  deps: ConsoleWebhooksDeps,
-  notice?: { kind: 'error' | 'done'; message: string },
-  status = 200,
-) {
-  const subscriptions = await deps.service.list(null);
-  const rows = await Promise.all(
-    subscriptions.map(async (s) => ({ ...s, figures: await deps.service.figures(s.id) })),
-  );
-  res.set('HX-Push-Url', PAGE);
-  await sendPage(
-    res,
-    <ConsolePage req={req} title="Webhook subscriptions" current={PAGE}>
-      {notice ? (
-        <Notice kind={notice.kind}>
-          <span safe>{notice.message}</span>
-        </Notice>
-      ) : (
-        ''
-      )}
-      <SubscriptionsTable rows={rows} csrf={csrfToken(req)} />
-    </ConsolePage>,
-    status,
-  );
-}
+const subscription = z.object({ id: positiveId });
 
-const positiveId = (value: string) =>
-  /^\d{1,9}$/.test(value) && Number(value) > 0 ? Number(value) : null;
-
-export function webhooksPage(router: Router, deps: ConsoleWebhooksDeps): void {
-  router.get(PAGE, (req, res) => renderList(req, res, deps));
-
-  router.get(`${PAGE}/:id`, async (req, res, next) => {
-    const id = positiveId(req.params.id);
-    const subscription = id === null ? null : await deps.service.find(null, id);
-    if (id === null || !subscription) return next();
-    const [tries, total] = await Promise.all([
-      deps.service.attempts(id, { skip: 0, take: TRIES_SHOWN }),
-      deps.service.attemptCount(id),
-    ]);
-    await sendPage(
-      res,
-      <ConsolePage req={req} title={`Deliveries of subscription ${id}`} current={PAGE}>
-        <p>
-          <code safe>{subscription.url}</code>
-        </p>
-        <TriesTable tries={tries} total={total} />
-        <p>
-          <a href={PAGE}>Back to every subscription</a>
-        </p>
-      </ConsolePage>,
+export const webhooksPage = definePage({
+  area: CONSOLE_AREA,
+  path: PAGE,
+  title: 'Webhook subscriptions',
+  load: async ({ services: { webhooks } }) => {
+    const subscriptions = await webhooks.list(null);
+    return Promise.all(
+      subscriptions.map(async (s) => ({ ...s, figures: await webhooks.figures(s.id) })),
     );
-  });
+  },
+  view: (rows) => <SubscriptionsTable rows={rows} />,
+  actions: [
+    consoleAction({
+      path: '/:id/:action',
+      params: subscription.extend({ action: z.enum(['enable', 'disable']) }),
+      run: async ({ services, who, params: { id, action } }) => {
+        await setSubscriptionEnabledAs(services, who, id, action === 'enable');
+        return { kind: 'done', message: `Subscription ${id} ${action}d.` };
+      },
+    }),
+  ],
+});
 
-  router.post(`${PAGE}/:id/:action`, async (req, res, next) => {
-    const id = positiveId(req.params.id);
-    const { action } = req.params;
-    if (id === null || (action !== 'enable' && action !== 'disable')) return next();
-    try {
-      await setSubscriptionEnabledAs(deps, consoleOperator(req), id, action === 'enable');
-      await renderList(req, res, deps, { kind: 'done', message: `Subscription ${id} ${action}d.` });
-    } catch (error) {
-      if (!(error instanceof OperatorRefusal)) throw error;
-      await renderList(req, res, deps, { kind: 'error', message: error.message }, 400);
-    }
-  });
-}
+export const deliveriesPage = definePage({
+  area: CONSOLE_AREA,
+  path: `${PAGE}/:id`,
+  current: PAGE,
+  params: subscription,
+  load: async ({ services: { webhooks }, params: { id } }) => {
+    const found = await webhooks.find(null, id);
+    if (!found) return null;
+    const [tries, total] = await Promise.all([
+      webhooks.attempts(id, { skip: 0, take: TRIES_SHOWN }),
+      webhooks.attemptCount(id),
+    ]);
+    return { id, url: found.url, tries, total };
+  },
+  title: ({ id }) => `Deliveries of subscription ${id}`,
+  view: ({ url, tries, total }) => (
+    <>
+      <p>
+        <code safe>{url}</code>
+      </p>
+      <TriesTable tries={tries} total={total} />
+      <p>
+        <a href={PAGE}>Back to every subscription</a>
+      </p>
+    </>
+  ),
+});

@@ -83,3 +83,20 @@ export async function reportAs(db: ReadModelClient, operator: Operator, memberId
     recipients,
   };
 }
+
+/**
+ * The report of the member an operator's search names (its id, or a member number of the read
+ * model); null when it names no member known to the gateway.
+ */
+export async function findReportAs(db: ReadModelClient, operator: Operator, search: string) {
+  const id = /^\d{1,9}$/.test(search)
+    ? Number(search)
+    : (await db.member.findFirst({ where: { member_no: search }, select: { id: true } }))?.id;
+  if (id === undefined) return null;
+  try {
+    return await reportAs(db, operator, id);
+  } catch (error) {
+    if (error instanceof OperatorRefusal) return null;
+    throw error;
+  }
+}

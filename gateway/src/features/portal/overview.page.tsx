@@ -1,14 +1,13 @@
 // The partner's overview: its client, its limits and what is left of each window now, its
 // requests of the last 24 hours by outcome, and the health of its webhook subscriptions.
 import { classesOf, clientClasses } from '#api/data-classes.js';
-import type { Router } from 'express';
-import { sendPage } from '../../pages/layout.js';
+import { PORTAL, PORTAL_AREA } from '../../pages/areas.js';
+import { Heads } from '../../pages/tables.js';
+import { EVENT_COUNTS, EventCounts, stateOf } from '../../pages/webhook-tries.js';
+import { definePage } from '../../page-services.js';
 import { clientUsageReport } from '../usage/usage.report.js';
-import { PortalPage, portalClient, callerOf } from './portal-page.js';
-import { PORTAL } from './portal-paths.js';
-import type { PortalDeps } from './portal-deps.js';
-
-const PAGE = `${PORTAL}/overview`;
+import type { DeliveryFigures, WebhookService } from '../webhooks/webhooks.service.js';
+import { partnerOf } from './partner.js';
 
 const WINDOWS = ['minute', 'hour', 'day'] as const;
 
@@ -22,48 +21,47 @@ const OUTCOMES = [
 const when = (date: Date | string | null) =>
   date === null ? 'never' : new Date(date).toISOString().replace('T', ' ').slice(0, 19);
 
-export function overviewPage(router: Router, deps: PortalDeps): void {
-  router.get(PAGE, async (req, res) => {
-    const client = portalClient(res);
-    const [usage, subscriptions] = await Promise.all([
-      clientUsageReport(deps.usage, callerOf(client), { granularity: 'hour' }),
-      deps.webhooks.list(client.id),
+export const overviewPage = definePage({
+  area: PORTAL_AREA,
+  path: `${PORTAL}/overview`,
+  title: 'Overview',
+  load: async ({ services: { usage, webhooks }, who }) => {
+    const [report, subscriptions] = await Promise.all([
+      clientUsageReport(usage, partnerOf(who), { granularity: 'hour' }),
+      webhooks.list(who.client.id),
     ]);
     const health = await Promise.all(
-      subscriptions.map(async (s) => ({
-        ...s,
-        figures: await deps.webhooks.figures(s.id),
-      })),
+      subscriptions.map(async (s) => ({ ...s, figures: await webhooks.figures(s.id) })),
     );
-    await sendPage(
-      res,
-      <PortalPage req={req} res={res} title="Overview" current={PAGE}>
-        <dl class="secret">
-          <dt>Client</dt>
-          <dd safe>{client.name}</dd>
-          <dt>client_key</dt>
-          <dd>
-            <code safe>{client.client_key}</code>
-          </dd>
-          <dt>Scopes</dt>
-          <dd safe>{client.scopes.join(', ')}</dd>
-          <dt>Members' personal data</dt>
-          <dd safe>{classesOf(clientClasses(client)).join(', ')}</dd>
-        </dl>
-        <h2>Limits</h2>
-        <LimitsTable usage={usage} />
-        <h2>The last 24 hours</h2>
-        <LastDayTable usage={usage} />
-        <h2>Webhooks</h2>
-        <WebhookHealth health={health} />
-      </PortalPage>,
-    );
-  });
-}
+    return { usage: report, health };
+  },
+  view: ({ usage, health }, { who: { client } }) => (
+    <>
+      <dl class="secret">
+        <dt>Client</dt>
+        <dd safe>{client.name}</dd>
+        <dt>client_key</dt>
+        <dd>
+          <code safe>{client.client_key}</code>
+        </dd>
+        <dt>Scopes</dt>
+        <dd safe>{client.scopes.join(', ')}</dd>
+        <dt>Members' personal data</dt>
+        <dd safe>{classesOf(clientClasses(client)).join(', ')}</dd>
+      </dl>
+      <h2>Limits</h2>
+      <LimitsTable usage={usage} />
+      <h2>The last 24 hours</h2>
+      <LastDayTable usage={usage} />
+      <h2>Webhooks</h2>
+      <WebhookHealth health={health} />
+    </>
+  ),
+});
 
 type UsageReport = Awaited<ReturnType<typeof clientUsageReport>>;
-type SubscriptionHealth = Awaited<ReturnType<PortalDeps['webhooks']['list']>>[number] & {
-  figures: Awaited<ReturnType<PortalDeps['webhooks']['figures']>>;
+type SubscriptionHealth = Awaited<ReturnType<WebhookService['list']>>[number] & {
+  figures: DeliveryFigures;
 };
 
 function LimitsTable(props: { usage: UsageReport }) {
@@ -71,17 +69,7 @@ function LimitsTable(props: { usage: UsageReport }) {
   return (
     <table id="limits">
       <caption>Requests allowed per window, and what is left now</caption>
-      <thead>
-        <tr>
-          <th scope="col">Window</th>
-          <th scope="col" class="num">
-            Limit
-          </th>
-          <th scope="col" class="num">
-            Left now
-          </th>
-        </tr>
-      </thead>
+      <Heads names={['Window', 'Limit', 'Left now']} numeric={['Limit', 'Left now']} />
       <tbody>
         {WINDOWS.map((name) => (
           <tr>
@@ -134,23 +122,10 @@ function WebhookHealth(props: { health: SubscriptionHealth[] }) {
     <div class="scroll">
       <table id="webhook-health">
         <caption>Each subscription's events by state</caption>
-        <thead>
-          <tr>
-            <th scope="col">URL</th>
-            <th scope="col">State</th>
-            <th scope="col" class="num">
-              Delivered
-            </th>
-            <th scope="col" class="num">
-              Failed
-            </th>
-            <th scope="col" class="num">
-              Pending
-            </th>
-            <th scope="col">Last success (UTC)</th>
-            <th scope="col">Last failure (UTC)</th>
-          </tr>
-        </thead>
+        <Heads
+          names={['URL', 'State', ...EVENT_COUNTS, 'Last success (UTC)', 'Last failure (UTC)']}
+          numeric={EVENT_COUNTS}
+        />
         <tbody>
           {props.health.map((s) => (
             <tr>
@@ -159,18 +134,8 @@ function WebhookHealth(props: { health: SubscriptionHealth[] }) {
                   <code safe>{s.url}</code>
                 </a>
               </td>
-              <td safe>
-                {s.enabled ? 'enabled' : `disabled (${s.disabled_reason ?? 'no reason'})`}
-              </td>
-              <td class="num" safe>
-                {String(s.figures.events.delivered)}
-              </td>
-              <td class="num" safe>
-                {String(s.figures.events.failed)}
-              </td>
-              <td class="num" safe>
-                {String(s.figures.events.pending)}
-              </td>
+              <td safe>{stateOf(s)}</td>
+              <EventCounts events={s.figures.events} />
               <td safe>{when(s.figures.last_success_at)}</td>
               <td safe>{when(s.figures.last_failure_at)}</td>
             </tr>

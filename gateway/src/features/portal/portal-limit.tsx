@@ -9,9 +9,10 @@ import type { Config } from '#common/config.js';
 import type { RedisClient } from '#common/redis.js';
 import { serviceUnavailable } from '../../http/errors.js';
 import { GatewayRedisStore } from '../../http/rate-limit/rate-limit-store.js';
-import { Notice, sendPage } from '../../pages/layout.js';
-import { PortalPage, portalClient } from './portal-page.js';
-import { PORTAL, USAGE_CSV } from './portal-paths.js';
+import { PORTAL_AREA, type SignedInPartner } from '../../pages/areas.js';
+import { Frame, Notice, sendAreaPage } from '../../pages/layout.js';
+import { whoOf } from '../../pages/sign-in.js';
+import { USAGE_CSV } from './usage.page.js';
 
 export const PORTAL_REQUESTS_PER_MINUTE = 30;
 
@@ -35,15 +36,18 @@ export function portalLimit(deps: { redis: RedisClient; config: Config }): Reque
     // The key is the client, never an address: the address checks do not apply.
     validate: { trustProxy: false, xForwardedForHeader: false },
     skip: (req) => !counted(req.method, `${req.baseUrl}${req.path}`),
-    keyGenerator: (_req, res) => `{client:${portalClient(res).id}}`,
+    keyGenerator: (_req, res) => `{client:${whoOf<SignedInPartner>(res).client.id}}`,
     handler: (req, res, next) => {
-      sendPage(
+      sendAreaPage(
+        req,
         res,
-        <PortalPage req={req} res={res} title="Too many requests" current={PORTAL}>
-          <Notice kind="error">
-            <p safe>{TOO_MANY}</p>
-          </Notice>
-        </PortalPage>,
+        () => (
+          <Frame area={PORTAL_AREA} who={whoOf<SignedInPartner>(res)} title="Too many requests">
+            <Notice kind="error">
+              <p safe>{TOO_MANY}</p>
+            </Notice>
+          </Frame>
+        ),
         429,
       ).catch(next);
     },

@@ -10,7 +10,7 @@ import { secretEndsAt, type ClientSecretState } from '../../trust/secret-overlap
 import { findClientByKey, type ApiClientRecord } from '../clients/clients.repository.js';
 import { recordOperatorAction, type Operator } from '../operators/operator-audit.js';
 import { OperatorRefusal } from '../../cli/operator-refusal.js';
-import { PORTAL } from './portal-paths.js';
+import { PORTAL } from '../../pages/areas.js';
 
 export interface PortalLinkDeps {
   db: ReadModelClient;

@@ -1,34 +1,29 @@
 // A sandbox client's first page (docs/decisions/0024-sandbox.md): its own copyable curl lines
 // from a token to a first read, a webhook subscription to a URL it types, a change made on demand
 // in the sandbox's club, the deliveries that follow, and how to verify one with the Standard
-// Webhooks package. Each form is one call into the service the API's own endpoint uses.
+// Webhooks package. Each form is one call into the service the API's own endpoint uses. A live
+// client's portal has none: its path is the area's 404 for it.
+import { z } from 'zod';
 import { clubOf } from '#api/sandbox.js';
-import type { Request, RequestHandler, Response, Router } from 'express';
-import { parseInput } from '../../http/validation.js';
-import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
-import { sendPage } from '../../pages/layout.js';
-import type { PortalDeps } from './portal-deps.js';
+import { PORTAL, PORTAL_AREA, QUICK_START, type PartnerClient } from '../../pages/areas.js';
+import { formOf } from '../../pages/fields.js';
+import { PostForm } from '../../pages/layout.js';
+import { Heads } from '../../pages/tables.js';
+import { definePage, portalAction } from '../../page-services.js';
 import { SIMULATED_TYPES } from '../sandbox/sandbox.events.js';
-import { createBody } from '../webhooks/webhooks.schemas.js';
 import { eventTypesFor } from '../webhooks/webhooks.event-types.js';
-import { OutcomeNotice, refusedOr, type Outcome } from './outcome.js';
-import { PortalPage, partnerCaller, portalClient, type PortalClient } from './portal-page.js';
-import { PORTAL } from './portal-paths.js';
-
-export const QUICK_START = `${PORTAL}/quick-start`;
-const ADD_WEBHOOK = `${QUICK_START}/webhook`;
-const MAKE_CHANGE = `${QUICK_START}/change`;
+import { createBody } from '../webhooks/webhooks.schemas.js';
+import type { WebhookService } from '../webhooks/webhooks.service.js';
+import { partnerOf } from './partner.js';
+import { shownOnce } from './webhooks.page.js';
 
 /** The last tries shown under "Its delivery". */
 const TRIES_SHOWN = 10;
 
-export const isSandbox = (client: Pick<PortalClient, 'client_key'>) =>
-  clubOf(client.client_key) === 'sandbox';
-
 /** A shell line: `value` in single quotes, its own single quotes closed and reopened. */
 const quoted = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
-function curlLines(base: string, client: PortalClient) {
+function curlLines(base: string, client: PartnerClient) {
   const credentials = `{"client_key":"${client.client_key}","client_secret":"'"$CLIENT_SECRET"'"}`;
   return {
     token:
@@ -71,16 +66,16 @@ function Code(props: { id: string; text: string; label: string }) {
 type Tries = {
   subscription: number;
   url: string;
-  tries: Awaited<ReturnType<PortalDeps['webhooks']['attempts']>>;
+  tries: Awaited<ReturnType<WebhookService['attempts']>>;
 };
 
-async function latestTries(deps: PortalDeps, client: PortalClient): Promise<Tries[]> {
-  const subscriptions = await deps.webhooks.list(client.id);
+async function latestTries(webhooks: WebhookService, client: PartnerClient): Promise<Tries[]> {
+  const subscriptions = await webhooks.list(client.id);
   return Promise.all(
     subscriptions.map(async (s) => ({
       subscription: s.id,
       url: s.url,
-      tries: await deps.webhooks.attempts(s.id, { skip: 0, take: TRIES_SHOWN }),
+      tries: await webhooks.attempts(s.id, { skip: 0, take: TRIES_SHOWN }),
     })),
   );
 }
@@ -94,17 +89,7 @@ function TriesTable(props: { tries: Tries[] }) {
     <div class="scroll">
       <table id="deliveries">
         <caption>The latest tries of your subscriptions (UTC)</caption>
-        <thead>
-          <tr>
-            <th scope="col">Subscription</th>
-            <th scope="col">Event</th>
-            <th scope="col">Outcome</th>
-            <th scope="col" class="num">
-              Status
-            </th>
-            <th scope="col">At</th>
-          </tr>
-        </thead>
+        <Heads names={['Subscription', 'Event', 'Outcome', 'Status', 'At']} numeric={['Status']} />
         <tbody>
           {rows.map((t) => (
             <tr>
@@ -127,106 +112,91 @@ function TriesTable(props: { tries: Tries[] }) {
   );
 }
 
-async function render(
-  req: Request,
-  res: Response,
-  deps: PortalDeps,
-  outcome?: Outcome,
-  status = 200,
-) {
-  const client = portalClient(res);
-  // The API is on the page's own origin, as the browser reached it.
-  const lines = curlLines(`${req.protocol}://${req.get('host') ?? 'localhost'}`, client);
-  const tries = await latestTries(deps, client);
-  const types = eventTypesFor(client.scopes).map(({ type }) => type);
-  const secret = outcome?.kind === 'secret' ? outcome.secret : 'whsec_…';
-  res.set('HX-Push-Url', QUICK_START);
-  await sendPage(
-    res,
-    <PortalPage req={req} res={res} title="Quick start" current={QUICK_START}>
-      <OutcomeNotice outcome={outcome} />
-      <p>
-        Your client reads the sandbox: a generated club behind the same API, change feed and
-        webhooks as a live one, never a real member. Follow the steps in order.
-      </p>
-      <h2>1. A token</h2>
-      <p>
-        With the client secret you were given in <code>CLIENT_SECRET</code> (Credentials makes a new
-        one), and <code>jq</code> installed:
-      </p>
-      <Code id="step-token" label="The token request" text={lines.token} />
-      <h2>2. A first read</h2>
-      <Code id="step-read" label="The first read" text={lines.read} />
-      <h2>3. A webhook</h2>
-      <form method="post" action={ADD_WEBHOOK} class="stack">
-        <input type="hidden" name={CSRF_FIELD} value={csrfToken(req)} />
-        <label for="url">Your endpoint's URL</label>
-        <input id="url" name="url" type="url" required maxlength="2048" autocomplete="off" />
-        <button type="submit">Subscribe to every type your scopes allow</button>
-      </form>
-      <h2>4. A change</h2>
-      <form method="post" action={MAKE_CHANGE} class="stack">
-        <input type="hidden" name={CSRF_FIELD} value={csrfToken(req)} />
-        <label for="type">Type</label>
-        <select id="type" name="type">
-          {SIMULATED_TYPES.filter((type) => types.includes(type)).map((type) => (
-            <option value={type} selected={type === 'members'} safe>
-              {type}
-            </option>
-          ))}
-        </select>
-        <button type="submit">Make a change</button>
-      </form>
-      <p>The same from a shell:</p>
-      <Code id="step-change" label="A change from a shell" text={lines.change} />
-      <h2>5. Its delivery</h2>
-      <p>Within seconds of a change, its delivery is tried here (reload the page).</p>
-      <TriesTable tries={tries} />
-      <h2>Verify a delivery</h2>
-      <Code id="verify-snippet" label="The verification" text={verifySnippet(secret)} />
-    </PortalPage>,
-    status,
-  );
-}
+/** The simulated types the client's scopes read, as the API's POST /sandbox/events allows. */
+const typesOf = (client: PartnerClient) => {
+  const read = eventTypesFor(client.scopes).map(({ type }) => type);
+  return SIMULATED_TYPES.filter((type) => read.includes(type));
+};
 
-const typeBody = (value: unknown) => (typeof value === 'string' ? value : '');
-
-export function quickStartPage(router: Router, deps: PortalDeps): void {
-  // A live client's portal has no quick start (the area's 404): the sandbox is not its to change.
-  const sandboxOnly: RequestHandler = (_req, res, next) => {
-    next(isSandbox(portalClient(res)) && deps.sandboxEvents ? undefined : 'route');
-  };
-
-  router.get(QUICK_START, sandboxOnly, (req, res) => render(req, res, deps));
-
-  router.post(ADD_WEBHOOK, sandboxOnly, async (req, res) => {
-    const body = req.body as Record<string, unknown>;
-    const [outcome, status] = await refusedOr(async (): Promise<Outcome> => {
-      const input = parseInput(createBody, { url: typeBody(body.url) });
-      const created = await deps.webhooks.asPartner(partnerCaller(req, res)).subscribe(input);
-      return {
-        kind: 'secret',
-        message: `Subscription ${created.id} added: its deliveries are signed with this secret, which the snippet below now holds.`,
-        label: 'Signing secret',
-        secret: created.secret,
-      };
-    });
-    await render(req, res, deps, outcome, status);
-  });
-
-  router.post(MAKE_CHANGE, sandboxOnly, async (req, res) => {
-    const client = portalClient(res);
-    const type = typeBody((req.body as Record<string, unknown>).type);
-    const [outcome, status] = await refusedOr(async (): Promise<Outcome> => {
-      const allowed = eventTypesFor(client.scopes).some((t) => t.type === type);
-      if (!SIMULATED_TYPES.includes(type) || !allowed) {
-        return { kind: 'error', message: `"${type}" is not a type your scopes read.` };
-      }
-      const made = await deps.sandboxEvents!.make(type, undefined, client.branch_id);
-      return made
-        ? { kind: 'done', message: `${made.type} ${made.id} ${made.made}: its event follows.` }
-        : { kind: 'error', message: `No ${type} row to copy in the sandbox's club.` };
-    });
-    await render(req, res, deps, outcome, status);
-  });
-}
+export const quickStartPage = definePage({
+  area: PORTAL_AREA,
+  path: QUICK_START,
+  title: 'Quick start',
+  load: async ({ services, who }) =>
+    clubOf(who.client.client_key) === 'sandbox' && services.sandboxEvents
+      ? { tries: await latestTries(services.webhooks, who.client) }
+      : null,
+  view: ({ tries }, { services, who, outcome }) => {
+    // The API is on the portal's own origin, as links to it are made (PUBLIC_BASE_URL).
+    const lines = curlLines(services.config.console.publicOrigin, who.client);
+    const secret = outcome?.kind === 'secret' ? (outcome.shown[0]?.[1] ?? 'whsec_…') : 'whsec_…';
+    return (
+      <>
+        <p>
+          Your client reads the sandbox: a generated club behind the same API, change feed and
+          webhooks as a live one, never a real member. Follow the steps in order.
+        </p>
+        <h2>1. A token</h2>
+        <p>
+          With the client secret you were given in <code>CLIENT_SECRET</code> (Credentials makes a
+          new one), and <code>jq</code> installed:
+        </p>
+        <Code id="step-token" label="The token request" text={lines.token} />
+        <h2>2. A first read</h2>
+        <Code id="step-read" label="The first read" text={lines.read} />
+        <h2>3. A webhook</h2>
+        <PostForm action={`${QUICK_START}/webhook`} class="stack">
+          <label for="url">Your endpoint's URL</label>
+          <input id="url" name="url" type="url" required maxlength="2048" autocomplete="off" />
+          <button type="submit">Subscribe to every type your scopes allow</button>
+        </PostForm>
+        <h2>4. A change</h2>
+        <PostForm action={`${QUICK_START}/change`} class="stack">
+          <label for="type">Type</label>
+          <select id="type" name="type">
+            {typesOf(who.client).map((type) => (
+              <option value={type} selected={type === 'members'} safe>
+                {type}
+              </option>
+            ))}
+          </select>
+          <button type="submit">Make a change</button>
+        </PostForm>
+        <p>The same from a shell:</p>
+        <Code id="step-change" label="A change from a shell" text={lines.change} />
+        <h2>5. Its delivery</h2>
+        <p>Within seconds of a change, its delivery is tried here (reload the page).</p>
+        <TriesTable tries={tries} />
+        <h2>Verify a delivery</h2>
+        <Code id="verify-snippet" label="The verification" text={verifySnippet(secret)} />
+      </>
+    );
+  },
+  actions: [
+    portalAction({
+      path: '/webhook',
+      body: formOf(createBody),
+      run: async ({ services, who, body }) => {
+        const created = await services.webhooks.asPartner(partnerOf(who)).subscribe(body);
+        return shownOnce(
+          `Subscription ${created.id} added: its deliveries are signed with this secret, which the snippet below now holds.`,
+          'Signing secret',
+          created.secret,
+        );
+      },
+    }),
+    portalAction({
+      path: '/change',
+      body: z.object({ type: z.string() }),
+      run: async ({ services, who, body }) => {
+        if (!typesOf(who.client).includes(body.type)) {
+          return { kind: 'error', message: `"${body.type}" is not a type your scopes read.` };
+        }
+        const made = await services.sandboxEvents!.make(body.type, undefined, who.client.branch_id);
+        return made
+          ? { kind: 'done', message: `${made.type} ${made.id} ${made.made}: its event follows.` }
+          : { kind: 'error', message: `No ${body.type} row to copy in the sandbox's club.` };
+      },
+    }),
+  ],
+});

@@ -1,105 +1,46 @@
 // The partner's usage: requests per hour (the last day) or per day (the last 30) as a chart beside
 // the table of its numbers, the same range by operation and by status, and a CSV download whose
 // lines are GET /api/v1/usage's rows for the same range (usage/usage.report.ts answers both).
-import type { Router } from 'express';
-import { parseInput } from '../../http/validation.js';
-import { sendPage } from '../../pages/layout.js';
-import { everyPeriod, FIGURES, SeriesChart, UNIT_MS } from '../../pages/usage-series.js';
+import { z } from 'zod';
+import { PORTAL, PORTAL_AREA } from '../../pages/areas.js';
+import { choice } from '../../pages/fields.js';
+import { Filters } from '../../pages/filters.js';
+import { countsOf, Periods, SeriesChart, SPAN_MS, TotalsTable } from '../../pages/usage-series.js';
+import { defineDownload, definePage } from '../../page-services.js';
 import { CSV_FIGURES, csvFigures, csvText } from '../usage/usage.csv.js';
 import { readUsage, type UsageGroup } from '../usage/usage.read.js';
 import { clientUsageReport } from '../usage/usage.report.js';
-import { MAX_ROWS, usageQuery, type UsageQueryInput } from '../usage/usage.schemas.js';
-import { OutcomeNotice, refusedOr } from './outcome.js';
-import { PortalPage, portalClient, callerOf } from './portal-page.js';
-import { PORTAL, USAGE_CSV as CSV } from './portal-paths.js';
-import type { PortalDeps } from './portal-deps.js';
+import { MAX_ROWS, usageQuery } from '../usage/usage.schemas.js';
+import { partnerOf } from './partner.js';
 
 const PAGE = `${PORTAL}/usage`;
-/** Hours cover the last day; days the last thirty. */
-const SPAN_MS = { hour: 86_400_000, day: 30 * 86_400_000 } as const;
+/** The usage download: counted by the portal's request limit (portal-limit.tsx). */
+export const USAGE_CSV = `${PORTAL}/usage.csv`;
 const GROUPS = ['operation', 'status'] as const satisfies readonly UsageGroup[];
-
-function Periods(props: { granularity: 'hour' | 'day' }) {
-  return (
-    <form method="get" action={PAGE} class="filters">
-      <label>
-        Periods
-        <select name="granularity">
-          <option value="hour" selected={props.granularity === 'hour'}>
-            hours of the last day
-          </option>
-          <option value="day" selected={props.granularity === 'day'}>
-            days of the last 30
-          </option>
-        </select>
-      </label>
-      <button type="submit">Show</button>
-    </form>
-  );
-}
-
-function TotalsTable(props: {
-  by: UsageGroup;
-  rows: Awaited<ReturnType<typeof readUsage>>['rows'];
-}) {
-  return (
-    <table id={`usage-by-${props.by}`}>
-      <caption safe>{`The whole range by ${props.by}`}</caption>
-      <thead>
-        <tr>
-          <th scope="col">{props.by}</th>
-          {FIGURES.map(([, name]) => (
-            <th scope="col" class="num">
-              {name}
-            </th>
-          ))}
-          <th scope="col" class="num">
-            p95 ms
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.rows.map((row) => (
-          <tr>
-            <td>
-              <code safe>{String(row.group)}</code>
-            </td>
-            {FIGURES.map(([key]) => (
-              <td class="num" safe>
-                {String(row[key])}
-              </td>
-            ))}
-            <td class="num" safe>
-              {row.latency_ms.p95 === null ? '' : String(row.latency_ms.p95)}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
 
 function csvHref(range: { from: string; to: string; granularity: string }, by?: UsageGroup) {
   const query = new URLSearchParams({ ...range, ...(by ? { group_by: by } : {}) });
-  return `${CSV}?${query.toString()}`;
+  return `${USAGE_CSV}?${query.toString()}`;
 }
 
-export function usagePage(router: Router, deps: PortalDeps): void {
-  router.get(PAGE, async (req, res) => {
-    const client = portalClient(res);
-    const granularity = req.query.granularity === 'day' ? 'day' : 'hour';
+export const usagePage = definePage({
+  area: PORTAL_AREA,
+  path: PAGE,
+  title: 'Usage',
+  query: z.object({ granularity: choice(['hour', 'day'], 'hour') }),
+  load: async ({ services: { usage }, who, query: { granularity } }) => {
     const now = Date.now();
     const asked = {
       granularity,
       from: new Date(now - SPAN_MS[granularity]).toISOString(),
       to: new Date(now).toISOString(),
     } as const;
-    const report = await clientUsageReport(deps.usage, callerOf(client), asked);
+    const report = await clientUsageReport(usage, partnerOf(who), asked);
     const range = { from: new Date(report.from), to: new Date(report.to) };
     const totals = await Promise.all(
       GROUPS.map((by) =>
-        readUsage(deps.usage.pool, {
-          clientId: client.id,
+        readUsage(usage.pool, {
+          clientId: who.client.id,
           ...range,
           granularity: null,
           groupBy: by,
@@ -107,18 +48,31 @@ export function usagePage(router: Router, deps: PortalDeps): void {
         }),
       ),
     );
+    return { report, range, totals };
+  },
+  view: ({ report, range, totals }, { query: { granularity } }) => {
     const csvRange = { from: report.from, to: report.to, granularity };
-    await sendPage(
-      res,
-      <PortalPage req={req} res={res} title="Usage" current={PAGE}>
-        <Periods granularity={granularity} />
+    return (
+      <>
+        <Filters action={PAGE} button="Show">
+          <Periods chosen={granularity} />
+        </Filters>
         <p safe>{`From ${report.from} to ${report.to} (UTC).`}</p>
-        <SeriesChart rows={everyPeriod(report.rows, range, UNIT_MS[granularity])} />
+        <SeriesChart rows={report.rows} range={range} unit={granularity} />
         {GROUPS.map((by, i) => (
           <>
             <h2 safe>{`By ${by}`}</h2>
             <div class="scroll">
-              <TotalsTable by={by} rows={totals[i]!.rows} />
+              <TotalsTable
+                id={`usage-by-${by}`}
+                caption={`The whole range by ${by}`}
+                by={by}
+                more={['p95 ms']}
+                rows={totals[i]!.rows.map((row) => ({
+                  name: String(row.group),
+                  cells: [...countsOf(row), row.latency_ms.p95],
+                }))}
+              />
             </div>
           </>
         ))}
@@ -138,37 +92,32 @@ export function usagePage(router: Router, deps: PortalDeps): void {
             </li>
           ))}
         </ul>
-      </PortalPage>,
+      </>
     );
-  });
+  },
+});
 
-  router.get(CSV, async (req, res) => {
-    let query: UsageQueryInput | undefined;
-    const [report, status] = await refusedOr(async () => {
-      query = parseInput(usageQuery, req.query);
-      const data = await clientUsageReport(deps.usage, callerOf(portalClient(res)), query);
-      return { kind: 'report', data } as const;
-    });
-    if (report.kind === 'error')
-      return sendPage(
-        res,
-        <PortalPage req={req} res={res} title="Usage download refused" current={PAGE}>
-          <OutcomeNotice outcome={report} />
-        </PortalPage>,
-        status,
-      );
-    const by = query?.group_by;
+/** The partner's usage as GET /api/v1/usage answers it for the same query, as CSV. */
+export const usageDownload = defineDownload({
+  area: PORTAL_AREA,
+  path: USAGE_CSV,
+  current: PAGE,
+  title: 'Usage download refused',
+  query: usageQuery,
+  file: async ({ services, who, query }) => {
+    const report = await clientUsageReport(services.usage, partnerOf(who), query);
+    const by = query.group_by;
     const header = ['period_start', ...(by ? [by] : []), ...CSV_FIGURES];
-    const lines = report.data.rows.map((row) => [
+    const lines = report.rows.map((row) => [
       row.period_start,
       ...(by === 'operation' ? [row.operation ?? ''] : []),
       ...(by === 'status' ? [String(row.status)] : []),
       ...csvFigures(row),
     ]);
-    const name = `usage-${portalClient(res).client_key}-${report.data.from.slice(0, 13)}.csv`;
-    res
-      .type('text/csv')
-      .attachment(name)
-      .send(`${csvText([header, ...lines])}\n`);
-  });
-}
+    return {
+      name: `usage-${who.client.client_key}-${report.from.slice(0, 13)}.csv`,
+      type: 'text/csv',
+      body: `${csvText([header, ...lines])}\n`,
+    };
+  },
+});

@@ -3,49 +3,48 @@
 // editing it (PATCH /webhooks/{id}'s rules, through the service's `update`), replaying its events
 // since a time, rotating its signing secret, enabling it. Another client's subscription is not
 // found.
-import type { Request, Response, Router } from 'express';
+import { z } from 'zod';
 import { DELIVERY_OUTCOMES, type DeliveryOutcome } from '#api/webhooks/vocabulary.js';
 import { CREDENTIALS_ENDED } from '#api/webhooks/credentials.js';
-import { notFound, validationError } from '../../http/errors.js';
-import { parseInput } from '../../http/validation.js';
-import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
-import { sendPage } from '../../pages/layout.js';
-import { TRIES_SHOWN, TriesTable } from '../../pages/webhook-tries.js';
-import { OutcomeNotice, refusedOr, type Outcome } from './outcome.js';
-import { partnerCaller, PortalPage, portalClient, type PortalClient } from './portal-page.js';
-import type { Partner } from '../webhooks/webhooks.service.js';
-import type { PortalDeps } from './portal-deps.js';
+import { notFound } from '../../http/errors.js';
+import { PORTAL_AREA, type PartnerClient } from '../../pages/areas.js';
+import { formOf, positiveId } from '../../pages/fields.js';
+import { Choice, Filters } from '../../pages/filters.js';
+import { PostForm } from '../../pages/layout.js';
+import type { Outcome } from '../../pages/outcome.js';
+import { stateOf, TRIES_SHOWN, TriesTable } from '../../pages/webhook-tries.js';
+import { definePage, portalAction } from '../../page-services.js';
 import { eventTypesFor } from '../webhooks/webhooks.event-types.js';
 import { updateBody } from '../webhooks/webhooks.schemas.js';
-import { list, text, TypesFieldset, WEBHOOKS } from './webhooks.page.js';
+import type { WebhookService } from '../webhooks/webhooks.service.js';
+import { partnerOf } from './partner.js';
+import { MANAGES_WEBHOOKS, shownOnce, TypesFieldset, WEBHOOKS } from './webhooks.page.js';
 
-type Subscription = NonNullable<Awaited<ReturnType<PortalDeps['webhooks']['find']>>>;
+type Subscription = NonNullable<Awaited<ReturnType<WebhookService['find']>>>;
 
 const minuteOf = (date: Date) => date.toISOString().slice(0, 16);
 
-function ActionButton(props: { id: number; action: string; label: string; csrf: string }) {
+function ActionButton(props: { id: number; action: string; label: string }) {
   return (
-    <form method="post" action={`${WEBHOOKS}/${props.id}/${props.action}`}>
-      <input type="hidden" name={CSRF_FIELD} value={props.csrf} />
+    <PostForm action={`${WEBHOOKS}/${props.id}/${props.action}`}>
       <button type="submit" safe>
         {props.label}
       </button>
-    </form>
+    </PostForm>
   );
 }
 
-function Actions(props: { s: Subscription; csrf: string }) {
-  const { s, csrf } = props;
+function Actions(props: { s: Subscription }) {
+  const { s } = props;
   return (
     <section aria-labelledby="actions-heading">
       <h2 id="actions-heading">Actions</h2>
       <div class="actions">
-        {s.enabled ? '' : <ActionButton id={s.id} action="enable" label="Enable" csrf={csrf} />}
-        <ActionButton id={s.id} action="test" label="Send test event" csrf={csrf} />
-        <ActionButton id={s.id} action="rotate-secret" label="Rotate signing secret" csrf={csrf} />
+        {s.enabled ? '' : <ActionButton id={s.id} action="enable" label="Enable" />}
+        <ActionButton id={s.id} action="test" label="Send test event" />
+        <ActionButton id={s.id} action="rotate-secret" label="Rotate signing secret" />
       </div>
-      <form method="post" action={`${WEBHOOKS}/${s.id}/replay`} class="stack">
-        <input type="hidden" name={CSRF_FIELD} value={csrf} />
+      <PostForm action={`${WEBHOOKS}/${s.id}/replay`} class="stack">
         <label for="since">Replay the events recorded since (UTC)</label>
         <input
           id="since"
@@ -59,18 +58,17 @@ function Actions(props: { s: Subscription; csrf: string }) {
           <span>Only the failed ones</span>
         </label>
         <button type="submit">Replay</button>
-      </form>
+      </PostForm>
     </section>
   );
 }
 
-function EditForm(props: { s: Subscription; client: PortalClient; csrf: string }) {
+function EditForm(props: { s: Subscription; client: PartnerClient }) {
   const { s } = props;
   return (
     <section aria-labelledby="edit-heading">
       <h2 id="edit-heading">Edit</h2>
-      <form method="post" action={`${WEBHOOKS}/${s.id}/edit`} class="stack">
-        <input type="hidden" name={CSRF_FIELD} value={props.csrf} />
+      <PostForm action={`${WEBHOOKS}/${s.id}/edit`} class="stack">
         <label for="edit-url">Endpoint URL</label>
         <input
           id="edit-url"
@@ -95,64 +93,64 @@ function EditForm(props: { s: Subscription; client: PortalClient; csrf: string }
           checked={s.types}
         />
         <button type="submit">Save changes</button>
-      </form>
+      </PostForm>
     </section>
   );
 }
 
 function OutcomeFilter(props: { id: number; outcome: DeliveryOutcome | undefined }) {
   return (
-    <form method="get" action={`${WEBHOOKS}/${props.id}`} class="filters">
-      <label>
-        Outcome
-        <select name="outcome">
-          <option value="" selected={props.outcome === undefined}>
-            every outcome
-          </option>
-          {DELIVERY_OUTCOMES.map((o) => (
-            <option value={o} selected={props.outcome === o}>
-              {o}
-            </option>
-          ))}
-        </select>
-      </label>
-      <button type="submit">Filter</button>
-    </form>
+    <Filters action={`${WEBHOOKS}/${props.id}`} button="Filter">
+      <Choice
+        label="Outcome"
+        name="outcome"
+        options={[['', 'every outcome'], ...DELIVERY_OUTCOMES.map((o) => [o, o] as const)]}
+        chosen={props.outcome ?? ''}
+      />
+    </Filters>
   );
 }
 
-const positiveId = (value: string) =>
-  /^\d{1,9}$/.test(value) && Number(value) > 0 ? Number(value) : null;
+/** `2026-11-28T09:30` from the form, read as UTC. */
+const since = z
+  .string()
+  .regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/, 'YYYY-MM-DDTHH:MM')
+  .transform((text) => new Date(`${text}Z`))
+  .refine((at) => !Number.isNaN(at.getTime()), 'YYYY-MM-DDTHH:MM');
 
-const outcomeOf = (value: unknown) =>
-  DELIVERY_OUTCOMES.find((o) => o === value) satisfies DeliveryOutcome | undefined;
+const subscription = z.object({ id: positiveId });
 
-/** The subscription of this partner named by the path, or null (another's is not found). */
-async function ownSubscription(req: Request, res: Response, deps: PortalDeps) {
-  const id = positiveId(String(req.params.id));
-  return id === null ? null : deps.webhooks.find(portalClient(res).id, id);
-}
+/** An action on the page's subscription that takes no form, through the partner's own actions. */
+const onSubscription = (
+  path: string,
+  act: (webhooks: ReturnType<WebhookService['asPartner']>, id: number) => Promise<Outcome>,
+) =>
+  portalAction({
+    path,
+    params: subscription,
+    run: ({ services, who, params: { id } }) =>
+      act(services.webhooks.asPartner(partnerOf(who)), id),
+  });
 
-async function renderSubscription(
-  req: Request,
-  res: Response,
-  deps: PortalDeps,
-  s: Subscription,
-  outcome?: Outcome,
-  status = 200,
-) {
-  const path = `${WEBHOOKS}/${s.id}`;
-  const filter = outcomeOf(req.query.outcome);
-  const service = deps.webhooks;
-  const [tries, total] = await Promise.all([
-    service.attempts(s.id, { skip: 0, take: TRIES_SHOWN }, filter),
-    service.attemptCount(s.id, filter),
-  ]);
-  res.set('HX-Push-Url', path);
-  await sendPage(
-    res,
-    <PortalPage req={req} res={res} title={`Subscription ${s.id}`} current={WEBHOOKS}>
-      <OutcomeNotice outcome={outcome} />
+export const webhookPage = definePage({
+  area: PORTAL_AREA,
+  path: `${WEBHOOKS}/:id`,
+  current: WEBHOOKS,
+  only: MANAGES_WEBHOOKS,
+  params: subscription,
+  query: z.object({ outcome: z.enum(DELIVERY_OUTCOMES).optional().catch(undefined) }),
+  load: async ({ services: { webhooks }, who, params: { id }, query: { outcome } }) => {
+    const s = await webhooks.find(who.client.id, id);
+    if (!s) return null;
+    const [tries, total] = await Promise.all([
+      webhooks.attempts(id, { skip: 0, take: TRIES_SHOWN }, outcome),
+      webhooks.attemptCount(id, outcome),
+    ]);
+    return { s, tries, total };
+  },
+  title: ({ s }) => `Subscription ${s.id}`,
+  view: ({ s, tries, total }, { who, query }) => (
+    <>
       <dl class="secret">
         <dt>URL</dt>
         <dd>
@@ -163,7 +161,7 @@ async function renderSubscription(
         <dt>Types</dt>
         <dd safe>{s.types.join(', ')}</dd>
         <dt>State</dt>
-        <dd safe>{s.enabled ? 'enabled' : `disabled (${s.disabled_reason ?? ''})`}</dd>
+        <dd safe>{stateOf(s)}</dd>
       </dl>
       {s.disabled_reason === CREDENTIALS_ENDED ? (
         <p id="credentials-ended">
@@ -173,91 +171,64 @@ async function renderSubscription(
       ) : (
         ''
       )}
-      <Actions s={s} csrf={csrfToken(req)} />
-      <EditForm s={s} client={portalClient(res)} csrf={csrfToken(req)} />
+      <Actions s={s} />
+      <EditForm s={s} client={who.client} />
       <h2>Deliveries</h2>
-      <OutcomeFilter id={s.id} outcome={filter} />
+      <OutcomeFilter id={s.id} outcome={query.outcome} />
       <TriesTable tries={tries} total={total} />
       <p>
         <a href={WEBHOOKS}>Back to every subscription</a>
       </p>
-    </PortalPage>,
-    status,
-  );
-}
-
-/** `2026-11-28T09:30` from the form, read as UTC. */
-function sinceOf(value: unknown): Date {
-  const text = typeof value === 'string' ? value : '';
-  const at = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/.test(text) ? Date.parse(`${text}Z`) : NaN;
-  if (Number.isNaN(at)) throw validationError([{ field: 'since', message: 'YYYY-MM-DDTHH:MM' }]);
-  return new Date(at);
-}
-
-type Action = (
-  deps: PortalDeps,
-  caller: Partner,
-  s: Subscription,
-  body: Record<string, unknown>,
-) => Promise<Outcome>;
-
-const ACTIONS: Record<string, Action> = {
-  test: async (deps, caller, s) => {
-    const result = await deps.webhooks.asPartner(caller).sendTest(s.id);
-    if (!result) throw notFound();
-    return { kind: 'test', result };
-  },
-  edit: async (deps, caller, s, body) => {
-    const patch = parseInput(updateBody, {
-      url: text(body.url) ?? '',
-      // None ticked: every type the scopes allow, as when subscribing.
-      types: list(body.types) ?? eventTypesFor(caller.scopes).map((t) => t.type),
-      description: text(body.description) ?? null,
-    });
-    if (!(await deps.webhooks.asPartner(caller).update(s.id, patch))) throw notFound();
-    return { kind: 'done', message: `Subscription ${s.id} saved.` };
-  },
-  enable: async (deps, caller, s) => {
-    await deps.webhooks.asPartner(caller).enable(s.id);
-    return { kind: 'done', message: `Subscription ${s.id} enabled: its pending events go now.` };
-  },
-  'rotate-secret': async (deps, caller, s) => {
-    const rotated = await deps.webhooks.asPartner(caller).rotateSecret(s.id);
-    return {
-      kind: 'secret',
-      message: 'New signing secret made: for 24 hours deliveries carry a signature under each.',
-      label: 'Signing secret',
-      secret: rotated!.secret,
-    };
-  },
-  replay: async (deps, caller, s, body) => {
-    const since = sinceOf(body.since);
-    const replayed = await deps.webhooks
-      .asPartner(caller)
-      .replay(s.id, since, body.failed_only === 'true');
-    return {
-      kind: 'done',
-      message: `${replayed ?? 0} events since ${since.toISOString()} go again.`,
-    };
-  },
-};
-
-export function webhookPage(router: Router, deps: PortalDeps): void {
-  router.get(`${WEBHOOKS}/:id`, async (req, res, next) => {
-    const s = await ownSubscription(req, res, deps);
-    if (!s) return next();
-    await renderSubscription(req, res, deps, s);
-  });
-
-  router.post(`${WEBHOOKS}/:id/:action`, async (req, res, next) => {
-    const name = String(req.params.action);
-    const action = Object.hasOwn(ACTIONS, name) ? ACTIONS[name] : undefined;
-    const s = action ? await ownSubscription(req, res, deps) : null;
-    if (!action || !s) return next();
-    const body = req.body as Record<string, unknown>;
-    const [outcome, status] = await refusedOr(() => action(deps, partnerCaller(req, res), s, body));
-    const now = await deps.webhooks.find(portalClient(res).id, s.id);
-    if (!now) return next();
-    await renderSubscription(req, res, deps, now, outcome, status);
-  });
-}
+    </>
+  ),
+  actions: [
+    onSubscription('/test', async (webhooks, id) => {
+      const result = await webhooks.sendTest(id);
+      if (!result) throw notFound();
+      return { kind: 'test', result };
+    }),
+    portalAction({
+      path: '/edit',
+      params: subscription,
+      body: formOf(updateBody, ['types']),
+      run: async ({ services, who, params: { id }, body }) => {
+        const partner = partnerOf(who);
+        const saved = await services.webhooks.asPartner(partner).update(id, {
+          ...body,
+          // None ticked: every type the scopes allow, as when subscribing.
+          types: body.types ?? eventTypesFor(partner.scopes).map((t) => t.type),
+          description: body.description ?? null,
+        });
+        if (!saved) throw notFound();
+        return { kind: 'done', message: `Subscription ${id} saved.` };
+      },
+    }),
+    onSubscription('/enable', async (webhooks, id) => {
+      await webhooks.enable(id);
+      return { kind: 'done', message: `Subscription ${id} enabled: its pending events go now.` };
+    }),
+    onSubscription('/rotate-secret', async (webhooks, id) => {
+      const rotated = await webhooks.rotateSecret(id);
+      if (!rotated) throw notFound();
+      return shownOnce(
+        'New signing secret made: for 24 hours deliveries carry a signature under each.',
+        'Signing secret',
+        rotated.secret,
+      );
+    }),
+    portalAction({
+      path: '/replay',
+      params: subscription,
+      body: z.object({ since, failed_only: z.literal('true').optional() }),
+      run: async ({ services, who, params: { id }, body }) => {
+        const replayed = await services.webhooks
+          .asPartner(partnerOf(who))
+          .replay(id, body.since, body.failed_only === 'true');
+        return {
+          kind: 'done',
+          message: `${replayed ?? 0} events since ${body.since.toISOString()} go again.`,
+        };
+      },
+    }),
+  ],
+});

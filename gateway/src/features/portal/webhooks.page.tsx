@@ -1,27 +1,43 @@
 // The partner's webhook subscriptions: the list with each one's events by state, and a new one
 // (its signing secret shown this once), through the webhook service's `subscribe`, as the API's
-// POST /webhooks. The types offered are GET /webhooks/event-types' for the client's scopes. Without the webhooks:manage scope, the pages say why they are closed.
-import type { Request, Response, Router } from 'express';
-import { CSRF_FIELD, csrfToken } from '../../pages/forms.js';
-import { parseInput } from '../../http/validation.js';
-import { sendPage } from '../../pages/layout.js';
+// POST /webhooks. The types offered are GET /webhooks/event-types' for the client's scopes.
+// Without the webhooks:manage scope, the pages say why they are closed.
+import { currentScopes } from '#api/scopes.js';
+import {
+  PORTAL,
+  PORTAL_AREA,
+  type PartnerClient,
+  type SignedInPartner,
+} from '../../pages/areas.js';
+import { formOf } from '../../pages/fields.js';
+import { PostForm } from '../../pages/layout.js';
+import { Heads } from '../../pages/tables.js';
+import { stateOf } from '../../pages/webhook-tries.js';
+import type { Outcome } from '../../pages/outcome.js';
+import { definePage, portalAction } from '../../page-services.js';
 import { eventTypesFor } from '../webhooks/webhooks.event-types.js';
 import { createBody } from '../webhooks/webhooks.schemas.js';
-import { OutcomeNotice, refusedOr, type Outcome } from './outcome.js';
-import {
-  PortalPage,
-  portalClient,
-  callerOf,
-  partnerCaller,
-  type PortalClient,
-} from './portal-page.js';
-import { PORTAL } from './portal-paths.js';
-import type { PortalDeps } from './portal-deps.js';
+import type { WebhookService } from '../webhooks/webhooks.service.js';
+import { partnerOf } from './partner.js';
 
 export const WEBHOOKS = `${PORTAL}/webhooks`;
 const MANAGE = 'webhooks:manage';
 
-type Listed = Awaited<ReturnType<PortalDeps['webhooks']['list']>>[number];
+/** The webhook pages are open to a client holding webhooks:manage, as the API's endpoints are. */
+export const MANAGES_WEBHOOKS = {
+  allows: (partner: SignedInPartner) => partner.client.scopes.includes(MANAGE),
+  title: 'Webhooks',
+  message: `Your client does not hold the ${MANAGE} scope: ask your API operator for it to manage webhooks.`,
+};
+
+/** A secret the partner is shown this once, under its label. */
+export const shownOnce = (message: string, label: string, secret: string): Outcome => ({
+  kind: 'secret',
+  message: `${message} It is shown only this once: keep it now.`,
+  shown: [[label, secret]],
+});
+
+type Listed = Awaited<ReturnType<WebhookService['list']>>[number];
 
 function SubscriptionsTable(props: { rows: Listed[] }) {
   if (props.rows.length === 0) return <p>No subscription yet.</p>;
@@ -29,17 +45,7 @@ function SubscriptionsTable(props: { rows: Listed[] }) {
     <div class="scroll">
       <table id="subscriptions">
         <caption>Your webhook subscriptions</caption>
-        <thead>
-          <tr>
-            <th scope="col" class="num">
-              Id
-            </th>
-            <th scope="col">URL</th>
-            <th scope="col">Description</th>
-            <th scope="col">Types</th>
-            <th scope="col">State</th>
-          </tr>
-        </thead>
+        <Heads names={['Id', 'URL', 'Description', 'Types', 'State']} numeric={['Id']} />
         <tbody>
           {props.rows.map((s) => (
             <tr>
@@ -53,7 +59,7 @@ function SubscriptionsTable(props: { rows: Listed[] }) {
               </td>
               <td safe>{s.description ?? ''}</td>
               <td safe>{s.types.join(', ')}</td>
-              <td safe>{s.enabled ? 'enabled' : `disabled (${s.disabled_reason ?? ''})`}</td>
+              <td safe>{stateOf(s)}</td>
             </tr>
           ))}
         </tbody>
@@ -67,7 +73,7 @@ function SubscriptionsTable(props: { rows: Listed[] }) {
  * `checked`; none ticked means `legend`'s default.
  */
 export function TypesFieldset(props: {
-  client: PortalClient;
+  client: PartnerClient;
   legend: string;
   checked?: readonly string[];
 }) {
@@ -75,7 +81,7 @@ export function TypesFieldset(props: {
     <fieldset>
       <legend safe>{`Event types (none ticked: ${props.legend})`}</legend>
       <div class="scopes">
-        {eventTypesFor(callerOf(props.client).scopes).map(({ type }) => (
+        {eventTypesFor(currentScopes(props.client)).map(({ type }) => (
           <label class="check">
             <input
               type="checkbox"
@@ -91,86 +97,45 @@ export function TypesFieldset(props: {
   );
 }
 
-function CreateForm(props: { client: PortalClient; csrf: string }) {
+function CreateForm(props: { client: PartnerClient }) {
   return (
     <section aria-labelledby="create-heading">
       <h2 id="create-heading">Add an endpoint</h2>
-      <form method="post" action={WEBHOOKS} class="stack">
-        <input type="hidden" name={CSRF_FIELD} value={props.csrf} />
+      <PostForm action={WEBHOOKS} class="stack">
         <label for="url">Endpoint URL</label>
         <input id="url" name="url" type="url" required maxlength="2048" autocomplete="off" />
         <label for="description">Description (optional)</label>
         <input id="description" name="description" maxlength="500" autocomplete="off" />
         <TypesFieldset client={props.client} legend="every type your scopes allow" />
         <button type="submit">Add endpoint</button>
-      </form>
+      </PostForm>
     </section>
   );
 }
 
-async function renderList(
-  req: Request,
-  res: Response,
-  deps: PortalDeps,
-  outcome?: Outcome,
-  status = 200,
-) {
-  const client = portalClient(res);
-  const rows = await deps.webhooks.list(client.id);
-  // After a form the address stays the page's own, so reloading it repeats nothing.
-  res.set('HX-Push-Url', WEBHOOKS);
-  await sendPage(
-    res,
-    <PortalPage req={req} res={res} title="Webhooks" current={WEBHOOKS}>
-      <OutcomeNotice outcome={outcome} />
+export const webhooksPage = definePage({
+  area: PORTAL_AREA,
+  path: WEBHOOKS,
+  title: 'Webhooks',
+  only: MANAGES_WEBHOOKS,
+  load: ({ services, who }) => services.webhooks.list(who.client.id),
+  view: (rows, { who }) => (
+    <>
       <SubscriptionsTable rows={rows} />
-      <CreateForm client={client} csrf={csrfToken(req)} />
-    </PortalPage>,
-    status,
-  );
-}
-
-/** A form field that may arrive once (a string) or many times (a list). */
-export const list = (value: unknown) =>
-  Array.isArray(value) ? value : typeof value === 'string' ? [value] : undefined;
-export const text = (value: unknown) =>
-  typeof value === 'string' && value !== '' ? value : undefined;
-
-export function webhooksPage(router: Router, deps: PortalDeps): void {
-  router.use(WEBHOOKS, async (req, res, next) => {
-    if (portalClient(res).scopes.includes(MANAGE)) return next();
-    await sendPage(
-      res,
-      <PortalPage req={req} res={res} title="Webhooks" current={WEBHOOKS}>
-        <OutcomeNotice
-          outcome={{
-            kind: 'error',
-            message: `Your client does not hold the ${MANAGE} scope: ask your API operator for it to manage webhooks.`,
-          }}
-        />
-      </PortalPage>,
-      403,
-    );
-  });
-
-  router.get(WEBHOOKS, (req, res) => renderList(req, res, deps));
-
-  router.post(WEBHOOKS, async (req, res) => {
-    const body = req.body as Record<string, unknown>;
-    const [outcome, status] = await refusedOr(async (): Promise<Outcome> => {
-      const input = parseInput(createBody, {
-        url: text(body.url) ?? '',
-        types: list(body.types),
-        description: text(body.description),
-      });
-      const created = await deps.webhooks.asPartner(partnerCaller(req, res)).subscribe(input);
-      return {
-        kind: 'secret',
-        message: `Subscription ${created.id} added: deliveries to it are signed with this secret.`,
-        label: 'Signing secret',
-        secret: created.secret,
-      };
-    });
-    await renderList(req, res, deps, outcome, status);
-  });
-}
+      <CreateForm client={who.client} />
+    </>
+  ),
+  actions: [
+    portalAction({
+      body: formOf(createBody, ['types']),
+      run: async ({ services, who, body }) => {
+        const created = await services.webhooks.asPartner(partnerOf(who)).subscribe(body);
+        return shownOnce(
+          `Subscription ${created.id} added: deliveries to it are signed with this secret.`,
+          'Signing secret',
+          created.secret,
+        );
+      },
+    }),
+  ],
+});

@@ -149,7 +149,7 @@ async function run(db: ReadModelClient, service: WebhookService, args: CliArgs):
       const id = parseId(command, args.id);
       if (command === 'enable' && !(await service.find(null, id))) {
         // Deleted by its client after the operator's disable: its target may be subscribed again.
-        const released = await releaseHeldTargetAs({ db, service }, cliOperator(), id);
+        const released = await releaseHeldTargetAs({ db, webhooks: service }, cliOperator(), id);
         if (!released) throw new CliError(`no webhook subscription with id ${id}`);
         print(
           { id, deleted: true, released },
@@ -158,7 +158,7 @@ async function run(db: ReadModelClient, service: WebhookService, args: CliArgs):
         return;
       }
       const changed = await setSubscriptionEnabledAs(
-        { db, service },
+        { db, webhooks: service },
         cliOperator(),
         id,
         command === 'enable',

@@ -11,13 +11,13 @@ import { OPERATOR, type WebhookService } from './webhooks.service.js';
  * `pathOnly` its URL's path alone (docs/decisions/0012-webhooks.md); the enable lifts either.
  */
 export async function setSubscriptionEnabledAs(
-  deps: { db: ReadModelClient; service: WebhookService },
+  deps: { db: ReadModelClient; webhooks: WebhookService },
   operator: Operator,
   id: number,
   enabled: boolean,
   options: { pathOnly?: boolean } = {},
 ) {
-  const { service } = deps;
+  const service = deps.webhooks;
   const pathOnly = options.pathOnly === true;
   const current = await service.find(null, id);
   if (!current) throw new OperatorRefusal(`no webhook subscription with id ${id}`);
@@ -46,11 +46,11 @@ export async function setSubscriptionEnabledAs(
  * never held a target.
  */
 export async function releaseHeldTargetAs(
-  deps: { db: ReadModelClient; service: WebhookService },
+  deps: { db: ReadModelClient; webhooks: WebhookService },
   operator: Operator,
   id: number,
 ) {
-  const released = await deps.service.releaseHeld(id);
+  const released = await deps.webhooks.releaseHeld(id);
   if (released.length === 0) return null;
   const client = await deps.db.apiClient.findUnique({
     where: { id: released[0]!.client_id },
