@@ -1,4 +1,4 @@
-// npm run bench [-- --only gateway|backfill|lag|webhooks|sources|member-writes|scale|soak|console]
+// npm run bench [-- --only gateway|backfill|lag|webhooks|sources|member-writes|scale|soak|console|sandbox]
 //   [--seconds S] [--rounds R] [--members N] [--soak S] [--profile] [--endpoint NAME] [--scale S]
 //   [--lag-rate R --lag-seconds S --lag-scale S] [--rest-seconds S]
 //   [--minutes N --faults --report-every-seconds S]
@@ -38,6 +38,7 @@ import { benchSoak } from './soak.js';
 import { benchSources } from './sources.js';
 import { benchUpgrade } from './upgrade.js';
 import { benchWebhooks } from './webhooks.js';
+import { benchSandbox } from './sandbox.js';
 
 const BENCHMARKS = [
   'gateway',
@@ -50,6 +51,7 @@ const BENCHMARKS = [
   'soak',
   'console',
   'upgrade',
+  'sandbox',
 ] as const;
 const NUMBERS = [
   'seconds',
@@ -125,6 +127,14 @@ if (wanted('gateway')) {
     soak: Number(values.soak),
     profile: values.profile,
     endpoint: values.endpoint,
+  });
+}
+if (wanted('sandbox')) {
+  console.log("\n== sandbox: live reads with a busy sandbox client beside them; the club's size");
+  await benchSandbox({
+    seconds: Number(values.seconds),
+    rounds: Number(values.rounds),
+    members: Number(values.members),
   });
 }
 if (wanted('console')) {
