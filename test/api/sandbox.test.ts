@@ -295,6 +295,20 @@ describe('the partners sandbox', () => {
     expect(badSeed).toMatchObject({ code: 2, stderr: expect.stringContaining('--seed') });
   });
 
+  it('the generated club and its read model stay under 50 MB together', async () => {
+    const [{ bytes }] = (await sandboxLegacy.query<{ bytes: string }>(
+      `SELECT SUM(data_length + index_length) AS bytes FROM information_schema.tables
+        WHERE table_schema = DATABASE()`,
+    )) as [{ bytes: string }];
+    const readModel = await fixture.gateway.db.$queryRawUnsafe<{ bytes: bigint }[]>(
+      'SELECT pg_database_size($1) AS bytes',
+      new URL(fixture.config.sandbox.dbUrl).pathname.slice(1),
+    );
+    const total = Number(bytes) + Number(readModel[0]!.bytes);
+    expect(total).toBeGreaterThan(1_000_000);
+    expect(total).toBeLessThan(50_000_000);
+  });
+
   it('reset generates a new club, which the sandbox client then reads', async () => {
     const before = await liveChecksums();
     const names = async () =>
