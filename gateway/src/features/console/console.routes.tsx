@@ -27,7 +27,14 @@ export function consoleRoutes(deps: PageServices): Router {
   router.use(assetRoutes(CONSOLE_ASSETS));
   router.use(
     CONSOLE,
-    pageLayers({ redis: deps.redis, config: deps.config, name: 'console', page: PublicPage }),
+    pageLayers({
+      redis: deps.redis,
+      config: deps.config,
+      name: 'console',
+      page: PublicPage,
+      area: router,
+      home: CONSOLE,
+    }),
   );
   const { secureCookie, publicOrigin } = deps.config.console;
   // Said once, at start: links made under an http:// origin lead to pages that refuse plain HTTP.

@@ -21,7 +21,14 @@ export function portalRoutes(deps: PortalDeps): Router {
   router.use(assetRoutes(PORTAL_ASSETS));
   router.use(
     PORTAL,
-    pageLayers({ redis: deps.redis, config: deps.config, name: 'portal', page: PublicPortalPage }),
+    pageLayers({
+      redis: deps.redis,
+      config: deps.config,
+      name: 'portal',
+      page: PublicPortalPage,
+      area: router,
+      home: PORTAL,
+    }),
   );
   portalSignInRoutes(router, deps);
   router.use(PORTAL, partnerOnly(deps));
