@@ -1,7 +1,8 @@
 // `npm run demo`: on a machine with PostgreSQL, MySQL/MariaDB and Redis on their default ports,
 // creates a demo legacy database with generated data (a legacy database that already has members
 // is used as it is), migrates the read model, creates a demo
-// client, runs gateway and worker, and prints a working curl line. Ctrl-C stops everything.
+// client, runs gateway and worker, and prints working curl lines, a console sign-in link and a
+// portal link for the demo client. Ctrl-C stops everything.
 // SYNC_SOURCE=binlog: the worker follows the binary log where the server allows it, and polls,
 // saying why, where it does not.
 import { spawn, type ChildProcess } from 'node:child_process';

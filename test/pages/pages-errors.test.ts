@@ -1,6 +1,6 @@
-// The console's and the portal's own error pages: a path no page serves, a form too large to read
-// and a page that fails answer HTML in the area's frame with their status, never the API's JSON
-// nor a stack trace.
+// The console's and the portal's own error pages: a path no page serves (signed in or not: the
+// sign-in page is for the pages that exist), a form too large to read and a page that fails answer
+// HTML in the area's frame with their status, never the API's JSON nor a stack trace.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readModelPool } from '#common/databases.js';
 import { ConsoleBrowser, type PageAnswer } from '../support/console-session.js';
@@ -38,17 +38,39 @@ function expectAreaPage(answer: PageAnswer, status: number, area: string, says: 
   expect(answer.html).not.toMatch(/at \S+ \(|node_modules/);
 }
 
+/** The paths no page serves, each answered with the area's 404 page. */
+const UNKNOWN = {
+  console: ['/console/no-such-page', '/console/clients/x/y/z'],
+  portal: ['/portal/no-such-page', '/portal/webhooks/1/x/y'],
+};
+
+/** Each of the area's unknown paths, opened by `browser`, answers the area's HTML 404. */
+async function expectNotFound(browser: ConsoleBrowser, area: 'console' | 'portal') {
+  const name = area === 'console' ? 'Console' : 'Partner portal';
+  for (const path of UNKNOWN[area]) {
+    expectAreaPage(await browser.get(path), 404, name, 'There is no such page here');
+  }
+}
+
 describe('error pages of the console and the portal', () => {
   it('when a signed-in operator or partner opens a path no page serves, then the area answers its HTML 404', async () => {
-    for (const path of ['/console/no-such-page', '/console/clients/x/y/z']) {
-      expectAreaPage(await operator.get(path), 404, 'Console', 'There is no such page here');
-    }
+    await expectNotFound(operator, 'console');
+    await expectNotFound(partner, 'portal');
+  });
+
+  it('when a signed-out visitor opens a path no page serves, then the area answers its HTML 404; a page that needs a session still its sign-in page', async () => {
+    const visitor = new ConsoleBrowser(gateway);
+    await expectNotFound(visitor, 'console');
+    await expectNotFound(visitor, 'portal');
+    const signIn = await visitor.get('/console/clients');
+    expectAreaPage(signIn, 401, 'Console', 'npm run console -- link');
     expectAreaPage(
-      await partner.get('/portal/no-such-page'),
-      404,
+      await visitor.get('/portal/usage'),
+      401,
       'Partner portal',
-      'There is no such page here',
+      'Sign in with the link your API operator made for you',
     );
+    expect(visitor.setCookies).toEqual([]);
   });
 
   it('when a form is too large to read, then the area answers 413 with its page', async () => {

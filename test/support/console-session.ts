@@ -16,7 +16,8 @@ export class ConsoleBrowser {
   /** Every Set-Cookie line the gateway sent, newest last. */
   readonly setCookies: string[] = [];
 
-  constructor(readonly gateway: RunningGateway) {}
+  /** `gateway`: where the pages are; its Redis only for signIn, which stores a link there. */
+  constructor(readonly gateway: Pick<RunningGateway, 'url'> & Partial<RunningGateway>) {}
 
   async request(path: string, init: RequestInit = {}): Promise<PageAnswer> {
     const headers = new Headers(init.headers);
@@ -62,17 +63,24 @@ export class ConsoleBrowser {
     });
   }
 
+  /**
+   * Opens a sign-in link of the console or the portal (its path) and presses its button, as a
+   * person does; the answer is the redirect to the area's first page.
+   */
+  async useLink(path: string): Promise<PageAnswer> {
+    await this.get(path);
+    const answer = await this.post(path);
+    if (answer.status !== 303)
+      throw new Error(`${path.split('/')[1]} sign-in answered ${answer.status}`);
+    return answer;
+  }
+
   /** Opens a fresh link and presses its button: a signed-in operator session. */
   async signIn(prefix: string, name = 'Operator'): Promise<void> {
-    const token = await createSignInLink(
-      this.gateway.redis,
-      testLinkKeys(prefix),
-      { name },
-      60_000,
-    );
-    await this.get(`/console/sign-in/${token}`);
-    const answer = await this.post(`/console/sign-in/${token}`);
-    if (answer.status !== 303) throw new Error(`sign-in answered ${answer.status}`);
+    const { redis } = this.gateway;
+    if (!redis) throw new Error("signIn stores its link in the gateway's Redis: none was given");
+    const token = await createSignInLink(redis, testLinkKeys(prefix), { name }, 60_000);
+    await this.useLink(`/console/sign-in/${token}`);
   }
 }
 

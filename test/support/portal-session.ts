@@ -24,9 +24,7 @@ export async function partnerSignedIn(
 ): Promise<ConsoleBrowser> {
   const browser = new ConsoleBrowser(gateway);
   const token = await portalLinkToken(gateway, prefix, client);
-  await browser.get(`/portal/sign-in/${token}`);
-  const answer = await browser.post(`/portal/sign-in/${token}`);
-  if (answer.status !== 303) throw new Error(`portal sign-in answered ${answer.status}`);
+  await browser.useLink(`/portal/sign-in/${token}`);
   return browser;
 }
 

@@ -1,8 +1,9 @@
 // What every area of pages (the console, the portal) runs in front of its routes, and only under
 // its own path: in production a refusal of plain HTTP that says why, the referrer policy its
-// forms need, its session, the form parser, and the CSRF and Origin checks; and its end: the
-// pages that answer an unknown path, a refused request or a failure in the area's frame.
-import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+// forms need, its session, the form parser, the CSRF and Origin checks, and the 404 of a path none
+// of its pages serves; and its end: the pages that answer an unknown path, a refused request or a
+// failure in the area's frame.
+import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Component } from '@kitajs/html';
 import type { Config } from '#common/config.js';
 import type { RedisClient } from '#common/redis.js';
@@ -50,36 +51,9 @@ function httpsNeeded(config: Config, Page: Component<{ title: string }>): Reques
   };
 }
 
-/**
- * The layers of an area's pages; `name` keeps its sessions apart from every other area's, `page`
- * is its page without a session, for what the layers refuse.
- */
-export function pageLayers(deps: {
-  redis: RedisClient;
-  config: Config;
-  name: string;
-  page: Component<{ title: string }>;
-}): RequestHandler[] {
-  return [
-    httpsNeeded(deps.config, deps.page),
-    referrerSameOrigin,
-    pageSessions(deps),
-    express.urlencoded({ extended: false, limit: FORM_LIMIT }),
-    protectForms(deps.config),
-  ];
-}
-
-/**
- * The end of an area's routes, after its pages: a path none of them serves answers the area's 404
- * page; a refused form (protectForms) its 403 page; anything a page could not answer its 500 page,
- * the error logged in the request's line as the API's are. HTML in the area's frame, never the
- * API's JSON. `home` is where the pages send a lost visitor back to.
- */
-export function areaEnd(
-  Page: Component<{ title: string }>,
-  home: string,
-): [RequestHandler, ErrorRequestHandler] {
-  const notFound: RequestHandler = (_req, res) =>
+/** The area's 404 page, HTML in its frame; `home` is where it sends a lost visitor back to. */
+function notFoundPage(Page: Component<{ title: string }>, home: string): RequestHandler {
+  return (_req, res) =>
     void sendPage(
       res,
       <Page title="Not found">
@@ -89,6 +63,84 @@ export function areaEnd(
       </Page>,
       404,
     );
+}
+
+/** A route as router 2.3's listRoutes() gives it (express.Router; @types/express lacks it). */
+interface ListedRoute {
+  path: string | RegExp;
+  /** Upper case, HEAD with GET, '*' for all; undefined for a mounted router. */
+  methods: string[] | undefined;
+}
+
+/**
+ * A router that lets on (`next('router')`) a request its area's routes serve, by path and
+ * method, and answers any other with `notFound`. Its paths are the routes' own under `home`, made
+ * relative to it: the area's layers are mounted there.
+ */
+function servedPaths(area: Router, home: string, notFound: RequestHandler): Router {
+  const served = Router();
+  const routes = (area as Router & { listRoutes(): ListedRoute[] }).listRoutes();
+  for (const { path, methods } of routes) {
+    const ours = typeof path === 'string' && (path === home || path.startsWith(`${home}/`));
+    if (!ours || !methods) continue;
+    served.all(path.slice(home.length) || '/', (req, _res, next) => {
+      next(methods.includes('*') || methods.includes(req.method) ? 'router' : undefined);
+    });
+  }
+  served.use(notFound);
+  return served;
+}
+
+/**
+ * A path none of the area's pages serves answers the area's 404 here, before its gate asks for a
+ * session: a signed-out visitor is told there is no such page, and gets the sign-in page only for
+ * one that exists. The routes are read at the first request: the pages register theirs after
+ * these layers, while the area is made, before any request.
+ */
+function unknownPages(area: Router, home: string, Page: Component<{ title: string }>) {
+  let served: Router | undefined;
+  const handler: RequestHandler = (req, res, next) => {
+    served ??= servedPaths(area, home, notFoundPage(Page, home));
+    served(req, res, next);
+  };
+  return handler;
+}
+
+/**
+ * The layers of an area's pages, mounted under its path `home` on its router `area`; `name` keeps
+ * its sessions apart from every other area's, `page` is its page without a session, for what the
+ * layers refuse.
+ */
+export function pageLayers(deps: {
+  redis: RedisClient;
+  config: Config;
+  name: string;
+  page: Component<{ title: string }>;
+  area: Router;
+  home: string;
+}): RequestHandler[] {
+  return [
+    httpsNeeded(deps.config, deps.page),
+    referrerSameOrigin,
+    pageSessions(deps),
+    express.urlencoded({ extended: false, limit: FORM_LIMIT }),
+    protectForms(deps.config),
+    unknownPages(deps.area, deps.home, deps.page),
+  ];
+}
+
+/**
+ * The end of an area's routes, after its pages: a request none of them answered (a page that
+ * found no such record lets it on) answers the area's 404 page; a refused form (protectForms) its
+ * 403 page; anything a page could not answer its 500 page, the error logged in the request's line
+ * as the API's are. HTML in the area's frame, never the API's JSON. `home` is where the pages
+ * send a lost visitor back to.
+ */
+export function areaEnd(
+  Page: Component<{ title: string }>,
+  home: string,
+): [RequestHandler, ErrorRequestHandler] {
+  const notFound = notFoundPage(Page, home);
   const failed: ErrorRequestHandler = (error, _req, res, _next) => {
     if (error instanceof ForbiddenRequest) {
       return void sendPage(

@@ -336,6 +336,9 @@ export function areaRoutes<S extends { redis: RedisClient; config: Config }, L, 
       config: services.config,
       name: area.session.name,
       page: Public,
+      // A path none of the area's routes serves is its 404 before the gate, signed out too.
+      area: router,
+      home: area.prefix,
     }),
   );
   signInRoutes(router, area, flow);
