@@ -1,7 +1,7 @@
 // The recipients record (docs/decisions/0023-data-classes.md, "Recipients"): which clients received
 // which classes of a member's data, one row per member and client, first and last time. The
 // gateway writes it before an answer leaves (gateway/src/http/endpoint.ts), the worker before a
-// webhook is sent (worker/src/webhooks/delivery.ts): a recipient is never lost to a crash. Both
+// webhook is sent (worker/src/webhooks/delivery/tries.ts): a recipient is never lost to a crash. Both
 // through one recorder, cheap on their hot paths: a member and client recorded in the last minute
 // with the same classes is not written again (its last time then lags by up to a minute), and the
 // answers or deliveries that have something new share one statement: while one is being written,

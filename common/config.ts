@@ -246,6 +246,11 @@ const envSchema = z.object({
   RECIPIENTS_RECORDING: z.enum(['on', 'off']).default('on'),
   USAGE_MERGE_INTERVAL_MS: positiveInt.default(30000),
   USAGE_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(400),
+  // The partners' sandbox (docs/decisions/0024-sandbox.md): a generated club in databases of its
+  // own, by default the live ones' names with `_sandbox` added; `off`: no sandbox client works.
+  SANDBOX: z.enum(['on', 'off']).default('on'),
+  SANDBOX_DATABASE_URL: postgresUrl.optional(),
+  SANDBOX_LEGACY_DATABASE_URL: url(['mysql', 'mariadb']).optional(),
   // The operator console at /console (docs/decisions/0019-console.md); `off` removes it.
   CONSOLE: z.enum(['on', 'off']).default('on'),
   // Where operators and partners reach the gateway: sign-in links are made under it.
@@ -308,7 +313,18 @@ const checkedEnvSchema = envSchema
   .refine((env) => env.CONSOLE_OIDC_ISSUER === undefined || env.PUBLIC_BASE_URL !== undefined, {
     path: ['PUBLIC_BASE_URL'],
     message: 'required with CONSOLE_OIDC_ISSUER (the redirect URI is made from it)',
-  });
+  })
+  // Feed positions are the server's transaction ids: the sandbox's feed and the webhook
+  // subscriptions that follow it (in the live database) must count them on one server.
+  .refine(
+    (env) =>
+      env.SANDBOX_DATABASE_URL === undefined ||
+      new URL(env.SANDBOX_DATABASE_URL).host === new URL(env.DATABASE_URL).host,
+    {
+      path: ['SANDBOX_DATABASE_URL'],
+      message: "must be on DATABASE_URL's server (another database there)",
+    },
+  );
 
 export type Config = ReturnType<typeof toConfig>;
 
@@ -385,6 +401,7 @@ function toConfig(env: z.infer<typeof envSchema>) {
       retentionMs: Math.round(env.USAGE_RETENTION_DAYS * 86_400_000),
     },
     console: consoleConfig(env),
+    sandbox: sandboxConfig(env),
     logLevel: env.LOG_LEVEL,
     /**
      * SECRETS_KEY's keys, base64, the first signing; none in production when unset (a process
@@ -434,6 +451,24 @@ function webhooksConfig(env: Env) {
     replayEventsPerHour: env.WEBHOOK_REPLAY_EVENTS_PER_HOUR,
     /** How long an event that is no longer pending is kept, with its tries. */
     retentionMs: Math.round(env.WEBHOOK_RETENTION_DAYS * 86_400_000),
+  };
+}
+
+/** A database URL naming the database `name` + `suffix` on the same server, as the same user. */
+export function withDatabaseSuffix(url: string, suffix: string): string {
+  const target = new URL(url);
+  target.pathname = `/${encodeURIComponent(decodeURIComponent(target.pathname.slice(1)) + suffix)}`;
+  return target.toString();
+}
+
+function sandboxConfig(env: Env) {
+  return {
+    enabled: env.SANDBOX === 'on',
+    /** The sandbox's read model: the API's schema, the generated club's rows and feed. */
+    dbUrl: env.SANDBOX_DATABASE_URL ?? withDatabaseSuffix(env.DATABASE_URL, '_sandbox'),
+    /** The generated club's dashboard database: the sandbox's writes and changes land here. */
+    legacyUrl:
+      env.SANDBOX_LEGACY_DATABASE_URL ?? withDatabaseSuffix(env.LEGACY_DATABASE_URL, '_sandbox'),
   };
 }
 

@@ -3,7 +3,7 @@
 // authority the server's certificate must be signed by (the system's authorities without it).
 // `ssl-ca` alone means VERIFY_IDENTITY. REQUIRED and PREFERRED, which encrypt without knowing
 // whom to, are refused. Every legacy connection takes these: the pools, the tools and the
-// binary-log client (docs/operations.md, "Encrypted connections").
+// binary-log client (docs/operations/configure.md, "Encrypted connections").
 import { readFileSync } from 'node:fs';
 
 const MODES = ['DISABLED', 'VERIFY_CA', 'VERIFY_IDENTITY'] as const;

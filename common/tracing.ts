@@ -1,7 +1,7 @@
 // OpenTelemetry traces, loaded only when OTEL_EXPORTER_OTLP_ENDPOINT is set (common/traces.ts
 // decides): with it unset, no module of this file's imports is ever evaluated, and the gateway's
 // hot path pays nothing. The exporter, sampler and resource read the standard OTEL_* variables
-// themselves (docs/operations.md, "Traces").
+// themselves (docs/operations/run.md, "Traces").
 import { IncomingMessage } from 'node:http';
 import { register } from 'node:module';
 import {

@@ -25,6 +25,7 @@ import { createSignInLink, linkKeysOf } from '../gateway/src/pages/sign-in-links
 import { binlogPreflight, readBinlogServerFacts } from '../worker/src/sync/preflight.js';
 import { connectLegacy, databaseName } from './legacy/legacy-database.js';
 import { seedLegacyDatabase } from './legacy/seed.js';
+import { prepareSandbox } from './legacy/sandbox-club.js';
 import {
   BINLOG_GRANTS,
   demoLegacyUserName,
@@ -111,6 +112,12 @@ const applied = await migrateReadModel(config.db.url);
 say(
   applied.length > 0 ? `read model migrated (${applied.join(', ')})` : 'read model is up to date',
 );
+// The partners' sandbox: its generated club, for sandbox clients (npm run clients -- create
+// --sandbox). Gateway and worker reach its dashboard as LEGACY_DATABASE_URL's user does.
+if (config.sandbox.enabled) say(await prepareSandbox(config, migrateReadModel));
+const sandboxVariables: Record<string, string> = config.sandbox.enabled
+  ? { SANDBOX_LEGACY_DATABASE_URL: config.sandbox.legacyUrl }
+  : {};
 
 // One key for everything the demo stores and everything it starts: the configuration's
 // SECRETS_KEY (the public development key when unset), which gateway and worker read from the
@@ -172,8 +179,11 @@ process.once('exit', () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-run('worker', legacyUrlOf.worker, config.metrics.port + 1, { SYNC_SOURCE: workerSource });
-run('gateway', legacyUrlOf.gateway, config.metrics.port);
+run('worker', legacyUrlOf.worker, config.metrics.port + 1, {
+  SYNC_SOURCE: workerSource,
+  ...sandboxVariables,
+});
+run('gateway', legacyUrlOf.gateway, config.metrics.port, sandboxVariables);
 
 const base = `http://127.0.0.1:${config.http.port}`;
 async function waitFor<T>(

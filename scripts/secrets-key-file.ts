@@ -1,7 +1,7 @@
 // docker-compose.yml's one-shot `secrets-key` service: `node dist/scripts/secrets-key-file.js FILE`
 // writes a random SECRETS_KEY (32 bytes, base64) to FILE unless it is there already, so the key
 // made at the first `docker compose up` is kept by every later one. Every product service reads
-// it through SECRETS_KEY_FILE (docs/operations.md, "SECRETS_KEY").
+// it through SECRETS_KEY_FILE (docs/operations/configure.md, "SECRETS_KEY").
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 

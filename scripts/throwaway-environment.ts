@@ -153,12 +153,16 @@ export async function createThrowawayEnvironment(
         REDIS_PREFIX: name,
         PORT: '0',
         LOG_LEVEL: 'silent',
+        // The sandbox's databases (`<name>_sandbox`) are made by the environments that use it.
+        SANDBOX: 'off',
         ...overrides,
       }),
     async destroy() {
       await dropDatabase(servers.postgresUrl, name);
+      await dropDatabase(servers.postgresUrl, `${name}_sandbox`);
       const mysqlAdmin = await connectLegacy(servers.mysqlUrl, { database: null });
       await mysqlAdmin.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await mysqlAdmin.query(`DROP DATABASE IF EXISTS \`${name}_sandbox\``);
       await dropLegacyUser(mysqlAdmin, readOnly);
       await dropLegacyUser(mysqlAdmin, gateway);
       await mysqlAdmin.end();

@@ -1,5 +1,5 @@
 // When a pending webhook event counts as lost by the queue: the worker's sweep queues again each
-// pending event this far past its try (worker/src/webhooks/delivery.ts). Long enough for a burst
+// pending event this far past its try (worker/src/webhooks/delivery/sweep.ts). Long enough for a burst
 // of first tries to drain without being queued twice, short enough that a Redis that lost its
 // data costs seconds. Replay and enable set their events due this far back, so the next sweep
 // (every 2 s) queues them: the gateway has no queue of its own to put them on.

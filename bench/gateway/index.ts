@@ -236,7 +236,7 @@ export async function benchGateway(options: GatewayBenchOptions): Promise<void> 
         { ...gatewayEnv, RECIPIENTS_RECORDING: 'off' },
         { built: true },
       );
-      // Tracing on, as docs/operations.md "Traces" sets it: the endpoint alone, every other OTEL_*
+      // Tracing on, as docs/operations/run.md "Traces" sets it: the endpoint alone, every other OTEL_*
       // variable the SDK's default (every request sampled, spans sent every 5 s).
       otlpSink = await startOtlpSink();
       servers.traced = await startGateway(

@@ -16,7 +16,7 @@ export const RETENTION_MINUTES = 5;
 const REFRESH_TOKEN_TTL_SECONDS = 120;
 /**
  * The webhook retry schedule, compressed as the retentions are: the default's last try comes 36
- * hours after the first (docs/operations.md), so a subscriber failing a tenth of its deliveries
+ * hours after the first (docs/operations/configure.md, WEBHOOK_RETRY_SCHEDULE), so a subscriber failing a tenth of its deliveries
  * leaves events owed, kept and growing for that long; here every event is delivered or failed
  * within about four minutes (each step ±20 %).
  */

@@ -31,7 +31,9 @@ import { ENDPOINTS } from './endpoints.js';
 import type { PageServices } from './page-services.js';
 import { admission, createGuard } from './http/authenticate.js';
 import { createDataAges } from './http/data-age.js';
-import { mountEndpoints } from './http/endpoint.js';
+import { mountEndpoints, type ClubDeps } from './http/endpoint.js';
+import type { EndpointServices } from './endpoint-services.js';
+import { createSandboxEvents, type SandboxEvents } from './features/sandbox/sandbox.events.js';
 import { errorHandler, unknownRoute } from './http/error-handler.js';
 import { accessLog } from './http/access-log.js';
 import { corsFor } from './http/cors.js';
@@ -67,10 +69,43 @@ export interface AppDeps {
   reads?: ReadRouting;
   /** Name servers for webhook targets' names instead of the system's (tests). */
   webhookDnsServers?: readonly string[];
+  /** The sandbox's databases (docs/decisions/0024-sandbox.md); absent when SANDBOX is off. */
+  sandbox?: SandboxClub;
+}
+
+/** The sandbox's read model, its generated dashboard and the reads over the former. */
+export interface SandboxClub {
+  db: ReadModelClient;
+  legacy: GatewayLegacy;
+  reads: ReadRouting;
 }
 
 /** Where the API's endpoints, its info and its documentation live. */
 const API_PREFIX = '/api/v1';
+
+/**
+ * The sandbox's parts: the live club's services but for what reads or writes members' rows, which
+ * the sandbox's databases serve. Nobody there is a person: nothing is recorded as received and
+ * nobody is erased.
+ */
+function sandboxClub(
+  deps: AppDeps,
+  sandbox: SandboxClub,
+  live: EndpointServices,
+  events: SandboxEvents,
+): ClubDeps<EndpointServices> {
+  return {
+    services: {
+      ...live,
+      memberWrites: createMemberWrites({ ...deps, ...sandbox }),
+      changes: { ...live.changes, erasures: (_clientId, changes) => Promise.resolve(changes) },
+      sandbox: events,
+    },
+    dataAges: createDataAges(sandbox.db),
+    reads: sandbox.reads,
+    recipients: NOT_RECORDING,
+  };
+}
 
 export function createApp(deps: AppDeps): express.Express {
   useTurkishValidationMessages();
@@ -130,6 +165,20 @@ export function createApp(deps: AppDeps): express.Express {
 
   // Member writes and the console's erasures: the gateway's own MySQL user, one pool.
   const legacy = deps.legacy ?? createGatewayLegacyPool(deps.config.legacy.url);
+  const sandboxEvents = deps.sandbox && createSandboxEvents(deps.sandbox);
+  const services: EndpointServices = {
+    tokens,
+    throttle,
+    memberWrites: createMemberWrites({ ...deps, legacy, reads }),
+    changes: {
+      ...deps.config.changes,
+      cursors: createCursorCodec(deps.config.secrets.keys),
+      erasures: (clientId, changes) => withErasures(readModelPool(deps.db), clientId, changes),
+    },
+    webhooks,
+    usage,
+    sandbox: undefined,
+  };
   app.use(requestId);
   app.use(accessLog(deps.logger, metrics, deps.usage ?? NO_USAGE_COUNTER));
   const crossOrigin = corsFor(deps.config.http.corsOrigins);
@@ -145,23 +194,17 @@ export function createApp(deps: AppDeps): express.Express {
     ENDPOINTS,
     {
       guard,
-      services: {
-        tokens,
-        throttle,
-        memberWrites: createMemberWrites({ ...deps, legacy, reads }),
-        changes: {
-          ...deps.config.changes,
-          cursors: createCursorCodec(deps.config.secrets.keys),
-          erasures: (clientId, changes) => withErasures(readModelPool(deps.db), clientId, changes),
+      clubs: {
+        live: {
+          services,
+          dataAges: createDataAges(deps.db),
+          reads,
+          recipients: deps.config.recipientsRecording
+            ? createRecipientsRecorder(readModelPool(deps.db))
+            : NOT_RECORDING,
         },
-        webhooks,
-        usage,
+        sandbox: deps.sandbox && sandboxClub(deps, deps.sandbox, services, sandboxEvents!),
       },
-      dataAges: createDataAges(deps.db),
-      reads,
-      recipients: deps.config.recipientsRecording
-        ? createRecipientsRecorder(readModelPool(deps.db))
-        : NOT_RECORDING,
     },
     API_PREFIX,
   );
@@ -173,6 +216,8 @@ export function createApp(deps: AppDeps): express.Express {
   if (deps.config.console.enabled) {
     const pages: PageServices = {
       ...deps,
+      sandbox: deps.sandbox?.db,
+      sandboxEvents,
       epochs,
       secrets,
       webhooks,

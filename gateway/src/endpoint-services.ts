@@ -8,6 +8,7 @@ import type { PgQueryable } from '#read-model/sql.js';
 import type { AuthThrottle } from './features/auth/auth-throttle.js';
 import type { TokenService } from './features/auth/tokens.service.js';
 import type { MemberWrites } from './features/members/members.write.js';
+import type { SandboxEvents } from './features/sandbox/sandbox.events.js';
 import type { WebhookService } from './features/webhooks/webhooks.service.js';
 import { endpointDefinition } from './http/endpoint.js';
 import type { ClientLimiter } from './http/rate-limit/client-limiter.js';
@@ -26,6 +27,8 @@ export interface EndpointServices {
   webhooks: WebhookService;
   /** GET /usage: the counts (the read model's pool), the limiter's windows, the default limits. */
   usage: { pool: PgQueryable; limiter: ClientLimiter; rateLimits: Config['rateLimit'] };
+  /** Changes on demand in the sandbox's club; undefined for a live client (its 404). */
+  sandbox: SandboxEvents | undefined;
 }
 
 export const defineEndpoint = endpointDefinition<EndpointServices>();

@@ -44,6 +44,7 @@ import { listPrivateLessonsEndpoint } from './features/private-lessons/private-l
 import { getStaffEndpoint, listStaffEndpoint } from './features/staff/staff.endpoints.js';
 import { listChangesEndpoint } from './features/changes/changes.endpoints.js';
 import { getUsageEndpoint } from './features/usage/usage.endpoints.js';
+import { createSandboxEventEndpoint } from './features/sandbox/sandbox.endpoints.js';
 import { webhookEndpoints } from './features/webhooks/webhooks.endpoints.js';
 import type { EndpointServices } from './endpoint-services.js';
 import type { Endpoint } from './http/endpoint.js';
@@ -78,4 +79,5 @@ export const ENDPOINTS: readonly Endpoint<EndpointServices>[] = [
   listChangesEndpoint,
   ...webhookEndpoints,
   getUsageEndpoint,
+  createSandboxEventEndpoint,
 ];

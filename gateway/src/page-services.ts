@@ -7,6 +7,7 @@ import type { Logger } from '#common/logger.js';
 import type { ClientDeps } from './features/clients/clients.service.js';
 import type { ErasureDeps } from './features/members/erasure.service.js';
 import type { PortalLinkDeps } from './features/portal/portal-links.js';
+import type { SandboxEvents } from './features/sandbox/sandbox.events.js';
 import type { UsageServices } from './features/usage/usage.report.js';
 import type { WebhookService } from './features/webhooks/webhooks.service.js';
 import type { Actor, SignedInPartner } from './pages/areas.js';
@@ -22,6 +23,8 @@ export interface PageServices extends ClientDeps, ErasureDeps, PortalLinkDeps {
   logger: Logger;
   webhooks: WebhookService;
   usage: UsageServices;
+  /** Changes on demand in the sandbox's club (its quick start); undefined when SANDBOX is off. */
+  sandboxEvents: SandboxEvents | undefined;
 }
 
 export const { definePage, defineDownload } = pageDefinition<PageServices>();

@@ -54,7 +54,8 @@ onStopSignals({
     await closeServer();
     // Only now: a request in flight still needs its pool and Redis until it has answered.
     await gateway.close();
-    // The spans of the last requests, still in the exporter's batch (docs/operations.md).
+    // The spans of the last requests, still in the exporter's batch (docs/operations/run.md,
+    // "Traces").
     await stopTracing();
     // Metrics last, so a scrape can still see the drain; a scraper's keep-alive must not hold it.
     await (await metricsListener).close();

@@ -1,10 +1,14 @@
 import type { Config } from '#common/config.js';
-import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
+import {
+  createReadModelClient,
+  type PoolOptions,
+  type ReadModelClient,
+} from '#common/databases.js';
 import { throttledLog } from '#common/log-throttle.js';
 import type { Logger } from '#common/logger.js';
 import { createRedis, type RedisClient } from '#common/redis.js';
 import type express from 'express';
-import { createApp } from './app.js';
+import { createApp, type SandboxClub } from './app.js';
 import { createGatewayLegacyPool } from './features/members/legacy-connection.js';
 import { createGatewayMetrics, watchReadReplicas, type GatewayMetrics } from './http/metrics.js';
 import { createReadRouting } from './http/read-routing.js';
@@ -34,6 +38,32 @@ export interface Gateway {
    * pool and connection. A request in flight still needs them until it has answered.
    */
   close(): Promise<void>;
+}
+
+/**
+ * Connections to the sandbox's databases at most: partners' tests and their quick start, never
+ * the live club's share of PostgreSQL (docs/decisions/0024-sandbox.md).
+ */
+const SANDBOX_POOL_SIZE = 3;
+
+/** The sandbox's read model, its generated dashboard and reads over it without replicas. */
+function sandboxClub(
+  config: Config,
+  poolOptions: PoolOptions,
+  redis: RedisClient,
+  logger: Logger,
+): SandboxClub {
+  const db = createReadModelClient(config.sandbox.dbUrl, poolOptions);
+  const reads = createReadRouting({
+    primary: db,
+    replicaUrls: [],
+    maxLagMs: 0,
+    poolOptions,
+    redis,
+    prefix: `${config.redis.prefix}:sandbox`,
+    logger,
+  });
+  return { db, legacy: createGatewayLegacyPool(config.sandbox.legacyUrl), reads };
 }
 
 /**
@@ -68,6 +98,9 @@ export function createGateway(config: Config, options: GatewayOptions): Gateway 
   });
   // Member writes only (LEGACY_DATABASE_URL carries the gateway's least-privilege user).
   const legacy = createGatewayLegacyPool(config.legacy.url);
+  const sandbox = config.sandbox.enabled
+    ? sandboxClub(config, { ...poolOptions, poolSize: SANDBOX_POOL_SIZE }, redis, logger)
+    : undefined;
   const metrics = options.metrics ?? createGatewayMetrics();
   watchReadReplicas(metrics, reads);
   const usage = createUsageCounter({
@@ -88,6 +121,7 @@ export function createGateway(config: Config, options: GatewayOptions): Gateway 
     usage,
     isStopping: options.isStopping,
     webhookDnsServers: options.webhookDnsServers,
+    sandbox,
   });
   return {
     app,
@@ -101,6 +135,9 @@ export function createGateway(config: Config, options: GatewayOptions): Gateway 
         db.$disconnect(),
         legacy.end(),
         reads.close(),
+        sandbox?.db.$disconnect(),
+        sandbox?.legacy.end(),
+        sandbox?.reads.close(),
         // QUIT waits for the replies still due; a Redis that does not answer is left at once.
         redis.quit().catch(() => redis.disconnect()),
       ]);

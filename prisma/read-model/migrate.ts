@@ -135,4 +135,19 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     console.error(`db:migrate failed: ${(error as Error).message}`);
     process.exit(1);
   }
+  // The sandbox's databases follow the live schema; a sandbox that cannot be made leaves the
+  // live installation as it is, and says what to set.
+  if (config.sandbox.enabled) {
+    const { prepareSandbox } = await import('#legacy-data/sandbox-club.js');
+    try {
+      console.log(await prepareSandbox(config, migrateReadModel));
+    } catch (error) {
+      console.error(
+        `db:migrate: the sandbox could not be prepared (${(error as Error).message}); ` +
+          'set SANDBOX_DATABASE_URL and SANDBOX_LEGACY_DATABASE_URL to databases this user may ' +
+          'create, or SANDBOX=off',
+      );
+      process.exit(1);
+    }
+  }
 }

@@ -79,7 +79,7 @@ export interface GeneratedCounts {
 }
 
 /** Mulberry32: small, fast and deterministic. */
-function random(seed: number) {
+export function random(seed: number) {
   let a = seed >>> 0;
   const next = () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -136,7 +136,7 @@ async function insertRows<R extends Row>(conn: Connection, table: string, rows: 
 
 const YEAR = 365 * 86400;
 
-type Random = ReturnType<typeof random>;
+export type Random = ReturnType<typeof random>;
 
 /** What the rows of the tables after `members` are drawn from. */
 interface Drawn {
@@ -300,33 +300,45 @@ function memberRows(
     const no = (perBranch.get(branchId) ?? 0) + 1;
     perBranch.set(branchId, no);
     memberBranch[id] = branchId;
-    const registered = wallClock(now, rnd.int(0, 3 * YEAR));
-    const given = rnd.pick(GIVEN);
-    members.push({
-      id,
-      full_name: given,
-      surname: rnd.chance(0.95) ? rnd.pick(FAMILY) : null,
-      phone: `05${pad(30 + (id % 70), 2)}${pad(id, 7)}`,
-      email: rnd.chance(0.7) ? `uye${id}@example.com` : null,
-      tc_no: rnd.chance(0.8) ? validTcNo(`${rnd.int(1, 9)}${pad(id, 8)}`) : null,
-      member_no: `${pad(branchId, 3)}${pad(no, 6)}`,
-      gender: rnd.chance(0.5) ? 'Kadın' : 'Erkek',
-      birth_date: `${rnd.int(1960, 2008)}-${pad(rnd.int(1, 12))}-${pad(rnd.int(1, 28))}`,
-      branch_id: branchId,
-      entry_status: rnd.chance(0.05) ? 1 : 0,
-      balance: (rnd.int(0, 50000) / 100).toFixed(2),
-      freeze_status: rnd.chance(0.03) ? 1 : 0,
-      status: rnd.chance(0.85) ? 'Aktif' : 'Pasif',
-      registered_at: registered,
-      address: `${rnd.pick(BRANCHES)} Mah. No ${rnd.int(1, 200)}`,
-      qr_code: `QR${pad(id, 20)}`.slice(0, 22),
-      referral_code: `R${pad(id, 7)}`,
-      is_deleted: rnd.chance(0.01) ? 1 : 0,
-      created_at: registered,
-      updated_at: registered,
-    });
+    members.push(memberRow(rnd, now, { id, branchId, no }));
   }
   return { members, perBranch, memberBranch };
+}
+
+/**
+ * One member as the dashboard keeps it: member `no` of its branch, registered some time before
+ * `now`; its phone, tc_no (valid check digits), QR and referral codes follow from its id, so they
+ * are unique. The sandbox draws its new members here too.
+ */
+export function memberRow(
+  rnd: Random,
+  now: Date,
+  { id, branchId, no }: { id: number; branchId: number; no: number },
+) {
+  const registered = wallClock(now, rnd.int(0, 3 * YEAR));
+  return {
+    id,
+    full_name: rnd.pick(GIVEN),
+    surname: rnd.chance(0.95) ? rnd.pick(FAMILY) : null,
+    phone: `05${pad(30 + (id % 70), 2)}${pad(id, 7)}`,
+    email: rnd.chance(0.7) ? `uye${id}@example.com` : null,
+    tc_no: rnd.chance(0.8) ? validTcNo(`${rnd.int(1, 9)}${pad(id, 8)}`) : null,
+    member_no: `${pad(branchId, 3)}${pad(no, 6)}`,
+    gender: rnd.chance(0.5) ? 'Kadın' : 'Erkek',
+    birth_date: `${rnd.int(1960, 2008)}-${pad(rnd.int(1, 12))}-${pad(rnd.int(1, 28))}`,
+    branch_id: branchId,
+    entry_status: rnd.chance(0.05) ? 1 : 0,
+    balance: (rnd.int(0, 50000) / 100).toFixed(2),
+    freeze_status: rnd.chance(0.03) ? 1 : 0,
+    status: rnd.chance(0.85) ? 'Aktif' : 'Pasif',
+    registered_at: registered,
+    address: `${rnd.pick(BRANCHES)} Mah. No ${rnd.int(1, 200)}`,
+    qr_code: `QR${pad(id, 20)}`.slice(0, 22),
+    referral_code: `R${pad(id, 7)}`,
+    is_deleted: rnd.chance(0.01) ? 1 : 0,
+    created_at: registered,
+    updated_at: registered,
+  };
 }
 
 function memberPackageRows({ rnd, now, memberCount, memberBranch }: Drawn) {

@@ -124,10 +124,11 @@ describe('GET /api/v1 (the info endpoint)', () => {
       'notifications',
       'private_lessons',
       'presence',
-      // Beyond the specification: the change feed, webhooks and usage reports.
+      // Beyond the specification: the change feed, webhooks, usage reports and the sandbox.
       'changes',
       'webhooks',
       'usage',
+      'sandbox',
     ]);
     for (const endpoint of ENDPOINTS) {
       expect(groups[endpoint.group]?.[endpoint.operationId]).toBe(

@@ -13,7 +13,7 @@ import { connectLegacy, databaseName } from '../../scripts/legacy/legacy-databas
 import { demoLegacyUserName, dropLegacyUser } from '../../scripts/legacy/legacy-users.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
 import { bearer, getJson, postJson } from '../support/gateway.js';
-import { freePort } from '../support/spare-processes.js';
+import { freePort, freePortPair } from '../support/spare-processes.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 import { eventually } from '../support/eventually.js';
 
@@ -57,7 +57,8 @@ beforeAll(async () => {
       REDIS_URL: env.redisUrl,
       REDIS_PREFIX: env.redisPrefix,
       PORT: String(await freePort()),
-      METRICS_PORT: String(await freePort()),
+      // The worker's metrics listen on the next port.
+      METRICS_PORT: String(await freePortPair()),
       // The test's receiver listens on loopback over plain HTTP.
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOK_ALLOW_HTTP: 'true',

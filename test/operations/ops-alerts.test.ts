@@ -1,4 +1,4 @@
-// The operator's alert rules and dashboard (ops/, docs/operations.md "Alerts and dashboard"):
+// The operator's alert rules and dashboard (ops/, docs/operations/incidents.md "Alerts and dashboard"):
 // promtool's own tests of the rules, a firing and a quiet case for every rule, and every query of
 // both naming only metrics that a running gateway and worker export.
 import { execFile, spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Encrypted connections where the URL asks for them (docs/operations.md, "Encrypted
+// Encrypted connections where the URL asks for them (docs/operations/configure.md, "Encrypted
 // connections"): private MySQL (MariaDB), PostgreSQL and Redis servers of this test's own, each started with a
 // certificate signed by an authority the test makes, and one signed by another authority. Each
 // client, configured to trust the first authority, works with the first server and refuses the

@@ -3,7 +3,7 @@
 // the spans of the queries and Redis commands the request made, and its log line names the trace;
 // a member update's trace is followed into the worker, whose sync run reading the row and whose
 // webhook try carrying its change are linked to it (docs/decisions/0017-traces.md); with it
-// unset, no OpenTelemetry module is loaded at all (docs/operations.md, "Traces").
+// unset, no OpenTelemetry module is loaded at all (docs/operations/run.md, "Traces").
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -95,7 +95,7 @@ let branchId: number;
 let clientCredentials: { client_key: string; client_secret: string };
 /**
  * The exporter's batch is sent only when the process stops: whatever the receiver holds then was
- * flushed by the drain (docs/operations.md), not sent on the way by a timer or a full batch.
+ * flushed by the drain (docs/operations/run.md, "Traces"), not sent on the way by a timer or a full batch.
  */
 const ONLY_ON_STOP = {
   OTEL_BSP_SCHEDULE_DELAY: '600000',

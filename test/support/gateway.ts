@@ -1,6 +1,7 @@
 // Runs the real gateway application on port 0 against a test environment, and obtains tokens
 // from its real token endpoint.
 import type { DataClass } from '#api/data-classes.js';
+import type { Club } from '#api/sandbox.js';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -84,6 +85,8 @@ export async function createTestClient(
     limits?: { minute: number; hour: number; day: number };
     /** Classes of members' personal data (api/data-classes.ts); every class by default. */
     dataClasses?: DataClass[];
+    /** A sandbox client (api/sandbox.ts); live by default. */
+    club?: Club;
   } = {},
 ): Promise<TestClient> {
   const client = await createClient(db, createClientSecrets([TEST_SECRETS_KEY]), {
@@ -92,6 +95,7 @@ export async function createTestClient(
     branchId: options.branchId ?? null,
     limits: options.limits,
     dataClasses: options.dataClasses,
+    club: options.club,
   });
   noteCredentials(inject('services').runId, client.client_secret);
   return client;

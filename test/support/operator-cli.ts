@@ -30,7 +30,7 @@ function nodeArgumentsOf(tool: string): string[] {
 /** Runs `npm run <tool> -- ...args` and returns its standard output. */
 export function operatorCli(
   env: TestEnvironment,
-  tool: 'clients' | 'webhooks' | 'usage' | 'console' | 'audit' | 'members',
+  tool: 'clients' | 'webhooks' | 'usage' | 'console' | 'audit' | 'members' | 'sandbox',
   ...args: string[]
 ): Promise<string> {
   return operatorCliWith(env, {}, tool, ...args);
@@ -40,7 +40,8 @@ export function operatorCli(
 export async function operatorCliWith(
   env: TestEnvironment,
   variables: Record<string, string>,
-  tool: 'clients' | 'webhooks' | 'usage' | 'console' | 'audit' | 'members' | 'sync:verify',
+  tool:
+    'clients' | 'webhooks' | 'usage' | 'console' | 'audit' | 'members' | 'sync:verify' | 'sandbox',
   ...args: string[]
 ): Promise<string> {
   const { stdout } = await run(process.execPath, [...nodeArgumentsOf(tool), ...args], {

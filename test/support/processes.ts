@@ -48,6 +48,8 @@ export function environmentVariables(env: TestEnvironment): Record<string, strin
     LOG_LEVEL: 'info',
     SECRETS_KEY: TEST_SECRETS_KEY,
     SYNC_SOURCE: env.config().sync.source,
+    // Made by the tests that use it (test/support/sandbox.ts).
+    SANDBOX: 'off',
   };
 }
 

@@ -153,6 +153,8 @@ export const BRANCH_DATA: Record<string, BranchData | null> = {
   testWebhook: null,
   // A client's usage is its own, whatever its branch (test/operations/usage.test.ts).
   getUsage: null,
+  // Sandbox clients only: a bound one changes its own branch's rows (test/api/sandbox.test.ts).
+  createSandboxEvent: null,
 };
 
 export const PROTECTED_ENDPOINTS: ProtectedEndpoint[] = ENDPOINTS.filter(

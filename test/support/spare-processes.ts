@@ -16,6 +16,29 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** Whether `port` can be listened on, on every interface (as the product's listeners do). */
+async function listenable(port: number): Promise<boolean> {
+  const server = createServer();
+  const ok = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, () => resolve(true));
+  });
+  if (ok) await new Promise((resolve) => server.close(resolve));
+  return ok;
+}
+
+/**
+ * Two free neighbouring ports, `port` and `port + 1` (the demo's gateway and worker metrics).
+ * Drawn below the kernel's ephemeral range (32768 and up), where every port 0 of the parallel
+ * files lands: a neighbour of a port the kernel just handed out is often taken a moment later.
+ */
+export async function freePortPair(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if ((await listenable(port)) && (await listenable(port + 1))) return port;
+  }
+}
+
 export interface OsUser {
   uid: number;
   gid: number;

@@ -1,5 +1,6 @@
 // Rows the API stores because of traffic are deleted once their retention has passed, so storage
-// grows with the dashboard's data, never with traffic or time (docs/operations.md, "Retention").
+// grows with the dashboard's data, never with traffic or time (docs/operations/configure.md,
+// "Retention").
 // Every worker runs it, whatever its roles: the deletes are idempotent, several workers at once
 // only share the work. It works in pieces with rests: each statement deletes a small batch (a few
 // tens of ms), each is followed by a rest as long as it took, so a purge holds at most half a
@@ -77,7 +78,7 @@ const FINAL_EVENT_STATES = EVENT_STATUSES.filter((status) => status !== 'pending
 /**
  * Webhook events no longer pending, past WEBHOOK_RETENTION_DAYS, and with them their tries (the
  * foreign key cascades). A finished event's next_attempt_at is when it finished: its last try
- * records it (worker/src/webhooks/delivery.ts); replay and enable set it anew with the status.
+ * records it (worker/src/webhooks/delivery/record.ts); replay and enable set it anew with the status.
  * The state is checked again on the row deleted, so an event replayed meanwhile stays. Pending
  * events stay whatever their age: they are still owed to the partner.
  */

@@ -24,7 +24,7 @@ onStopSignals({
   async drain() {
     await (await starting).close();
     await started.listener?.close();
-    // The spans of the last jobs, still in the exporter's batch (docs/operations.md).
+    // The spans of the last jobs, still in the exporter's batch (docs/operations/run.md, "Traces").
     await stopTracing();
   },
 });

@@ -1,7 +1,13 @@
 import { createCursorCodec } from '#api/changes/cursor.js';
 import type { Config } from '#common/config.js';
-import { createReadModelClient, readModelPool, type ReadModelClient } from '#common/databases.js';
+import {
+  createReadModelClient,
+  readModelPool,
+  type PoolOptions,
+  type ReadModelClient,
+} from '#common/databases.js';
 import { createLegacyClient } from '#common/legacy-database.js';
+import { legacyDatabaseExists } from '#legacy-data/legacy-database.js';
 import { throttledLog } from '#common/log-throttle.js';
 import type { Logger } from '#common/logger.js';
 import { createRedis } from '#common/redis.js';
@@ -26,6 +32,45 @@ export const processJobs = (config: Config): WorkerJob[] => [
 ];
 
 const WEBHOOK_POOL_SIZE = 20;
+
+/**
+ * The sandbox's reconciliation interval: its club is small (a few thousand rows), and its tables
+ * without updated_at (notifications, market categories) are synced by reconciliation alone, so a
+ * simulated change of theirs arrives within seconds as its partner expects.
+ */
+const SANDBOX_RECONCILE_MS = 1000;
+/** The sandbox's connections: a small share beside the live club's. */
+const SANDBOX_POOL_SIZE = 3;
+
+/**
+ * The sandbox's databases as this worker's jobs need them (docs/decisions/0024-sandbox.md): its
+ * dashboard for the sync, its read model for the sync and for webhooks' dispatch (its feed), and
+ * the Redis prefix its queues and commit announcements live under.
+ */
+async function sandboxParts(
+  config: Config,
+  jobs: readonly WorkerJob[],
+  bounds: PoolOptions,
+  logger: Logger,
+) {
+  if (!config.sandbox.enabled) return undefined;
+  if (!jobs.includes('sync') && !jobs.includes('webhooks')) return undefined;
+  // Made by db:migrate; a worker started without it runs the live club alone, and says so.
+  if (!(await legacyDatabaseExists(config.sandbox.legacyUrl).catch(() => false))) {
+    logger.warn(
+      'the sandbox is on but its dashboard database is missing or not readable by ' +
+        "SANDBOX_LEGACY_DATABASE_URL's user: run npm run db:migrate, grant SELECT on it (or set " +
+        'SANDBOX=off); this worker runs without it',
+    );
+    return undefined;
+  }
+  const pool = { ...bounds, poolSize: SANDBOX_POOL_SIZE };
+  return {
+    legacy: jobs.includes('sync') ? createLegacyClient(config.sandbox.legacyUrl, pool) : undefined,
+    readModel: createReadModelClient(config.sandbox.dbUrl, pool),
+    prefix: `${config.redis.prefix}:sandbox`,
+  };
+}
 
 export interface WorkerOptions {
   logger: Logger;
@@ -98,6 +143,21 @@ export async function createWorker(config: Config, options: WorkerOptions): Prom
         metrics,
       })
     : undefined;
+  const sandbox = await sandboxParts(config, jobs, bounds, logger);
+  const sandboxSync = sandbox?.legacy
+    ? startSyncRunner({
+        legacy: sandbox.legacy,
+        readModel: sandbox.readModel,
+        connection,
+        prefix: sandbox.prefix,
+        intervalMs: config.sync.intervalMs,
+        changesRetentionMs: config.changes.retentionMs,
+        reconcileIntervalMs: SANDBOX_RECONCILE_MS,
+        staleAfterIntervals: config.sync.staleAfterIntervals,
+        source: 'poll',
+        logger: logger.child({ club: 'sandbox' }),
+      })
+    : undefined;
   const webhooks = webhooksPool
     ? startWebhooks({
         pool: webhooksPool,
@@ -109,6 +169,10 @@ export async function createWorker(config: Config, options: WorkerOptions): Prom
         cursors: createCursorCodec(config.secrets.keys),
         secretsKeys: config.secrets.keys,
         ...(options.dnsServers ? { dnsServers: options.dnsServers } : {}),
+        sandbox: sandbox && {
+          pool: readModelPool(sandbox.readModel),
+          prefix: sandbox.prefix,
+        },
       })
     : undefined;
   const retention = jobs.includes('retention')
@@ -139,15 +203,22 @@ export async function createWorker(config: Config, options: WorkerOptions): Prom
     retention?.stop();
     await Promise.allSettled([
       starting?.then((runner) => runner.close()),
+      sandboxSync?.then((runner) => runner.close()),
       webhooks?.close(),
       usageMerge?.stop(),
     ]);
-    await Promise.allSettled([legacy?.$disconnect(), readModel.$disconnect()]);
+    await Promise.allSettled([
+      legacy?.$disconnect(),
+      readModel.$disconnect(),
+      sandbox?.legacy?.$disconnect(),
+      sandbox?.readModel.$disconnect(),
+    ]);
     // Prisma ends a pool only if it made a query itself; a pool the deliveries used alone may not.
     await webhooksPool?.end().catch(() => undefined);
     // QUIT waits for the replies still due; a Redis that does not answer is left at once.
     await connection.quit().catch(() => connection.disconnect());
   }
   const runner = await starting;
+  await sandboxSync;
   return { readModel, registry: metrics.registry, runner, webhooks, close };
 }

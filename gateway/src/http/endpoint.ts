@@ -6,10 +6,12 @@ import type { z } from 'zod';
 import { ALL_CLASSES, collectReceived, projectionFor, type Received } from '#api/data-classes.js';
 import type { Scope } from '#api/scopes.js';
 import type { SqlTable } from '#api/sql-table.js';
+import { clubOf } from '#api/sandbox.js';
 import { identifyClient, type RequestClient } from './access-log.js';
 import { authOf, type AuthContext, type Guard } from './authenticate.js';
 import type { DataAges } from './data-age.js';
 import { branchFilter } from './data-scope.js';
+import { serviceUnavailable } from './errors.js';
 import { refuseNulBytes } from './hostile-input.js';
 import { sendJson } from './json-answer.js';
 import type { ReadRouting } from './read-routing.js';
@@ -34,6 +36,7 @@ export const ENDPOINT_GROUPS = [
   'changes',
   'webhooks',
   'usage',
+  'sandbox',
 ] as const;
 export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
 
@@ -131,12 +134,33 @@ export function endpointDefinition<S>() {
 /** Express's path syntax for an OpenAPI path. */
 export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
-export interface MountDeps<S> {
-  guard: Guard;
+/** What a request's handler reads and writes through: one set per club (api/sandbox.ts). */
+export interface ClubDeps<S> {
   services: S;
   dataAges: DataAges;
   reads: ReadRouting;
   recipients: RecipientsRecorder;
+}
+
+export interface MountDeps<S> {
+  guard: Guard;
+  /**
+   * The live club's parts, and the sandbox's (undefined when SANDBOX is off). A request is served
+   * wholly by its client's club, chosen here once from its key: no handler, query or service
+   * chooses, so a sandbox token cannot reach a live row, nor a live token a sandbox one
+   * (docs/decisions/0024-sandbox.md).
+   */
+  clubs: { live: ClubDeps<S>; sandbox: ClubDeps<S> | undefined };
+}
+
+/** The club serving this request: the live one for a call without a token (token requests). */
+function clubFor<S>(deps: MountDeps<S>, res: Response): ClubDeps<S> {
+  if (res.locals.auth === undefined || clubOf(authOf(res).clientKey) === 'live') {
+    return deps.clubs.live;
+  }
+  if (!deps.clubs.sandbox)
+    throw serviceUnavailable(3600, 'Deneme ortamı (sandbox) bu kurulumda kapalı.');
+  return deps.clubs.sandbox;
 }
 
 /**
@@ -215,16 +239,17 @@ function handlerOf<S>(endpoint: Endpoint<S>, deps: MountDeps<S>): RequestHandler
   const mayUseReplica = endpoint.method === 'GET' && endpoint.primaryOnly !== true;
   return async (req, res) => {
     const received: Received = new Map();
-    const { result, lagMs } = await withReads<unknown>(deps.reads, res, mayUseReplica, (read) =>
-      endpoint.handle(contextOf(endpoint, req, res, read, deps.services, received)),
+    const club = clubFor(deps, res);
+    const { result, lagMs } = await withReads<unknown>(club.reads, res, mayUseReplica, (read) =>
+      endpoint.handle(contextOf(endpoint, req, res, read, club.services, received)),
     );
     if (endpoint.tables.length > 0) {
-      const age = await deps.dataAges.ageOf(endpoint.tables, lagMs);
+      const age = await club.dataAges.ageOf(endpoint.tables, lagMs);
       if (age !== null) res.set('X-Data-Age', age);
     }
     const response = endpoint.response as z.ZodType;
     const answer = withheld(response, res, result);
-    await recorded(response, res, answer, received, deps.recipients);
+    await recorded(response, res, answer, received, club.recipients);
     sendJson(req, res, endpoint.status ?? 200, answer);
   };
 }
@@ -251,7 +276,7 @@ export function mountEndpoints<S>(
     }
     const body = endpoint.body ? [jsonBody] : [];
     const guard = endpoint.access === 'public' ? [] : [deps.guard(endpoint.access)];
-    const before = endpoint.before?.(deps.services) ?? [];
+    const before = endpoint.before?.(deps.clubs.live.services) ?? [];
     const method = endpoint.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     target[method](
       prefix + expressPath(endpoint.path),

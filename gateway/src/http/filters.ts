@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { foldTurkish, phoneSearchDigits } from '#common/turkish.js';
 
 /** The largest value of the read model's and the dashboard's `int` id columns. */
-const MAX_ID = 2_147_483_647;
+export const MAX_ID = 2_147_483_647;
 
 const DECIMAL_DIGITS = /^[0-9]+$/;
 

@@ -4,6 +4,7 @@
 // visitor lands and a lost one is sent back to. pages/page.tsx mounts an area from this: its
 // layers (page-layers.tsx), its sign-in and gate (sign-in.tsx), its declared pages and its end
 // (areaEnd: its own 404, 4xx and 500 pages).
+import { clubOf } from '#api/sandbox.js';
 import type { Credentials } from '#api/webhooks/credentials.js';
 
 export interface NavLink {
@@ -67,9 +68,13 @@ export interface Area<W> {
   label: string;
   /** Where its assets are served (pages/assets.ts). */
   assets: string;
-  /** Where a signed-in visitor lands; the 404 and 500 pages lead back to the area's start. */
-  home: string;
-  nav: readonly NavLink[];
+  /**
+   * Where the holder of a session lands after signing in (`holder` is the session's field named
+   * by `session.holder`); the 404 and 500 pages lead back to the area's start instead.
+   */
+  home: (holder: { clientKey: string } | { name: string }) => string;
+  /** The navigation a signed-in visitor has. */
+  nav: (who: W) => readonly NavLink[];
   /** The name the frame shows beside the sign-out button. */
   nameOf: (who: W) => string;
 }
@@ -77,23 +82,44 @@ export interface Area<W> {
 export const CONSOLE = '/console';
 export const PORTAL = '/portal';
 
+/** The console's first page, where an operator lands. */
+export const CONSOLE_HOME = `${CONSOLE}/clients`;
+
+const CONSOLE_NAV = navUnder(CONSOLE, {
+  clients: 'Clients',
+  members: 'Members',
+  webhooks: 'Webhooks',
+  usage: 'Usage',
+  sync: 'Sync health',
+  audit: 'Audit',
+});
+
 export const CONSOLE_AREA: Area<Actor> = {
   prefix: CONSOLE,
   session: { name: 'console', holder: 'operator' },
   ended: 'Your session has ended: sign in again.',
   label: 'Console',
   assets: `${CONSOLE}/assets`,
-  home: `${CONSOLE}/clients`,
-  nav: navUnder(CONSOLE, {
-    clients: 'Clients',
-    members: 'Members',
-    webhooks: 'Webhooks',
-    usage: 'Usage',
-    sync: 'Sync health',
-    audit: 'Audit',
-  }),
+  home: () => CONSOLE_HOME,
+  nav: () => CONSOLE_NAV,
   nameOf: (operator) => operator.actor,
 };
+
+const PORTAL_NAV: readonly NavLink[] = [
+  ...navUnder(PORTAL, {
+    overview: 'Overview',
+    usage: 'Usage',
+    webhooks: 'Webhooks',
+    credentials: 'Credentials',
+  }),
+  { href: '/api/v1/docs', label: 'API documentation', leavesArea: true },
+];
+
+/** A sandbox client's first page (features/portal/quick-start.page.tsx, decision 0024). */
+export const QUICK_START = `${PORTAL}/quick-start`;
+
+/** Whether the client reads the sandbox's generated club, not the live one. */
+export const inSandbox = (clientKey: string) => clubOf(clientKey) === 'sandbox';
 
 export const PORTAL_AREA: Area<SignedInPartner> = {
   prefix: PORTAL,
@@ -101,15 +127,12 @@ export const PORTAL_AREA: Area<SignedInPartner> = {
   ended: 'Your session has ended: open a new portal link.',
   label: 'Partner portal',
   assets: `${PORTAL}/assets`,
-  home: `${PORTAL}/overview`,
-  nav: [
-    ...navUnder(PORTAL, {
-      overview: 'Overview',
-      usage: 'Usage',
-      webhooks: 'Webhooks',
-      credentials: 'Credentials',
-    }),
-    { href: '/api/v1/docs', label: 'API documentation', leavesArea: true },
-  ],
+  // A sandbox client lands on its quick start.
+  home: (partner) =>
+    'clientKey' in partner && inSandbox(partner.clientKey) ? QUICK_START : `${PORTAL}/overview`,
+  nav: ({ client }) =>
+    inSandbox(client.client_key)
+      ? [{ href: QUICK_START, label: 'Quick start' }, ...PORTAL_NAV]
+      : PORTAL_NAV,
   nameOf: (partner) => partner.client.name,
 };

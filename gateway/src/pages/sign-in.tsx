@@ -62,9 +62,10 @@ function SignedOut<L, W>(props: { area: Area<W>; words: SignInWords<L>; reason?:
 
 /** The routes of signing in and out, before the gate. */
 export function signInRoutes<L, W>(router: Router, area: Area<W>, flow: SignInFlow<L, W>): void {
-  const { prefix, home } = area;
+  const { prefix } = area;
   const { words } = flow;
-  const signedIn = (req: Request) => req.session[area.session.holder] !== undefined;
+  /** The session's holder: the operator or partner who signed in, if any. */
+  const holderOf = (req: Request) => req.session[area.session.holder];
   const invalid = (req: Request, res: Response) =>
     sendAreaPage(
       req,
@@ -80,7 +81,8 @@ export function signInRoutes<L, W>(router: Router, area: Area<W>, flow: SignInFl
     );
 
   router.get(prefix, async (req, res) => {
-    if (signedIn(req)) return res.redirect(303, home);
+    const holder = holderOf(req);
+    if (holder) return res.redirect(303, area.home(holder));
     await sendAreaPage(req, res, () => <SignedOut area={area} words={words} />);
   });
 
@@ -106,11 +108,12 @@ export function signInRoutes<L, W>(router: Router, area: Area<W>, flow: SignInFl
     if (!link) return invalid(req, res);
     await beginSession(req);
     await flow.begin(req, link);
-    res.redirect(303, home);
+    const holder = holderOf(req);
+    res.redirect(303, holder ? area.home(holder) : prefix);
   });
 
   router.post(`${prefix}/sign-out`, async (req, res) => {
-    if (signedIn(req)) await flow.end(req);
+    if (holderOf(req)) await flow.end(req);
     await destroySession(req);
     res.set(...CLEAR_SITE_DATA).redirect(303, prefix);
   });

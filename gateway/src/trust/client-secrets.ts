@@ -13,13 +13,15 @@ import {
 } from 'node:crypto';
 import pLimit from 'p-limit';
 import { derivedKeys, keyIdOf } from '#common/secrets-key.js';
+import { SANDBOX_KEY_PREFIX, type Club } from '#api/sandbox.js';
 
 export function generateSecret(): string {
   return randomBytes(32).toString('base64url');
 }
 
-export function generateClientKey(): string {
-  return `ck_${randomBytes(16).toString('hex')}`;
+/** A live client's key, or a sandbox client's (api/sandbox.ts): the prefix says which club. */
+export function generateClientKey(club: Club = 'live'): string {
+  return `${club === 'sandbox' ? SANDBOX_KEY_PREFIX : 'ck_'}${randomBytes(16).toString('hex')}`;
 }
 
 export function sha256(value: string): string {

@@ -3,13 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TryResult } from '#api/webhooks/send.js';
 import type { DeliveryOutcome } from '#api/webhooks/vocabulary.js';
-import {
-  deliverJobs,
-  FAILING_DISABLE_MS,
-  judge,
-  requeued,
-  subscriptionChanges,
-} from './delivery.js';
+import { FAILING_DISABLE_MS, judge, requeued, subscriptionChanges } from './delivery/policy.js';
+import { deliverJobs } from './delivery/queue.js';
 
 const SCHEDULE = [5000, 300_000];
 const NOW = Date.parse('2026-11-25T10:00:00Z');

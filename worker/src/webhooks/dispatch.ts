@@ -17,6 +17,7 @@ import type { CursorCodec } from '#api/changes/cursor.js';
 import { dataScopeOf } from '#api/data-scope.js';
 import { createScopedSql } from '#api/scoped-sql.js';
 import { receivesWebhooks, type ClientRights } from '#api/webhooks/rights.js';
+import { SANDBOX_KEY_PATTERN, type Club } from '#api/sandbox.js';
 import type { throttledLog } from '#common/log-throttle.js';
 import { tracing } from '#common/traces.js';
 import { pgRows, sql } from '#read-model/sql.js';
@@ -47,7 +48,13 @@ const FOLLOWERS_PER_PAGE = 1000;
 export const DISPATCH_CONCURRENCY = 4;
 
 export interface DispatchDeps {
+  /** The live read model: subscriptions, their clients, the events recorded. */
   pool: pg.Pool;
+  /**
+   * The club whose feed this dispatcher reads, and where: the live read model's pool, or the
+   * sandbox's (api/sandbox.ts). Only that club's clients' subscriptions follow it.
+   */
+  feed: { club: Club; pool: pg.Pool };
   delivery: Pick<Delivery, 'enqueue'>;
   intervalMs: number;
   log: ReturnType<typeof throttledLog>;
@@ -131,23 +138,24 @@ async function traceParentsOf(
   return changes.map(({ change }) => (memberRow(change) ? (parents.get(change.id) ?? null) : null));
 }
 
-/** The enabled subscriptions (s) and their clients (c). */
-const ENABLED = sql`
+/** The enabled subscriptions (s) of the club's clients (c). */
+const enabled = (club: Club) => sql`
     FROM webhook_subscriptions s JOIN api_clients c ON c.id = s.client_id
-   WHERE s.enabled`;
+   WHERE s.enabled AND (c.client_key LIKE ${SANDBOX_KEY_PATTERN}) = ${club === 'sandbox'}`;
 
-const ENABLED_FOLLOWERS = sql`
-  SELECT s.id, s.types, c.is_active, c.scopes, c.branch_id ${ENABLED} ORDER BY s.id`;
+const enabledFollowers = (club: Club) => sql`
+  SELECT s.id, s.types, c.is_active, c.scopes, c.branch_id ${enabled(club)} ORDER BY s.id`;
 
 /**
  * What ENABLED_FOLLOWERS would list, in one value computed by PostgreSQL: while it stays the same,
  * a pass groups the subscriptions as the previous listing did, without listing and parsing every
  * one of them again (each pass's cost would grow with the number of subscriptions).
  */
-const FOLLOWERS_FINGERPRINT = sql`
+const followersFingerprint = (club: Club) => sql`
   SELECT md5(coalesce(string_agg(
            s.id || ':' || s.types::text || ':' || c.is_active || ':' || c.scopes::text || ':' ||
-           coalesce(c.branch_id::text, '*'), ';' ORDER BY s.id), '')) AS fingerprint ${ENABLED}`;
+           coalesce(c.branch_id::text, '*'), ';' ORDER BY s.id), '')) AS fingerprint
+    ${enabled(club)}`;
 
 /** The advisory lock space of dispatch: (FOLLOWER_LOCKS, subscription id) is one follower's. */
 const FOLLOWER_LOCKS = 12;
@@ -233,7 +241,7 @@ const NOTHING: PageOutcome = { events: [], more: false, ahead: [] };
 export function startDispatch(deps: DispatchDeps) {
   const dispatcher: Dispatcher = {
     ...deps,
-    scopedSql: createScopedSql(deps.pool),
+    scopedSql: createScopedSql(deps.feed.pool),
     dispatching: pLimit(DISPATCH_CONCURRENCY),
     listing: null,
     floors: new Map(),
@@ -376,10 +384,15 @@ export function viewsOf(followers: readonly Follower[]): { view: View; ids: numb
 
 /** The enabled subscriptions by view: listed again only when their fingerprint changed. */
 async function listViews(dispatcher: Dispatcher): Promise<{ view: View; ids: number[] }[]> {
-  const [row] = await pgRows<{ fingerprint: string }>(dispatcher.pool, FOLLOWERS_FINGERPRINT);
+  const [row] = await pgRows<{ fingerprint: string }>(
+    dispatcher.pool,
+    followersFingerprint(dispatcher.feed.club),
+  );
   const fingerprint = row!.fingerprint;
   if (dispatcher.listing?.fingerprint === fingerprint) return dispatcher.listing.views;
-  const views = viewsOf(await pgRows<Follower>(dispatcher.pool, ENABLED_FOLLOWERS));
+  const views = viewsOf(
+    await pgRows<Follower>(dispatcher.pool, enabledFollowers(dispatcher.feed.club)),
+  );
   dispatcher.listing = { fingerprint, views };
   dispatcher.floors.clear();
   return views;
@@ -469,6 +482,9 @@ async function dispatchPage(
   floor: Floor | null,
 ): Promise<PageOutcome> {
   const limit = pageLimit(ids.length);
+  // The live feed is read on the transaction's connection (no second one while it holds one);
+  // the sandbox's is in another database, read on its own pool.
+  const feedOn = (client: pg.PoolClient) => (dispatcher.feed.club === 'live' ? client : undefined);
   let early: ChangePage | null = null;
   if (floor) {
     const scoped = dispatcher.scopedSql(dataScopeOf(view.branchId));
@@ -500,7 +516,7 @@ async function dispatchPage(
     const page =
       early && floor && compareFeedKeys(floor.key, after) <= 0
         ? early
-        : await readChangePage(dispatcher.scopedSql(dataScopeOf(view.branchId), client), {
+        : await readChangePage(dispatcher.scopedSql(dataScopeOf(view.branchId), feedOn(client)), {
             types: view.types,
             after,
             limit,
@@ -569,7 +585,11 @@ async function recordEvents(
   const bodies = page.changes.map(({ change, key }) =>
     eventBody(change, dispatcher.cursors.encode(key), now),
   );
-  const traceParents = await traceParentsOf(client, page.changes);
+  // Write traces are the live gateway's: the sandbox's changes link to none.
+  const traceParents =
+    dispatcher.feed.club === 'live'
+      ? await traceParentsOf(client, page.changes)
+      : page.changes.map(() => null);
   const rows = await pgRows<{ id: string }>(
     client,
     insertEvents(page, bodies, traceParents, served),

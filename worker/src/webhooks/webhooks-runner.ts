@@ -13,6 +13,7 @@ import { pgRows } from '#read-model/sql.js';
 import { changesCommittedChannel } from '../queues.js';
 import { startDelivery } from './delivery.js';
 import { startDispatch } from './dispatch.js';
+import type { Club } from '#api/sandbox.js';
 import { createSender } from '#api/webhooks/send.js';
 import { createWebhookMetrics } from './webhook-metrics.js';
 
@@ -31,6 +32,11 @@ export interface WebhooksDeps {
   secretsKeys: readonly string[];
   /** Name servers for targets' names instead of the system's (tests). */
   dnsServers?: readonly string[];
+  /**
+   * The sandbox's feed (its read model's pool) and the prefix its sync announces commits under;
+   * its clients' subscriptions follow it (docs/decisions/0024-sandbox.md).
+   */
+  sandbox?: { pool: pg.Pool; prefix: string } | undefined;
 }
 
 /**
@@ -71,13 +77,25 @@ export function startWebhooks(deps: WebhooksDeps) {
     log: deps.log,
     secrets: webhookSecrets(deps.secretsKeys),
   });
-  const dispatch = startDispatch({
-    pool: deps.pool,
-    delivery,
-    intervalMs: deps.config.dispatchIntervalMs,
-    log: deps.log,
-    cursors: deps.cursors,
-  });
+  const dispatchOf = (club: Club, pool: pg.Pool) =>
+    startDispatch({
+      pool: deps.pool,
+      feed: { club, pool },
+      delivery,
+      intervalMs: deps.config.dispatchIntervalMs,
+      log: deps.log,
+      cursors: deps.cursors,
+    });
+  // One dispatcher per club, each woken by its own sync's commits.
+  const dispatchers = new Map([
+    [changesCommittedChannel(deps.prefix), dispatchOf('live', deps.pool)],
+  ]);
+  if (deps.sandbox) {
+    dispatchers.set(
+      changesCommittedChannel(deps.sandbox.prefix),
+      dispatchOf('sandbox', deps.sandbox.pool),
+    );
+  }
   // The sync announces each commit (queues.ts): a change followed from the binary log reaches
   // partners in about the time the log brings it, not up to an interval later. The interval
   // stays, for a Redis that drops the message or a sync that changed rows without announcing.
@@ -87,9 +105,9 @@ export function startWebhooks(deps: WebhooksDeps) {
   wakeUps.on('error', (error) =>
     deps.log('warn', 'webhook-wake-ups', { err: error }, 'redis error on the wake-up channel'),
   );
-  wakeUps.on('message', () => dispatch.wake());
+  wakeUps.on('message', (channel: string) => dispatchers.get(channel)?.wake());
   wakeUps
-    .subscribe(changesCommittedChannel(deps.prefix))
+    .subscribe(...dispatchers.keys())
     .catch((error: unknown) =>
       deps.log('warn', 'webhook-wake-ups', { err: error }, 'not woken by commits; interval only'),
     );
@@ -110,7 +128,7 @@ export function startWebhooks(deps: WebhooksDeps) {
     async close() {
       clearInterval(sweeping);
       wakeUps.disconnect();
-      await dispatch.close();
+      await Promise.all([...dispatchers.values()].map((dispatch) => dispatch.close()));
       await delivery.close();
       sender.close();
     },

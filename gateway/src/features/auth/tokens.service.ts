@@ -20,7 +20,8 @@ import type { tokenDataSchema } from './auth.schemas.js';
 import type { IssueLimit } from './issue-limit.js';
 import type { ClientSecrets } from '../../trust/client-secrets.js';
 import { earlierTokens } from '../../trust/earlier-tokens.js';
-import { createOAuthModel, type OAuthClient } from './oauth-model.js';
+import { createOAuthModel } from './oauth-model.js';
+import type { OAuthClient } from './oauth-model-deps.js';
 import { createTokenChecks } from '../../trust/token-checks.js';
 import { RefreshableClientCredentialsGrant } from './refreshable-client-credentials.grant.js';
 

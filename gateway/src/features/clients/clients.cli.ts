@@ -18,6 +18,7 @@ function parse(argv: string[]): CliArgs & { help: boolean } {
       overlap: { type: 'string' },
       ttl: { type: 'string', default: '15m' },
       'revoke-all': { type: 'boolean', default: false },
+      sandbox: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },

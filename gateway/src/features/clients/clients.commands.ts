@@ -47,7 +47,8 @@ function listTable(clients: ListedClient[], config: Config): string {
 
 /**
  * The line that sends the operator to the client's subscriptions disabled because their
- * credentials ended, to look at with the partner (docs/operations.md, "A client secret leaked").
+ * credentials ended, to look at with the partner (docs/operations/incidents.md,
+ * "A client secret leaked").
  */
 const endedLine = (key: string | undefined, ids: readonly number[] | undefined) =>
   ids && ids.length > 0
@@ -149,7 +150,7 @@ async function portalLinkCommand(
 }
 
 async function run(
-  db: ReadModelClient,
+  { db, sandbox }: { db: ReadModelClient; sandbox: ReadModelClient | undefined },
   epochs: ClientEpochs,
   config: Config,
   args: CliArgs,
@@ -161,7 +162,7 @@ async function run(
     if (!key) throw new CliError(`${command} needs a client key`);
     return key;
   };
-  const deps = { db, epochs, secrets: createClientSecrets(config.secrets.keys) };
+  const deps = { db, sandbox, epochs, secrets: createClientSecrets(config.secrets.keys) };
   const operator = cliOperator();
   const done = (what: string) => print({ client_key: key, result: what }, `${key}: ${what}`);
 
@@ -172,7 +173,7 @@ async function run(
       const created = await createClientAs(deps, operator, args);
       print(
         created,
-        `client created (id ${created.id})\nclient_key:    ${created.client_key}\nclient_secret: ${created.client_secret}\n` +
+        `${created.sandbox ? 'sandbox ' : ''}client created (id ${created.id})\nclient_key:    ${created.client_key}\nclient_secret: ${created.client_secret}\n` +
           'The secret is shown only this once.',
       );
       return;
@@ -215,11 +216,15 @@ async function run(
 export async function runCommand(args: CliArgs): Promise<void> {
   const config = loadConfigOrExit();
   const db = createReadModelClient(config.db.url, { poolSize: 2 });
+  // Opened on its first query only: a sandbox client's branch is one of the generated club's.
+  const sandbox = config.sandbox.enabled
+    ? createReadModelClient(config.sandbox.dbUrl, { poolSize: 1 })
+    : undefined;
   const epochs = announcingEpochs(config);
   try {
-    await run(db, epochs, config, args);
+    await run({ db, sandbox }, epochs, config, args);
   } finally {
     epochs.close();
-    await db.$disconnect();
+    await Promise.all([db.$disconnect(), sandbox?.$disconnect()]);
   }
 }

@@ -5,6 +5,7 @@ import { pgRows, raw, sql, type Sql } from '#read-model/sql.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import { DATA_CLASSES, type DataClass } from '#api/data-classes.js';
 import type { Scope } from '#api/scopes.js';
+import type { Club } from '#api/sandbox.js';
 import { disableEndedSubscriptions } from '#api/webhooks/credentials.js';
 import {
   generateClientKey,
@@ -28,6 +29,8 @@ export interface NewClient {
    * out (tools and tests that make clients directly; the operator's commands always name them).
    */
   dataClasses?: readonly DataClass[] | undefined;
+  /** Which club its tokens read (api/sandbox.ts); live when left out. */
+  club?: Club | undefined;
 }
 
 export type ApiClientRecord = ApiClient;
@@ -43,7 +46,7 @@ export async function createClient(db: ReadModelClient, secrets: ClientSecrets, 
   const client = await db.apiClient.create({
     data: {
       name: input.name,
-      client_key: generateClientKey(),
+      client_key: generateClientKey(input.club),
       secret_hash: secrets.hash(clientSecret),
       scopes: input.scopes,
       branch_id: input.branchId,

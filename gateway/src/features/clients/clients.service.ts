@@ -10,6 +10,7 @@ import {
   type DataClass,
 } from '#api/data-classes.js';
 import { isScope, SCOPES, type Scope } from '#api/scopes.js';
+import { clubOf, type Club } from '#api/sandbox.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import type { ClientSecrets } from '../../trust/client-secrets.js';
 import { recordOperatorAction, type Operator } from '../operators/operator-audit.js';
@@ -32,6 +33,11 @@ import {
 
 export interface ClientDeps {
   db: ReadModelClient;
+  /**
+   * The sandbox's read model (docs/decisions/0024-sandbox.md), where a sandbox client's branch
+   * must exist; absent when SANDBOX is off, and then no sandbox client is made.
+   */
+  sandbox?: ReadModelClient | undefined;
   epochs: ClientEpochs;
   /** How client secrets are kept (an HMAC under SECRETS_KEY, docs/decisions/0003-tokens.md). */
   secrets: ClientSecrets;
@@ -45,6 +51,8 @@ export interface ClientForm {
   limits?: string | undefined;
   /** Classes of personal data `a,b`; none: `basic` only. */
   data?: string | undefined;
+  /** A sandbox client (`sbx_` key): its tokens see the generated club only. */
+  sandbox?: boolean | undefined;
 }
 
 export function parseScopes(value: string | undefined): Scope[] {
@@ -79,6 +87,13 @@ export function parseLimits(value: string): ClientLimits {
 }
 
 /** The branch a client is bound to, which must exist in the read model; null for all branches. */
+/** The read model a client of `club` reads: its branches are the ones it may be bound to. */
+function readModelOf(deps: ClientDeps, club: Club): ReadModelClient {
+  if (club === 'live') return deps.db;
+  if (!deps.sandbox) throw new OperatorRefusal('the sandbox is off (SANDBOX=off)', 1);
+  return deps.sandbox;
+}
+
 async function existingBranch(db: ReadModelClient, value: string | undefined) {
   if (value === undefined) return null;
   const id = Number(value);
@@ -102,19 +117,28 @@ export async function createClientAs(deps: ClientDeps, operator: Operator, form:
   if (scopes.length === 0) throw new OperatorRefusal('a client needs at least one scope');
   const limits = form.limits ? parseLimits(form.limits) : undefined;
   const dataClasses = parseDataClasses(form.data);
-  const branchId = await existingBranch(deps.db, form.branch);
+  const club: Club = form.sandbox ? 'sandbox' : 'live';
+  const branchId = await existingBranch(readModelOf(deps, club), form.branch);
   const created = await createClient(deps.db, deps.secrets, {
     name,
     scopes,
     branchId,
     limits,
     dataClasses,
+    club,
   });
   await recordOperatorAction(deps.db, operator, 'clients.create', {
     clientKey: created.client_key,
     target: `data ${dataClasses.join(',')}`,
   });
-  return { ...created, name, scopes, branch_id: branchId, data_classes: dataClasses };
+  return {
+    ...created,
+    name,
+    scopes,
+    branch_id: branchId,
+    data_classes: dataClasses,
+    sandbox: club === 'sandbox',
+  };
 }
 
 export const CLIENT_ACTIONS = ['disable', 'enable', 'rotate-secret', 'revoke-tokens'] as const;
@@ -369,7 +393,8 @@ export async function setBranchAs(
   value: string | undefined,
 ): Promise<number | null> {
   if (!value) throw new OperatorRefusal('set-branch needs KEY ID (or "all")');
-  const branchId = value === 'all' ? null : await existingBranch(deps.db, value);
+  const branchId =
+    value === 'all' ? null : await existingBranch(readModelOf(deps, clubOf(clientKey)), value);
   if (!(await setClientBranch(deps.db, deps.epochs, clientKey, branchId)))
     throw new OperatorRefusal(`no client with key ${clientKey}`);
   await recordOperatorAction(deps.db, operator, 'clients.set-branch', { clientKey });

@@ -3,10 +3,12 @@
 export const USAGE = `usage: npm run clients -- <command> [options]
 
 commands:
-  create --name NAME --scopes a,b [--branch ID] [--limits M/H/D] [--data a,b]
+  create --name NAME --scopes a,b [--branch ID] [--limits M/H/D] [--data a,b] [--sandbox]
                           create a client; its secret is printed only this once. --data: the
                           classes of members' personal data it receives beside basic (contact,
-                          identity, address, access, finance, staff); none: basic only
+                          identity, address, access, finance, staff); none: basic only.
+                          --sandbox: its key begins sbx_ and its tokens see only the sandbox's
+                          generated club (npm run sandbox -- reset makes it afresh)
   list                    every client: key, name, scopes, data classes, branch, limits, state,
                           last use
   grant KEY --data a,b    sets the client's whole list of data classes ("basic": none beyond it);
@@ -51,6 +53,7 @@ export interface CliArgs {
   branch?: string | undefined;
   limits?: string | undefined;
   data?: string | undefined;
+  sandbox?: boolean | undefined;
   overlap?: string | undefined;
   ttl: string;
   revokeAll?: boolean | undefined;

@@ -2,6 +2,7 @@
 // the secret of, end the tokens of, or make a portal link for each, through the services the CLI
 // uses (clients/clients.service.ts, portal/portal-links.ts).
 import { z } from 'zod';
+import { clubOf } from '#api/sandbox.js';
 import { SCOPES } from '#api/scopes.js';
 import type { Config } from '#common/config.js';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
@@ -86,6 +87,13 @@ function CreateForm() {
         <p id="limits-hint" class="hint">
           Three positive integers separated by slashes.
         </p>
+        <label class="check">
+          <input type="checkbox" name="sandbox" value="yes" aria-describedby="sandbox-hint" />
+          <span>Sandbox client</span>
+        </label>
+        <p id="sandbox-hint" class="hint">
+          Its key begins sbx_ and its tokens read the sandbox's generated club, never a live row.
+        </p>
         <button type="submit">Create client</button>
       </PostForm>
     </section>
@@ -169,7 +177,9 @@ function ClientsTable(props: { clients: ListedClient[]; config: Config }) {
               <td safe>{dataClassesText(c)}</td>
               <td safe>{c.branch_id === null ? 'all' : String(c.branch_id)}</td>
               <td safe>{limitsOf(c, props.config)}</td>
-              <td>{c.is_active ? 'active' : 'disabled'}</td>
+              <td safe>
+                {`${c.is_active ? 'active' : 'disabled'}${clubOf(c.client_key) === 'sandbox' ? ', sandbox' : ''}`}
+              </td>
               <td>
                 {c.last_used_at
                   ? c.last_used_at.toISOString().slice(0, 16).replace('T', ' ')
@@ -205,9 +215,13 @@ export const clientsPage = definePage({
         branch: text,
         limits: text,
         data: tickedList,
+        sandbox: z.literal('yes').optional(),
       }),
       run: async ({ services, who, body }) => {
-        const created = await createClientAs(services, who, body);
+        const created = await createClientAs(services, who, {
+          ...body,
+          sandbox: body.sandbox === 'yes',
+        });
         return secretOf('Client created.', created.client_key, created.client_secret);
       },
     }),

@@ -1,5 +1,5 @@
 // `npm run console -- link [--name NAME] [--ttl 15m]`: prints a single-use URL that signs an
-// operator in to /console (docs/operations.md, "The console"). This entry point only reads the
+// operator in to /console (docs/operations/run.md, "The console"). This entry point only reads the
 // arguments; Redis and the database are opened when a command runs.
 import { parseArgs } from 'node:util';
 import { runOperatorCli } from '../../cli/operator-cli.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OPERATOR } from './webhooks.rules.js';
-import { enabledChange, movesTarget, patchedFields } from './webhooks.service.js';
+import { enabledChange } from './webhooks.enabling.js';
+import { movesTarget, patchedFields } from './webhooks.subscribe.js';
 
 describe('movesTarget', () => {
   const current = 'https://partner.example/hooks';

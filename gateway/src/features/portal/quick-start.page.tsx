@@ -1,0 +1,210 @@
+// A sandbox client's first page (docs/decisions/0024-sandbox.md): its own copyable curl lines
+// from a token to a first read, a webhook subscription to a URL it types, a change made on demand
+// in the sandbox's club, the deliveries that follow, and how to verify one with the Standard
+// Webhooks package. Each form is one call into the service the API's own endpoint uses.
+import { z } from 'zod';
+import { currentScopes } from '#api/scopes.js';
+import { notFound } from '../../http/errors.js';
+import {
+  inSandbox,
+  PORTAL,
+  PORTAL_AREA,
+  QUICK_START,
+  type PartnerClient,
+} from '../../pages/areas.js';
+import { formOf, trimmed } from '../../pages/fields.js';
+import { PostForm } from '../../pages/layout.js';
+import { Heads } from '../../pages/tables.js';
+import { definePage, portalAction } from '../../page-services.js';
+import { SIMULATED_TYPES } from '../sandbox/sandbox.events.js';
+import { createBody } from '../webhooks/webhooks.schemas.js';
+import { eventTypesFor } from '../webhooks/webhooks.event-types.js';
+import type { WebhookService } from '../webhooks/webhooks.service.js';
+import { partnerOf } from './partner.js';
+import { shownOnce } from './webhooks.page.js';
+
+/** The last tries shown under "Its delivery". */
+const TRIES_SHOWN = 10;
+
+/** The types of change the quick start makes that the client's scopes read. */
+const changeTypes = (client: PartnerClient) => {
+  const read = eventTypesFor(currentScopes(client)).map(({ type }) => type);
+  return SIMULATED_TYPES.filter((type) => read.includes(type));
+};
+
+/** A shell line: `value` in single quotes, its own single quotes closed and reopened. */
+const quoted = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+
+function curlLines(base: string, client: PartnerClient) {
+  const credentials = `{"client_key":"${client.client_key}","client_secret":"'"$CLIENT_SECRET"'"}`;
+  return {
+    token:
+      `export TOKEN=$(curl -s -X POST ${quoted(`${base}/api/v1/auth/token`)} ` +
+      `-H 'Content-Type: application/json' -d '${credentials}' | jq -r .data.access_token)`,
+    read: `curl -s -H "Authorization: Bearer $TOKEN" ${quoted(`${base}/api/v1/members?limit=5`)}`,
+    change:
+      `curl -s -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' ` +
+      `${quoted(`${base}/api/v1/sandbox/events`)} -d '{"type":"members"}'`,
+  };
+}
+
+/** Verifying a delivery with the Standard Webhooks reference package, as a receiver would. */
+function verifySnippet(secret: string) {
+  return [
+    "import { Webhook } from 'standardwebhooks';",
+    '',
+    `const webhook = new Webhook('${secret}');`,
+    '// body: the raw request body as received; headers: webhook-id, webhook-timestamp,',
+    '// webhook-signature. verify() throws when the signature or the time does not hold.',
+    'const event = webhook.verify(body, headers);',
+    'console.log(event.type, event.data.id);',
+  ].join('\n');
+}
+
+/** A block to copy; a long line scrolls within it instead of widening the page. */
+function Code(props: { id: string; text: string; label: string }) {
+  // Focusable, so a keyboard can scroll it (axe: scrollable-region-focusable).
+  return (
+    <div class="scroll" tabindex="0" role="region" aria-label={props.label}>
+      <pre>
+        <code id={props.id} safe>
+          {props.text}
+        </code>
+      </pre>
+    </div>
+  );
+}
+
+type Tries = {
+  subscription: number;
+  url: string;
+  tries: Awaited<ReturnType<WebhookService['attempts']>>;
+};
+
+async function latestTries(webhooks: WebhookService, clientId: number): Promise<Tries[]> {
+  const subscriptions = await webhooks.list(clientId);
+  return Promise.all(
+    subscriptions.map(async (s) => ({
+      subscription: s.id,
+      url: s.url,
+      tries: await webhooks.attempts(s.id, { skip: 0, take: TRIES_SHOWN }),
+    })),
+  );
+}
+
+function TriesTable(props: { tries: Tries[] }) {
+  const rows = props.tries.flatMap((s) =>
+    s.tries.map((t) => ({ ...t, url: s.url, id: s.subscription })),
+  );
+  if (rows.length === 0) return <p id="no-deliveries">No delivery yet.</p>;
+  return (
+    <div class="scroll">
+      <table id="deliveries">
+        <caption>The latest tries of your subscriptions (UTC)</caption>
+        <Heads names={['Subscription', 'Event', 'Outcome', 'Status', 'At']} numeric={['Status']} />
+        <tbody>
+          {rows.map((t) => (
+            <tr>
+              <td>
+                <a href={`${PORTAL}/webhooks/${t.id}`}>
+                  <code safe>{t.url}</code>
+                </a>
+              </td>
+              <td safe>{t.event.event_type}</td>
+              <td safe>{t.outcome}</td>
+              <td class="num" safe>
+                {t.status_code === null ? '' : String(t.status_code)}
+              </td>
+              <td safe>{t.attempted_at.toISOString().replace('T', ' ').slice(0, 19)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export const quickStartPage = definePage({
+  area: PORTAL_AREA,
+  path: QUICK_START,
+  // A live client's portal has none (the area's 404): the sandbox is not its to change.
+  only: {
+    allows: ({ client }, { sandboxEvents }) =>
+      inSandbox(client.client_key) && sandboxEvents !== undefined,
+  },
+  title: 'Quick start',
+  load: ({ services, who }) => latestTries(services.webhooks, who.client.id),
+  view: (tries, { who, origin, outcome }) => {
+    // The API is on the page's own origin, as the browser reached it.
+    const lines = curlLines(origin, who.client);
+    const secret = outcome?.kind === 'secret' ? outcome.shown[0]![1] : 'whsec_…';
+    return (
+      <>
+        <p>
+          Your client reads the sandbox: a generated club behind the same API, change feed and
+          webhooks as a live one, never a real member. Follow the steps in order.
+        </p>
+        <h2>1. A token</h2>
+        <p>
+          With the client secret you were given in <code>CLIENT_SECRET</code> (Credentials makes a
+          new one), and <code>jq</code> installed:
+        </p>
+        <Code id="step-token" label="The token request" text={lines.token} />
+        <h2>2. A first read</h2>
+        <Code id="step-read" label="The first read" text={lines.read} />
+        <h2>3. A webhook</h2>
+        <PostForm action={`${QUICK_START}/webhook`} class="stack">
+          <label for="url">Your endpoint's URL</label>
+          <input id="url" name="url" type="url" required maxlength="2048" autocomplete="off" />
+          <button type="submit">Subscribe to every type your scopes allow</button>
+        </PostForm>
+        <h2>4. A change</h2>
+        <PostForm action={`${QUICK_START}/change`} class="stack">
+          <label for="type">Type</label>
+          <select id="type" name="type">
+            {changeTypes(who.client).map((type) => (
+              <option value={type} selected={type === 'members'} safe>
+                {type}
+              </option>
+            ))}
+          </select>
+          <button type="submit">Make a change</button>
+        </PostForm>
+        <p>The same from a shell:</p>
+        <Code id="step-change" label="A change from a shell" text={lines.change} />
+        <h2>5. Its delivery</h2>
+        <p>Within seconds of a change, its delivery is tried here (reload the page).</p>
+        <TriesTable tries={tries} />
+        <h2>Verify a delivery</h2>
+        <Code id="verify-snippet" label="The verification" text={verifySnippet(secret)} />
+      </>
+    );
+  },
+  actions: [
+    portalAction({
+      path: '/webhook',
+      body: formOf(createBody.pick({ url: true })),
+      run: async ({ services, who, body }) => {
+        const created = await services.webhooks.asPartner(partnerOf(who)).subscribe(body);
+        return shownOnce(
+          `Subscription ${created.id} added: its deliveries are signed with this secret, which the snippet below now holds.`,
+          'Signing secret',
+          created.secret,
+        );
+      },
+    }),
+    portalAction({
+      path: '/change',
+      body: z.object({ type: trimmed }),
+      run: async ({ services, who: { client }, body: { type } }) => {
+        if (!services.sandboxEvents) throw notFound();
+        if (!changeTypes(client).includes(type))
+          return { kind: 'error', message: `"${type}" is not a type your scopes read.` };
+        const made = await services.sandboxEvents.make(type, undefined, client.branch_id);
+        return made
+          ? { kind: 'done', message: `${made.type} ${made.id} ${made.made}: its event follows.` }
+          : { kind: 'error', message: `No ${type} row to copy in the sandbox's club.` };
+      },
+    }),
+  ],
+});
