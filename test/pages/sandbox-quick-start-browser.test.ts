@@ -19,6 +19,7 @@ import {
 } from '../support/browser.js';
 import { createTestClient } from '../support/gateway.js';
 import { portalLinkToken } from '../support/portal-session.js';
+import { freePort } from '../support/spare-processes.js';
 import { startSandboxFixture, type SandboxFixture } from '../support/sandbox.js';
 
 const shell = promisify(execFile);
@@ -28,7 +29,12 @@ let browser: Browser | undefined;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  fixture = await startSandboxFixture();
+  // The quick start's curl lines are made under PUBLIC_BASE_URL, as the portal's links are.
+  const port = await freePort();
+  fixture = await startSandboxFixture(undefined, {
+    PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+  });
   browser = await launchChromium();
 }, 120_000);
 

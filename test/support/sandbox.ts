@@ -46,11 +46,13 @@ export interface SandboxFixture {
 }
 
 /**
- * `beforeWorker` runs on the environment before anything syncs it (a test's live data). Resolves
+ * `beforeWorker` runs on the environment before anything syncs it (a test's live data);
+ * `gatewaySettings` are the gateway's own variables (a PORT and PUBLIC_BASE_URL). Resolves
  * once the sandbox client reads the generated club.
  */
 export async function startSandboxFixture(
   beforeWorker: (env: TestEnvironment) => Promise<void> = () => Promise.resolve(),
+  gatewaySettings: Record<string, string> = {},
 ): Promise<SandboxFixture> {
   const env = await createTestEnvironment();
   const config = env.config({ SANDBOX: 'on' });
@@ -61,6 +63,7 @@ export async function startSandboxFixture(
   const gateway = await startGateway(env, {
     ...SANDBOX_SETTINGS,
     SANDBOX_LEGACY_DATABASE_URL: config.sandbox.legacyUrl,
+    ...gatewaySettings,
   });
   const secrets = new Map<string, string>();
   const receiver = await startReceiver({ secrets });

@@ -4,8 +4,10 @@
 // visitor lands and a lost one is sent back to. pages/page.tsx mounts an area from this: its
 // layers (page-layers.tsx), its sign-in and gate (sign-in.tsx), its declared pages and its end
 // (areaEnd: its own 404, 4xx and 500 pages).
-import { clubOf } from '#api/sandbox.js';
 import type { Credentials } from '#api/webhooks/credentials.js';
+
+import type { SessionData } from 'express-session';
+import { clubOf } from '#api/sandbox.js';
 
 export interface NavLink {
   href: string;
@@ -68,31 +70,23 @@ export interface Area<W> {
   label: string;
   /** Where its assets are served (pages/assets.ts). */
   assets: string;
-  /**
-   * Where the holder of a session lands after signing in (`holder` is the session's field named
-   * by `session.holder`); the 404 and 500 pages lead back to the area's start instead.
-   */
-  home: (holder: { clientKey: string } | { name: string }) => string;
-  /** The navigation a signed-in visitor has. */
-  nav: (who: W) => readonly NavLink[];
+  /** Where a signed-in visitor lands; the 404 and 500 pages lead back to the area's start. */
+  home: string;
+  /** Where the signed-in session's holder lands instead of `home`, when it depends on it. */
+  landing?: (session: Partial<SessionData>) => string | undefined;
+  nav: readonly NavLink[];
+  /** Entries before `nav` for some visitors only (a sandbox client's quick start). */
+  navFor?: (who: W) => readonly NavLink[];
   /** The name the frame shows beside the sign-out button. */
   nameOf: (who: W) => string;
 }
 
 export const CONSOLE = '/console';
 export const PORTAL = '/portal';
+/** A sandbox client's first page in the portal. */
+export const QUICK_START = `${PORTAL}/quick-start`;
 
-/** The console's first page, where an operator lands. */
-export const CONSOLE_HOME = `${CONSOLE}/clients`;
-
-const CONSOLE_NAV = navUnder(CONSOLE, {
-  clients: 'Clients',
-  members: 'Members',
-  webhooks: 'Webhooks',
-  usage: 'Usage',
-  sync: 'Sync health',
-  audit: 'Audit',
-});
+const isSandboxKey = (key: string) => clubOf(key) === 'sandbox';
 
 export const CONSOLE_AREA: Area<Actor> = {
   prefix: CONSOLE,
@@ -100,26 +94,17 @@ export const CONSOLE_AREA: Area<Actor> = {
   ended: 'Your session has ended: sign in again.',
   label: 'Console',
   assets: `${CONSOLE}/assets`,
-  home: () => CONSOLE_HOME,
-  nav: () => CONSOLE_NAV,
+  home: `${CONSOLE}/clients`,
+  nav: navUnder(CONSOLE, {
+    clients: 'Clients',
+    members: 'Members',
+    webhooks: 'Webhooks',
+    usage: 'Usage',
+    sync: 'Sync health',
+    audit: 'Audit',
+  }),
   nameOf: (operator) => operator.actor,
 };
-
-const PORTAL_NAV: readonly NavLink[] = [
-  ...navUnder(PORTAL, {
-    overview: 'Overview',
-    usage: 'Usage',
-    webhooks: 'Webhooks',
-    credentials: 'Credentials',
-  }),
-  { href: '/api/v1/docs', label: 'API documentation', leavesArea: true },
-];
-
-/** A sandbox client's first page (features/portal/quick-start.page.tsx, decision 0024). */
-export const QUICK_START = `${PORTAL}/quick-start`;
-
-/** Whether the client reads the sandbox's generated club, not the live one. */
-export const inSandbox = (clientKey: string) => clubOf(clientKey) === 'sandbox';
 
 export const PORTAL_AREA: Area<SignedInPartner> = {
   prefix: PORTAL,
@@ -127,12 +112,19 @@ export const PORTAL_AREA: Area<SignedInPartner> = {
   ended: 'Your session has ended: open a new portal link.',
   label: 'Partner portal',
   assets: `${PORTAL}/assets`,
-  // A sandbox client lands on its quick start.
-  home: (partner) =>
-    'clientKey' in partner && inSandbox(partner.clientKey) ? QUICK_START : `${PORTAL}/overview`,
-  nav: ({ client }) =>
-    inSandbox(client.client_key)
-      ? [{ href: QUICK_START, label: 'Quick start' }, ...PORTAL_NAV]
-      : PORTAL_NAV,
+  home: `${PORTAL}/overview`,
+  // A sandbox client starts on its quick start (features/portal/quick-start.page.tsx).
+  landing: ({ partner }) => (partner && isSandboxKey(partner.clientKey) ? QUICK_START : undefined),
+  navFor: ({ client }) =>
+    isSandboxKey(client.client_key) ? [{ href: QUICK_START, label: 'Quick start' }] : [],
+  nav: [
+    ...navUnder(PORTAL, {
+      overview: 'Overview',
+      usage: 'Usage',
+      webhooks: 'Webhooks',
+      credentials: 'Credentials',
+    }),
+    { href: '/api/v1/docs', label: 'API documentation', leavesArea: true },
+  ],
   nameOf: (partner) => partner.client.name,
 };

@@ -143,7 +143,7 @@ export function Frame<W>(props: {
       title={props.title}
       area={area.label}
       assets={area.assets}
-      nav={who === undefined ? undefined : area.nav(who)}
+      nav={who === undefined ? undefined : [...(area.navFor?.(who) ?? []), ...area.nav]}
       current={props.current}
       signedIn={
         who === undefined

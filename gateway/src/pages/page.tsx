@@ -28,8 +28,6 @@ export interface PageContext<S, W, P, Q> {
   who: W;
   params: P;
   query: Q;
-  /** The page's own origin, as the browser reached it (a proxy's, when trusted). */
-  origin: string;
 }
 
 /** What a view gets beside its data: the context, and the outcome shown above it, if any. */
@@ -68,14 +66,8 @@ export interface PageSpec<S, W, P extends Shape, Q extends Shape, D> {
   params?: P;
   /** The query; a query it refuses is a refusal shown on the page. */
   query?: Q;
-  /**
-   * Who of those the gate lets in may open it (and post its forms); the others get `refused`
-   * with 403, or without it the area's 404: the page is not theirs to know of.
-   */
-  only?: {
-    allows(who: W, services: S): boolean;
-    refused?: { title: string; message: string };
-  };
+  /** Who of those the gate lets in may open it; the others get `message` with 403. */
+  only?: { allows: (who: W) => boolean; title: string; message: string };
   /**
    * What the view shows; null when the path names nothing (404). A page whose path names one
    * thing is loaded before its actions too: an action on nothing found is not run.
@@ -140,8 +132,6 @@ function addressOf(path: string, params: unknown, query: Record<string, string> 
   );
   return query ? `${filled}?${new URLSearchParams(query).toString()}` : filled;
 }
-
-const originOf = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}`;
 
 /** What a request of a page is: its services, its visitor, its address and query. */
 type Context<S> = PageContext<S, unknown, unknown, unknown>;
@@ -228,21 +218,18 @@ async function show<S>(
 const queryOf = (schema: Shape, raw: unknown): unknown => (schema ? parseInput(schema, raw) : {});
 
 function mountPage<S, W>(router: Router, page: AnyPage<S>, services: S, follow: Follow<W>): void {
-  /**
-   * The request's visitor and address; null when the address names nothing for it (not found),
-   * undefined once the visitor was refused.
-   */
+  /** The request's visitor and address; null when the address names nothing, undefined once the
+   * visitor was refused. */
   async function visit(req: Request, res: Response, schema: Shape) {
     const params = paramsOf(schema, req);
     if (params === null) return null;
     const who = res.locals.who as W;
-    if (page.only && !page.only.allows(who, services)) {
-      if (!page.only.refused) return null;
-      const { title, message } = page.only.refused;
+    if (page.only && !page.only.allows(who)) {
+      const { title, message } = page.only;
       await sendFramed(page, req, res, { title, outcome: { kind: 'error', message }, status: 403 });
       return undefined;
     }
-    return { services, who, params, origin: originOf(req) };
+    return { services, who, params };
   }
 
   router.get(page.path, async (req, res, next) => {
@@ -284,7 +271,7 @@ function mountDownload<S>(router: Router, download: AnyDownload<S>, services: S)
     try {
       const query = queryOf(download.query, req.query);
       const who = res.locals.who as unknown;
-      const file = await download.file({ services, who, params: {}, query, origin: originOf(req) });
+      const file = await download.file({ services, who, params: {}, query });
       res.type(file.type).attachment(file.name).send(file.body);
     } catch (error) {
       const refusal = refusalOf(error);

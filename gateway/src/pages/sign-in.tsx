@@ -62,10 +62,10 @@ function SignedOut<L, W>(props: { area: Area<W>; words: SignInWords<L>; reason?:
 
 /** The routes of signing in and out, before the gate. */
 export function signInRoutes<L, W>(router: Router, area: Area<W>, flow: SignInFlow<L, W>): void {
-  const { prefix } = area;
+  const { prefix, home } = area;
   const { words } = flow;
-  /** The session's holder: the operator or partner who signed in, if any. */
-  const holderOf = (req: Request) => req.session[area.session.holder];
+  const signedIn = (req: Request) => req.session[area.session.holder] !== undefined;
+  const landing = (req: Request) => area.landing?.(req.session) ?? home;
   const invalid = (req: Request, res: Response) =>
     sendAreaPage(
       req,
@@ -81,8 +81,7 @@ export function signInRoutes<L, W>(router: Router, area: Area<W>, flow: SignInFl
     );
 
   router.get(prefix, async (req, res) => {
-    const holder = holderOf(req);
-    if (holder) return res.redirect(303, area.home(holder));
+    if (signedIn(req)) return res.redirect(303, landing(req));
     await sendAreaPage(req, res, () => <SignedOut area={area} words={words} />);
   });
 
@@ -108,12 +107,11 @@ export function signInRoutes<L, W>(router: Router, area: Area<W>, flow: SignInFl
     if (!link) return invalid(req, res);
     await beginSession(req);
     await flow.begin(req, link);
-    const holder = holderOf(req);
-    res.redirect(303, holder ? area.home(holder) : prefix);
+    res.redirect(303, landing(req));
   });
 
   router.post(`${prefix}/sign-out`, async (req, res) => {
-    if (holderOf(req)) await flow.end(req);
+    if (signedIn(req)) await flow.end(req);
     await destroySession(req);
     res.set(...CLEAR_SITE_DATA).redirect(303, prefix);
   });

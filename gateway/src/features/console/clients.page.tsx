@@ -2,11 +2,11 @@
 // the secret of, end the tokens of, or make a portal link for each, through the services the CLI
 // uses (clients/clients.service.ts, portal/portal-links.ts).
 import { z } from 'zod';
-import { clubOf } from '#api/sandbox.js';
 import { SCOPES } from '#api/scopes.js';
 import type { Config } from '#common/config.js';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
-import { text, tickedList } from '../../pages/fields.js';
+import { text, ticked, tickedList } from '../../pages/fields.js';
+import { clubOf } from '#api/sandbox.js';
 import { PostForm } from '../../pages/layout.js';
 import { Heads } from '../../pages/tables.js';
 import { consoleAction, definePage } from '../../page-services.js';
@@ -215,12 +215,12 @@ export const clientsPage = definePage({
         branch: text,
         limits: text,
         data: tickedList,
-        sandbox: z.literal('yes').optional(),
+        sandbox: ticked,
       }),
       run: async ({ services, who, body }) => {
         const created = await createClientAs(services, who, {
           ...body,
-          sandbox: body.sandbox === 'yes',
+          sandbox: body.sandbox?.includes('yes') ?? false,
         });
         return secretOf('Client created.', created.client_key, created.client_secret);
       },

@@ -13,7 +13,7 @@ import { throttledLog } from '#common/log-throttle.js';
 import type { Logger } from '#common/logger.js';
 import type { RedisClient } from '#common/redis.js';
 import { GatewayRedisStore } from '../../http/rate-limit/rate-limit-store.js';
-import { CONSOLE, CONSOLE_AREA, CONSOLE_HOME } from '../../pages/areas.js';
+import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
 import { Notice, publicFrame, sendPage } from '../../pages/layout.js';
 import { beginSession } from '../../pages/sign-in.js';
 import { linkKeysOf } from '../../pages/sign-in-links.js';
@@ -65,7 +65,7 @@ function SignedIn(props: { email: string }) {
       <p>
         Signed in as <strong safe>{props.email}</strong>.
       </p>
-      <WholeLoad href={CONSOLE_HOME}>Open the console</WholeLoad>
+      <WholeLoad href={CONSOLE_AREA.home}>Open the console</WholeLoad>
     </PublicPage>
   );
 }

@@ -8,8 +8,8 @@ import { areaRoutes } from '../../pages/page.js';
 import type { PageServices } from '../../page-services.js';
 import { credentialsPage } from './credentials.page.js';
 import { overviewPage } from './overview.page.js';
-import { portalLimit } from './portal-limit.js';
 import { quickStartPage } from './quick-start.page.js';
+import { portalLimit } from './portal-limit.js';
 import { portalSignIn } from './sign-in.js';
 import { usageDownload, usagePage } from './usage.page.js';
 import { webhookPage } from './webhook.page.js';
@@ -17,8 +17,8 @@ import { webhooksPage } from './webhooks.page.js';
 
 /** The portal's pages, declared with definePage (page-services.ts), in any order. */
 const PORTAL_PAGES = [
-  overviewPage,
   quickStartPage,
+  overviewPage,
   usagePage,
   usageDownload,
   webhooksPage,

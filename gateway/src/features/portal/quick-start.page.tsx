@@ -1,36 +1,24 @@
 // A sandbox client's first page (docs/decisions/0024-sandbox.md): its own copyable curl lines
 // from a token to a first read, a webhook subscription to a URL it types, a change made on demand
 // in the sandbox's club, the deliveries that follow, and how to verify one with the Standard
-// Webhooks package. Each form is one call into the service the API's own endpoint uses.
+// Webhooks package. Each form is one call into the service the API's own endpoint uses. A live
+// client's portal has none: its path is the area's 404 for it.
 import { z } from 'zod';
-import { currentScopes } from '#api/scopes.js';
-import { notFound } from '../../http/errors.js';
-import {
-  inSandbox,
-  PORTAL,
-  PORTAL_AREA,
-  QUICK_START,
-  type PartnerClient,
-} from '../../pages/areas.js';
-import { formOf, trimmed } from '../../pages/fields.js';
+import { clubOf } from '#api/sandbox.js';
+import { PORTAL, PORTAL_AREA, QUICK_START, type PartnerClient } from '../../pages/areas.js';
+import { formOf } from '../../pages/fields.js';
 import { PostForm } from '../../pages/layout.js';
 import { Heads } from '../../pages/tables.js';
 import { definePage, portalAction } from '../../page-services.js';
 import { SIMULATED_TYPES } from '../sandbox/sandbox.events.js';
-import { createBody } from '../webhooks/webhooks.schemas.js';
 import { eventTypesFor } from '../webhooks/webhooks.event-types.js';
+import { createBody } from '../webhooks/webhooks.schemas.js';
 import type { WebhookService } from '../webhooks/webhooks.service.js';
 import { partnerOf } from './partner.js';
 import { shownOnce } from './webhooks.page.js';
 
 /** The last tries shown under "Its delivery". */
 const TRIES_SHOWN = 10;
-
-/** The types of change the quick start makes that the client's scopes read. */
-const changeTypes = (client: PartnerClient) => {
-  const read = eventTypesFor(currentScopes(client)).map(({ type }) => type);
-  return SIMULATED_TYPES.filter((type) => read.includes(type));
-};
 
 /** A shell line: `value` in single quotes, its own single quotes closed and reopened. */
 const quoted = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
@@ -81,8 +69,8 @@ type Tries = {
   tries: Awaited<ReturnType<WebhookService['attempts']>>;
 };
 
-async function latestTries(webhooks: WebhookService, clientId: number): Promise<Tries[]> {
-  const subscriptions = await webhooks.list(clientId);
+async function latestTries(webhooks: WebhookService, client: PartnerClient): Promise<Tries[]> {
+  const subscriptions = await webhooks.list(client.id);
   return Promise.all(
     subscriptions.map(async (s) => ({
       subscription: s.id,
@@ -124,20 +112,24 @@ function TriesTable(props: { tries: Tries[] }) {
   );
 }
 
+/** The simulated types the client's scopes read, as the API's POST /sandbox/events allows. */
+const typesOf = (client: PartnerClient) => {
+  const read = eventTypesFor(client.scopes).map(({ type }) => type);
+  return SIMULATED_TYPES.filter((type) => read.includes(type));
+};
+
 export const quickStartPage = definePage({
   area: PORTAL_AREA,
   path: QUICK_START,
-  // A live client's portal has none (the area's 404): the sandbox is not its to change.
-  only: {
-    allows: ({ client }, { sandboxEvents }) =>
-      inSandbox(client.client_key) && sandboxEvents !== undefined,
-  },
   title: 'Quick start',
-  load: ({ services, who }) => latestTries(services.webhooks, who.client.id),
-  view: (tries, { who, origin, outcome }) => {
-    // The API is on the page's own origin, as the browser reached it.
-    const lines = curlLines(origin, who.client);
-    const secret = outcome?.kind === 'secret' ? outcome.shown[0]![1] : 'whsec_…';
+  load: async ({ services, who }) =>
+    clubOf(who.client.client_key) === 'sandbox' && services.sandboxEvents
+      ? { tries: await latestTries(services.webhooks, who.client) }
+      : null,
+  view: ({ tries }, { services, who, outcome }) => {
+    // The API is on the portal's own origin, as links to it are made (PUBLIC_BASE_URL).
+    const lines = curlLines(services.config.console.publicOrigin, who.client);
+    const secret = outcome?.kind === 'secret' ? (outcome.shown[0]?.[1] ?? 'whsec_…') : 'whsec_…';
     return (
       <>
         <p>
@@ -162,7 +154,7 @@ export const quickStartPage = definePage({
         <PostForm action={`${QUICK_START}/change`} class="stack">
           <label for="type">Type</label>
           <select id="type" name="type">
-            {changeTypes(who.client).map((type) => (
+            {typesOf(who.client).map((type) => (
               <option value={type} selected={type === 'members'} safe>
                 {type}
               </option>
@@ -183,7 +175,7 @@ export const quickStartPage = definePage({
   actions: [
     portalAction({
       path: '/webhook',
-      body: formOf(createBody.pick({ url: true })),
+      body: formOf(createBody),
       run: async ({ services, who, body }) => {
         const created = await services.webhooks.asPartner(partnerOf(who)).subscribe(body);
         return shownOnce(
@@ -195,15 +187,15 @@ export const quickStartPage = definePage({
     }),
     portalAction({
       path: '/change',
-      body: z.object({ type: trimmed }),
-      run: async ({ services, who: { client }, body: { type } }) => {
-        if (!services.sandboxEvents) throw notFound();
-        if (!changeTypes(client).includes(type))
-          return { kind: 'error', message: `"${type}" is not a type your scopes read.` };
-        const made = await services.sandboxEvents.make(type, undefined, client.branch_id);
+      body: z.object({ type: z.string() }),
+      run: async ({ services, who, body }) => {
+        if (!typesOf(who.client).includes(body.type)) {
+          return { kind: 'error', message: `"${body.type}" is not a type your scopes read.` };
+        }
+        const made = await services.sandboxEvents!.make(body.type, undefined, who.client.branch_id);
         return made
           ? { kind: 'done', message: `${made.type} ${made.id} ${made.made}: its event follows.` }
-          : { kind: 'error', message: `No ${type} row to copy in the sandbox's club.` };
+          : { kind: 'error', message: `No ${body.type} row to copy in the sandbox's club.` };
       },
     }),
   ],

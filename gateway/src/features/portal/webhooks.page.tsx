@@ -26,10 +26,8 @@ const MANAGE = 'webhooks:manage';
 /** The webhook pages are open to a client holding webhooks:manage, as the API's endpoints are. */
 export const MANAGES_WEBHOOKS = {
   allows: (partner: SignedInPartner) => partner.client.scopes.includes(MANAGE),
-  refused: {
-    title: 'Webhooks',
-    message: `Your client does not hold the ${MANAGE} scope: ask your API operator for it to manage webhooks.`,
-  },
+  title: 'Webhooks',
+  message: `Your client does not hold the ${MANAGE} scope: ask your API operator for it to manage webhooks.`,
 };
 
 /** A secret the partner is shown this once, under its label. */
