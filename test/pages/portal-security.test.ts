@@ -433,6 +433,21 @@ describe("one client's portal", () => {
     expect(refused.status).toBe(400);
     expect(refused.html).toContain('from');
   });
+  it("when a live client posts the sandbox quick start's forms, then they are not found and nothing is made", async () => {
+    const client = await partner('live');
+    const browser = await signedIn(client);
+    await browser.get('/portal/overview');
+    const forms = [
+      ['/portal/quick-start/webhook', { url: 'http://127.0.0.1:8080/quick-start' }],
+      ['/portal/quick-start/change', { type: 'members' }],
+    ] as const;
+    for (const [path, form] of forms) {
+      const answer = await browser.post(path, form);
+      expect([path, answer.status]).toEqual([path, 404]);
+      expect(answer.html).toContain('There is no such page here');
+    }
+    expect(await gateway.db.webhookSubscription.count({ where: { client_id: client.id } })).toBe(0);
+  });
 });
 
 describe('portal request limit', () => {

@@ -66,8 +66,12 @@ export interface PageSpec<S, W, P extends Shape, Q extends Shape, D> {
   params?: P;
   /** The query; a query it refuses is a refusal shown on the page. */
   query?: Q;
-  /** Who of those the gate lets in may open it; the others get `message` with 403. */
-  only?: { allows: (who: W) => boolean; title: string; message: string };
+  /**
+   * Who of those the gate lets in may open it and post its forms; the others get `message` under
+   * `title` with 403, or without them the area's 404: the page is not theirs to know of (and its
+   * actions do not run for them).
+   */
+  only?: { allows(who: W, services: S): boolean; title?: string; message?: string };
   /**
    * What the view shows; null when the path names nothing (404). A page whose path names one
    * thing is loaded before its actions too: an action on nothing found is not run.
@@ -218,14 +222,17 @@ async function show<S>(
 const queryOf = (schema: Shape, raw: unknown): unknown => (schema ? parseInput(schema, raw) : {});
 
 function mountPage<S, W>(router: Router, page: AnyPage<S>, services: S, follow: Follow<W>): void {
-  /** The request's visitor and address; null when the address names nothing, undefined once the
-   * visitor was refused. */
+  /**
+   * The request's visitor and address; null when the address names nothing for the visitor (not
+   * found), undefined once the visitor was refused.
+   */
   async function visit(req: Request, res: Response, schema: Shape) {
     const params = paramsOf(schema, req);
     if (params === null) return null;
     const who = res.locals.who as W;
-    if (page.only && !page.only.allows(who)) {
+    if (page.only && !page.only.allows(who, services)) {
       const { title, message } = page.only;
+      if (title === undefined || message === undefined) return null;
       await sendFramed(page, req, res, { title, outcome: { kind: 'error', message }, status: 403 });
       return undefined;
     }

@@ -122,10 +122,12 @@ export const quickStartPage = definePage({
   area: PORTAL_AREA,
   path: QUICK_START,
   title: 'Quick start',
-  load: async ({ services, who }) =>
-    clubOf(who.client.client_key) === 'sandbox' && services.sandboxEvents
-      ? { tries: await latestTries(services.webhooks, who.client) }
-      : null,
+  // A live client's portal has none, and its forms do nothing for one: the area's 404.
+  only: {
+    allows: ({ client }, { sandboxEvents }) =>
+      clubOf(client.client_key) === 'sandbox' && sandboxEvents !== undefined,
+  },
+  load: async ({ services, who }) => ({ tries: await latestTries(services.webhooks, who.client) }),
   view: ({ tries }, { services, who, outcome }) => {
     // The API is on the portal's own origin, as links to it are made (PUBLIC_BASE_URL).
     const lines = curlLines(services.config.console.publicOrigin, who.client);
