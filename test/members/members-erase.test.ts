@@ -125,7 +125,6 @@ describe('npm run members -- erase', () => {
     ) as { client_key: string }[];
     expect(holders.map((h) => h.client_key).sort()).toEqual([partner.a.key, partner.b.key].sort());
 
-    const startedAt = Date.now();
     const receipt = JSON.parse(
       await operatorCli(
         env,
@@ -146,10 +145,13 @@ describe('npm run members -- erase', () => {
         expect(erasure('/a')).toBeDefined();
         expect(erasure('/b')).toBeDefined();
       },
-      2000,
+      10_000,
       20,
     );
-    expect(Date.now() - startedAt).toBeLessThan(2000 + 1500);
+    // From the erasure's commit to each recipient's receipt: the command's own start-up (a
+    // process, seconds on a loaded machine) is not the product's delay.
+    const erasedAt = Date.parse(receipt.erased_at);
+    for (const path of ['/a', '/b']) expect(erasure(path)!.at - erasedAt).toBeLessThan(2000);
     const told = erasure('/a')!;
     expect(told.verified).toBe(true);
     expect((told.parsed as { data: unknown }).data).toMatchObject({
