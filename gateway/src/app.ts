@@ -31,7 +31,7 @@ import { ENDPOINTS } from './endpoints.js';
 import type { PageServices } from './page-services.js';
 import { admission, createGuard } from './http/authenticate.js';
 import { createDataAges } from './http/data-age.js';
-import { mountEndpoints, type ClubDeps } from './http/endpoint.js';
+import { mountEndpoints, type ClubDeps, type MountDeps } from './http/endpoint.js';
 import type { EndpointServices } from './endpoint-services.js';
 import { createSandboxEvents, type SandboxEvents } from './features/sandbox/sandbox.events.js';
 import { errorHandler, unknownRoute } from './http/error-handler.js';
@@ -107,8 +107,8 @@ function sandboxClub(
   };
 }
 
-export function createApp(deps: AppDeps): express.Express {
-  useTurkishValidationMessages();
+/** Express as every route of the gateway needs it. */
+function expressApp(config: Config): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // No hash of every body (why, with figures: docs/decisions/0007). A member carries its own
@@ -116,8 +116,68 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   // Behind a load balancer req.ip must be the client's address, or every partner shares one
   // per-IP throttle bucket; trusting X-Forwarded-For from anyone else would let it be forged.
-  app.set('trust proxy', deps.config.http.trustProxy);
+  app.set('trust proxy', config.http.trustProxy);
   app.set('query parser', 'simple');
+  return app;
+}
+
+/** The token endpoints' limits: tokens a client may obtain, failed attempts an address may make. */
+function tokenLimits(deps: AppDeps) {
+  const { redis, config, logger } = deps;
+  return {
+    issueLimit: createIssueLimit({
+      redis,
+      prefix: config.redis.prefix,
+      perMinute: config.tokens.issuePerMinute,
+      onRedisFailure: config.rateLimit.onRedisFailure,
+      log: throttledLog(logger),
+    }),
+    throttle: createAuthThrottle({
+      redis,
+      prefix: config.redis.prefix,
+      failedAttemptsPerMinute: config.tokens.failedAttemptsPerMinute,
+      onRedisFailure: config.rateLimit.onRedisFailure,
+      logger,
+    }),
+  };
+}
+
+/** The API's parts for each club (http/endpoint.ts ClubDeps): the live club's and the sandbox's. */
+function endpointClubs(
+  deps: AppDeps,
+  shared: Pick<EndpointServices, 'tokens' | 'throttle' | 'webhooks' | 'usage'> & {
+    reads: ReadRouting;
+    legacy: GatewayLegacy;
+    sandboxEvents: SandboxEvents | undefined;
+  },
+): MountDeps<EndpointServices>['clubs'] {
+  const { reads, legacy, sandboxEvents, ...services } = shared;
+  const live: EndpointServices = {
+    ...services,
+    memberWrites: createMemberWrites({ ...deps, legacy, reads }),
+    changes: {
+      ...deps.config.changes,
+      cursors: createCursorCodec(deps.config.secrets.keys),
+      erasures: (clientId, changes) => withErasures(readModelPool(deps.db), clientId, changes),
+    },
+    sandbox: undefined,
+  };
+  return {
+    live: {
+      services: live,
+      dataAges: createDataAges(deps.db),
+      reads,
+      recipients: deps.config.recipientsRecording
+        ? createRecipientsRecorder(readModelPool(deps.db))
+        : NOT_RECORDING,
+    },
+    sandbox: deps.sandbox && sandboxEvents && sandboxClub(deps, deps.sandbox, live, sandboxEvents),
+  };
+}
+
+export function createApp(deps: AppDeps): express.Express {
+  useTurkishValidationMessages();
+  const app = expressApp(deps.config);
 
   const reads =
     deps.reads ??
@@ -131,27 +191,14 @@ export function createApp(deps: AppDeps): express.Express {
       logger: deps.logger,
     });
   const epochs = createClientEpochs(deps.redis, deps.config.redis.prefix);
-  const issueLimit = createIssueLimit({
-    redis: deps.redis,
-    prefix: deps.config.redis.prefix,
-    perMinute: deps.config.tokens.issuePerMinute,
-    onRedisFailure: deps.config.rateLimit.onRedisFailure,
-    log: throttledLog(deps.logger),
-  });
   // Made once here, the one composition root of the API, the console and the portal: no page or
   // routes file makes a service of its own.
   const secrets = createClientSecrets(deps.config.secrets.keys);
+  const { issueLimit, throttle } = tokenLimits(deps);
   const tokens = createTokenService({ ...deps, epochs, issueLimit, secrets });
   const metrics = deps.metrics ?? createGatewayMetrics();
   watchDependencies(metrics.registry, deps);
   const guard = createGuard(admission({ ...deps, metrics }));
-  const throttle = createAuthThrottle({
-    redis: deps.redis,
-    prefix: deps.config.redis.prefix,
-    failedAttemptsPerMinute: deps.config.tokens.failedAttemptsPerMinute,
-    onRedisFailure: deps.config.rateLimit.onRedisFailure,
-    logger: deps.logger,
-  });
 
   // The API's and the portal's: one set of rules for a client's webhooks and usage.
   const webhooks = createWebhookService(deps.db, deps.config, {
@@ -166,19 +213,6 @@ export function createApp(deps: AppDeps): express.Express {
   // Member writes and the console's erasures: the gateway's own MySQL user, one pool.
   const legacy = deps.legacy ?? createGatewayLegacyPool(deps.config.legacy.url);
   const sandboxEvents = deps.sandbox && createSandboxEvents(deps.sandbox);
-  const services: EndpointServices = {
-    tokens,
-    throttle,
-    memberWrites: createMemberWrites({ ...deps, legacy, reads }),
-    changes: {
-      ...deps.config.changes,
-      cursors: createCursorCodec(deps.config.secrets.keys),
-      erasures: (clientId, changes) => withErasures(readModelPool(deps.db), clientId, changes),
-    },
-    webhooks,
-    usage,
-    sandbox: undefined,
-  };
   app.use(requestId);
   app.use(accessLog(deps.logger, metrics, deps.usage ?? NO_USAGE_COUNTER));
   const crossOrigin = corsFor(deps.config.http.corsOrigins);
@@ -194,17 +228,15 @@ export function createApp(deps: AppDeps): express.Express {
     ENDPOINTS,
     {
       guard,
-      clubs: {
-        live: {
-          services,
-          dataAges: createDataAges(deps.db),
-          reads,
-          recipients: deps.config.recipientsRecording
-            ? createRecipientsRecorder(readModelPool(deps.db))
-            : NOT_RECORDING,
-        },
-        sandbox: deps.sandbox && sandboxClub(deps, deps.sandbox, services, sandboxEvents!),
-      },
+      clubs: endpointClubs(deps, {
+        tokens,
+        throttle,
+        webhooks,
+        usage,
+        reads,
+        legacy,
+        sandboxEvents,
+      }),
     },
     API_PREFIX,
   );

@@ -1,71 +1,21 @@
 // Generates realistic dashboard data into a legacy database, deterministically (seeded), in
 // multi-row INSERTs. `scale` 1 is a small club chain (demo); the benchmarks use larger scales.
 import type { Connection } from 'mariadb';
+import { installmentRows, transactionRows } from './money-rows.js';
+import { BRANCHES, CATEGORIES, FAMILY, GIVEN, PACKAGES, PRODUCTS, ROLES } from './club-words.js';
+import {
+  dayOf,
+  pad,
+  random,
+  validTcNo,
+  wallClock,
+  YEAR,
+  type Drawn,
+  type Random,
+  type Row,
+} from './draws.js';
 
-const GIVEN = [
-  'Ayşe',
-  'Fatma',
-  'Zeynep',
-  'Elif',
-  'Şükrü',
-  'İsmail',
-  'Mehmet',
-  'Çağla',
-  'Gülşen',
-  'Oğuz',
-  'Ümit',
-  'Işıl',
-  'Ahmet',
-  'Büşra',
-  'Emre',
-  'Özge',
-];
-const FAMILY = [
-  'Yılmaz',
-  'Kaya',
-  'Demir',
-  'Şahin',
-  'Çelik',
-  'Öztürk',
-  'Aydın',
-  'Arslan',
-  'Doğan',
-  'Kılıç',
-  'Işık',
-  'Güneş',
-  'Yıldız',
-  'Aksoy',
-];
-const BRANCHES = [
-  'Kadıköy',
-  'Beşiktaş',
-  'Üsküdar',
-  'Şişli',
-  'Ataşehir',
-  'Bakırköy',
-  'Çankaya',
-  'Karşıyaka',
-];
-const PACKAGES: [string, number, number | null, number | null][] = [
-  ['Aylık Üyelik', 900, null, 1],
-  ['3 Aylık Üyelik', 2400, null, 3],
-  ['Yıllık Üyelik', 8000, null, 12],
-  ['10 Günlük Deneme', 300, 10, null],
-  ['Özel Ders 10 Seans', 5000, null, 2],
-  ['Öğrenci Aylık', 600, null, 1],
-];
-const PRODUCTS = [
-  'Protein Bar',
-  'Su 500 ml',
-  'Enerji İçeceği',
-  'Havlu',
-  'Eldiven',
-  'Shaker',
-  'Kreatin',
-  'Vitamin',
-];
-const CATEGORIES = ['İçecek', 'Gıda', 'Ekipman', 'Takviye'];
-const ROLES = ['Yönetici', 'Resepsiyon', 'Antrenör', 'Muhasebe'];
+export { random, validTcNo, type Random } from './draws.js';
 
 export interface GenerateOptions {
   scale?: number;
@@ -77,44 +27,6 @@ export interface GenerateOptions {
 export interface GeneratedCounts {
   [table: string]: number;
 }
-
-/** Mulberry32: small, fast and deterministic. */
-export function random(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T,
-    chance: (p: number) => next() < p,
-  };
-}
-
-export function validTcNo(first9: string): string {
-  const d = first9.split('').map(Number);
-  const odd = d[0]! + d[2]! + d[4]! + d[6]! + d[8]!;
-  const even = d[1]! + d[3]! + d[5]! + d[7]!;
-  const d10 = (((odd * 7 - even) % 10) + 10) % 10;
-  const d11 = (d.reduce((a, b) => a + b, 0) + d10) % 10;
-  return `${first9}${d10}${d11}`;
-}
-
-const pad = (n: number, width = 2) => String(n).padStart(width, '0');
-/** A wall-clock DATETIME string `days` before `now` (plus some seconds). */
-function wallClock(now: Date, secondsAgo: number): string {
-  const t = new Date(now.getTime() - secondsAgo * 1000);
-  return `${t.getUTCFullYear()}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:${pad(t.getUTCSeconds())}`;
-}
-const dayOf = (wall: string) => wall.slice(0, 10);
-
-/** A row to insert, by column: its keys are the table's columns, in the order written. */
-type Row = Record<string, unknown>;
 
 /**
  * Inserts `rows` in multi-row INSERTs. The columns are the first row's keys; every row of one
@@ -132,22 +44,6 @@ async function insertRows<R extends Row>(conn: Connection, table: string, rows: 
       chunk.flatMap((row) => columns.map((column) => row[column])),
     );
   }
-}
-
-const YEAR = 365 * 86400;
-
-export type Random = ReturnType<typeof random>;
-
-/** What the rows of the tables after `members` are drawn from. */
-interface Drawn {
-  rnd: Random;
-  /** Istanbul wall clock of "now", as a Date whose UTC fields show it. */
-  now: Date;
-  branchCount: number;
-  memberCount: number;
-  staffCount: number;
-  /** Each member's branch, by member id. */
-  memberBranch: number[];
 }
 
 export async function generateLegacyData(
@@ -363,85 +259,6 @@ function memberPackageRows({ rnd, now, memberCount, memberBranch }: Drawn) {
       updated_at: start,
     };
   });
-}
-
-const TRANSACTION_CODES = [
-  'PAKET_SATIS',
-  'MARKET_SATIS',
-  'TAKSIT_TAHSILAT',
-  'OZEL_DERS',
-  'IADE',
-  'GIDER',
-];
-
-function transactionRows({ rnd, now, branchCount, memberCount, staffCount, memberBranch }: Drawn) {
-  return Array.from({ length: Math.round(memberCount * 3) }, (_, i) => {
-    const code = rnd.pick(TRANSACTION_CODES);
-    const expense = code === 'GIDER' || code === 'IADE';
-    const memberId = code === 'GIDER' ? null : rnd.int(1, memberCount);
-    const at = wallClock(now, rnd.int(0, YEAR));
-    const cancelled = rnd.chance(0.03);
-    return {
-      id: i + 1,
-      member_id: memberId,
-      transaction_type: expense ? 'Gider' : 'Gelir',
-      transaction_code: code,
-      reference_id: null,
-      reference_table: null,
-      amount: (rnd.int(1000, 500000) / 100).toFixed(2),
-      balance_before: '0.00',
-      balance_after: '0.00',
-      payment_method: rnd.pick(['Nakit', 'Kredi Kartı', 'Havale/EFT', 'Bakiye']),
-      description: `${code} işlemi`,
-      staff_id: rnd.chance(0.9) ? rnd.int(1, staffCount) : null,
-      branch_id: memberId ? memberBranch[memberId] : rnd.int(1, branchCount),
-      transaction_date: at,
-      is_active: 1,
-      is_cancelled: cancelled ? 1 : 0,
-      cancelled_at: cancelled ? at : null,
-      cancel_reason: cancelled ? 'Hatalı giriş' : null,
-      cancelled_by: cancelled ? 1 : null,
-      created_at: at,
-      updated_at: at,
-    };
-  });
-}
-
-/** Installment plans and their installments, drawn plan by plan. */
-function installmentRows({ rnd, now, memberCount, memberBranch }: Drawn) {
-  const planCount = Math.round(memberCount / 6);
-  const plans: Row[] = [];
-  const installments: Row[] = [];
-  for (let id = 1; id <= planCount; id++) {
-    const memberId = rnd.int(1, memberCount);
-    const created = wallClock(now, rnd.int(0, YEAR));
-    const parts = rnd.int(2, 6);
-    const amount = rnd.int(5, 40) * 100;
-    plans.push({
-      id,
-      member_id: memberId,
-      branch_id: memberBranch[memberId],
-      status: rnd.pick(['Aktif', 'Aktif', 'Tamamlandı', 'İptal']),
-      total_amount: (amount * parts).toFixed(2),
-      created_at: created,
-      updated_at: created,
-    });
-    for (let k = 0; k < parts; k++) {
-      const paid = rnd.chance(0.5);
-      const due = dayOf(wallClock(now, rnd.int(-YEAR / 2, YEAR / 2)));
-      installments.push({
-        id: installments.length + 1,
-        plan_id: id,
-        due_date: due,
-        amount: amount.toFixed(2),
-        is_paid: paid ? 1 : 0,
-        paid_at: paid ? created : null,
-        created_at: created,
-        updated_at: created,
-      });
-    }
-  }
-  return { plans, installments };
 }
 
 function productRows(rnd: Random) {

@@ -10,7 +10,7 @@ import { createLegacyClient } from '#common/legacy-database.js';
 import { legacyDatabaseExists } from '#legacy-data/legacy-database.js';
 import { throttledLog } from '#common/log-throttle.js';
 import type { Logger } from '#common/logger.js';
-import { createRedis } from '#common/redis.js';
+import { createRedis, type RedisClient } from '#common/redis.js';
 import type { Registry } from 'prom-client';
 import { startRetention } from './retention.js';
 import { createSyncMetrics } from './sync/sync-metrics.js';
@@ -41,6 +41,67 @@ const WEBHOOK_POOL_SIZE = 20;
 const SANDBOX_RECONCILE_MS = 1000;
 /** The sandbox's connections: a small share beside the live club's. */
 const SANDBOX_POOL_SIZE = 3;
+
+/** The jobs every worker process runs, each exactly once however many run: retention, usage. */
+function upkeepJobs(
+  config: Config,
+  jobs: readonly WorkerJob[],
+  parts: {
+    readModel: ReadModelClient;
+    connection: RedisClient;
+    log: ReturnType<typeof throttledLog>;
+  },
+) {
+  const { readModel, connection, log } = parts;
+  return {
+    retention: jobs.includes('retention')
+      ? startRetention({
+          pool: readModelPool(readModel),
+          retention: {
+            tokensMs: config.tokens.retentionMs,
+            auditMs: config.audit.retentionMs,
+            webhookEventsMs: config.webhooks.retentionMs,
+            usageMs: config.usage.retentionMs,
+          },
+          log,
+        })
+      : undefined,
+    usageMerge: jobs.includes('usage')
+      ? startUsageMerge({
+          readModel,
+          redis: connection,
+          prefix: config.redis.prefix,
+          intervalMs: config.usage.mergeIntervalMs,
+          log,
+        })
+      : undefined,
+  };
+}
+
+/**
+ * The sandbox's sync, the live sync's runner on its databases: its own queues and commit
+ * announcements under its prefix, polling, reconciling every SANDBOX_RECONCILE_MS.
+ */
+function startSandboxSync(
+  config: Config,
+  sandbox: NonNullable<Awaited<ReturnType<typeof sandboxParts>>>,
+  connection: RedisClient,
+  logger: Logger,
+) {
+  if (!sandbox.legacy) return undefined;
+  return startSyncRunner({
+    legacy: sandbox.legacy,
+    readModel: sandbox.readModel,
+    connection,
+    prefix: sandbox.prefix,
+    intervalMs: config.sync.intervalMs,
+    changesRetentionMs: config.changes.retentionMs,
+    reconcileIntervalMs: SANDBOX_RECONCILE_MS,
+    staleAfterIntervals: config.sync.staleAfterIntervals,
+    source: 'poll',
+    logger: logger.child({ club: 'sandbox' }),
+  });
+}
 
 /**
  * The sandbox's databases as this worker's jobs need them (docs/decisions/0024-sandbox.md): its
@@ -144,20 +205,7 @@ export async function createWorker(config: Config, options: WorkerOptions): Prom
       })
     : undefined;
   const sandbox = await sandboxParts(config, jobs, bounds, logger);
-  const sandboxSync = sandbox?.legacy
-    ? startSyncRunner({
-        legacy: sandbox.legacy,
-        readModel: sandbox.readModel,
-        connection,
-        prefix: sandbox.prefix,
-        intervalMs: config.sync.intervalMs,
-        changesRetentionMs: config.changes.retentionMs,
-        reconcileIntervalMs: SANDBOX_RECONCILE_MS,
-        staleAfterIntervals: config.sync.staleAfterIntervals,
-        source: 'poll',
-        logger: logger.child({ club: 'sandbox' }),
-      })
-    : undefined;
+  const sandboxSync = sandbox && startSandboxSync(config, sandbox, connection, logger);
   const webhooks = webhooksPool
     ? startWebhooks({
         pool: webhooksPool,
@@ -175,27 +223,7 @@ export async function createWorker(config: Config, options: WorkerOptions): Prom
         },
       })
     : undefined;
-  const retention = jobs.includes('retention')
-    ? startRetention({
-        pool: readModelPool(readModel),
-        retention: {
-          tokensMs: config.tokens.retentionMs,
-          auditMs: config.audit.retentionMs,
-          webhookEventsMs: config.webhooks.retentionMs,
-          usageMs: config.usage.retentionMs,
-        },
-        log,
-      })
-    : undefined;
-  const usageMerge = jobs.includes('usage')
-    ? startUsageMerge({
-        readModel,
-        redis: connection,
-        prefix: config.redis.prefix,
-        intervalMs: config.usage.mergeIntervalMs,
-        log,
-      })
-    : undefined;
+  const { retention, usageMerge } = upkeepJobs(config, jobs, { readModel, connection, log });
 
   // A job cut by a deadline is safe: a sync run commits its rows and position in one
   // transaction, and the stalled-job check hands a job to another worker once its lock expires.
