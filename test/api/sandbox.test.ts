@@ -6,6 +6,7 @@
 // `reset` makes a new club; a live client finds nothing under /api/v1/sandbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateLegacyData } from '../../scripts/legacy/generate-data.js';
+import { ConsoleBrowser } from '../support/console-session.js';
 import { operatorCli, operatorCliWith } from '../support/operator-cli.js';
 import { createTestClient, getJson, bearer, issueToken, postJson } from '../support/gateway.js';
 import { LegacyDashboard } from '../support/legacy-dashboard.js';
@@ -293,6 +294,24 @@ describe('the partners sandbox', () => {
       (error: { code: number; stderr: string }) => error,
     );
     expect(badSeed).toMatchObject({ code: 2, stderr: expect.stringContaining('--seed') });
+  });
+
+  it('the console makes a sandbox client when its box is ticked, and lists it as one', async () => {
+    const browser = new ConsoleBrowser(fixture.gateway);
+    await browser.signIn(fixture.env.redisPrefix);
+    await browser.get('/console/clients');
+    const made = await browser.post('/console/clients', {
+      name: 'Konsol deneme',
+      scopes: 'members:read',
+      sandbox: 'yes',
+    });
+    expect(made.status).toBe(200);
+    const row = await fixture.gateway.db.apiClient.findFirstOrThrow({
+      where: { name: 'Konsol deneme' },
+    });
+    expect(row.client_key).toMatch(/^sbx_/);
+    expect(made.html).toContain(row.client_key);
+    expect((await browser.get('/console/clients')).html).toMatch(/active, sandbox/);
   });
 
   it('the generated club and its read model stay under 50 MB together', async () => {
