@@ -8,7 +8,7 @@ import { defineConfig } from 'vitest/config';
  * another file's load never decides them. They hold those tests alone: the untimed tests of the
  * same feature, and those whose bound is many times what they take, are in files of their own
  * beside them (console-browser-pages, clients-rotate-secret, auth-refresh-chains, portal-security,
- * resilience-shutdown-worker), since this group's every second adds to the run's. Also here:
+ * resilience-shutdown), since this group's every second adds to the run's. Also here:
  * read-model-order-held and webhooks-dispatch-claims, which hold a transaction open for seconds,
  * and with it every other file's change feed on the shared server. Every other file brings its
  * own databases and Redis prefix, and runs beside others.
@@ -42,7 +42,7 @@ const LONGEST_FIRST = [
   'test/webhooks/webhooks-fairness.test.ts',
   'test/webhooks/webhooks-rights.test.ts',
   'test/sync/sync-randomized.test.ts',
-  'test/resilience/resilience-shutdown-worker.test.ts',
+  'test/resilience/resilience-shutdown.test.ts',
   'test/pages/console-security.test.ts',
   'test/resilience/resilience-mariadb.test.ts',
   'test/operations/traces.test.ts',
