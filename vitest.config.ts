@@ -8,7 +8,7 @@ import { defineConfig } from 'vitest/config';
  * another file's load never decides them. They hold those tests alone: the untimed tests of the
  * same feature, and those whose bound is many times what they take, are in files of their own
  * beside them (console-browser-pages, clients-rotate-secret, auth-refresh-chains, portal-security,
- * resilience-shutdown-worker), since this group's every second adds to the run's. Also here:
+ * resilience-shutdown), since this group's every second adds to the run's. Also here:
  * read-model-order-held and webhooks-dispatch-claims, which hold a transaction open for seconds,
  * and with it every other file's change feed on the shared server. Every other file brings its
  * own databases and Redis prefix, and runs beside others.
@@ -18,32 +18,40 @@ const TIMED = ['test/**/*.timed.test.ts'];
 const PARALLEL_FILES = 3;
 
 /**
- * The first group's longest files (20 s to a minute each, most of it waiting: outages, back-off
- * floors, overlaps), started first, longest first, so that none of them starts late and ends the
- * group alone. Vitest orders by the last run's durations where it has them; a clean clone has
- * none, and would order by file size. Roughly, from a run's report; the order is what matters.
+ * The first group's longest files (25 s to a minute each beside other files: outages, back-off
+ * floors, overlaps, backfills, browsers), started first, longest first, so that none of them
+ * starts late and ends the group alone. Vitest orders by the last run's durations where it has
+ * them; a clean clone has none, and would order by file size. Roughly, from a whole run's JSON
+ * report (`--reporter=json`); the order is what matters.
  */
 const LONGEST_FIRST = [
   'test/webhooks/webhooks-retries.test.ts',
-  'test/resilience/resilience-postgres.test.ts',
-  'test/webhooks/webhooks-fairness.test.ts',
-  'test/resilience/resilience-shutdown-worker.test.ts',
-  'test/auth/clients-cli.test.ts',
   'test/sync/sync-crash.test.ts',
+  'test/auth/clients-cli.test.ts',
+  'test/resilience/resilience-postgres.test.ts',
+  'test/sync/read-replicas.test.ts',
+  'test/pages/console-browser-pages.test.ts',
+  'test/webhooks/webhooks-sweep.test.ts',
+  'test/sync/workers-scale.test.ts',
+  'test/sync/queue-streams.test.ts',
+  'test/pages/console-oidc.test.ts',
+  'test/webhooks/webhooks.test.ts',
+  'test/api/fuzz.test.ts',
   'test/resilience/resilience-worker.test.ts',
+  'test/auth/clients-rotate-secret.test.ts',
+  'test/webhooks/webhooks-fairness.test.ts',
   'test/webhooks/webhooks-rights.test.ts',
-  'test/webhooks/webhooks-faults.test.ts',
-  'test/sync/sync-binlog-operations.test.ts',
+  'test/sync/sync-randomized.test.ts',
+  'test/resilience/resilience-shutdown.test.ts',
   'test/pages/console-security.test.ts',
   'test/resilience/resilience-mariadb.test.ts',
-  'test/webhooks/webhooks-sweep.test.ts',
-  'test/sync/sync-randomized.test.ts',
   'test/operations/traces.test.ts',
-  'test/webhooks/webhooks-retention.test.ts',
-  'test/webhooks/webhooks-slow-endpoint.test.ts',
+  'test/operations/operator-interface.test.ts',
+  'test/webhooks/webhooks-faults.test.ts',
+  'test/webhooks/webhooks-operator.test.ts',
   'test/pages/portal-browser.test.ts',
-  'test/sync/workers-scale.test.ts',
-  'test/auth/clients-rotate-secret.test.ts',
+  'test/sync/sync-binlog-operations.test.ts',
+  'test/members/data-classes.test.ts',
 ];
 
 /** Vitest's order, with LONGEST_FIRST ahead of the other files of their group. */

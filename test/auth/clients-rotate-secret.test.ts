@@ -1,8 +1,11 @@
 // `npm run clients -- rotate-secret KEY` as the operator runs it, on two gateways: rotated again
 // during an overlap, the eldest secret ends at once and the one it replaced overlaps; without
 // --overlap the old secret and every token end at once; an overlap that is not a duration of at
-// most 168h is refused. No assertion here times anything; overlaps ending within 1 s are
-// clients-rotate-overlap.test.ts's, in the timed group. See docs/decisions/0003-tokens.md.
+// most 168h is refused. The webhook subscriptions the old secret's tokens made, and did not move
+// since, are disabled `credentials-ended` when the overlap ends (by the worker, or at once by
+// end-previous-secret). No assertion here times anything; overlaps ending within 1 s are
+// clients-rotate-overlap.timed.test.ts's, in the timed group. See docs/decisions/0003-tokens.md.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
 import {
@@ -18,6 +21,9 @@ import {
 } from '../support/gateway.js';
 import { operatorCli } from '../support/operator-cli.js';
 import { noteCredentials } from '../support/run-logs.js';
+import { LOCAL_WEBHOOKS } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
+import { startWebhookWorker } from '../support/worker.js';
 
 let env: TestEnvironment;
 let one: RunningGateway;
@@ -34,7 +40,8 @@ const UNTHROTTLED = {
 
 beforeAll(async () => {
   env = await createTestEnvironment();
-  [one, two] = await Promise.all([startGateway(env, UNTHROTTLED), startGateway(env, UNTHROTTLED)]);
+  const settings = { ...UNTHROTTLED, ...LOCAL_WEBHOOKS };
+  [one, two] = await Promise.all([startGateway(env, settings), startGateway(env, settings)]);
 });
 
 afterAll(async () => {
@@ -115,5 +122,96 @@ describe('rotate-secret', () => {
       ).rejects.toThrow(/--overlap must be a duration/);
     }
     expect(await tokenStatus(one, client.client_key, client.client_secret)).toBe(200);
+  });
+});
+
+describe('webhook subscriptions when an overlap ends', () => {
+  const partner = () => createTestClient(one.db, { scopes: ['members:read', 'webhooks:manage'] });
+  const webhooks = `/api/v1/webhooks`;
+  // Nothing listens there, and no event is recorded in this file: no delivery is tried.
+  const target = (path: string) => `http://127.0.0.1:8080/${path}`;
+  async function subscribe(token: string, path: string): Promise<number> {
+    const body = { url: target(path), types: ['members'] };
+    const answer = await postJson(`${one.url}${webhooks}`, body, bearer(token).headers);
+    expect(answer.status).toBe(201);
+    return answer.body.data.id as number;
+  }
+  const states = async (ids: Record<string, number>) => {
+    const rows = await one.db.webhookSubscription.findMany({
+      where: { id: { in: Object.values(ids) } },
+      select: { id: true, disabled_reason: true, enabled: true },
+    });
+    const byId = new Map(
+      rows.map((row) => [row.id, row.enabled ? 'enabled' : row.disabled_reason]),
+    );
+    return Object.fromEntries(Object.entries(ids).map(([name, id]) => [name, byId.get(id)]));
+  };
+
+  it('when the overlap runs out, then the worker disables those the old secret made, even during the overlap, and leaves those made or moved under the new one', async () => {
+    const client = await partner();
+    const old = (await issueTokenPair(one, client)).access_token;
+    const ids = { tap: await subscribe(old, 'tap'), moved: await subscribe(old, 'moved') };
+    const rotated = await rotate(client, '--overlap', '10s');
+    const fresh = (await issueTokenPair(two, { ...client, client_secret: rotated.client_secret }))
+      .access_token;
+    const patch = await getJson(`${two.url}${webhooks}/${ids.moved}`, {
+      method: 'PATCH',
+      headers: { ...bearer(fresh).headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: target('moved-again') }),
+    });
+    expect(patch.status).toBe(200);
+    const all = {
+      ...ids,
+      late: await subscribe(old, 'late'),
+      made: await subscribe(fresh, 'made'),
+    };
+    // The old secret still lives: nothing is disabled yet.
+    expect(await states(all)).toEqual({
+      tap: 'enabled',
+      moved: 'enabled',
+      late: 'enabled',
+      made: 'enabled',
+    });
+
+    const worker = await startWebhookWorker(env, LOCAL_WEBHOOKS);
+    try {
+      await sleep(Math.max(0, Date.parse(rotated.previous_secret_until!) - Date.now()));
+      await eventually(
+        async () =>
+          expect(await states(all)).toEqual({
+            tap: 'credentials-ended',
+            moved: 'enabled',
+            late: 'credentials-ended',
+            made: 'enabled',
+          }),
+        5000,
+      );
+    } finally {
+      await worker.close();
+    }
+    const audit = await one.db.operatorAudit.findMany({
+      where: { client_key: client.client_key, action: 'webhooks.disable' },
+      select: { source: true, target: true },
+      orderBy: { target: 'asc' },
+    });
+    expect(audit).toEqual(
+      [all.tap, all.late]
+        .map((id) => ({ source: 'worker', target: `subscription ${id}: credentials-ended` }))
+        .sort((a, b) => a.target.localeCompare(b.target)),
+    );
+  });
+
+  it('when end-previous-secret is run, then those the old secret made are disabled at once', async () => {
+    const client = await partner();
+    const old = (await issueTokenPair(one, client)).access_token;
+    const tap = await subscribe(old, 'ended-tap');
+    const rotated = await rotate(client, '--overlap', '1h');
+    const fresh = (await issueTokenPair(one, { ...client, client_secret: rotated.client_secret }))
+      .access_token;
+    const made = await subscribe(fresh, 'ended-made');
+
+    const out = await operatorCli(env, 'clients', 'end-previous-secret', client.client_key);
+    expect(await states({ tap, made })).toEqual({ tap: 'credentials-ended', made: 'enabled' });
+    expect(out).toContain(`webhook subscriptions disabled (credentials-ended): ${tap};`);
   });
 });

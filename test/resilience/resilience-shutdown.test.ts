@@ -1,7 +1,11 @@
-// SIGTERM on the real worker process in the middle of a backfill: it ends its run at a batch
-// boundary, exits 0 before SHUTDOWN_TIMEOUT_MS (8 s; a batch takes well under a second, so this
-// file runs beside others), and the next worker resumes with no duplicate and no gap. With each
-// sync source. The gateway's SIGTERM: resilience-shutdown.test.ts.
+// SIGTERM on the real processes, with bounds many times what they take (so this file runs beside
+// others). The gateway, with requests held in flight by a table lock in PostgreSQL (the test
+// decides when they may finish): every one is answered, the port stops accepting, and it exits 0
+// before SHUTDOWN_TIMEOUT_MS (8 s; the held requests finish within a second of their release).
+// The worker, in the middle of a backfill: it ends its run at a batch boundary, exits 0 before
+// SHUTDOWN_TIMEOUT_MS (a batch takes well under a second), and the next worker resumes with no
+// duplicate and no gap. With each sync source. A second signal to the gateway, which exits within
+// a second: resilience-shutdown.timed.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
 import { generateLegacyData } from '../../scripts/legacy/generate-data.js';
@@ -10,6 +14,8 @@ import {
   SYNC_SOURCES,
   type TestEnvironment,
 } from '../support/environment.js';
+import { createTestClient } from '../support/gateway.js';
+import { gatewayWithHeldRequests, IN_FLIGHT } from '../support/held-requests.js';
 import { LegacyDashboard } from '../support/legacy-dashboard.js';
 import { environmentVariables, startProcess, type RunningProcess } from '../support/processes.js';
 import { SAFETY_NET_POLL_MS } from '#read-model/sync-health.js';
@@ -33,6 +39,32 @@ describe.each(SYNC_SOURCES)('with SYNC_SOURCE=%s', (source) => {
     for (const p of started) p.kill();
     await db?.$disconnect();
     await env?.destroy();
+  });
+
+  describe('the gateway process on SIGTERM', () => {
+    it('when requests are in flight, then every one is answered and it exits 0 in time', async () => {
+      const client = await createTestClient(db);
+      const { gateway, locker, answers } = await gatewayWithHeldRequests(
+        env,
+        db,
+        client,
+        SHUTDOWN_TIMEOUT_MS,
+      );
+      started.push(gateway);
+
+      const signalledAt = Date.now();
+      gateway.child.kill('SIGTERM');
+      await gateway.waitForLine((l) => l.msg === 'stopping: finishing work in flight');
+      // Stopped accepting: a new connection is refused while the held requests still run.
+      await expect(fetch(`${gateway.url}/healthz`)).rejects.toThrow();
+
+      await locker.query('COMMIT');
+      await locker.end();
+      const results = await Promise.all(answers);
+      expect(results.map((r) => r.status)).toEqual(Array(IN_FLIGHT).fill(200));
+      expect(await gateway.exited).toBe(0);
+      expect(Date.now() - signalledAt).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
+    });
   });
 
   describe('the worker process on SIGTERM', () => {
