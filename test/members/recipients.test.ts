@@ -21,6 +21,7 @@ import { NO_RATE_LIMIT } from '../support/read-fixture.js';
 import { syncOnce } from '../support/sync-once.js';
 import { LOCAL_WEBHOOKS, startReceiver } from '../support/webhook-receiver.js';
 import { eventually } from '../support/eventually.js';
+import { feedSettled } from '../support/feed-horizon.js';
 import { startWebhookWorker } from '../support/worker.js';
 
 let env: TestEnvironment;
@@ -95,6 +96,8 @@ describe('the recipients record', () => {
   });
 
   it('then a webhook delivery and the change feed are recorded, and a client that got nothing is not', async () => {
+    // Its events are the change below's: none of the members synced before (feed-horizon.ts).
+    await feedSettled(gateway.db);
     const subscribed = await postJson(
       `${gateway.url}/api/v1/webhooks`,
       { url: receiver.url('/a'), types: ['members'] },

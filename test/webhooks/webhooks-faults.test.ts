@@ -20,6 +20,7 @@ import { SpareRedis } from '../support/spare-redis.js';
 import { syncOnce } from '../support/sync-once.js';
 import { startReceiver, type Received } from '../support/webhook-receiver.js';
 import { eventually } from '../support/eventually.js';
+import { feedSettled } from '../support/feed-horizon.js';
 import { startWebhookWorker } from '../support/worker.js';
 
 const WEBHOOK_SETTINGS = {
@@ -59,6 +60,8 @@ afterAll(async () => {
 });
 
 async function subscribe(path: string): Promise<number> {
+  // Its events are the test's own: none of a change already made (support/feed-horizon.ts).
+  await feedSettled(gateway.db);
   const answer = await postJson(
     `${gateway.url}/api/v1/webhooks`,
     { url: receiver.url(path), types: ['members'] },
