@@ -24,6 +24,7 @@ import { NO_RATE_LIMIT, seedReadFixture, type FixtureIds } from '../support/read
 import { syncOnce } from '../support/sync-once.js';
 import { LOCAL_WEBHOOKS, startReceiver } from '../support/webhook-receiver.js';
 import { eventually } from '../support/eventually.js';
+import { feedSettled } from '../support/feed-horizon.js';
 import { startWebhookWorker } from '../support/worker.js';
 
 const WEBHOOK_SETTINGS = { ...LOCAL_WEBHOOKS, WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2' };
@@ -228,6 +229,8 @@ describe('webhooks', () => {
       secrets.set(path, answer.body.data.secret as string);
       return answer.body.data.id as number;
     };
+    // Their events are the changes below: none of the rows synced before (feed-horizon.ts).
+    await feedSettled(gateway.db);
     const narrowId = await subscribe(basic, '/basic');
     await subscribe(every, '/every');
     const since = new Date().toISOString();
