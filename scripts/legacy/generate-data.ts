@@ -220,7 +220,7 @@ export function memberRow(
     email: rnd.chance(0.7) ? `uye${id}@example.com` : null,
     tc_no: rnd.chance(0.8) ? validTcNo(`${rnd.int(1, 9)}${pad(id, 8)}`) : null,
     member_no: `${pad(branchId, 3)}${pad(no, 6)}`,
-    gender: rnd.chance(0.5) ? 'Kadın' : 'Erkek',
+    gender: rnd.chance(0.5) ? ('Kadın' as const) : ('Erkek' as const),
     birth_date: `${rnd.int(1960, 2008)}-${pad(rnd.int(1, 12))}-${pad(rnd.int(1, 28))}`,
     branch_id: branchId,
     entry_status: rnd.chance(0.05) ? 1 : 0,

@@ -2,9 +2,13 @@
 // dashboard itself would make it. It then travels the way a live change does (the worker's sync,
 // the change feed, webhooks): nothing here writes the read model or an event, so what a partner
 // sees of it is what it will see of a live change (docs/decisions/0024-sandbox.md).
+import { randomInt } from 'node:crypto';
 import { memberRow, random } from '#legacy-data/generate-data.js';
+import { AppError, serviceUnavailable } from '../../http/errors.js';
 import type { GatewayLegacy } from '../members/legacy-connection.js';
 import { inTransaction, type Connection } from '../members/legacy-connection.js';
+import { legacyFailure } from '../members/legacy-failures.js';
+import { createLegacyMember } from '../members/members.legacy.js';
 
 /** A change of one row by the dashboard's habits: moved in time at least a second. */
 const TOUCH = 'updated_at = GREATEST(NOW(), updated_at + INTERVAL 1 SECOND)';
@@ -123,62 +127,85 @@ async function copyNewest(
 }
 
 /**
- * A new member, joined today at a branch of the club, numbered as the dashboard numbers them
- * (member_counters), drawn as the generator draws the club's members.
+ * A new member drawn as the generator draws the club's members, created the way POST /members
+ * creates one (members.legacy.ts: the branch's counter locked, the duplicate rule, the codes), so
+ * simulated members made at once never take the same id or number.
  */
-async function newMember(connection: Connection, bound: number | null): Promise<number> {
-  const [last] = await connection.query<{ id: number; branch_id: number }[]>(
-    'SELECT id, branch_id FROM members ORDER BY id DESC LIMIT 1 FOR UPDATE',
-  );
-  const id = (last?.id ?? 0) + 1;
-  const branches = await connection.query<{ id: number }[]>('SELECT id FROM branches');
-  const rnd = random(Date.now() ^ id);
-  const branchId = bound ?? (branches.length > 0 ? rnd.pick(branches).id : (last?.branch_id ?? 1));
-  await connection.query(
-    `INSERT INTO member_counters (branch_id, last_no) VALUES (?, 1)
-     ON DUPLICATE KEY UPDATE last_no = last_no + 1`,
-    [branchId],
-  );
-  const [counter] = await connection.query<{ last_no: number }[]>(
-    'SELECT last_no FROM member_counters WHERE branch_id = ?',
-    [branchId],
-  );
-  const row = memberRow(rnd, new Date(), { id, branchId, no: counter!.last_no });
-  const joined: Record<string, unknown> = { ...row, is_deleted: 0, status: 'Aktif' };
-  const columns = Object.keys(joined);
-  const values = columns.map((name) => (NOW_COLUMNS.has(name) ? 'NOW()' : '?'));
-  await connection.query(
-    `INSERT INTO members (${columns.join(', ')}) VALUES (${values.join(', ')})`,
-    columns.filter((name) => !NOW_COLUMNS.has(name)).map((name) => joined[name]),
-  );
-  return id;
+async function newMember(legacy: GatewayLegacy, bound: number | null): Promise<number> {
+  const connection = await legacy.getConnection();
+  const branches = await connection
+    .query<{ id: number }[]>("SELECT id FROM branches WHERE status = 'Aktif'")
+    .finally(() => connection.release());
+  // The generator draws a member's phone, e-mail and tc_no from its number: a random one here,
+  // and a duplicate of an existing member is drawn again (madeRetrying).
+  const seed = randomInt(1, 10_000_000);
+  const rnd = random(seed);
+  const branchId = bound ?? (branches.length > 0 ? rnd.pick(branches).id : 1);
+  const row = memberRow(rnd, new Date(), { id: seed, branchId, no: 0 });
+  const written = await createLegacyMember(legacy, {
+    full_name: row.full_name,
+    phone: row.phone,
+    branch_id: branchId,
+    ...(row.surname !== null && { surname: row.surname }),
+    ...(row.email !== null && { email: row.email }),
+    ...(row.tc_no !== null && { tc_no: row.tc_no }),
+    gender: row.gender,
+    birth_date: row.birth_date,
+    address: row.address,
+  });
+  return written.id;
+}
+
+/**
+ * A partner's suite fires changes in parallel: a deadlock victim (copies lock the newest rows)
+ * and a drawn member that duplicates another are made again, as member writes retry theirs.
+ */
+async function madeRetrying<T>(make: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await make();
+    } catch (error) {
+      const failure = legacyFailure(error);
+      const again = failure === 'retry' || (failure instanceof AppError && failure.status === 409);
+      if (again && attempt < 5) continue;
+      if (failure instanceof AppError) throw failure;
+      if (failure === 'down') throw serviceUnavailable(2);
+      throw error;
+    }
+  }
 }
 
 export function createSandboxEvents(club: { legacy: GatewayLegacy }): SandboxEvents {
   return {
-    async make(type, id, branchId) {
+    make(type, id, branchId) {
       const simulated = SIMULATED[type];
       if (!simulated) throw new Error(`not a simulated type: ${type}`);
-      return inTransaction(club.legacy, async (connection) => {
-        await connection.beginTransaction();
-        let made: SimulatedChange | null = null;
-        if (id !== undefined) {
-          const mine = branchCondition(simulated, branchId);
-          const result = await connection.query<{ affectedRows: number }>(
-            `UPDATE \`${simulated.table}\` SET ${simulated.change} WHERE id = ? AND ${mine.sql}`,
-            [id, ...mine.values],
-          );
-          if (result.affectedRows > 0) made = { type, id, made: 'changed' };
-        } else {
-          const created =
-            type === 'members'
-              ? await newMember(connection, branchId)
-              : await copyNewest(connection, simulated, branchId);
-          if (created !== null) made = { type, id: created, made: 'created' };
-        }
-        await connection.commit();
-        return made;
-      });
+      if (type === 'members' && id === undefined) {
+        return madeRetrying(async () => ({
+          type,
+          id: await newMember(club.legacy, branchId),
+          made: 'created' as const,
+        }));
+      }
+      return madeRetrying(() =>
+        inTransaction(club.legacy, async (connection) => {
+          await connection.beginTransaction();
+          let made: SimulatedChange | null = null;
+          if (id !== undefined) {
+            const mine = branchCondition(simulated, branchId);
+            const result = await connection.query<{ affectedRows: number }>(
+              `UPDATE \`${simulated.table}\` SET ${simulated.change} WHERE id = ? AND ${mine.sql}`,
+              [id, ...mine.values],
+            );
+            if (result.affectedRows > 0) made = { type, id, made: 'changed' };
+          } else {
+            const created = await copyNewest(connection, simulated, branchId);
+            if (created !== null) made = { type, id: created, made: 'created' };
+          }
+          await connection.commit();
+          return made;
+        }),
+      );
     },
   };
 }
