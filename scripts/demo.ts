@@ -257,10 +257,12 @@ await waitFor('members synced', async () => {
  * A console sign-in link and a portal link for the demo client, made as the operator's commands
  * make them (`npm run console -- link`, `npm run clients -- portal-link`), recorded in the audit.
  */
-async function pageLinks(): Promise<{ console: string; portal: string }> {
+async function pageLinks(): Promise<{ console: string; portal: string } | undefined> {
   const operator = cliOperator();
   const ttlMs = 60 * 60_000;
   try {
+    // CONSOLE=off serves neither area (gateway/src/app.ts): no link would open.
+    if (!config.console.enabled) return undefined;
     return await withRedis(config.redis, async (redis) => {
       const token = await createSignInLink(
         redis,
@@ -300,7 +302,9 @@ console.log(`curl -s -H 'Authorization: Bearer ${token}' '${base}/api/v1/members
 console.log(
   `curl -s -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -H 'Idempotency-Key: demo-1' -d '{"full_name":"Deneme","phone":"+90 532 000 00 01","branch_id":1}' '${base}/api/v1/members'`,
 );
-say('pages (each link signs in once, within an hour):');
-if (config.console.enabled) say(`  console (operators): ${links.console}`);
-say(`  portal of the demo client: ${links.portal}`);
+if (links) {
+  say('pages (each link signs in once, within an hour):');
+  say(`  console (operators): ${links.console}`);
+  say(`  portal of the demo client: ${links.portal}`);
+}
 say('Ctrl-C stops gateway and worker.');
