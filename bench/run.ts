@@ -1,5 +1,5 @@
 // npm run bench [-- --only gateway|backfill|lag|webhooks|sources|member-writes|scale|soak|console|sandbox]
-//   [--seconds S] [--rounds R] [--members N] [--soak S] [--profile] [--endpoint NAME] [--scale S]
+//   [--record] [--seconds S] [--rounds R] [--members N] [--soak S] [--profile] [--endpoint NAME] [--scale S]
 //   [--lag-rate R --lag-seconds S --lag-scale S] [--rest-seconds S]
 //   [--minutes N --faults --report-every-seconds S]
 // npm run bench -- --only upgrade --from REF [--step-seconds S]
@@ -26,6 +26,7 @@
 //   scale:    req/s with 1 and 2 gateway processes behind one port (node:cluster), backfill rows/s
 //             with 1 and 2 worker processes, each with the ratio 2/1, and the cores in use by the
 //             load generator, the processes and the servers (bench/scale.ts).
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchBackfill } from './backfill.js';
 import { benchConsole } from './console.js';
@@ -39,6 +40,7 @@ import { benchSources } from './sources.js';
 import { benchUpgrade } from './upgrade.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchSandbox } from './sandbox.js';
+import { collectPrinted, recordFigures, section } from './record.js';
 
 const BENCHMARKS = [
   'gateway',
@@ -80,6 +82,7 @@ function parse() {
       members: { type: 'string', default: '200000' },
       soak: { type: 'string', default: '300' },
       profile: { type: 'boolean', default: false },
+      record: { type: 'boolean', default: false },
       endpoint: { type: 'string' },
       scale: { type: 'string', default: '350' },
       'lag-rate': { type: 'string', default: '50' },
@@ -117,8 +120,12 @@ const wanted = (name: string) => values.only === undefined || values.only === na
 // Nothing stays behind (bench/cleanup.ts): each benchmark removes what it made as it ends, and
 // Ctrl-C or SIGTERM removes what a benchmark still held.
 cleanUpOnInterrupt();
+// --record: the verdicts go to docs/benchmarks.md as each benchmark's latest (bench/record.ts).
+const loadBefore = loadavg()[0]!;
+if (values.record) collectPrinted();
 
 if (wanted('gateway')) {
+  section('gateway');
   console.log('== gateway: the compiled gateway against a bare node:http + pg baseline');
   await benchGateway({
     seconds: Number(values.seconds),
@@ -130,6 +137,7 @@ if (wanted('gateway')) {
   });
 }
 if (wanted('sandbox')) {
+  section('sandbox');
   console.log("\n== sandbox: live reads with a busy sandbox client beside them; the club's size");
   await benchSandbox({
     seconds: Number(values.seconds),
@@ -138,6 +146,7 @@ if (wanted('sandbox')) {
   });
 }
 if (wanted('console')) {
+  section('console');
   console.log('\n== console: its pages at scale, and members reads with the console on and off');
   await benchConsole({
     seconds: Number(values.seconds),
@@ -146,10 +155,12 @@ if (wanted('console')) {
   });
 }
 if (wanted('backfill')) {
+  section('backfill');
   console.log('\n== backfill: read-model rows per second');
   await benchBackfill({ scale: Number(values.scale), profile: values.profile });
 }
 if (wanted('lag')) {
+  section('lag');
   console.log('\n== lag: commit-to-visible under legacy write load');
   await benchLag({
     rate: Number(values['lag-rate']),
@@ -158,6 +169,7 @@ if (wanted('lag')) {
   });
 }
 if (wanted('webhooks')) {
+  section('webhooks');
   console.log('\n== webhooks: commit-to-received latency under legacy load, and the delivery rate');
   await benchWebhooks({
     rate: Number(values['lag-rate']),
@@ -168,6 +180,7 @@ if (wanted('webhooks')) {
   });
 }
 if (wanted('sources')) {
+  section('sources');
   console.log('\n== sources: polling and the binary log in the same run, on one server');
   await benchSources({
     rate: Number(values['lag-rate']),
@@ -177,13 +190,16 @@ if (wanted('sources')) {
     restSeconds: Number(values['rest-seconds']),
   });
 }
-if (wanted('member-writes'))
+if (wanted('member-writes')) {
+  section('member-writes');
   await benchMemberWrites({
     seconds: Number(values.seconds),
     connections: Number(values.connections),
     profile: values.profile,
   });
+}
 if (wanted('scale')) {
+  section('scale');
   console.log('\n== scale: 1 and 2 gateway processes, 1 and 2 worker processes');
   await benchScale({
     seconds: Number(values.seconds),
@@ -193,6 +209,7 @@ if (wanted('scale')) {
   });
 }
 if (values.only === 'soak') {
+  section('soak');
   console.log(`\n== soak: steady mixed load${values.faults ? ' with faults' : ''}`);
   await benchSoak({
     minutes: Number(values.minutes),
@@ -201,8 +218,10 @@ if (values.only === 'soak') {
   });
 }
 if (values.only === 'upgrade') {
+  section('upgrade');
   console.log(
     `\n== upgrade: from ${values.from} to this checkout under load, one process at a time`,
   );
   await benchUpgrade({ from: values.from!, stepSeconds: Number(values['step-seconds']) });
 }
+if (values.record) recordFigures(process.argv.slice(2), loadBefore);
