@@ -15,7 +15,15 @@ import ts from 'typescript';
 
 /** The folders the processes are built from; tests, the bench and the scripts are apart. */
 export const PRODUCT_FOLDERS = ['gateway', 'worker', 'api', 'read-model', 'common'];
-export const BOUNDS = { longLines: 100, longestLines: 150, longAllowed: 3, climbFolders: 3 };
+export const BOUNDS = {
+  longLines: 100,
+  longestLines: 150,
+  longAllowed: 0,
+  /** A file a screen or two: at most `longFilesAllowed` over `longFileLines`. */
+  longFileLines: 400,
+  longFilesAllowed: 2,
+  climbFolders: 3,
+};
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SKIPPED = new Set(['node_modules', 'dist', 'generated', 'coverage']);
@@ -150,12 +158,15 @@ export function codeShape(folders: string[]) {
     .flatMap((folder) => sourceFiles(path.join(ROOT, folder)))
     .filter((file) => !isTest(path.relative(ROOT, file)));
   const long: LongFunction[] = [];
+  const longFiles: { file: string; lines: number }[] = [];
   const climbing: string[] = [];
   const upward: string[] = [];
   const graph = new Map<string, Set<string>>();
   for (const file of files) {
     const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
     const relative = path.relative(ROOT, file);
+    const fileLines = sf.getLineAndCharacterOfPosition(sf.getEnd()).line + 1;
+    if (fileLines > BOUNDS.longFileLines) longFiles.push({ file: relative, lines: fileLines });
     for (const { name, node } of topLevelFunctions(sf)) {
       const line = (position: number) => sf.getLineAndCharacterOfPosition(position).line;
       const lines = line(node.getEnd()) - line(node.getStart(sf)) + 1;
@@ -177,6 +188,7 @@ export function codeShape(folders: string[]) {
   return {
     files: files.length,
     long: long.sort((a, b) => b.lines - a.lines),
+    longFiles: longFiles.sort((a, b) => b.lines - a.lines),
     climbing,
     circles: circles(graph).map((c) => c.map((file) => path.relative(ROOT, file))),
     upward,
@@ -187,6 +199,7 @@ export function withinBounds(shape: ReturnType<typeof codeShape>): boolean {
   return (
     shape.long.length <= BOUNDS.longAllowed &&
     shape.long.every((f) => f.lines <= BOUNDS.longestLines) &&
+    shape.longFiles.length <= BOUNDS.longFilesAllowed &&
     shape.climbing.length === 0 &&
     shape.circles.length === 0 &&
     shape.upward.length === 0
@@ -206,6 +219,8 @@ if (import.meta.filename === process.argv[1]) {
     `${shape.files} files (${(folders.length ? folders : PRODUCT_FOLDERS).join(', ')}; tests aside)\n` +
       `top-level functions over ${BOUNDS.longLines} lines: ${shape.long.length} (at most ${BOUNDS.longAllowed}, none over ${BOUNDS.longestLines})` +
       list(shape.long.map((f) => `${f.lines} ${f.name} (${f.file})`)) +
+      `\nfiles over ${BOUNDS.longFileLines} lines: ${shape.longFiles.length} (at most ${BOUNDS.longFilesAllowed})` +
+      list(shape.longFiles.map((f) => `${f.lines} ${f.file}`)) +
       `\nimports climbing ${BOUNDS.climbFolders} or more folders: ${shape.climbing.length}${list(shape.climbing)}` +
       `\nimport circles: ${shape.circles.length}${list(shape.circles.map((c) => c.join(' → ')))}` +
       `\nimports up a layer inside gateway/src: ${shape.upward.length}${list(shape.upward)}`,

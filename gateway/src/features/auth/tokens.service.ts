@@ -103,6 +103,28 @@ export function clientOfToken(token: OAuth2Server.Token): RequestClient {
   return { clientId: record.id, clientKey: record.client_key };
 }
 
+/** The specification's token answer for a pair the library issued. */
+function toTokenData(tokens: Config['tokens'], token: OAuth2Server.Token): TokenData {
+  const client = token.client as OAuthClient;
+  return {
+    access_token: token.accessToken,
+    refresh_token: token.refreshToken ?? '',
+    token_type: 'Bearer',
+    expires_in: tokens.accessTtlSeconds,
+    // Shorter than the refresh lifetime near the end of the chain (REFRESH_CHAIN_MAX_DAYS).
+    refresh_expires_in: Math.min(
+      tokens.refreshTtlSeconds,
+      Math.max(
+        0,
+        Math.ceil(((token.refreshTokenExpiresAt?.getTime() ?? Infinity) - Date.now()) / 1000),
+      ),
+    ),
+    scopes: token.scope ?? [],
+    branch_id: client.record.branch_id,
+    data_classes: classesOf(clientClasses(client.record)),
+  };
+}
+
 export function createTokenService(deps: {
   db: ReadModelClient;
   config: Config;
@@ -124,29 +146,8 @@ export function createTokenService(deps: {
     alwaysIssueNewRefreshToken: true,
   });
 
-  function toTokenData(token: OAuth2Server.Token): TokenData {
-    const client = token.client as OAuthClient;
-    return {
-      access_token: token.accessToken,
-      refresh_token: token.refreshToken ?? '',
-      token_type: 'Bearer',
-      expires_in: deps.config.tokens.accessTtlSeconds,
-      // Shorter than the refresh lifetime near the end of the chain (REFRESH_CHAIN_MAX_DAYS).
-      refresh_expires_in: Math.min(
-        deps.config.tokens.refreshTtlSeconds,
-        Math.max(
-          0,
-          Math.ceil(((token.refreshTokenExpiresAt?.getTime() ?? Infinity) - Date.now()) / 1000),
-        ),
-      ),
-      scopes: token.scope ?? [],
-      branch_id: client.record.branch_id,
-      data_classes: classesOf(clientClasses(client.record)),
-    };
-  }
-
   const issued = (token: OAuth2Server.Token): IssuedTokens => ({
-    data: toTokenData(token),
+    data: toTokenData(deps.config.tokens, token),
     client: clientOfToken(token),
   });
 

@@ -2,14 +2,8 @@
 // (features/console/): the checks of what the operator typed, the change, and its record in the
 // operator audit. A rule written here is written nowhere else.
 import type { ReadModelClient } from '#common/databases.js';
-import {
-  classesOf,
-  DATA_CLASSES,
-  maskOf,
-  parseClassList,
-  type DataClass,
-} from '#api/data-classes.js';
-import { isScope, SCOPES, type Scope } from '#api/scopes.js';
+import { classesOf, maskOf, type DataClass } from '#api/data-classes.js';
+import type { Scope } from '#api/scopes.js';
 import { clubOf, type Club } from '#api/sandbox.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import type { ClientSecrets } from '../../trust/client-secrets.js';
@@ -27,9 +21,14 @@ import {
   setClientDataClasses,
   setClientLimits,
   setClientScopes,
-  type ApiClientRecord,
-  type ClientLimits,
 } from './clients.repository.js';
+import {
+  branchText,
+  limitsText,
+  parseDataClasses,
+  parseLimits,
+  parseScopes,
+} from './clients.form.js';
 
 export interface ClientDeps {
   db: ReadModelClient;
@@ -55,38 +54,6 @@ export interface ClientForm {
   sandbox?: boolean | undefined;
 }
 
-export function parseScopes(value: string | undefined): Scope[] {
-  const names = (value ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const unknown = names.filter((name) => !isScope(name));
-  if (unknown.length > 0)
-    throw new OperatorRefusal(
-      `unknown scope(s): ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`,
-    );
-  return names as Scope[];
-}
-
-/** The classes `a,b` names, with `basic` (which every client holds), in the list's order. */
-export function parseDataClasses(value: string | undefined): DataClass[] {
-  const { classes, unknown } = parseClassList(value ?? '');
-  if (unknown.length > 0)
-    throw new OperatorRefusal(
-      `unknown data class(es): ${unknown.join(', ')}; known: ${DATA_CLASSES.join(', ')}`,
-    );
-  return classesOf(maskOf(classes));
-}
-
-export function parseLimits(value: string): ClientLimits {
-  const match = /^(\d+)\/(\d+)\/(\d+)$/.exec(value);
-  const [minute, hour, day] = match ? match.slice(1).map(Number) : [];
-  if (!minute || !hour || !day)
-    throw new OperatorRefusal(`limits must be MINUTE/HOUR/DAY positive integers, got "${value}"`);
-  return { minute, hour, day };
-}
-
-/** The branch a client is bound to, which must exist in the read model; null for all branches. */
 /** The read model a client of `club` reads: its branches are the ones it may be bound to. */
 function readModelOf(deps: ClientDeps, club: Club): ReadModelClient {
   if (club === 'live') return deps.db;
@@ -94,6 +61,7 @@ function readModelOf(deps: ClientDeps, club: Club): ReadModelClient {
   return deps.sandbox;
 }
 
+/** The branch a client is bound to, which must exist in the read model; null for all branches. */
 async function existingBranch(db: ReadModelClient, value: string | undefined) {
   if (value === undefined) return null;
   const id = Number(value);
@@ -317,18 +285,6 @@ export async function endPreviousSecretAs(
   await recordOperatorAction(deps.db, operator, 'clients.end-previous-secret', { clientKey });
   return subscriptionsOfEndedCredentials(deps.db, clientKey);
 }
-
-/** A client's limits as the operator types them: `M/H/D`, '' for the deployment's defaults. */
-export const limitsText = (
-  c: Pick<ApiClientRecord, 'rate_limit_minute' | 'rate_limit_hour' | 'rate_limit_day'>,
-) =>
-  c.rate_limit_minute === null
-    ? ''
-    : `${c.rate_limit_minute}/${c.rate_limit_hour}/${c.rate_limit_day}`;
-
-/** A client's branch as the operator types it: its id, '' for every branch. */
-export const branchText = (c: Pick<ApiClientRecord, 'branch_id'>) =>
-  c.branch_id === null ? '' : String(c.branch_id);
 
 /** The console's edit of a client, each field as typed (limitsText's and branchText's forms). */
 export interface ClientEdit {

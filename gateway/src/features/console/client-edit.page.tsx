@@ -10,7 +10,8 @@ import { tickedList, trimmed } from '../../pages/fields.js';
 import { Notice, PostForm } from '../../pages/layout.js';
 import { consoleAction, definePage } from '../../page-services.js';
 import { findClientByKey, type ApiClientRecord } from '../clients/clients.repository.js';
-import { branchText, editClientAs, limitsText } from '../clients/clients.service.js';
+import { branchText, limitsText } from '../clients/clients.form.js';
+import { editClientAs } from '../clients/clients.service.js';
 import { DataClassesField } from './data-classes-field.js';
 
 const CLIENTS = `${CONSOLE}/clients`;
