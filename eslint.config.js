@@ -126,10 +126,6 @@ export default tseslint.config(
       'gateway/src/features/auth/**',
       'gateway/src/features/clients/**',
       'gateway/src/features/health/**',
-      // The operator CLIs' commands hold a client, as the clients CLI does.
-      'gateway/src/features/webhooks/webhooks.commands.ts',
-      'gateway/src/features/usage/usage.commands.ts',
-      'gateway/src/features/members/members.commands.ts',
       // A member's erasure: every copy of one member, wherever the gateway keeps one.
       'gateway/src/features/members/erasure.service.ts',
       // Member writes: the dashboard's database, through the gateway's own MySQL user.

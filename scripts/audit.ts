@@ -5,12 +5,8 @@
 // operator_audit), the newest --limit records, oldest first: when, who, through what, from
 // where, the action and its client.
 import { parseArgs } from 'node:util';
-import { loadConfigOrExit } from '#common/config.js';
-import {
-  createReadModelClient,
-  type ReadModelClient,
-  type ReadModelPrisma,
-} from '#common/databases.js';
+import type { ReadModelClient, ReadModelPrisma } from '#common/databases.js';
+import { cliRoot } from '../gateway/src/cli-services.js';
 import { escapeControls } from '../gateway/src/cli/terminal-text.js';
 import { listOperatorActions } from '../gateway/src/features/operators/operator-audit.js';
 
@@ -87,8 +83,9 @@ async function printOperatorAudit(db: ReadModelClient) {
   if (rows.length === 0) console.log('no operator actions match');
 }
 
-const config = loadConfigOrExit();
-const db = createReadModelClient(config.db.url, { poolSize: 1 });
+// The read model is the operator CLIs' (their composition root), closed with them.
+const root = cliRoot();
+const { db } = root.services();
 try {
   if (values.operator) await printOperatorAudit(db);
   else await printMemberWrites(db);
@@ -97,7 +94,7 @@ try {
   process.stderr.write(`${error.message}\n`);
   process.exitCode = 2;
 } finally {
-  await db.$disconnect();
+  await root.close();
 }
 
 async function printMemberWrites(db: ReadModelClient) {

@@ -139,8 +139,12 @@ function circles(graph: Map<string, Set<string>>): string[][] {
   return found;
 }
 
-/** What the features' handlers and pages are given, declared beside them for them. */
-const DECLARED_FOR_FEATURES = new Set(['endpoint-services.ts', 'page-services.ts']);
+/** What the features' handlers, pages and CLI commands are given, declared beside them for them. */
+const DECLARED_FOR_FEATURES = new Set([
+  'endpoint-services.ts',
+  'page-services.ts',
+  'cli-services.ts',
+]);
 
 /**
  * gateway/src's layers, lowest first; a file may import its own layer's files or lower ones. The

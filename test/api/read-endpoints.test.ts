@@ -1,21 +1,19 @@
 // Every read operation over a legacy database written the way the dashboard writes it: the
 // envelope and the exact Pagination keys, each resource's fields with their types and every
 // derived name computed from what was seeded, and the stable sort orders.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ENDPOINTS } from '../../gateway/src/endpoints.js';
 import { PROTECTED_ENDPOINTS, pathWith } from '../support/protected-endpoints.js';
-import { startReadFixture, type FixtureIds, type ReadFixture } from '../support/read-fixture.js';
+import { readFixtureTest as it } from '../support/fixtures.js';
+import type { FixtureIds, ReadFixture } from '../support/read-fixture.js';
 
+// Read by the tables below and by it.each's tests, which get no fixtures of their own.
 let fixture: ReadFixture;
 let ids: FixtureIds;
 
-beforeAll(async () => {
-  fixture = await startReadFixture();
-  ids = fixture.ids;
-});
-
-afterAll(async () => {
-  await fixture?.close();
+it.beforeAll(({ fixture: made }) => {
+  fixture = made;
+  ids = made.ids;
 });
 
 const instant = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

@@ -2,20 +2,18 @@
 // writes it: Turkish-aware search (LIKE wildcards taken literally), inclusive Istanbul days a
 // minute either side of midnight, booleans, enums, and 400 VALIDATION_ERROR with details on
 // every bad value, never a silent clamp.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ENDPOINTS } from '../../gateway/src/endpoints.js';
-import { startReadFixture, type FixtureIds, type ReadFixture } from '../support/read-fixture.js';
+import { readFixtureTest as it } from '../support/fixtures.js';
+import type { FixtureIds, ReadFixture } from '../support/read-fixture.js';
 
+// Read by the tables below and by it.each's tests, which get no fixtures of their own.
 let fixture: ReadFixture;
 let ids: FixtureIds;
 
-beforeAll(async () => {
-  fixture = await startReadFixture();
-  ids = fixture.ids;
-});
-
-afterAll(async () => {
-  await fixture?.close();
+it.beforeAll(({ fixture: made }) => {
+  fixture = made;
+  ids = made.ids;
 });
 
 const idsOf = (body: { data: { id: number }[] }) => body.data.map((row) => row.id);

@@ -2,9 +2,8 @@
 // its request slowly, or never finishes it, is cut off, whether or not it holds a token, so a few
 // sockets cannot hold the gateway's connections for minutes (docs/decisions/0007).
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
-import { startGateway, type RunningGateway } from '../support/gateway.js';
+import { describe, expect } from 'vitest';
+import { gatewayTest } from '../support/fixtures.js';
 import { environmentVariables, startGatewayProcess } from '../support/processes.js';
 
 const HEADERS_MS = 1500;
@@ -12,20 +11,9 @@ const REQUEST_MS = 2500;
 /** How much later than its bound a connection may be closed. */
 const SLACK_MS = 1000;
 
-let env: TestEnvironment;
-let gateway: RunningGateway;
-
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  gateway = await startGateway(env, {
-    HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
-    HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
-  });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await env?.destroy();
+const it = gatewayTest({
+  HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
+  HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
 });
 
 /**
@@ -66,20 +54,26 @@ const PARTIAL_BODY = [
 ].join('\r\n');
 
 describe('slow or unfinished requests', () => {
-  it('when a request head is not complete within HTTP_HEADERS_TIMEOUT_MS, then the connection is closed', async () => {
+  it('when a request head is not complete within HTTP_HEADERS_TIMEOUT_MS, then the connection is closed', async ({
+    gateway,
+  }) => {
     const closed = await closedAfter(gateway.url, PARTIAL_HEAD, HEADERS_MS + SLACK_MS);
     expect(closed, 'the connection was still open').not.toBeNull();
     expect(closed).toBeGreaterThanOrEqual(HEADERS_MS - 100);
   });
 
-  it('when a body is not complete within HTTP_REQUEST_TIMEOUT_MS, then the connection is closed', async () => {
+  it('when a body is not complete within HTTP_REQUEST_TIMEOUT_MS, then the connection is closed', async ({
+    gateway,
+  }) => {
     const closed = await closedAfter(gateway.url, PARTIAL_BODY, REQUEST_MS + SLACK_MS);
     expect(closed, 'the connection was still open').not.toBeNull();
     // The head was complete: the head's bound did not end it.
     expect(closed).toBeGreaterThanOrEqual(REQUEST_MS - 100);
   });
 
-  it('when the gateway runs as its own process (main.ts), then it applies the variables too', async () => {
+  it('when the gateway runs as its own process (main.ts), then it applies the variables too', async ({
+    env,
+  }) => {
     const process = await startGatewayProcess({
       ...environmentVariables(env),
       HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
@@ -89,7 +83,9 @@ describe('slow or unfinished requests', () => {
       const closed = await closedAfter(process.url, PARTIAL_HEAD, HEADERS_MS + SLACK_MS);
       expect(closed, 'the connection was still open').not.toBeNull();
     } finally {
+      // Awaited: no hook of the file's is left to give it time before the check for processes.
       process.kill();
+      await process.exited;
     }
   }, 30_000);
 });

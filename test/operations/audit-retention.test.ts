@@ -1,28 +1,19 @@
 // The member write audit does not grow with time: the worker deletes records older than
 // AUDIT_RETENTION_DAYS (here five minutes) and keeps every younger one.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { readModelPool } from '#common/databases.js';
 import { purgeExpired } from '../../worker/src/retention.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
-import { startGateway, type RunningGateway } from '../support/gateway.js';
+import { gatewayTest } from '../support/fixtures.js';
 
-let env: TestEnvironment;
-let gateway: RunningGateway;
-
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  gateway = await startGateway(env);
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await env?.destroy();
-});
+const it = gatewayTest();
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 
 describe('audit retention', () => {
-  it('when records pass AUDIT_RETENTION_DAYS, then the worker deletes them and keeps the younger ones', async () => {
+  it('when records pass AUDIT_RETENTION_DAYS, then the worker deletes them and keeps the younger ones', async ({
+    env,
+    gateway,
+  }) => {
     const record = (at: Date, requestId: string) => ({
       at,
       client_id: 1,

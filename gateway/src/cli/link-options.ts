@@ -1,5 +1,6 @@
 // What the commands that print sign-in links share (`npm run console -- link`, `npm run clients
-// -- portal-link`): the --ttl they accept, and the deployment's Redis where links are kept.
+// -- portal-link`): the --ttl they accept. The commands' Redis is the CLIs' composition root's
+// (gateway/src/cli-services.ts); withRedis is the demo's (scripts/demo.ts), which runs no command.
 import { once } from 'node:events';
 import type { Config } from '#common/config.js';
 import { createRedis, type RedisClient } from '#common/redis.js';

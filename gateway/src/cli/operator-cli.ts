@@ -1,6 +1,7 @@
 // The operator CLIs' one way to run (npm run clients, npm run webhooks): parse the arguments,
-// answer --help at once, load the commands (and with them the database layer) only when one
-// runs, and turn every error into a message on stderr (JSON with --json) and an exit code.
+// answer --help at once, load the commands and their composition root (and with them the database
+// layer) only when one runs, hand the command the root's services, close them once it is done,
+// and turn every error into a message on stderr (JSON with --json) and an exit code.
 // package.json runs every operator tool with `node --liftoff-only`: a command lives about a second,
 // and V8's optimizing compile of the Prisma query compiler's WebAssembly, on background threads, was
 // a sixth of its CPU (1.3 → 1.1 CPU-s for `clients list`) without making it any faster.
@@ -13,13 +14,23 @@ import { escapeControls, terminalJson } from './terminal-text.js';
  */
 export { OperatorRefusal as CliError } from './operator-refusal.js';
 
+/**
+ * A process's services for its commands (gateway/src/cli-services.ts makes the gateway CLIs'),
+ * and how they are all closed once the command is done.
+ */
+export interface CliRoot<Services> {
+  services: Services;
+  close(): Promise<void>;
+}
+
 /** Exit codes: 0 done, 1 refused or failed, 2 a usage mistake (or as the CliError says). */
-export async function runOperatorCli<Args extends { help: boolean }>(
+export async function runOperatorCli<Args extends { help: boolean }, Services>(
   argv: string[],
   cli: {
     parse: (argv: string[]) => Args;
     usage: string;
-    commands: () => Promise<{ runCommand: (args: Args) => Promise<void> }>;
+    commands: () => Promise<{ runCommand: (args: Args, services: Services) => Promise<void> }>;
+    root: () => Promise<CliRoot<Services>>;
   },
 ): Promise<number> {
   const json = argv.includes('--json');
@@ -29,7 +40,12 @@ export async function runOperatorCli<Args extends { help: boolean }>(
       console.log(cli.usage);
       return 0;
     }
-    await (await cli.commands()).runCommand(args);
+    const [{ runCommand }, root] = await Promise.all([cli.commands(), cli.root()]);
+    try {
+      await runCommand(args, root.services);
+    } finally {
+      await root.close();
+    }
     return 0;
   } catch (error) {
     const usage = String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');

@@ -1,15 +1,14 @@
 // `npm run sync:verify`: compares the whole read model with the legacy database, table by
-// table, prints the differences and a total; exit code 1 when anything differs.
+// table, prints the differences and a total; exit code 1 when anything differs. Its databases
+// are the worker CLIs' composition root's (worker/src/cli-services.ts).
 import { loadConfigOrExit } from '#common/config.js';
-import { createReadModelClient } from '#common/databases.js';
-import { createLegacyClient } from '#common/legacy-database.js';
 import { SYNC_TABLES } from '#read-model/tables/index.js';
+import { createSyncCliServices } from '../cli-services.js';
 import { differenceCount, verifyReadModel } from './verify.js';
 
 const SHOWN = 10;
-const config = loadConfigOrExit();
-const legacy = createLegacyClient(config.legacy.url, { poolSize: 2 });
-const readModel = createReadModelClient(config.db.url, { poolSize: 2 });
+const services = createSyncCliServices(loadConfigOrExit());
+const { legacy, readModel } = services;
 const sample = (ids: number[]) =>
   ids.length > 0 ? ` (${ids.slice(0, SHOWN).join(', ')}${ids.length > SHOWN ? ', ...' : ''})` : '';
 
@@ -47,5 +46,5 @@ try {
   console.error(`sync:verify failed: ${(error as Error).message}`);
   process.exitCode = 2;
 } finally {
-  await Promise.all([legacy.$disconnect(), readModel.$disconnect()]);
+  await services.close();
 }

@@ -2,37 +2,37 @@
 // may do moves the client's epoch in the deployment's Redis, so every running gateway re-reads the
 // client on its next request (docs/decisions/0005-fast-hot-path.md). Without Redis the change
 // is made in PostgreSQL all the same, and the operator is told how long caches may lag.
-import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '#common/config.js';
-import { createRedis } from '#common/redis.js';
+import type { RedisClient } from '#common/redis.js';
+import { withTimeout } from '#common/with-timeout.js';
 import { createClientEpochs, type ClientEpochs } from '../../trust/client-epochs.js';
 
-const CONNECT_WAIT_MS = 3000;
+/** A connection to Redis and when it is ready (rejected if it failed first). */
+export interface RedisConnection {
+  redis: RedisClient;
+  ready: Promise<void>;
+}
 
-/** Epochs over a Redis connection opened by the first change; close() ends it. */
-export function announcingEpochs(config: Config): ClientEpochs & { close(): void } {
-  let opened: { redis: ReturnType<typeof createRedis>; ready: Promise<boolean> } | null = null;
-  const open = () => {
-    if (!opened) {
-      const redis = createRedis(config.redis.url, { caFile: config.redis.caFile });
-      redis.on('error', () => undefined);
-      const ready = once(redis, 'ready').then(
+/**
+ * Epochs over the CLIs' Redis connection (gateway/src/cli-services.ts), opened by the first
+ * change and closed with the other services; a bump waits `waitMs` for it at most.
+ */
+export function announcingEpochs(
+  config: Config,
+  connection: () => RedisConnection,
+  waitMs: number,
+): ClientEpochs {
+  const epochs = () => createClientEpochs(connection().redis, config.redis.prefix);
+  return {
+    keyOf: (clientId) => epochs().keyOf(clientId),
+    current: (clientId) => epochs().current(clientId),
+    async bump(clientId) {
+      const { ready } = connection();
+      const reached = await withTimeout(ready, waitMs).then(
         () => true,
         () => false,
       );
-      opened = { redis, ready };
-    }
-    return opened;
-  };
-  return {
-    keyOf: (clientId) => createClientEpochs(open().redis, config.redis.prefix).keyOf(clientId),
-    current: (clientId) => createClientEpochs(open().redis, config.redis.prefix).current(clientId),
-    async bump(clientId) {
-      const { redis, ready } = open();
-      const reached = await Promise.race([ready, sleep(CONNECT_WAIT_MS).then(() => false)]);
-      const epochs = createClientEpochs(redis, config.redis.prefix);
-      await (reached ? epochs.bump(clientId) : Promise.reject(new Error('not connected'))).catch(
+      await (reached ? epochs().bump(clientId) : Promise.reject(new Error('not connected'))).catch(
         (error: unknown) =>
           console.error(
             `warning: Redis unreachable (${(error as Error).message}); running gateways may ` +
@@ -40,6 +40,5 @@ export function announcingEpochs(config: Config): ClientEpochs & { close(): void
           ),
       );
     },
-    close: () => opened?.redis.disconnect(),
   };
 }

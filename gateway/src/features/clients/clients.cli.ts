@@ -32,4 +32,5 @@ process.exitCode = await runOperatorCli(process.argv.slice(2), {
   parse,
   usage: USAGE,
   commands: () => import('./clients.commands.js'),
+  root: () => import('../../cli-services.js').then(({ cliRoot }) => cliRoot()),
 });

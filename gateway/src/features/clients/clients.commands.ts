@@ -1,10 +1,8 @@
-// The commands of clients.cli.ts, against the read model.
-import { loadConfigOrExit, type Config } from '#common/config.js';
-import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
-import type { ClientEpochs } from '../../trust/client-epochs.js';
-import { announcingEpochs } from './announce.js';
-import { createClientSecrets } from '../../trust/client-secrets.js';
-import { parseTtl, withRedis } from '../../cli/link-options.js';
+// The commands of clients.cli.ts, against the read model, with the services of the CLIs'
+// composition root (gateway/src/cli-services.ts).
+import type { Config } from '#common/config.js';
+import type { CliServices, OpenCliServices } from '../../cli-services.js';
+import { parseTtl } from '../../cli/link-options.js';
 import { CliError } from '../../cli/operator-cli.js';
 import { makePortalLink, revokePortalLinks } from '../portal/portal-links.js';
 import { cliOperator, type Operator } from '../operators/operator-audit.js';
@@ -116,32 +114,18 @@ async function endingCommand(
 
 /** `portal-link KEY [--ttl]` or `--revoke-all`: what it prints, as JSON and as text. */
 async function portalLinkCommand(
-  db: ReadModelClient,
-  config: Config,
+  services: CliServices,
   key: string,
   args: CliArgs,
 ): Promise<[unknown, string]> {
   const operator = cliOperator();
   if (args.revokeAll) {
-    await revokePortalLinks(db, operator, key);
+    await revokePortalLinks(services.db, operator, key);
     const result = 'every portal link not yet used ended';
     return [{ client_key: key, result }, `${key}: ${result}`];
   }
   const ttlMs = parseTtl(args.ttl);
-  const link = await withRedis(config.redis, (redis) =>
-    makePortalLink(
-      {
-        db,
-        redis,
-        prefix: config.redis.prefix,
-        secretsKeys: config.secrets.keys,
-        publicOrigin: config.console.publicOrigin,
-      },
-      operator,
-      key,
-      ttlMs,
-    ),
-  );
+  const link = await makePortalLink(await services.portalLinks(), operator, key, ttlMs);
   const expiresAt = link.expiresAt.toISOString();
   return [
     { client_key: key, url: link.url, expires_at: expiresAt },
@@ -149,12 +133,9 @@ async function portalLinkCommand(
   ];
 }
 
-async function run(
-  { db, sandbox }: { db: ReadModelClient; sandbox: ReadModelClient | undefined },
-  epochs: ClientEpochs,
-  config: Config,
-  args: CliArgs,
-): Promise<void> {
+export async function runCommand(args: CliArgs, open: OpenCliServices): Promise<void> {
+  const services = open();
+  const { config } = services;
   const { command, key, arg } = args;
   const print = (json: unknown, text: string) =>
     console.log(args.json ? JSON.stringify(json) : text);
@@ -162,7 +143,7 @@ async function run(
     if (!key) throw new CliError(`${command} needs a client key`);
     return key;
   };
-  const deps = { db, sandbox, epochs, secrets: createClientSecrets(config.secrets.keys) };
+  const deps = services.clients;
   const operator = cliOperator();
   const done = (what: string) => print({ client_key: key, result: what }, `${key}: ${what}`);
 
@@ -179,7 +160,7 @@ async function run(
       return;
     }
     case 'list': {
-      const clients = await listClientsWithLastUse(db);
+      const clients = await listClientsWithLastUse(services.db);
       print(clients, clients.length > 0 ? listTable(clients, config) : '(no clients)');
       return;
     }
@@ -203,28 +184,12 @@ async function run(
       return done(`branch set to ${branchId === null ? 'all' : branchId}`);
     }
     case 'portal-link': {
-      const [json, text] = await portalLinkCommand(db, config, requireKey(), args);
+      const [json, text] = await portalLinkCommand(services, requireKey(), args);
       return print(json, text);
     }
     default:
       throw new CliError(
         command ? `unknown command "${command}" (see npm run clients -- --help)` : USAGE,
       );
-  }
-}
-
-export async function runCommand(args: CliArgs): Promise<void> {
-  const config = loadConfigOrExit();
-  const db = createReadModelClient(config.db.url, { poolSize: 2 });
-  // Opened on its first query only: a sandbox client's branch is one of the generated club's.
-  const sandbox = config.sandbox.enabled
-    ? createReadModelClient(config.sandbox.dbUrl, { poolSize: 1 })
-    : undefined;
-  const epochs = announcingEpochs(config);
-  try {
-    await run({ db, sandbox }, epochs, config, args);
-  } finally {
-    epochs.close();
-    await Promise.all([db.$disconnect(), sandbox?.$disconnect()]);
   }
 }

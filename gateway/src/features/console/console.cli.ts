@@ -24,4 +24,5 @@ process.exitCode = await runOperatorCli(process.argv.slice(2), {
   parse,
   usage: USAGE,
   commands: () => import('./console.commands.js'),
+  root: () => import('../../cli-services.js').then(({ cliRoot }) => cliRoot()),
 });

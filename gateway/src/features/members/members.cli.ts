@@ -23,4 +23,5 @@ process.exitCode = await runOperatorCli(process.argv.slice(2), {
   parse,
   usage: USAGE,
   commands: () => import('./members.commands.js'),
+  root: () => import('../../cli-services.js').then(({ cliRoot }) => cliRoot()),
 });

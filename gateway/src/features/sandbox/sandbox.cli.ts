@@ -21,4 +21,5 @@ process.exitCode = await runOperatorCli(process.argv.slice(2), {
   parse,
   usage: USAGE,
   commands: () => import('./sandbox.commands.js'),
+  root: () => import('../../cli-services.js').then(({ cliRoot }) => cliRoot()),
 });

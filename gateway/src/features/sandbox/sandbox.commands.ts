@@ -1,7 +1,6 @@
-// The sandbox CLI's commands (sandbox.cli.ts reads the arguments).
-import { loadConfigOrExit } from '#common/config.js';
-import { prepareSandbox, resetSandbox } from '#legacy-data/sandbox-club.js';
-import { migrateReadModel } from '#prisma/read-model/migrate.js';
+// The sandbox CLI's commands (sandbox.cli.ts reads the arguments), with the services of the
+// CLIs' composition root (gateway/src/cli-services.ts).
+import type { OpenCliServices } from '../../cli-services.js';
 import { CliError } from '../../cli/operator-cli.js';
 import type { SandboxArgs } from './sandbox.usage.js';
 
@@ -14,15 +13,15 @@ function seedOf(value: string | undefined): number {
   return seed;
 }
 
-export async function runCommand(args: SandboxArgs): Promise<void> {
-  const config = loadConfigOrExit();
+export async function runCommand(args: SandboxArgs, open: OpenCliServices): Promise<void> {
+  const { config, sandboxClub } = open();
   if (!config.sandbox.enabled) throw new CliError('the sandbox is off (SANDBOX=off)', 1);
   const print = (result: string) => console.log(args.json ? JSON.stringify({ result }) : result);
   switch (args.command) {
     case 'reset':
-      return print(await resetSandbox(config, migrateReadModel, seedOf(args.seed)));
+      return print(await sandboxClub.reset(seedOf(args.seed)));
     case 'prepare':
-      return print(await prepareSandbox(config, migrateReadModel));
+      return print(await sandboxClub.prepare());
     default:
       throw new CliError(
         args.command

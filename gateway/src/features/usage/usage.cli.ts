@@ -29,4 +29,5 @@ process.exitCode = await runOperatorCli(process.argv.slice(2), {
   parse,
   usage: HELP,
   commands: () => import('./usage.commands.js'),
+  root: () => import('../../cli-services.js').then(({ cliRoot }) => cliRoot()),
 });

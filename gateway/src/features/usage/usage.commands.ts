@@ -1,9 +1,10 @@
 // The report of usage.cli.ts: the usage query over every client (or one), summed over the whole
 // period, as a table, JSON or CSV. Client keys are shown as stored; every cell is escaped for the
-// terminal (formatTable, terminalJson) or quoted for CSV.
+// terminal (formatTable, terminalJson) or quoted for CSV. The read model is the CLIs' composition
+// root's (gateway/src/cli-services.ts).
 import { NO_CLIENT } from '#api/usage/usage-cells.js';
-import { loadConfigOrExit } from '#common/config.js';
-import { createReadModelClient, readModelPool, type ReadModelClient } from '#common/databases.js';
+import type { ReadModelClient } from '#common/databases.js';
+import type { OpenCliServices } from '../../cli-services.js';
 import { CliError } from '../../cli/operator-cli.js';
 import { terminalJson } from '../../cli/terminal-text.js';
 import { findClientByKey } from '../clients/clients.repository.js';
@@ -89,7 +90,7 @@ function csv(by: UsageCliGroup, lines: ReportLine[]): string {
   return csvText([header, ...rows]);
 }
 
-export async function runCommand(args: CliArgs): Promise<void> {
+export async function runCommand(args: CliArgs, open: OpenCliServices): Promise<void> {
   const by = parseGroup(args.by);
   const range = usageRange(
     { from: parseInstant('from', args.from), to: parseInstant('to', args.to) },
@@ -97,38 +98,33 @@ export async function runCommand(args: CliArgs): Promise<void> {
     Infinity,
   );
   if ('field' in range) throw new CliError('--to must be after --from');
-  const config = loadConfigOrExit();
-  const db = createReadModelClient(config.db.url, { poolSize: 2 });
-  try {
-    let clientId: number | undefined;
-    if (args.client !== undefined) {
-      const client = await findClientByKey(db, args.client);
-      if (!client) throw new CliError(`no client with key "${args.client}"`);
-      clientId = client.id;
-    }
-    const { rows, more } = await readUsage(readModelPool(db), {
-      clientId,
-      ...range,
-      granularity: null,
-      groupBy: by,
-      maxRows: MAX_ROWS,
-    });
-    if (more) throw new CliError(`more than ${MAX_ROWS} rows: narrow --from/--to`, 1);
-    const lines = await reportLines(db, by, rows);
-    const period = { from: range.from.toISOString(), to: range.to.toISOString() };
-    if (args.json) {
-      console.log(terminalJson({ ...period, by, client: args.client ?? null, rows: lines }));
-    } else if (args.csv) {
-      console.log(csv(by, lines));
-    } else {
-      const table = formatTable(
-        [by.toUpperCase(), ...FIGURE_HEADERS],
-        lines.map((line) => [groupCell(by, line), ...csvFigures(line)]),
-      );
-      const body = lines.length > 0 ? table : '(no requests in this period)';
-      console.log(`${body}\nfrom ${period.from} to ${period.to}`);
-    }
-  } finally {
-    await db.$disconnect();
+  const { db, pool } = open();
+  let clientId: number | undefined;
+  if (args.client !== undefined) {
+    const client = await findClientByKey(db, args.client);
+    if (!client) throw new CliError(`no client with key "${args.client}"`);
+    clientId = client.id;
+  }
+  const { rows, more } = await readUsage(pool, {
+    clientId,
+    ...range,
+    granularity: null,
+    groupBy: by,
+    maxRows: MAX_ROWS,
+  });
+  if (more) throw new CliError(`more than ${MAX_ROWS} rows: narrow --from/--to`, 1);
+  const lines = await reportLines(db, by, rows);
+  const period = { from: range.from.toISOString(), to: range.to.toISOString() };
+  if (args.json) {
+    console.log(terminalJson({ ...period, by, client: args.client ?? null, rows: lines }));
+  } else if (args.csv) {
+    console.log(csv(by, lines));
+  } else {
+    const table = formatTable(
+      [by.toUpperCase(), ...FIGURE_HEADERS],
+      lines.map((line) => [groupCell(by, line), ...csvFigures(line)]),
+    );
+    const body = lines.length > 0 ? table : '(no requests in this period)';
+    console.log(`${body}\nfrom ${period.from} to ${period.to}`);
   }
 }

@@ -27,4 +27,5 @@ process.exitCode = await runOperatorCli(process.argv.slice(2), {
   parse,
   usage: USAGE,
   commands: () => import('./webhooks.commands.js'),
+  root: () => import('../../cli-services.js').then(({ cliRoot }) => cliRoot()),
 });

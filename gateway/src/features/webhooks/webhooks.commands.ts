@@ -1,18 +1,15 @@
 // The commands of webhooks.cli.ts, against the read model through the webhook service, as an
-// operator: owner `null`, every client's subscriptions.
-import { loadConfigOrExit } from '#common/config.js';
-import { createReadModelClient, type ReadModelClient } from '#common/databases.js';
+// operator: owner `null`, every client's subscriptions. Both are the CLIs' composition root's
+// (gateway/src/cli-services.ts).
+import type { ReadModelClient } from '#common/databases.js';
+import type { OpenCliServices } from '../../cli-services.js';
 import { formatTable } from '../clients/table.js';
 import { CliError } from '../../cli/operator-cli.js';
 import { terminalJson } from '../../cli/terminal-text.js';
 import { DEFAULT_DELIVERIES, MAX_DELIVERIES, USAGE, type CliArgs } from './webhooks.usage.js';
 import { cliOperator, recordOperatorAction } from '../operators/operator-audit.js';
 import { releaseHeldTargetAs, setSubscriptionEnabledAs } from './webhooks.operator.js';
-import {
-  createWebhookService,
-  type DeliveryFigures,
-  type WebhookService,
-} from './webhooks.service.js';
+import type { DeliveryFigures, WebhookService } from './webhooks.service.js';
 
 type Subscription = NonNullable<Awaited<ReturnType<WebhookService['find']>>>;
 type Attempt = Awaited<ReturnType<WebhookService['attempts']>>[number];
@@ -218,13 +215,8 @@ async function run(db: ReadModelClient, service: WebhookService, args: CliArgs):
   }
 }
 
-export async function runCommand(args: CliArgs): Promise<void> {
+export async function runCommand(args: CliArgs, open: OpenCliServices): Promise<void> {
   // Only re-encrypting needs the key; the other commands never touch a secret.
-  const config = loadConfigOrExit({ needsSecretsKey: args.command === 'reencrypt-secrets' });
-  const db = createReadModelClient(config.db.url, { poolSize: 2 });
-  try {
-    await run(db, createWebhookService(db, config), args);
-  } finally {
-    await db.$disconnect();
-  }
+  const { db, webhooks } = open({ secretsKey: args.command === 'reencrypt-secrets' });
+  await run(db, webhooks, args);
 }
