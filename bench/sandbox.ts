@@ -1,6 +1,7 @@
 // npm run bench -- --only sandbox: what a busy sandbox client costs the live club's partners
 // (docs/decisions/0024-sandbox.md). The compiled gateway, as production runs it, serves a live
-// client's member detail and list reads in rounds: alone; beside a sandbox client busy far past
+// client's member detail and list reads in rounds: alone; beside a sandbox client at the default
+// limits (a request a second, target ≥ 0.95 of alone); beside a sandbox client busy far past
 // the default limits (a partner's integration suite: SANDBOX_READS_PER_SECOND list reads and
 // SANDBOX_CHANGES_PER_SECOND simulated changes, paced); beside a live partner making the same
 // reads (the peer); and beside a sandbox client far past its limits (a storm), alternated, ratios
@@ -143,6 +144,14 @@ export async function benchSandbox(options: SandboxBenchOptions): Promise<void> 
       club: 'sandbox',
       limits: { minute: 100_000, hour: 1_000_000, day: 10_000_000 },
     });
+    // A partner's suite at the default limits (RATE_LIMIT_PER_MINUTE, 60): what a sandbox client
+    // not given more costs.
+    const limited = await createClient(db, createClientSecrets([BENCH_SECRETS_KEY]), {
+      name: 'bench-sandbox-limited',
+      scopes: [...SCOPES],
+      branchId: null,
+      club: 'sandbox',
+    });
     // A storm's client keeps the default limits: far past them, most of its requests are 429.
     const storm = await createClient(db, createClientSecrets([BENCH_SECRETS_KEY]), {
       name: 'bench-sandbox-storm',
@@ -153,47 +162,44 @@ export async function benchSandbox(options: SandboxBenchOptions): Promise<void> 
     const liveToken = await issueToken(gateway, live.client_key, live.client_secret);
     const sandboxToken = await issueToken(gateway, sandbox.client_key, sandbox.client_secret);
     const stormToken = await issueToken(gateway, storm.client_key, storm.client_secret);
+    const limitedToken = await issueToken(gateway, limited.client_key, limited.client_secret);
     const measured = { detail: '/members/1', list: '/members?limit=50' } as const;
     const peer = await createBenchClient(db);
     const peerToken = await issueToken(gateway, peer.client_key, peer.client_secret);
-    type Mode = 'alone' | 'busy' | 'peer' | 'storm';
+    type Mode = 'alone' | 'limits' | 'busy' | 'peer' | 'storm';
     const results: Record<string, Record<Mode, LoadResult[]>> = {
-      detail: { alone: [], busy: [], peer: [], storm: [] },
-      list: { alone: [], busy: [], peer: [], storm: [] },
+      detail: { alone: [], limits: [], busy: [], peer: [], storm: [] },
+      list: { alone: [], limits: [], busy: [], peer: [], storm: [] },
     };
     const api = `${gateway.url}/api/v1`;
-    const auth = { authorization: `Bearer ${sandboxToken}` };
-    const readsOf = (token: string) => ({
-      perSecond: SANDBOX_READS_PER_SECOND,
+    const readsOf = (token: string, perSecond = SANDBOX_READS_PER_SECOND) => ({
+      perSecond,
       send: () =>
         fetch(`${api}/members?limit=50`, { headers: { authorization: `Bearer ${token}` } }),
     });
     const peerFor = async (seconds: number) =>
       `live peer ${JSON.stringify(await paced([readsOf(peerToken)], seconds))}`;
+    const changesOf = (token: string, perSecond = SANDBOX_CHANGES_PER_SECOND) => ({
+      perSecond,
+      send: () =>
+        fetch(`${api}/sandbox/events`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: '{"type":"members"}',
+        }),
+    });
     const busyFor = async (seconds: number) =>
-      JSON.stringify(
-        await paced(
-          [
-            readsOf(sandboxToken),
-            {
-              perSecond: SANDBOX_CHANGES_PER_SECOND,
-              send: () =>
-                fetch(`${api}/sandbox/events`, {
-                  method: 'POST',
-                  headers: { ...auth, 'content-type': 'application/json' },
-                  body: '{"type":"members"}',
-                }),
-            },
-          ],
-          seconds,
-        ),
-      );
+      JSON.stringify(await paced([readsOf(sandboxToken), changesOf(sandboxToken)], seconds));
+    // A request a second, a fifth of them changes: the default 60 a minute.
+    const limitsFor = async (seconds: number) =>
+      `at the default limits ${JSON.stringify(await paced([readsOf(limitedToken, 0.8), changesOf(limitedToken, 0.2)], seconds))}`;
     const stormFor = async (seconds: number) => {
       const storming = await applyLoad(read(gateway, stormToken, '/members?limit=50', seconds));
       return `${fmt(storming.requestsPerSecond)} req/s, ${storming.failures} refused`;
     };
     const beside: Record<Mode, ((seconds: number) => Promise<string>) | undefined> = {
       alone: undefined,
+      limits: limitsFor,
       busy: busyFor,
       peer: peerFor,
       storm: stormFor,
@@ -201,7 +207,7 @@ export async function benchSandbox(options: SandboxBenchOptions): Promise<void> 
     for (const [name, path] of Object.entries(measured)) {
       await applyLoad(read(gateway, liveToken, path, options.seconds)); // warm-up
       for (let round = 0; round < options.rounds; round++) {
-        const modes: Mode[] = ['alone', 'busy', 'peer', 'storm'];
+        const modes: Mode[] = ['alone', 'limits', 'busy', 'peer', 'storm'];
         for (const mode of round % 2 === 0 ? modes : modes.reverse()) {
           const besideRun = beside[mode]?.(options.seconds + 1);
           const result = await applyLoad(read(gateway, liveToken, path, options.seconds));
@@ -218,8 +224,10 @@ export async function benchSandbox(options: SandboxBenchOptions): Promise<void> 
       const rate = (mode: Mode) => mean(runs[mode].map((r) => r.requestsPerSecond));
       const p99 = (mode: Mode) => mean(runs[mode].map((r) => r.p99Ms));
       const fair = rate('busy') / rate('peer');
+      const limited = rate('limits') / rate('alone');
       console.log(
-        `live ${name}: busy sandbox / alone req/s ${fmt(rate('busy') / rate('alone'), 2)} (p99 ${fmt(p99('busy') / p99('alone'), 2)}), ` +
+        `live ${name}: sandbox at the default limits / alone req/s ${fmt(limited, 2)} (p99 ${fmt(p99('limits') / p99('alone'), 2)}), target ≥ 0.95: ${limited >= 0.95 ? 'met' : 'not met'}; ` +
+          `busy sandbox / alone ${fmt(rate('busy') / rate('alone'), 2)} (p99 ${fmt(p99('busy') / p99('alone'), 2)}), ` +
           `live peer / alone ${fmt(rate('peer') / rate('alone'), 2)}, storm / alone ${fmt(rate('storm') / rate('alone'), 2)}; ` +
           `busy sandbox / live peer ${fmt(fair, 2)}, target ≥ 0.95: ${fair >= 0.95 ? 'met' : 'not met'}`,
       );
