@@ -60,7 +60,9 @@ afterAll(async () => {
 });
 
 async function newPage() {
-  const context = await browser!.newContext();
+  const context = await browser!.newContext({ locale: 'en-GB' });
+  // The console's pages in English, as chosen with the frame's switch (it is Turkish otherwise).
+  await context.addCookies([{ name: 'lang', value: 'en', url: gateway!.url }]);
   const page = await context.newPage();
   page.setDefaultTimeout(8000);
   // The provider's development pages ask for a web font; this host has no route out.

@@ -124,7 +124,9 @@ describe('the sandbox quick start in headless Chromium', () => {
       await livePage.goto(`${origin}/portal/sign-in/${liveLink}`);
       await livePage.locator('main button[type=submit]').click();
       await livePage.waitForURL(`${origin}/portal/overview`);
-      expect(await livePage.locator('nav').textContent()).not.toContain('Quick start');
+      expect(await livePage.getByRole('navigation', { name: 'Main' }).textContent()).not.toContain(
+        'Quick start',
+      );
       const missing = await livePage.goto(`${origin}/portal/quick-start`);
       expect(missing?.status()).toBe(404);
       await livePage.close();

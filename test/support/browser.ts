@@ -34,9 +34,22 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** A page that records what must not happen: errors, requests off `origin`, dialogs. */
-export async function watchedPage(browser: Browser, origin: string) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+/**
+ * A page that records what must not happen: errors, requests off `origin`, dialogs. It reads the
+ * pages in `lang` (the `lang` cookie of the frame's switch; English unless told), null: as a
+ * browser that chose none, by its `locale` (Accept-Language).
+ */
+export async function watchedPage(
+  browser: Browser,
+  origin: string,
+  options: { lang?: 'tr' | 'en' | null; locale?: string } = {},
+) {
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    locale: options.locale ?? 'en-GB',
+  });
+  const lang = options.lang === undefined ? 'en' : options.lang;
+  if (lang) await context.addCookies([{ name: 'lang', value: lang, url: origin }]);
   const page = await context.newPage();
   page.setDefaultTimeout(8000);
   const problems: string[] = [];

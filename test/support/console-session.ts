@@ -1,5 +1,8 @@
-// An operator's browser, reduced to what the console's security tests need: one cookie, the CSRF
-// token of the last page, and form posts from the console's own origin.
+// An operator's browser, reduced to what the console's security tests need: its cookies, the CSRF
+// token of the last page, and form posts from the console's own origin. It reads the pages in
+// English unless told otherwise (the `lang` cookie of the frame's switch): the console speaks
+// Turkish to a visitor who chose nothing (docs/decisions/0025-page-languages.md).
+import { formatOf, type Locale } from '../../gateway/src/pages/locale.js';
 import { createSignInLink } from '../../gateway/src/pages/sign-in-links.js';
 import { testLinkKeys } from './environment.js';
 import type { RunningGateway } from './gateway.js';
@@ -11,17 +14,40 @@ export interface PageAnswer {
 }
 
 export class ConsoleBrowser {
-  cookie = '';
+  /** The cookies the browser holds, by name. */
+  readonly cookies = new Map<string, string>();
   csrf = '';
   /** Every Set-Cookie line the gateway sent, newest last. */
   readonly setCookies: string[] = [];
 
-  /** `gateway`: where the pages are; its Redis only for signIn, which stores a link there. */
-  constructor(readonly gateway: Pick<RunningGateway, 'url'> & Partial<RunningGateway>) {}
+  /**
+   * `gateway`: where the pages are; its Redis only for signIn, which stores a link there.
+   * `lang`: the language chosen with the frame's switch; null: none, as a first visit.
+   */
+  constructor(
+    readonly gateway: Pick<RunningGateway, 'url'> & Partial<RunningGateway>,
+    options: { lang?: Locale | null } = {},
+  ) {
+    const lang = options.lang === undefined ? 'en' : options.lang;
+    if (lang) this.cookies.set('lang', lang);
+  }
+
+  /** The Cookie header the browser sends; setting it replaces every cookie held. */
+  get cookie(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+
+  set cookie(header: string) {
+    this.cookies.clear();
+    for (const pair of header.split(';')) {
+      const at = pair.indexOf('=');
+      if (at > 0) this.cookies.set(pair.slice(0, at).trim(), pair.slice(at + 1).trim());
+    }
+  }
 
   async request(path: string, init: RequestInit = {}): Promise<PageAnswer> {
     const headers = new Headers(init.headers);
-    if (this.cookie) headers.set('cookie', this.cookie);
+    if (this.cookies.size > 0) headers.set('cookie', this.cookie);
     const response = await fetch(`${this.gateway.url}${path}`, {
       ...init,
       headers,
@@ -29,7 +55,14 @@ export class ConsoleBrowser {
     });
     for (const line of response.headers.getSetCookie()) {
       this.setCookies.push(line);
-      this.cookie = line.split(';')[0]!;
+      const [pair = ''] = line.split(';');
+      const at = pair.indexOf('=');
+      const name = pair.slice(0, at);
+      const value = pair.slice(at + 1);
+      // An expired or emptied cookie is gone (a sign-out's).
+      if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(line))
+        this.cookies.delete(name);
+      else this.cookies.set(name, value);
     }
     const html = await response.text();
     const token = /name="_csrf" value="([^"]+)"/.exec(html);
@@ -84,9 +117,10 @@ export class ConsoleBrowser {
   }
 }
 
-/** The usage page's period and its totals table, one row of cell texts per line. */
+/** The usage page's period (its two moments' datetime) and its totals table, one row of cell texts per line. */
 export function usageTotalsShown(html: string) {
-  const [, from, to] = /From (\S+Z) to (\S+Z)/.exec(html)!;
+  const range = html.slice(html.indexOf('id="usage-range"'));
+  const [, from, to] = /datetime="([^"]+)".*?datetime="([^"]+)"/s.exec(range)!;
   const totals = html.slice(html.indexOf('id="usage-totals"'));
   const rows = [
     ...totals.matchAll(/<tr><td><code>([^<]+)<\/code><\/td>((?:<td class="num">[^<]*<\/td>)+)/g),
@@ -97,13 +131,15 @@ export function usageTotalsShown(html: string) {
   return { from: from!, to: to!, rows };
 }
 
-/** `npm run usage -- --by operation --json`'s rows as the page's totals show them. */
-export function usageRowsPrinted(printed: string): string[][] {
+/** `npm run usage -- --by operation --json`'s rows as the page's totals show them, in `locale`. */
+export function usageRowsPrinted(printed: string, locale: Locale = 'en'): string[][] {
+  const format = formatOf(locale);
+  const number = (n: number) => format.number(n);
   return (JSON.parse(printed) as { rows: any[] }).rows.map((r): string[] => [
     String(r.operation),
-    ...[r.requests, r.client_errors, r.server_errors, r.rate_limited, r.bytes_out].map(String),
+    ...[r.requests, r.client_errors, r.server_errors, r.rate_limited, r.bytes_out].map(number),
     ...[r.latency_ms.p50, r.latency_ms.p95, r.latency_ms.p99].map((n: number | null) =>
-      n === null ? '' : String(n),
+      n === null ? '' : number(n),
     ),
   ]);
 }

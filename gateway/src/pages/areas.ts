@@ -8,16 +8,19 @@ import type { Credentials } from '#api/webhooks/credentials.js';
 
 import type { SessionData } from 'express-session';
 import { clubOf } from '#api/sandbox.js';
+import type { Locale } from './locale.js';
+import type { Messages } from './messages/index.js';
 
 export interface NavLink {
   href: string;
-  label: string;
+  /** Its words in the catalogue's navigation (pages/messages/). */
+  label: keyof Messages['nav'];
   /** A page outside the area (its own scripts): a whole page load, not htmx's swap. */
   leavesArea?: boolean;
 }
 
 /** The navigation to the pages `labels` names, under `prefix`. */
-const navUnder = (prefix: string, labels: Record<string, string>): NavLink[] =>
+const navUnder = (prefix: string, labels: Record<string, NavLink['label']>): NavLink[] =>
   Object.entries(labels).map(([page, label]) => ({ href: `${prefix}/${page}`, label }));
 
 /**
@@ -64,10 +67,12 @@ export interface Area<W> {
    * the other area's, and the session's field that says who signed in.
    */
   session: { name: 'console' | 'portal'; holder: 'operator' | 'partner' };
-  /** What a session that has ended is told, above the sign-in page. */
-  ended: string;
-  /** The product part's name in every page's frame, beside its title. */
-  label: string;
+  /**
+   * The language of its signed-in pages when the visitor chose none; without it, the browser's
+   * (pages/language.tsx). The area's name and its ended-session words are the catalogue's, under
+   * its session's name.
+   */
+  locale?: Locale;
   /** Where its assets are served (pages/assets.ts). */
   assets: string;
   /** Where a signed-in visitor lands; the 404 and 500 pages lead back to the area's start. */
@@ -91,17 +96,17 @@ const isSandboxKey = (key: string) => clubOf(key) === 'sandbox';
 export const CONSOLE_AREA: Area<Actor> = {
   prefix: CONSOLE,
   session: { name: 'console', holder: 'operator' },
-  ended: 'Your session has ended: sign in again.',
-  label: 'Console',
+  // The club's staff read Turkish, as the API speaks to them (docs/decisions/0025-page-languages.md).
+  locale: 'tr',
   assets: `${CONSOLE}/assets`,
   home: `${CONSOLE}/clients`,
   nav: navUnder(CONSOLE, {
-    clients: 'Clients',
-    members: 'Members',
-    webhooks: 'Webhooks',
-    usage: 'Usage',
-    sync: 'Sync health',
-    audit: 'Audit',
+    clients: 'clients',
+    members: 'members',
+    webhooks: 'webhooks',
+    usage: 'usage',
+    sync: 'sync',
+    audit: 'audit',
   }),
   nameOf: (operator) => operator.actor,
 };
@@ -109,22 +114,20 @@ export const CONSOLE_AREA: Area<Actor> = {
 export const PORTAL_AREA: Area<SignedInPartner> = {
   prefix: PORTAL,
   session: { name: 'portal', holder: 'partner' },
-  ended: 'Your session has ended: open a new portal link.',
-  label: 'Partner portal',
   assets: `${PORTAL}/assets`,
   home: `${PORTAL}/overview`,
   // A sandbox client starts on its quick start (features/portal/quick-start.page.tsx).
   landing: ({ partner }) => (partner && isSandboxKey(partner.clientKey) ? QUICK_START : undefined),
   navFor: ({ client }) =>
-    isSandboxKey(client.client_key) ? [{ href: QUICK_START, label: 'Quick start' }] : [],
+    isSandboxKey(client.client_key) ? [{ href: QUICK_START, label: 'quickStart' }] : [],
   nav: [
     ...navUnder(PORTAL, {
-      overview: 'Overview',
-      usage: 'Usage',
-      webhooks: 'Webhooks',
-      credentials: 'Credentials',
+      overview: 'overview',
+      usage: 'usage',
+      webhooks: 'webhooks',
+      credentials: 'credentials',
     }),
-    { href: '/api/v1/docs', label: 'API documentation', leavesArea: true },
+    { href: '/api/v1/docs', label: 'apiDocs', leavesArea: true },
   ],
   nameOf: (partner) => partner.client.name,
 };

@@ -39,7 +39,17 @@ export function formToken(): string {
   return csrfToken(req);
 }
 
-export class ForbiddenRequest extends Error {}
+const FORBIDDEN = {
+  'cross-site': 'the request did not come from this site',
+  expired: 'the form has expired or did not come from this site',
+} as const;
+
+/** A refused form: from another site (no or a foreign Origin), or without the session's token. */
+export class ForbiddenRequest extends Error {
+  constructor(readonly why: keyof typeof FORBIDDEN) {
+    super(FORBIDDEN[why]);
+  }
+}
 
 function sameOrigin(req: Request, publicOrigin: string): boolean {
   const origin = req.get('origin');
@@ -58,9 +68,8 @@ export function protectForms(config: Config): RequestHandler {
   return (req, _res, next) => {
     if (SAFE_METHODS.has(req.method)) return next();
     if (!sameOrigin(req, config.console.publicOrigin))
-      return next(new ForbiddenRequest('the request did not come from this site'));
-    if (!csrf.isRequestValid(req))
-      return next(new ForbiddenRequest('the form has expired or did not come from this site'));
+      return next(new ForbiddenRequest('cross-site'));
+    if (!csrf.isRequestValid(req)) return next(new ForbiddenRequest('expired'));
     next();
   };
 }

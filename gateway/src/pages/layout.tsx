@@ -5,9 +5,14 @@ import type { Children } from '@kitajs/html';
 import type { Request, Response } from 'express';
 import type { Area, NavLink } from './areas.js';
 import { CSRF_FIELD, formToken, renderedFor } from './forms.js';
+import { LanguageSwitch, type PageLanguage } from './language.js';
 
 export interface LayoutProps {
   title: string;
+  /** The page's language: `<html lang>`, the frame's words, the switch (pages/language.tsx). */
+  language: PageLanguage;
+  /** Where the language switch is served: the area's prefix. */
+  prefix: string;
   /** Where the assets are served (pages/assets.ts). */
   assets: string;
   /** The product part's name, beside the title: "Console". */
@@ -32,10 +37,11 @@ const HTMX_CONFIG = JSON.stringify({
 });
 
 export function Layout(props: LayoutProps) {
+  const { t } = props.language;
   return (
     <>
       {'<!doctype html>'}
-      <html lang="en">
+      <html lang={props.language.locale}>
         <head>
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -51,15 +57,15 @@ export function Layout(props: LayoutProps) {
           <script src={`${props.assets}/charts.js`} defer></script>
         </head>
         <body hx-boost="true">
-          <a class="skip" href="#main">
-            Skip to content
+          <a class="skip" href="#main" safe>
+            {t.frame.skip}
           </a>
           <header class="top">
             <span class="brand" safe>
               {props.area}
             </span>
             {props.nav ? (
-              <nav aria-label="Main">
+              <nav aria-label={t.frame.nav}>
                 <ul>
                   {props.nav.map((link) => (
                     <li>
@@ -69,7 +75,7 @@ export function Layout(props: LayoutProps) {
                         hx-boost={link.leavesArea ? 'false' : undefined}
                         safe
                       >
-                        {link.label}
+                        {t.nav[link.label]}
                       </a>
                     </li>
                   ))}
@@ -78,10 +84,13 @@ export function Layout(props: LayoutProps) {
             ) : (
               ''
             )}
+            <LanguageSwitch language={props.language} prefix={props.prefix} />
             {props.signedIn ? (
               <PostForm action={props.signedIn.signOut} class="sign-out" hx-boost="false">
                 <span safe>{props.signedIn.name}</span>
-                <button type="submit">Sign out</button>
+                <button type="submit" safe>
+                  {t.frame.signOut}
+                </button>
               </PostForm>
             ) : (
               ''
@@ -130,6 +139,7 @@ export function PostForm(props: {
  */
 export function Frame<W>(props: {
   area: Area<W>;
+  language: PageLanguage;
   title: string;
   /** The signed-in visitor; none on a sign-in page or a refusal before the gate. */
   who?: W | undefined;
@@ -141,7 +151,9 @@ export function Frame<W>(props: {
   return (
     <Layout
       title={props.title}
-      area={area.label}
+      language={props.language}
+      prefix={area.prefix}
+      area={props.language.t.areas[area.session.name].label}
       assets={area.assets}
       nav={who === undefined ? undefined : [...(area.navFor?.(who) ?? []), ...area.nav]}
       current={props.current}
@@ -159,8 +171,8 @@ export function Frame<W>(props: {
 /** The area's frame with nobody signed in, as page-layers.tsx's refusals and end take it. */
 export const publicFrame =
   <W,>(area: Area<W>) =>
-  (props: { title: string; children?: Children }) => (
-    <Frame area={area} title={props.title}>
+  (props: { title: string; language: PageLanguage; children?: Children }) => (
+    <Frame area={area} language={props.language} title={props.title}>
       {props.children}
     </Frame>
   );

@@ -3,14 +3,31 @@
 // forms need, its session, the form parser, the CSRF and Origin checks, and the 404 of a path none
 // of its pages serves; and its end: the pages that answer an unknown path, a refused request or a
 // failure in the area's frame.
-import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
-import type { Component } from '@kitajs/html';
+import express, {
+  Router,
+  type ErrorRequestHandler,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
+import { escapeHtml, type Children } from '@kitajs/html';
 import type { Config } from '#common/config.js';
 import type { RedisClient } from '#common/redis.js';
 import { ForbiddenRequest, protectForms } from './forms.js';
 import { recordRequestError } from '../http/access-log.js';
+import type { PageLanguage } from './language.js';
 import { Notice, sendPage } from './layout.js';
 import { pageSessions } from './session.js';
+
+/** The area's page without a session, in the request's language, for what the layers answer. */
+type PublicPage = (props: {
+  title: string;
+  language: PageLanguage;
+  children?: Children;
+}) => JSX.Element;
+
+/** The request's language, as the area chooses it (language.tsx). */
+type LanguageOf = (req: Request, res: Response) => PageLanguage;
 
 /** Forms are small: names, scopes, URLs, a few numbers. */
 const FORM_LIMIT = '16kb';
@@ -30,20 +47,19 @@ const referrerSameOrigin: RequestHandler = (_req, res, next) => {
  * request looks like HTTP), nobody could stay signed in and every form would end in a bare 403
  * (no session, no CSRF token): every page of the area says why instead.
  */
-function httpsNeeded(config: Config, Page: Component<{ title: string }>): RequestHandler {
+function httpsNeeded(config: Config, Page: PublicPage, languageOf: LanguageOf): RequestHandler {
   return (req, res, next) => {
     if (!config.console.secureCookie || req.secure) return next();
+    const language = languageOf(req, res);
+    const { t } = language;
     void sendPage(
       res,
-      <Page title="HTTPS needed">
+      <Page title={t.errors.httpsTitle} language={language}>
         <Notice kind="error">
-          This page was reached over plain HTTP. In production its sign-in cookie is Secure, which a
-          browser keeps only over HTTPS: open it at its https:// address.
+          <span safe>{t.errors.https}</span>
         </Notice>
         <p>
-          Behind a proxy or load balancer that ends TLS, set <code>TRUST_PROXY</code> on the
-          gateway, so that it trusts the proxy's word (X-Forwarded-Proto) that the request came over
-          HTTPS.
+          {escapeHtml(t.errors.proxy[0])} <code>TRUST_PROXY</code> {escapeHtml(t.errors.proxy[1])}
         </p>
       </Page>,
       403,
@@ -52,17 +68,23 @@ function httpsNeeded(config: Config, Page: Component<{ title: string }>): Reques
 }
 
 /** The area's 404 page, HTML in its frame; `home` is where it sends a lost visitor back to. */
-function notFoundPage(Page: Component<{ title: string }>, home: string): RequestHandler {
-  return (_req, res) =>
+function notFoundPage(Page: PublicPage, home: string, languageOf: LanguageOf): RequestHandler {
+  return (req, res) => {
+    const language = languageOf(req, res);
+    const { t } = language;
     void sendPage(
       res,
-      <Page title="Not found">
+      <Page title={t.errors.notFoundTitle} language={language}>
         <p>
-          There is no such page here. <a href={home}>Back to the start</a>.
+          {escapeHtml(t.errors.notFound)}{' '}
+          <a href={home} safe>
+            {t.errors.backToStart}
+          </a>
         </p>
       </Page>,
       404,
     );
+  };
 }
 
 /** A route as router 2.3's listRoutes() gives it (express.Router; @types/express lacks it). */
@@ -97,10 +119,10 @@ function servedPaths(area: Router, home: string, notFound: RequestHandler): Rout
  * one that exists. The routes are read at the first request: the pages register theirs after
  * these layers, while the area is made, before any request.
  */
-function unknownPages(area: Router, home: string, Page: Component<{ title: string }>) {
+function unknownPages(area: Router, home: string, Page: PublicPage, languageOf: LanguageOf) {
   let served: Router | undefined;
   const handler: RequestHandler = (req, res, next) => {
-    served ??= servedPaths(area, home, notFoundPage(Page, home));
+    served ??= servedPaths(area, home, notFoundPage(Page, home, languageOf));
     served(req, res, next);
   };
   return handler;
@@ -115,17 +137,18 @@ export function pageLayers(deps: {
   redis: RedisClient;
   config: Config;
   name: string;
-  page: Component<{ title: string }>;
+  page: PublicPage;
+  language: LanguageOf;
   area: Router;
   home: string;
 }): RequestHandler[] {
   return [
-    httpsNeeded(deps.config, deps.page),
+    httpsNeeded(deps.config, deps.page, deps.language),
     referrerSameOrigin,
     pageSessions(deps),
     express.urlencoded({ extended: false, limit: FORM_LIMIT }),
     protectForms(deps.config),
-    unknownPages(deps.area, deps.home, deps.page),
+    unknownPages(deps.area, deps.home, deps.page, deps.language),
   ];
 }
 
@@ -137,17 +160,20 @@ export function pageLayers(deps: {
  * send a lost visitor back to.
  */
 export function areaEnd(
-  Page: Component<{ title: string }>,
+  Page: PublicPage,
   home: string,
+  languageOf: LanguageOf,
 ): [RequestHandler, ErrorRequestHandler] {
-  const notFound = notFoundPage(Page, home);
-  const failed: ErrorRequestHandler = (error, _req, res, _next) => {
+  const notFound = notFoundPage(Page, home, languageOf);
+  const failed: ErrorRequestHandler = (error, req, res, _next) => {
+    const language = languageOf(req, res);
+    const { t } = language;
     if (error instanceof ForbiddenRequest) {
       return void sendPage(
         res,
-        <Page title="Request refused">
+        <Page title={t.errors.refusedTitle} language={language}>
           <Notice kind="error">
-            <span safe>{`Refused: ${error.message}. Reload the page and try again.`}</span>
+            <span safe>{error.why === 'cross-site' ? t.errors.crossSite : t.errors.expired}</span>
           </Notice>
         </Page>,
         403,
@@ -159,8 +185,10 @@ export function areaEnd(
     if (typeof status === 'number' && status >= 400 && status < 500) {
       return void sendPage(
         res,
-        <Page title="Request not understood">
-          <Notice kind="error">The request could not be read. Go back and try again.</Notice>
+        <Page title={t.errors.unreadableTitle} language={language}>
+          <Notice kind="error">
+            <span safe>{t.errors.unreadable}</span>
+          </Notice>
         </Page>,
         status,
       );
@@ -169,12 +197,14 @@ export function areaEnd(
     if (res.headersSent) return void res.end();
     void sendPage(
       res,
-      <Page title="Something went wrong">
+      <Page title={t.errors.failedTitle} language={language}>
         <Notice kind="error">
-          The page could not be shown. Try again in a moment; if it goes on, tell the operator.
+          <span safe>{t.errors.failed}</span>
         </Notice>
         <p>
-          <a href={home}>Back to the start</a>
+          <a href={home} safe>
+            {t.errors.backToStart}
+          </a>
         </p>
       </Page>,
       500,

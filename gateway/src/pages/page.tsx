@@ -13,7 +13,10 @@ import type { RedisClient } from '#common/redis.js';
 import { parseInput } from '../http/validation.js';
 import { assetRoutes } from './assets.js';
 import type { Area } from './areas.js';
+import { languageOf, languageRoutes, type PageLanguage } from './language.js';
 import { Frame, publicFrame, sendAreaPage } from './layout.js';
+import type { Format, Locale } from './locale.js';
+import type { Messages } from './messages/index.js';
 import { OutcomeNotice, refusalOf, type Outcome } from './outcome.js';
 import { areaEnd, pageLayers } from './page-layers.js';
 import { areaGate, signInRoutes, type SignInFlow } from './sign-in.js';
@@ -28,6 +31,11 @@ export interface PageContext<S, W, P, Q> {
   who: W;
   params: P;
   query: Q;
+  /** The words of the request's language (language.tsx chose it): no page chooses. */
+  t: Messages;
+  /** Dates and numbers in that language (locale.ts). */
+  format: Format;
+  locale: Locale;
 }
 
 /** What a view gets beside its data: the context, and the outcome shown above it, if any. */
@@ -60,8 +68,11 @@ export interface PageSpec<S, W, P extends Shape, Q extends Shape, D> {
   path: `/${string}`;
   /** The navigation entry marked: the page's own path when left out. */
   current?: string;
-  /** Fixed, or the data's (then declared after `load`, from which TypeScript reads the data). */
-  title: string | ((data: D) => string);
+  /**
+   * In the page's words: fixed, or `of` the data (then declared after `load`, from which
+   * TypeScript reads the data).
+   */
+  title: ((t: Messages) => string) | { of: (t: Messages, data: D) => string };
   /** The path's parameters; a path they refuse names no page (the area's 404). */
   params?: P;
   /** The query; a query it refuses is a refusal shown on the page. */
@@ -71,7 +82,11 @@ export interface PageSpec<S, W, P extends Shape, Q extends Shape, D> {
    * `title` with 403, or without them the area's 404: the page is not theirs to know of (and its
    * actions do not run for them).
    */
-  only?: { allows(who: W, services: S): boolean; title?: string; message?: string };
+  only?: {
+    allows(who: W, services: S): boolean;
+    title?: (t: Messages) => string;
+    message?: (t: Messages) => string;
+  };
   /**
    * What the view shows; null when the path names nothing (404). A page whose path names one
    * thing is loaded before its actions too: an action on nothing found is not run.
@@ -86,7 +101,7 @@ export interface DownloadSpec<S, W, Q extends Shape> {
   area: Area<W>;
   path: `/${string}`;
   current: string;
-  title: string;
+  title: (t: Messages) => string;
   query?: Q;
   file(
     ctx: PageContext<S, W, Record<string, never>, Parsed<Q>>,
@@ -137,8 +152,11 @@ function addressOf(path: string, params: unknown, query: Record<string, string> 
   return query ? `${filled}?${new URLSearchParams(query).toString()}` : filled;
 }
 
-/** What a request of a page is: its services, its visitor, its address and query. */
+/** What a request of a page is: its services, its visitor, its address and query, its words. */
 type Context<S> = PageContext<S, unknown, unknown, unknown>;
+
+/** The context's part that is the request's language. */
+const wordsOf = ({ locale, t, format }: PageLanguage) => ({ locale, t, format });
 
 /** Where a page is and is marked in the navigation. */
 type Placed = Pick<AnyPage<unknown>, 'area' | 'path' | 'current'>;
@@ -157,17 +175,19 @@ function sendFramed(
   shown: Shown,
   content: (outcome: Outcome | undefined) => JSX.Element = () => '',
 ) {
+  const language = languageOf(req, res, page.area);
   return sendAreaPage(
     req,
     res,
     () => (
       <Frame
         area={page.area}
+        language={language}
         who={res.locals.who as unknown}
         title={shown.title}
         current={page.current ?? page.path}
       >
-        <OutcomeNotice outcome={shown.outcome} />
+        <OutcomeNotice outcome={shown.outcome} language={language} />
         {content(shown.outcome)}
       </Frame>
     ),
@@ -176,12 +196,12 @@ function sendFramed(
 }
 
 /** The page's title; a refusal's page before any data has the page's title when it is fixed. */
-const titleOf = (page: AnyPage<unknown>, data?: unknown): string =>
-  typeof page.title === 'string'
-    ? page.title
+const titleOf = (page: AnyPage<unknown>, t: Messages, data?: unknown): string =>
+  typeof page.title === 'function'
+    ? page.title(t)
     : data === undefined
-      ? 'Request refused'
-      : page.title(data);
+      ? t.errors.refusedTitle
+      : page.title.of(t, data);
 
 /** Runs `attempt`; a refusal it throws is sent as the page's notice, any other error goes on. */
 async function refusedOr<T>(
@@ -193,9 +213,10 @@ async function refusedOr<T>(
   try {
     return { value: await attempt() };
   } catch (error) {
-    const refusal = refusalOf(error);
+    const language = languageOf(req, res, page.area);
+    const refusal = refusalOf(error, language);
     if (!refusal) throw error;
-    await sendFramed(page, req, res, { title: titleOf(page), ...refusal });
+    await sendFramed(page, req, res, { title: titleOf(page, language.t), ...refusal });
     return null;
   }
 }
@@ -213,7 +234,7 @@ async function show<S>(
   if (!loaded) return;
   const data = loaded.value;
   if (data === null) return next();
-  await sendFramed(page, req, res, { title: titleOf(page, data), ...after }, (outcome) =>
+  await sendFramed(page, req, res, { title: titleOf(page, ctx.t, data), ...after }, (outcome) =>
     page.view(data, { ...ctx, outcome }),
   );
 }
@@ -230,13 +251,15 @@ function mountPage<S, W>(router: Router, page: AnyPage<S>, services: S, follow: 
     const params = paramsOf(schema, req);
     if (params === null) return null;
     const who = res.locals.who as W;
+    const words = wordsOf(languageOf(req, res, page.area));
     if (page.only && !page.only.allows(who, services)) {
       const { title, message } = page.only;
       if (title === undefined || message === undefined) return null;
-      await sendFramed(page, req, res, { title, outcome: { kind: 'error', message }, status: 403 });
+      const outcome = { kind: 'error', message: message(words.t) } as const;
+      await sendFramed(page, req, res, { title: title(words.t), outcome, status: 403 });
       return undefined;
     }
-    return { services, who, params };
+    return { services, who, params, ...words };
   }
 
   router.get(page.path, async (req, res, next) => {
@@ -262,7 +285,7 @@ function mountPage<S, W>(router: Router, page: AnyPage<S>, services: S, follow: 
         after = { outcome: await action.run({ ...found, query: {}, body }), status: 200 };
         if (action.keepsSession) await follow?.(req, found.who);
       } catch (error) {
-        const refusal = refusalOf(error);
+        const refusal = refusalOf(error, found);
         if (!refusal) throw error;
         after = refusal;
       }
@@ -275,15 +298,16 @@ function mountPage<S, W>(router: Router, page: AnyPage<S>, services: S, follow: 
 
 function mountDownload<S>(router: Router, download: AnyDownload<S>, services: S): void {
   router.get(download.path, async (req, res) => {
+    const words = wordsOf(languageOf(req, res, download.area));
     try {
       const query = queryOf(download.query, req.query);
       const who = res.locals.who as unknown;
-      const file = await download.file({ services, who, params: {}, query });
+      const file = await download.file({ services, who, params: {}, query, ...words });
       res.type(file.type).attachment(file.name).send(file.body);
     } catch (error) {
-      const refusal = refusalOf(error);
+      const refusal = refusalOf(error, words);
       if (!refusal) throw error;
-      await sendFramed(download, req, res, { title: download.title, ...refusal });
+      await sendFramed(download, req, res, { title: download.title(words.t), ...refusal });
     }
   });
 }
@@ -336,6 +360,7 @@ export function areaRoutes<S extends { redis: RedisClient; config: Config }, L, 
   const router = Router();
   router.use(assetRoutes(area.assets));
   const Public = publicFrame(area);
+  const language = (req: Request, res: Response) => languageOf(req, res, area);
   router.use(
     area.prefix,
     pageLayers({
@@ -343,15 +368,17 @@ export function areaRoutes<S extends { redis: RedisClient; config: Config }, L, 
       config: services.config,
       name: area.session.name,
       page: Public,
+      language,
       // A path none of the area's routes serves is its 404 before the gate, signed out too.
       area: router,
       home: area.prefix,
     }),
   );
+  languageRoutes(router, area.prefix, services.config);
   signInRoutes(router, area, flow);
   parts.open?.(router);
   router.use(area.prefix, areaGate(area, flow, services.config), ...(parts.guarded ?? []));
   mountPages(router, area, parts.pages, services, flow.follow);
-  router.use(area.prefix, areaEnd(Public, area.prefix));
+  router.use(area.prefix, areaEnd(Public, area.prefix, language));
   return router;
 }

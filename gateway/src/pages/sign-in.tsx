@@ -7,10 +7,12 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { Config } from '#common/config.js';
 import type { Area } from './areas.js';
+import { languageOf, type PageLanguage } from './language.js';
 import { CLEAR_SITE_DATA, Frame, Notice, PostForm, sendAreaPage } from './layout.js';
+import type { Messages } from './messages/index.js';
 import { destroySession, regenerateSession, sessionOutlived } from './session.js';
 
-/** What an area's pages say about signing in. */
+/** What an area's pages say about signing in, in one language's words (`SignInFlow.words`). */
 export interface SignInWords<L> {
   /** How to sign in, on the page a signed-out visitor gets. */
   HowTo: () => JSX.Element;
@@ -35,7 +37,8 @@ export interface SignInFlow<L, W> {
    * its secret), the session follows the new ones, so the one who made it stays signed in.
    */
   follow?: (req: Request, who: W) => Promise<void>;
-  words: SignInWords<L>;
+  /** The sign-in pages' words in the language of the catalogue `t`. */
+  words: (t: Messages) => SignInWords<L>;
 }
 
 /** A new session id for the signed-in, with the time its longest life counts from. */
@@ -45,9 +48,14 @@ export async function beginSession(req: Request): Promise<void> {
   req.session.signedInAt = Date.now();
 }
 
-function SignedOut<L, W>(props: { area: Area<W>; words: SignInWords<L>; reason?: string }) {
+function SignedOut<L, W>(props: {
+  area: Area<W>;
+  language: PageLanguage;
+  words: SignInWords<L>;
+  reason?: string;
+}) {
   return (
-    <Frame area={props.area} title="Sign in">
+    <Frame area={props.area} language={props.language} title={props.language.t.signIn.title}>
       {props.reason ? (
         <Notice kind="error">
           <span safe>{props.reason}</span>
@@ -63,15 +71,19 @@ function SignedOut<L, W>(props: { area: Area<W>; words: SignInWords<L>; reason?:
 /** The routes of signing in and out, before the gate. */
 export function signInRoutes<L, W>(router: Router, area: Area<W>, flow: SignInFlow<L, W>): void {
   const { prefix, home } = area;
-  const { words } = flow;
   const signedIn = (req: Request) => req.session[area.session.holder] !== undefined;
   const landing = (req: Request) => area.landing?.(req.session) ?? home;
-  const invalid = (req: Request, res: Response) =>
-    sendAreaPage(
+  const language = (req: Request, res: Response) => {
+    const chosen = languageOf(req, res, area);
+    return { language: chosen, words: flow.words(chosen.t) };
+  };
+  const invalid = (req: Request, res: Response) => {
+    const { language: chosen, words } = language(req, res);
+    return sendAreaPage(
       req,
       res,
       () => (
-        <Frame area={area} title={words.invalid.title}>
+        <Frame area={area} language={chosen} title={words.invalid.title}>
           <Notice kind="error">
             <words.invalid.Text />
           </Notice>
@@ -79,17 +91,20 @@ export function signInRoutes<L, W>(router: Router, area: Area<W>, flow: SignInFl
       ),
       410,
     );
+  };
 
   router.get(prefix, async (req, res) => {
     if (signedIn(req)) return res.redirect(303, landing(req));
-    await sendAreaPage(req, res, () => <SignedOut area={area} words={words} />);
+    const { language: chosen, words } = language(req, res);
+    await sendAreaPage(req, res, () => <SignedOut area={area} language={chosen} words={words} />);
   });
 
   router.get(`${prefix}/sign-in/:token`, async (req, res) => {
     const link = await flow.link(req.params.token, false);
     if (!link) return invalid(req, res);
+    const { language: chosen, words } = language(req, res);
     await sendAreaPage(req, res, () => (
-      <Frame area={area} title={words.confirm.title}>
+      <Frame area={area} language={chosen} title={words.confirm.title}>
         <words.confirm.Text link={link} />
         {/* A whole page load: the session changes, and with it every page. Its address holds the
         link: no copy of the page in htmx's history cache. */}
@@ -139,10 +154,13 @@ export function areaGate<L, W>(
     }
     const ended = req.session[area.session.holder] !== undefined;
     await destroySession(req);
+    const language = languageOf(req, res, area);
+    const reason = ended ? language.t.areas[area.session.name].ended : undefined;
+    const words = flow.words(language.t);
     await sendAreaPage(
       req,
       res,
-      () => <SignedOut area={area} words={flow.words} reason={ended ? area.ended : undefined} />,
+      () => <SignedOut area={area} language={language} words={words} reason={reason} />,
       401,
     );
   };

@@ -2,14 +2,13 @@
 // pages/static/charts.js draws the chart from the table (rows carry data-t, cells data-v), so the
 // picture and the numbers cannot differ, and without script the table is the page.
 import { Choice } from './filters.js';
+import { At } from './language.js';
+import type { Format } from './locale.js';
+import type { Messages } from './messages/index.js';
 import { Heads } from './tables.js';
 
-export const FIGURES = [
-  ['requests', 'Requests'],
-  ['client_errors', '4xx'],
-  ['server_errors', '5xx'],
-  ['rate_limited', '429'],
-] as const;
+/** The counts of a period, in their columns' order; their heads are the catalogue's. */
+export const FIGURES = ['requests', 'client_errors', 'server_errors', 'rate_limited'] as const;
 
 const UNIT_MS = { hour: 3_600_000, day: 86_400_000 } as const;
 type Unit = keyof typeof UNIT_MS;
@@ -18,13 +17,13 @@ type Unit = keyof typeof UNIT_MS;
 export const SPAN_MS = { hour: UNIT_MS.day, day: 30 * UNIT_MS.day } as const;
 
 /** The choice of a usage page's periods, among its filters. */
-export const Periods = (props: { chosen: Unit }) => (
+export const Periods = (props: { chosen: Unit; t: Messages }) => (
   <Choice
-    label="Periods"
+    label={props.t.usage.periods}
     name="granularity"
     options={[
-      ['hour', 'hours of the last day'],
-      ['day', 'days of the last 30'],
+      ['hour', props.t.usage.hours],
+      ['day', props.t.usage.days],
     ]}
     chosen={props.chosen}
   />
@@ -34,11 +33,11 @@ export const Periods = (props: { chosen: Unit }) => (
  * The counts a period shows, as the usage reads give them: pages/ imports no feature, so the
  * shape is stated here and the usage rows fit it.
  */
-type Figures = Record<(typeof FIGURES)[number][0], number>;
+type Figures = Record<(typeof FIGURES)[number], number>;
 type Period = { start: number } & Figures;
 
 /** A row's counts, in FIGURES' order. */
-export const countsOf = (row: Figures) => FIGURES.map(([key]) => row[key]);
+export const countsOf = (row: Figures) => FIGURES.map((key) => row[key]);
 
 /** Every period of the range, those without a request as zeros: the chart's line is unbroken. */
 function everyPeriod(
@@ -61,16 +60,19 @@ function everyPeriod(
   return periods;
 }
 
-function SeriesTable(props: { rows: Period[] }) {
+function SeriesTable(props: { rows: Period[]; t: Messages; format: Format }) {
+  const { t, format } = props;
   return (
     <table id="usage-series">
-      <caption>Requests per period (UTC)</caption>
+      <caption safe>{t.usage.seriesCaption}</caption>
       <thead>
         <tr>
-          <th scope="col">Period start</th>
-          {FIGURES.map(([, label]) => (
-            <th scope="col" class="num" data-series>
-              {label}
+          <th scope="col" safe>
+            {t.usage.periodStart}
+          </th>
+          {FIGURES.map((key) => (
+            <th scope="col" class="num" data-series safe>
+              {t.usage.figures[key]}
             </th>
           ))}
         </tr>
@@ -78,10 +80,12 @@ function SeriesTable(props: { rows: Period[] }) {
       <tbody>
         {props.rows.map((row) => (
           <tr data-t={String(row.start / 1000)}>
-            <td safe>{new Date(row.start).toISOString().replace('T', ' ').slice(0, 16)}</td>
+            <td>
+              <At at={new Date(row.start)} text={format.utc(new Date(row.start), 'minute')} />
+            </td>
             {countsOf(row).map((count) => (
               <td class="num" data-v={String(count)} safe>
-                {String(count)}
+                {format.number(count)}
               </td>
             ))}
           </tr>
@@ -96,7 +100,10 @@ export function SeriesChart(props: {
   rows: readonly (Figures & { period_start: string | null })[];
   range: { from: Date; to: Date };
   unit: Unit;
+  t: Messages;
+  format: Format;
 }) {
+  const { t, format } = props;
   return (
     <>
       <div
@@ -104,10 +111,14 @@ export function SeriesChart(props: {
         data-table="usage-series"
         data-unit="requests"
         role="img"
-        aria-label="Chart of the requests per period; the table below holds its numbers"
+        aria-label={t.usage.chart}
       ></div>
       <div class="scroll">
-        <SeriesTable rows={everyPeriod(props.rows, props.range, UNIT_MS[props.unit])} />
+        <SeriesTable
+          rows={everyPeriod(props.rows, props.range, UNIT_MS[props.unit])}
+          t={t}
+          format={format}
+        />
       </div>
     </>
   );
@@ -123,8 +134,11 @@ export function TotalsTable(props: {
   by: string;
   more: readonly string[];
   rows: readonly { name: string; cells: readonly (number | null)[] }[];
+  t: Messages;
+  format: Format;
 }) {
-  const numeric = [...FIGURES.map(([, name]) => name), ...props.more];
+  const { format } = props;
+  const numeric = [...FIGURES.map((key) => props.t.usage.figures[key]), ...props.more];
   return (
     <table id={props.id}>
       <caption safe>{props.caption}</caption>
@@ -137,7 +151,7 @@ export function TotalsTable(props: {
             </td>
             {row.cells.map((n) => (
               <td class="num" safe>
-                {n === null ? '' : String(n)}
+                {n === null ? '' : format.number(n)}
               </td>
             ))}
           </tr>

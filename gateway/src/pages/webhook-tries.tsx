@@ -1,6 +1,9 @@
 // A webhook subscription as the console and the portal show it: its state, its events by state,
 // and its tries: when, the event, the outcome, the status and duration, and the start of the
 // endpoint's answer, as text (never rendered: it is whatever the partner's server sent).
+import { At } from './language.js';
+import type { Format } from './locale.js';
+import type { Messages } from './messages/index.js';
 import { Heads } from './tables.js';
 
 /** The newest tries a page shows. */
@@ -20,64 +23,57 @@ interface Try {
   response: string | null;
 }
 
-/** A subscription's state in words: enabled, or disabled and why. */
-export const stateOf = (s: { enabled: boolean; disabled_reason: string | null }) =>
-  s.enabled ? 'enabled' : `disabled (${s.disabled_reason ?? 'no reason'})`;
-
-/** The heads of the columns EventCounts fills. */
-export const EVENT_COUNTS = ['Delivered', 'Failed', 'Pending'] as const;
+/** A subscription's state in words: enabled, or disabled and why (the reason is an identifier). */
+export const stateOf = (t: Messages, s: { enabled: boolean; disabled_reason: string | null }) =>
+  s.enabled ? t.webhooks.enabled : t.webhooks.disabled(s.disabled_reason);
 
 /** A subscription's events by state, as the webhook service's figures count them. */
 export function EventCounts(props: {
   events: { delivered: number; failed: number; pending: number };
+  format: Format;
 }) {
   const { delivered, failed, pending } = props.events;
   return (
     <>
       {[delivered, failed, pending].map((count) => (
         <td class="num" safe>
-          {String(count)}
+          {props.format.number(count)}
         </td>
       ))}
     </>
   );
 }
 
-export function TriesTable(props: { tries: Try[]; total: number }) {
-  if (props.tries.length === 0) return <p>No tries.</p>;
+export function TriesTable(props: { tries: Try[]; total: number; t: Messages; format: Format }) {
+  const { t, format } = props;
+  if (props.tries.length === 0) return <p safe>{t.webhooks.noTries}</p>;
+  const heads = t.webhooks.triesHeads;
   return (
     <div class="scroll">
       <table id="deliveries">
-        <caption safe>{`The newest ${props.tries.length} of ${props.total} tries`}</caption>
-        <Heads
-          names={[
-            'Tried at (UTC)',
-            'Event type',
-            'Webhook id',
-            'Outcome',
-            'Status',
-            'ms',
-            'Answer (first characters)',
-          ]}
-          numeric={['Status', 'ms']}
-        />
+        <caption safe>
+          {t.webhooks.triesCaption(format.number(props.tries.length), format.number(props.total))}
+        </caption>
+        <Heads names={heads} numeric={[heads[4]!, heads[5]!]} />
         <tbody>
-          {props.tries.map((t) => (
+          {props.tries.map((a) => (
             <tr>
-              <td safe>{t.attempted_at.toISOString().replace('T', ' ').slice(0, 19)}</td>
-              <td safe>{t.event.event_type}</td>
               <td>
-                <code safe>{t.event.message_id}</code>
+                <At at={a.attempted_at} text={format.utc(a.attempted_at)} />
               </td>
-              <td safe>{t.outcome}</td>
+              <td safe>{a.event.event_type}</td>
+              <td>
+                <code safe>{a.event.message_id}</code>
+              </td>
+              <td safe>{a.outcome}</td>
               <td class="num" safe>
-                {t.status_code === null ? '—' : String(t.status_code)}
+                {a.status_code === null ? '—' : String(a.status_code)}
               </td>
               <td class="num" safe>
-                {String(t.duration_ms)}
+                {format.number(a.duration_ms)}
               </td>
               <td>
-                <code safe>{(t.response ?? '').slice(0, ANSWER_CHARS)}</code>
+                <code safe>{(a.response ?? '').slice(0, ANSWER_CHARS)}</code>
               </td>
             </tr>
           ))}

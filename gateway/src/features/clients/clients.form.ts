@@ -21,6 +21,8 @@ export function parseScopes(value: string | undefined): Scope[] {
   if (unknown.length > 0)
     throw new OperatorRefusal(
       `unknown scope(s): ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`,
+      2,
+      { reason: { key: 'unknown-scopes', unknown, known: SCOPES } },
     );
   return names as Scope[];
 }
@@ -31,6 +33,8 @@ export function parseDataClasses(value: string | undefined): DataClass[] {
   if (unknown.length > 0)
     throw new OperatorRefusal(
       `unknown data class(es): ${unknown.join(', ')}; known: ${DATA_CLASSES.join(', ')}`,
+      2,
+      { reason: { key: 'unknown-classes', unknown, known: DATA_CLASSES } },
     );
   return classesOf(maskOf(classes));
 }
@@ -39,7 +43,11 @@ export function parseLimits(value: string): ClientLimits {
   const match = /^(\d+)\/(\d+)\/(\d+)$/.exec(value);
   const [minute, hour, day] = match ? match.slice(1).map(Number) : [];
   if (!minute || !hour || !day)
-    throw new OperatorRefusal(`limits must be MINUTE/HOUR/DAY positive integers, got "${value}"`);
+    throw new OperatorRefusal(
+      `limits must be MINUTE/HOUR/DAY positive integers, got "${value}"`,
+      2,
+      { reason: { key: 'limits', value } },
+    );
   return { minute, hour, day };
 }
 

@@ -8,7 +8,7 @@ import { clubOf, type Club } from '#api/sandbox.js';
 import type { ClientEpochs } from '../../trust/client-epochs.js';
 import type { ClientSecrets } from '../../trust/client-secrets.js';
 import { recordOperatorAction, type Operator } from '../operators/operator-audit.js';
-import { OperatorRefusal } from '../../cli/operator-refusal.js';
+import { noClient, OperatorRefusal } from '../../cli/operator-refusal.js';
 import { CREDENTIALS_ENDED } from '#api/webhooks/credentials.js';
 import {
   createClient,
@@ -54,10 +54,16 @@ export interface ClientForm {
   sandbox?: boolean | undefined;
 }
 
+/** A client without a scope: the create form's and set-scopes' refusal alike. */
+const SCOPES_NEEDED = { reason: { key: 'scopes-needed' } } as const;
+
 /** The read model a client of `club` reads: its branches are the ones it may be bound to. */
 function readModelOf(deps: ClientDeps, club: Club): ReadModelClient {
   if (club === 'live') return deps.db;
-  if (!deps.sandbox) throw new OperatorRefusal('the sandbox is off (SANDBOX=off)', 1);
+  if (!deps.sandbox)
+    throw new OperatorRefusal('the sandbox is off (SANDBOX=off)', 1, {
+      reason: { key: 'sandbox-off' },
+    });
   return deps.sandbox;
 }
 
@@ -66,12 +72,15 @@ async function existingBranch(db: ReadModelClient, value: string | undefined) {
   if (value === undefined) return null;
   const id = Number(value);
   if (!Number.isInteger(id) || id <= 0 || id > 2_147_483_647)
-    throw new OperatorRefusal(`branch must be a positive integer, got "${value}"`);
+    throw new OperatorRefusal(`branch must be a positive integer, got "${value}"`, 2, {
+      reason: { key: 'branch', value },
+    });
   const branch = await db.branch.findUnique({ where: { id }, select: { id: true } });
   if (!branch) {
     throw new OperatorRefusal(
       `branch ${id} does not exist in the read model (is the worker syncing the dashboard?)`,
       1,
+      { reason: { key: 'no-branch', id } },
     );
   }
   return id;
@@ -80,9 +89,11 @@ async function existingBranch(db: ReadModelClient, value: string | undefined) {
 /** Creates a client; its secret is in the answer and nowhere else. */
 export async function createClientAs(deps: ClientDeps, operator: Operator, form: ClientForm) {
   const name = form.name?.trim();
-  if (!name) throw new OperatorRefusal('a client needs a name');
+  if (!name)
+    throw new OperatorRefusal('a client needs a name', 2, { reason: { key: 'name-needed' } });
   const scopes = parseScopes(form.scopes);
-  if (scopes.length === 0) throw new OperatorRefusal('a client needs at least one scope');
+  if (scopes.length === 0)
+    throw new OperatorRefusal('a client needs at least one scope', 2, SCOPES_NEEDED);
   const limits = form.limits ? parseLimits(form.limits) : undefined;
   const dataClasses = parseDataClasses(form.data);
   const club: Club = form.sandbox ? 'sandbox' : 'live';
@@ -165,7 +176,7 @@ export async function applyClientAction(
       if (!(await revokeClientTokens(db, epochs, clientKey))) answer = null;
       break;
   }
-  if (answer === null) throw new OperatorRefusal(`no client with key ${clientKey}`);
+  if (answer === null) throw noClient(clientKey);
   await recordOperatorAction(db, operator, `clients.${action}`, { clientKey });
   if (action === 'enable') return answer;
   return {
@@ -181,9 +192,8 @@ export async function setScopesAs(
   value: string | undefined,
 ): Promise<Scope[]> {
   const scopes = parseScopes(value);
-  if (scopes.length === 0) throw new OperatorRefusal('set-scopes needs KEY a,b');
-  if (!(await setClientScopes(deps.db, deps.epochs, clientKey, scopes)))
-    throw new OperatorRefusal(`no client with key ${clientKey}`);
+  if (scopes.length === 0) throw new OperatorRefusal('set-scopes needs KEY a,b', 2, SCOPES_NEEDED);
+  if (!(await setClientScopes(deps.db, deps.epochs, clientKey, scopes))) throw noClient(clientKey);
   await recordOperatorAction(deps.db, operator, 'clients.set-scopes', { clientKey });
   return scopes;
 }
@@ -203,7 +213,7 @@ export async function grantDataClassesAs(
   const after = parseDataClasses(value);
   const client = await findClientByKey(deps.db, clientKey);
   if (!client || !(await setClientDataClasses(deps.db, deps.epochs, clientKey, after)))
-    throw new OperatorRefusal(`no client with key ${clientKey}`);
+    throw noClient(clientKey);
   const before = classesOf(maskOf(client.data_classes));
   await recordOperatorAction(deps.db, operator, 'clients.grant', {
     clientKey,
@@ -221,8 +231,7 @@ export async function setLimitsAs(
 ): Promise<void> {
   if (!value) throw new OperatorRefusal('set-limits needs KEY M/H/D (or "default")');
   const limits = value === 'default' ? null : parseLimits(value);
-  if (!(await setClientLimits(deps.db, deps.epochs, clientKey, limits)))
-    throw new OperatorRefusal(`no client with key ${clientKey}`);
+  if (!(await setClientLimits(deps.db, deps.epochs, clientKey, limits))) throw noClient(clientKey);
   await recordOperatorAction(deps.db, operator, 'clients.set-limits', { clientKey });
 }
 
@@ -253,11 +262,13 @@ export async function rotateSecretAs(
 ): Promise<RotatedSecret> {
   const { overlapMs } = options;
   if (overlapMs !== undefined && !(overlapMs > 0 && overlapMs <= MAX_SECRET_OVERLAP_MS))
-    throw new OperatorRefusal('the overlap must be more than 0 and at most 7 days');
+    throw new OperatorRefusal('the overlap must be more than 0 and at most 7 days', 2, {
+      reason: { key: 'overlap' },
+    });
   const rotated = await rotateClientSecret(deps.db, deps.epochs, deps.secrets, clientKey, {
     overlapMs,
   });
-  if (rotated === null) throw new OperatorRefusal(`no client with key ${clientKey}`);
+  if (rotated === null) throw noClient(clientKey);
   const until = rotated.previousSecretUntil;
   await recordOperatorAction(deps.db, operator, 'clients.rotate-secret', {
     clientKey,
@@ -280,8 +291,7 @@ export async function endPreviousSecretAs(
   operator: Operator,
   clientKey: string,
 ): Promise<number[]> {
-  if (!(await endPreviousClientSecret(deps.db, deps.epochs, clientKey)))
-    throw new OperatorRefusal(`no client with key ${clientKey}`);
+  if (!(await endPreviousClientSecret(deps.db, deps.epochs, clientKey))) throw noClient(clientKey);
   await recordOperatorAction(deps.db, operator, 'clients.end-previous-secret', { clientKey });
   return subscriptionsOfEndedCredentials(deps.db, clientKey);
 }
@@ -308,7 +318,7 @@ export async function editClientAs(
   edit: ClientEdit,
 ): Promise<string[]> {
   const client = await findClientByKey(deps.db, clientKey);
-  if (!client) throw new OperatorRefusal(`no client with key ${clientKey}`);
+  if (!client) throw noClient(clientKey);
   const scopes = edit.scopes ?? '';
   const changed: string[] = [];
   try {
@@ -333,7 +343,10 @@ export async function editClientAs(
   } catch (error) {
     if (!(error instanceof OperatorRefusal) || changed.length === 0) throw error;
     const saved = ` (saved before it: ${changed.join(', ')})`;
-    throw new OperatorRefusal(error.message + saved, error.exitCode);
+    throw new OperatorRefusal(error.message + saved, error.exitCode, {
+      ...error.options,
+      saved: changed,
+    });
   }
   return changed;
 }
@@ -352,7 +365,7 @@ export async function setBranchAs(
   const branchId =
     value === 'all' ? null : await existingBranch(readModelOf(deps, clubOf(clientKey)), value);
   if (!(await setClientBranch(deps.db, deps.epochs, clientKey, branchId)))
-    throw new OperatorRefusal(`no client with key ${clientKey}`);
+    throw noClient(clientKey);
   await recordOperatorAction(deps.db, operator, 'clients.set-branch', { clientKey });
   return branchId;
 }

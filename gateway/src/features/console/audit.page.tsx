@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
 import { text } from '../../pages/fields.js';
 import { Filters, Typed } from '../../pages/filters.js';
+import { At } from '../../pages/language.js';
 import { Heads } from '../../pages/tables.js';
 import { definePage } from '../../page-services.js';
 import { listOperatorActions } from '../operators/operator-audit.js';
@@ -14,26 +15,28 @@ const SHOWN = 500;
 export const auditPage = definePage({
   area: CONSOLE_AREA,
   path: PAGE,
-  title: 'Operator audit',
+  title: (t) => t.audit.title,
   query: z.object({ client: text.catch(undefined) }),
   load: ({ services, query }) =>
     listOperatorActions(services.db, { clientKey: query.client, limit: SHOWN }),
-  view: (rows, { query }) => (
+  view: (rows, { query, t, format }) => (
     <>
-      <Filters action={PAGE} button="Filter">
-        <Typed label="Client key" name="client" value={query.client} />
+      <Filters action={PAGE} button={t.common.filter}>
+        <Typed label={t.common.clientKey} name="client" value={query.client} />
       </Filters>
       {rows.length === 0 ? (
-        <p>No operator actions recorded.</p>
+        <p safe>{t.audit.none}</p>
       ) : (
         <div class="scroll">
           <table>
-            <caption safe>{`The newest ${rows.length} actions (at most ${SHOWN})`}</caption>
-            <Heads names={['When (UTC)', 'Who', 'Through', 'From', 'Action', 'Client', 'Target']} />
+            <caption safe>{t.audit.caption(rows.length, SHOWN)}</caption>
+            <Heads names={t.audit.heads} />
             <tbody>
               {rows.map((row) => (
                 <tr>
-                  <td safe>{row.at.toISOString().replace('T', ' ').slice(0, 19)}</td>
+                  <td>
+                    <At at={row.at} text={format.utc(row.at)} />
+                  </td>
                   <td safe>{row.actor}</td>
                   <td safe>{row.source}</td>
                   <td safe>{row.address ?? ''}</td>

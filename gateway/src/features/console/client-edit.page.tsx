@@ -2,12 +2,14 @@
 // service behind the CLI's set-scopes, grant, set-limits and set-branch (clients.service.ts
 // editClientAs): only what the form changes is applied, and each change is one record of the
 // operator audit.
+import { escapeHtml } from '@kitajs/html';
 import { z } from 'zod';
 import { SCOPES } from '#api/scopes.js';
 import type { Config } from '#common/config.js';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
 import { tickedList, trimmed } from '../../pages/fields.js';
 import { Notice, PostForm } from '../../pages/layout.js';
+import type { Messages } from '../../pages/messages/index.js';
 import { consoleAction, definePage } from '../../page-services.js';
 import { findClientByKey, type ApiClientRecord } from '../clients/clients.repository.js';
 import { branchText, limitsText } from '../clients/clients.form.js';
@@ -16,13 +18,13 @@ import { DataClassesField } from './data-classes-field.js';
 
 const CLIENTS = `${CONSOLE}/clients`;
 
-function EditForm(props: { client: ApiClientRecord; config: Config }) {
-  const { client } = props;
+function EditForm(props: { client: ApiClientRecord; config: Config; t: Messages }) {
+  const { client, t } = props;
   const d = props.config.rateLimit;
   return (
     <PostForm action={`${CLIENTS}/${encodeURIComponent(client.client_key)}/edit`} class="stack">
       <fieldset>
-        <legend>Scopes</legend>
+        <legend safe>{t.common.scopes}</legend>
         <div class="scopes">
           {SCOPES.map((scope) => (
             <label class="check">
@@ -39,14 +41,15 @@ function EditForm(props: { client: ApiClientRecord; config: Config }) {
       </fieldset>
       {client.data_classes_review ? (
         <Notice kind="error">
-          Made before data classes existed, this client receives every class. Choose what it needs
-          and save: until then it is listed as "all classes: review".
+          <span safe>{t.clientEdit.review}</span>
         </Notice>
       ) : (
         ''
       )}
-      <DataClassesField held={client.data_classes} />
-      <label for="branch">Branch id (empty: every branch)</label>
+      <DataClassesField held={client.data_classes} t={t} />
+      <label for="branch" safe>
+        {t.clients.branch}
+      </label>
       <input
         id="branch"
         name="branch"
@@ -54,7 +57,9 @@ function EditForm(props: { client: ApiClientRecord; config: Config }) {
         pattern="[0-9]*"
         value={branchText(client)}
       />
-      <label for="limits">Limits per minute/hour/day (empty: the defaults)</label>
+      <label for="limits" safe>
+        {t.clients.limits}
+      </label>
       <input
         id="limits"
         name="limits"
@@ -62,10 +67,12 @@ function EditForm(props: { client: ApiClientRecord; config: Config }) {
         placeholder={`${d.perMinute}/${d.perHour}/${d.perDay}`}
         aria-describedby="limits-hint"
       />
-      <p id="limits-hint" class="hint">
-        Three positive integers separated by slashes.
+      <p id="limits-hint" class="hint" safe>
+        {t.clients.limitsHint}
       </p>
-      <button type="submit">Save changes</button>
+      <button type="submit" safe>
+        {t.common.saveChanges}
+      </button>
     </PostForm>
   );
 }
@@ -76,14 +83,17 @@ export const clientEditPage = definePage({
   current: CLIENTS,
   params: z.object({ key: z.string() }),
   load: ({ services, params }) => findClientByKey(services.db, params.key),
-  title: (client) => `Edit ${client.name}`,
-  view: (client, { services }) => (
+  title: { of: (t, client) => t.clientEdit.title(client.name) },
+  view: (client, { services, t }) => (
     <>
       <p>
-        Client <code safe>{client.client_key}</code>. Changes apply to its live tokens, on every
-        gateway, within a second. <a href={CLIENTS}>Back to every client</a>
+        {escapeHtml(t.clientEdit.intro[0])} <code safe>{client.client_key}</code>
+        {escapeHtml(t.clientEdit.intro[1])}{' '}
+        <a href={CLIENTS} safe>
+          {t.clientEdit.back}
+        </a>
       </p>
-      <EditForm client={client} config={services.config} />
+      <EditForm client={client} config={services.config} t={t} />
     </>
   ),
   actions: [
@@ -92,10 +102,12 @@ export const clientEditPage = definePage({
       // The form always sends `data` (data-classes-field.tsx); a post without it leaves the
       // classes as they are.
       body: z.object({ scopes: tickedList, data: tickedList, limits: trimmed, branch: trimmed }),
-      run: async ({ services, who, params: { key }, body }) => {
+      run: async ({ services, who, params: { key }, body, t }) => {
         const changed = await editClientAs(services, who, key, body);
+        const { changes } = t.clientEdit;
+        const names = changed.map((name) => changes[name] ?? name).join(', ');
         const message =
-          changed.length === 0 ? 'Nothing changed.' : `${key}: ${changed.join(', ')} saved.`;
+          changed.length === 0 ? t.clientEdit.nothing : t.clientEdit.saved(key, names);
         return { kind: 'done', message };
       },
     }),

@@ -1,22 +1,21 @@
 // The console's clients: create one (its secret shown this once), and disable, enable, rotate
 // the secret of, end the tokens of, or make a portal link for each, through the services the CLI
 // uses (clients/clients.service.ts, portal/portal-links.ts).
+import { escapeHtml } from '@kitajs/html';
 import { z } from 'zod';
 import { SCOPES } from '#api/scopes.js';
 import type { Config } from '#common/config.js';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
 import { text, ticked, tickedList } from '../../pages/fields.js';
 import { clubOf } from '#api/sandbox.js';
+import { At } from '../../pages/language.js';
 import { PostForm } from '../../pages/layout.js';
+import type { Format } from '../../pages/locale.js';
+import type { Messages } from '../../pages/messages/index.js';
 import { Heads } from '../../pages/tables.js';
 import { consoleAction, definePage } from '../../page-services.js';
 import { listClientsWithLastUse, type ListedClient } from '../clients/clients.repository.js';
-import {
-  applyClientAction,
-  CLIENT_ACTIONS,
-  createClientAs,
-  type ClientAction,
-} from '../clients/clients.service.js';
+import { applyClientAction, CLIENT_ACTIONS, createClientAs } from '../clients/clients.service.js';
 import { makePortalLink } from '../portal/portal-links.js';
 import { DataClassesField, dataClassesText } from './data-classes-field.js';
 
@@ -24,47 +23,37 @@ const PAGE = `${CONSOLE}/clients`;
 /** How long a portal link made here opens the portal. */
 const LINK_TTL_MS = 15 * 60_000;
 
-const ACTION_LABELS: Record<ClientAction, string> = {
-  disable: 'Disable',
-  enable: 'Enable',
-  'rotate-secret': 'Rotate secret',
-  'revoke-tokens': 'Revoke tokens',
-};
-
-const DONE: Record<ClientAction, string> = {
-  disable: 'disabled; its tokens no longer work',
-  enable: 'enabled; it must request new tokens',
-  'rotate-secret': 'has a new secret; its tokens no longer work',
-  'revoke-tokens': 'has no working token left',
-};
-
 /** The client's subscriptions an action left disabled, to look at on the webhooks page. */
-const endedNote = (ids: readonly number[] | undefined) =>
-  ids && ids.length > 0
-    ? ` Webhook subscriptions disabled because the credentials that made them ended (credentials-ended): ${ids.join(', ')}; see Webhooks.`
-    : '';
+const endedNote = (t: Messages, ids: readonly number[] | undefined) =>
+  ids && ids.length > 0 ? ` ${t.clients.endedNote(ids.join(', '))}` : '';
 
 /** A new secret, with the key it goes with, for the operator to give the partner. */
-const secretOf = (made: string, clientKey: string, secret: string, note?: string) =>
+const secretOf = (t: Messages, made: string, clientKey: string, secret: string, note?: string) =>
   ({
     kind: 'secret',
-    message: `${made} Give these to the partner: the secret is shown only this once.`,
-    note: note || undefined,
+    message: `${made} ${t.clients.giveThese}`,
+    note: note?.trim() || undefined,
     shown: [
       ['client_key', clientKey],
       ['client_secret', secret],
     ],
   }) as const;
 
-function CreateForm() {
+function CreateForm(props: { t: Messages }) {
+  const { t } = props;
+  const w = t.clients;
   return (
     <section aria-labelledby="create-heading">
-      <h2 id="create-heading">New client</h2>
+      <h2 id="create-heading" safe>
+        {w.newClient}
+      </h2>
       <PostForm action={PAGE} class="stack">
-        <label for="name">Name</label>
+        <label for="name" safe>
+          {w.name}
+        </label>
         <input id="name" name="name" required maxlength="200" autocomplete="off" />
         <fieldset>
-          <legend>Scopes</legend>
+          <legend safe>{t.common.scopes}</legend>
           <div class="scopes">
             {SCOPES.map((scope) => (
               <label class="check">
@@ -74,27 +63,33 @@ function CreateForm() {
             ))}
           </div>
         </fieldset>
-        <DataClassesField held={[]} />
-        <label for="branch">Branch id (empty: every branch)</label>
+        <DataClassesField held={[]} t={t} />
+        <label for="branch" safe>
+          {w.branch}
+        </label>
         <input id="branch" name="branch" inputmode="numeric" pattern="[0-9]*" />
-        <label for="limits">Limits per minute/hour/day (empty: the defaults)</label>
+        <label for="limits" safe>
+          {w.limits}
+        </label>
         <input
           id="limits"
           name="limits"
           placeholder="60/1000/10000"
           aria-describedby="limits-hint"
         />
-        <p id="limits-hint" class="hint">
-          Three positive integers separated by slashes.
+        <p id="limits-hint" class="hint" safe>
+          {w.limitsHint}
         </p>
         <label class="check">
           <input type="checkbox" name="sandbox" value="yes" aria-describedby="sandbox-hint" />
-          <span>Sandbox client</span>
+          <span safe>{w.sandbox}</span>
         </label>
-        <p id="sandbox-hint" class="hint">
-          Its key begins sbx_ and its tokens read the sandbox's generated club, never a live row.
+        <p id="sandbox-hint" class="hint" safe>
+          {w.sandboxHint}
         </p>
-        <button type="submit">Create client</button>
+        <button type="submit" safe>
+          {w.create}
+        </button>
       </PostForm>
     </section>
   );
@@ -103,32 +98,33 @@ function CreateForm() {
 const actionPath = (clientKey: string, action: string) =>
   `${PAGE}/${encodeURIComponent(clientKey)}/${action}`;
 
-function Actions(props: { client: ListedClient }) {
+function Actions(props: { client: ListedClient; t: Messages }) {
   const { client_key: key, name, is_active: active } = props.client;
+  const w = props.t.clients;
   const actions = active
     ? (['disable', 'rotate-secret', 'revoke-tokens'] as const)
     : (['enable', 'rotate-secret'] as const);
   return (
     <td class="actions">
-      <a href={actionPath(key, 'edit')} aria-label={`Edit: ${name}`}>
-        Edit
+      <a href={actionPath(key, 'edit')} aria-label={w.editOf(name)} safe>
+        {props.t.common.edit}
       </a>
       {actions.map((action) => (
         <PostForm action={actionPath(key, action)}>
           <button
             type="submit"
             class={action === 'enable' ? '' : 'warn'}
-            aria-label={`${ACTION_LABELS[action]}: ${name}`}
+            aria-label={w.actionOf(w.actions[action], name)}
             safe
           >
-            {ACTION_LABELS[action]}
+            {w.actions[action]}
           </button>
         </PostForm>
       ))}
       {active ? (
         <PostForm action={actionPath(key, 'portal-link')}>
-          <button type="submit" aria-label={`Portal link: ${name}`}>
-            Portal link
+          <button type="submit" aria-label={w.portalLinkOf(name)} safe>
+            {w.portalLink}
           </button>
         </PostForm>
       ) : (
@@ -138,32 +134,31 @@ function Actions(props: { client: ListedClient }) {
   );
 }
 
-function limitsOf(client: ListedClient, config: Config) {
+function limitsOf(client: ListedClient, config: Config, t: Messages) {
   const d = config.rateLimit;
   return client.rate_limit_minute === null
-    ? `default ${d.perMinute}/${d.perHour}/${d.perDay}`
+    ? t.clients.defaultLimits(`${d.perMinute}/${d.perHour}/${d.perDay}`)
     : `${client.rate_limit_minute}/${client.rate_limit_hour}/${client.rate_limit_day}`;
 }
 
-function ClientsTable(props: { clients: ListedClient[]; config: Config }) {
-  if (props.clients.length === 0) return <p>No clients yet.</p>;
+function stateText(client: ListedClient, t: Messages) {
+  const state = client.is_active ? t.clients.active : t.clients.disabled;
+  return clubOf(client.client_key) === 'sandbox' ? `${state}, ${t.clients.sandboxState}` : state;
+}
+
+function ClientsTable(props: {
+  clients: ListedClient[];
+  config: Config;
+  t: Messages;
+  format: Format;
+}) {
+  const { t, format } = props;
+  if (props.clients.length === 0) return <p safe>{t.clients.none}</p>;
   return (
     <div class="scroll">
       <table>
-        <caption>Every client</caption>
-        <Heads
-          names={[
-            'Key',
-            'Name',
-            'Scopes',
-            'Personal data',
-            'Branch',
-            'Limits (M/H/D)',
-            'State',
-            'Last token',
-            'Actions',
-          ]}
-        />
+        <caption safe>{t.clients.caption}</caption>
+        <Heads names={t.clients.heads} />
         <tbody>
           {props.clients.map((c) => (
             <tr>
@@ -174,18 +169,18 @@ function ClientsTable(props: { clients: ListedClient[]; config: Config }) {
               <td class="scope-list" safe>
                 {c.scopes.join(', ')}
               </td>
-              <td safe>{dataClassesText(c)}</td>
-              <td safe>{c.branch_id === null ? 'all' : String(c.branch_id)}</td>
-              <td safe>{limitsOf(c, props.config)}</td>
-              <td safe>
-                {`${c.is_active ? 'active' : 'disabled'}${clubOf(c.client_key) === 'sandbox' ? ', sandbox' : ''}`}
-              </td>
+              <td safe>{dataClassesText(c, t)}</td>
+              <td safe>{c.branch_id === null ? t.common.all : String(c.branch_id)}</td>
+              <td safe>{limitsOf(c, props.config, t)}</td>
+              <td safe>{stateText(c, t)}</td>
               <td>
-                {c.last_used_at
-                  ? c.last_used_at.toISOString().slice(0, 16).replace('T', ' ')
-                  : 'never'}
+                {c.last_used_at ? (
+                  <At at={c.last_used_at} text={format.moment(c.last_used_at)} />
+                ) : (
+                  escapeHtml(t.common.never)
+                )}
               </td>
-              <Actions client={c} />
+              <Actions client={c} t={t} />
             </tr>
           ))}
         </tbody>
@@ -199,12 +194,12 @@ const clientKey = z.object({ key: z.string() });
 export const clientsPage = definePage({
   area: CONSOLE_AREA,
   path: PAGE,
-  title: 'Clients',
+  title: (t) => t.clients.title,
   load: ({ services }) => listClientsWithLastUse(services.db),
-  view: (clients, { services }) => (
+  view: (clients, { services, t, format }) => (
     <>
-      <ClientsTable clients={clients} config={services.config} />
-      <CreateForm />
+      <ClientsTable clients={clients} config={services.config} t={t} format={format} />
+      <CreateForm t={t} />
     </>
   ),
   actions: [
@@ -217,34 +212,34 @@ export const clientsPage = definePage({
         data: tickedList,
         sandbox: ticked,
       }),
-      run: async ({ services, who, body }) => {
+      run: async ({ services, who, body, t }) => {
         const created = await createClientAs(services, who, {
           ...body,
           sandbox: body.sandbox?.includes('yes') ?? false,
         });
-        return secretOf('Client created.', created.client_key, created.client_secret);
+        return secretOf(t, t.clients.created, created.client_key, created.client_secret);
       },
     }),
     consoleAction({
       path: '/:key/:action',
       params: clientKey.extend({ action: z.enum(CLIENT_ACTIONS) }),
-      run: async ({ services, who, params: { key, action } }) => {
+      run: async ({ services, who, params: { key, action }, t }) => {
         const done = await applyClientAction(services, who, action, key);
-        const note = endedNote(done.subscriptions_disabled);
+        const note = endedNote(t, done.subscriptions_disabled);
         return done.client_secret === undefined
-          ? { kind: 'done', message: `${key} ${DONE[action]}.${note}` }
-          : secretOf('New secret made.', key, done.client_secret, note);
+          ? { kind: 'done', message: `${t.clients.done[action](key)}${note}` }
+          : secretOf(t, t.clients.newSecret, key, done.client_secret, note);
       },
     }),
     consoleAction({
       path: '/:key/portal-link',
       params: clientKey,
-      run: async ({ services, who, params: { key } }) => {
+      run: async ({ services, who, params: { key }, t, format }) => {
         const link = await makePortalLink(services, who, key, LINK_TTL_MS);
         return {
           kind: 'secret',
-          message: `Send this link to the partner of ${key}. It opens their portal once, until ${link.expiresAt.toISOString()}; it is shown only this once.`,
-          shown: [['Portal link', link.url]],
+          message: t.clients.linkMade(key, format.moment(link.expiresAt)),
+          shown: [[t.clients.portalLink, link.url]],
         };
       },
     }),

@@ -2,12 +2,16 @@
 // number, what the gateway holds about it and who received which classes (`npm run members --
 // report`), and its erasure with a typed confirmation and a reason (`npm run members -- erase`),
 // through the same services, each recorded in the operator audit.
+import { escapeHtml } from '@kitajs/html';
 import { z } from 'zod';
 import { OperatorRefusal } from '../../cli/operator-refusal.js';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
 import { positiveId, trimmed } from '../../pages/fields.js';
 import { Filters } from '../../pages/filters.js';
+import { At } from '../../pages/language.js';
 import { Notice, PostForm } from '../../pages/layout.js';
+import type { Format } from '../../pages/locale.js';
+import type { Messages } from '../../pages/messages/index.js';
 import { Heads } from '../../pages/tables.js';
 import { consoleAction, definePage } from '../../page-services.js';
 import { eraseAs } from '../members/erasure.service.js';
@@ -17,17 +21,16 @@ const PAGE = `${CONSOLE}/members`;
 
 type Report = NonNullable<Awaited<ReturnType<typeof findReportAs>>>;
 
-const when = (at: Date) => at.toISOString().replace('T', ' ').slice(0, 19);
-
-function ReportView(props: { report: Report }) {
-  const { report } = props;
+function ReportView(props: { report: Report; t: Messages; format: Format }) {
+  const { report, format } = props;
+  const w = props.t.members;
   const id = report.member_id;
   return (
     <>
-      <h2>Held by the gateway</h2>
+      <h2 safe>{w.held}</h2>
       {report.member ? (
         <table>
-          <caption safe>{`Member ${id}, as the API shows it in every class`}</caption>
+          <caption safe>{w.asShown(id)}</caption>
           <tbody>
             {Object.entries(report.member).map(([field, value]) => (
               <tr>
@@ -40,18 +43,21 @@ function ReportView(props: { report: Report }) {
           </tbody>
         </table>
       ) : (
-        <p>Not in the read model (erased or deleted).</p>
+        <p safe>{w.gone}</p>
       )}
       <p safe>
-        {`Also kept: ${report.kept.webhook_events} webhook events, ${report.kept.member_write_audit} member-write audit records.`}
+        {w.kept(
+          format.number(report.kept.webhook_events),
+          format.number(report.kept.member_write_audit),
+        )}
       </p>
-      <h2>Recipients</h2>
+      <h2 safe>{w.recipients}</h2>
       {report.recipients.length === 0 ? (
-        <p>No client has received this member's data.</p>
+        <p safe>{w.noRecipient}</p>
       ) : (
         <table>
-          <caption>Clients that received the member's data</caption>
-          <Heads names={['Client', 'Classes', 'First (UTC)', 'Last (UTC)']} />
+          <caption safe>{w.recipientsCaption}</caption>
+          <Heads names={w.recipientHeads} />
           <tbody>
             {report.recipients.map((r) => (
               <tr>
@@ -59,37 +65,42 @@ function ReportView(props: { report: Report }) {
                   <code safe>{r.client_key}</code>
                 </td>
                 <td safe>{r.classes.join(', ')}</td>
-                <td safe>{when(r.first_at)}</td>
-                <td safe>{when(r.last_at)}</td>
+                <td>
+                  <At at={r.first_at} text={format.utc(r.first_at)} />
+                </td>
+                <td>
+                  <At at={r.last_at} text={format.utc(r.last_at)} />
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      {report.member ? <EraseForm id={id} /> : ''}
+      {report.member ? <EraseForm id={id} t={props.t} /> : ''}
     </>
   );
 }
 
-function EraseForm(props: { id: number }) {
+function EraseForm(props: { id: number; t: Messages }) {
   const { id } = props;
+  const w = props.t.members;
   return (
     <section aria-labelledby="erase-heading">
-      <h2 id="erase-heading">Erase</h2>
-      <p>
-        Replaces the member's personal data in the dashboard (packages and transactions stay),
-        removes it from the read model and the gateway's copies, and tells every recipient above. It
-        cannot be undone.
-      </p>
+      <h2 id="erase-heading" safe>
+        {w.erase}
+      </h2>
+      <p safe>{w.eraseText}</p>
       <PostForm action={`${PAGE}/${id}/erase`} class="stack">
-        <label for="reason">Reason (kept in the operator audit)</label>
+        <label for="reason" safe>
+          {w.reason}
+        </label>
         <input id="reason" name="reason" required maxlength="500" autocomplete="off" />
         <label for="confirm" safe>
-          {`Type the member's id, ${id}, to confirm`}
+          {w.confirm(id)}
         </label>
         <input id="confirm" name="confirm" required inputmode="numeric" autocomplete="off" />
         <button type="submit" class="warn" safe>
-          {`Erase member ${id}`}
+          {w.eraseButton(id)}
         </button>
       </PostForm>
     </section>
@@ -99,27 +110,27 @@ function EraseForm(props: { id: number }) {
 export const membersPage = definePage({
   area: CONSOLE_AREA,
   path: PAGE,
-  title: 'Members',
+  title: (t) => t.members.title,
   query: z.object({ q: trimmed.catch('') }),
   load: async ({ services, who, query: { q } }) => ({
     report: q ? await findReportAs(services.db, who, q) : null,
   }),
-  view: ({ report }, { query: { q }, outcome }) => (
+  view: ({ report }, { query: { q }, outcome, t, format }) => (
     <>
-      <Filters action={PAGE} button="Find">
+      <Filters action={PAGE} button={t.members.find}>
         <label>
-          Member id or number
+          {escapeHtml(t.members.idOrNumber)}
           <input name="q" value={q} required />
         </label>
       </Filters>
       {q && !report && !outcome ? (
         <Notice kind="error">
-          <span safe>{`No member with id or number ${q}.`}</span>
+          <span safe>{t.members.noMember(q)}</span>
         </Notice>
       ) : (
         ''
       )}
-      {report ? <ReportView report={report} /> : ''}
+      {report ? <ReportView report={report} t={t} format={format} /> : ''}
     </>
   ),
   actions: [
@@ -128,14 +139,14 @@ export const membersPage = definePage({
       params: z.object({ id: positiveId }),
       body: z.object({ confirm: trimmed, reason: trimmed }),
       shows: ({ id }) => ({ q: String(id) }),
-      run: async ({ services, who, params: { id }, body }) => {
-        if (body.confirm !== String(id))
-          throw new OperatorRefusal(`Not erased: type the member's id, ${id}, to confirm.`);
+      run: async ({ services, who, params: { id }, body, t, format }) => {
+        // Worded here, in the page's language: the refusal shows its message as it is.
+        if (body.confirm !== String(id)) throw new OperatorRefusal(t.members.notConfirmed(id));
         const receipt = await eraseAs(services, who, id, body.reason);
-        const told = receipt.notified.length > 0 ? receipt.notified.join(', ') : 'no client';
+        const told = receipt.notified.length > 0 ? receipt.notified.join(', ') : t.members.noClient;
         return {
           kind: 'done',
-          message: `Member ${id} erased at ${receipt.erased_at.toISOString()}; told: ${told}.`,
+          message: t.members.erased(id, format.moment(receipt.erased_at), told),
         };
       },
     }),

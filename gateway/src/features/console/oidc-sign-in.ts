@@ -22,7 +22,38 @@ interface PendingFlow {
 }
 
 /** Why a provider's answer did not sign anyone in. */
-export class OidcRefusal extends Error {}
+/** Why a sign-in was refused; the page words it in its language (oidc.routes.tsx). */
+export type OidcReason =
+  | { key: 'unbound' }
+  | { key: 'unconfirmed' }
+  | { key: 'no-email' }
+  | { key: 'unverified'; email: string }
+  | { key: 'not-allowed'; email: string };
+
+/** The refusal as the operator audit records it. */
+function recorded(reason: OidcReason): string {
+  switch (reason.key) {
+    case 'unbound':
+      return 'this sign-in was not begun here, or took too long';
+    case 'unconfirmed':
+      return 'the provider did not confirm this sign-in';
+    case 'no-email':
+      return 'the provider gave no e-mail address';
+    case 'unverified':
+      return `the provider has not verified ${reason.email}`;
+    case 'not-allowed':
+      return `${reason.email} may not sign in to this console`;
+  }
+}
+
+export class OidcRefusal extends Error {
+  constructor(
+    readonly reason: OidcReason,
+    options?: ErrorOptions,
+  ) {
+    super(recorded(reason), options);
+  }
+}
 
 /**
  * An answer no flow of this browser waits for (no cookie, an unknown or spent one): anyone can
@@ -115,8 +146,7 @@ export function oidcProvider(settings: OidcSettings) {
       currentUrl: URL,
     ): Promise<string> {
       const flow = binding ? await spendFlow(redis, where, binding) : null;
-      if (flow === null)
-        throw new UnboundAnswer('this sign-in was not begun here, or took too long');
+      if (flow === null) throw new UnboundAnswer({ key: 'unbound' });
       const config = await configuration();
       let tokens;
       try {
@@ -127,7 +157,7 @@ export function oidcProvider(settings: OidcSettings) {
           idTokenExpected: true,
         });
       } catch (error) {
-        throw new OidcRefusal('the provider did not confirm this sign-in', { cause: error });
+        throw new OidcRefusal({ key: 'unconfirmed' }, { cause: error });
       }
       const claims = tokens.claims()!;
       // A provider may keep the address for its userinfo endpoint (OpenID Connect Core 5.4).
@@ -135,14 +165,13 @@ export function oidcProvider(settings: OidcSettings) {
         typeof claims.email === 'string'
           ? claims
           : await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
-      if (typeof profile.email !== 'string')
-        throw new OidcRefusal('the provider gave no e-mail address');
+      if (typeof profile.email !== 'string') throw new OidcRefusal({ key: 'no-email' });
       // An unverified address may be anyone's (many providers let a user type one in); the
       // operator may name accounts whose provider never verifies (CONSOLE_OIDC_ALLOWED_SUBS).
       if (!isVerified(profile.email_verified) && !settings.allowedSubs.includes(claims.sub))
-        throw new OidcRefusal(`the provider has not verified ${profile.email}`);
+        throw new OidcRefusal({ key: 'unverified', email: profile.email });
       if (!isAllowedOperator(profile.email, settings.allowed))
-        throw new OidcRefusal(`${profile.email} may not sign in to this console`);
+        throw new OidcRefusal({ key: 'not-allowed', email: profile.email });
       return profile.email.toLowerCase();
     },
   };

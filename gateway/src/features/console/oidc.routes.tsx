@@ -5,6 +5,7 @@
 // the signed-in page links to the console, whose first request then carries the new session.
 // Neither route needs a session, so both are limited per address (CONSOLE_SIGN_IN_PER_MINUTE): a
 // flow's state in Redis, and an audit record, cost something, and anyone can ask for them.
+import { escapeHtml } from '@kitajs/html';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { rateLimit, type Options } from 'express-rate-limit';
 import type { Config } from '#common/config.js';
@@ -14,11 +15,19 @@ import type { Logger } from '#common/logger.js';
 import type { RedisClient } from '#common/redis.js';
 import { GatewayRedisStore } from '../../http/rate-limit/rate-limit-store.js';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
+import { languageOf, type PageLanguage } from '../../pages/language.js';
 import { Notice, publicFrame, sendPage } from '../../pages/layout.js';
+import type { Messages } from '../../pages/messages/index.js';
 import { beginSession } from '../../pages/sign-in.js';
 import { linkKeysOf } from '../../pages/sign-in-links.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
-import { FLOW_TTL_MS, OidcRefusal, oidcProvider, UnboundAnswer } from './oidc-sign-in.js';
+import {
+  FLOW_TTL_MS,
+  OidcRefusal,
+  oidcProvider,
+  UnboundAnswer,
+  type OidcReason,
+} from './oidc-sign-in.js';
 
 export const OIDC_START = `${CONSOLE}/oidc/start`;
 const PublicPage = publicFrame(CONSOLE_AREA);
@@ -40,35 +49,57 @@ function cookieOf(req: Request, name: string): string | undefined {
 }
 
 /** A link out of the flow's pages, as a whole page load: the session (or the site) changes. */
-const WholeLoad = (props: { href: string; children: string }) => (
+const WholeLoad = (props: { href: string; text: string }) => (
   <p>
     <a href={props.href} hx-boost="false" safe>
-      {props.children}
+      {props.text}
     </a>
   </p>
 );
 
-function Refused(props: { reason: string }) {
+/** A refusal's reason in the page's words. */
+function reasonWords(reason: OidcReason, { signIn: { oidc: w } }: Messages): string {
+  switch (reason.key) {
+    case 'unbound':
+      return w.unbound;
+    case 'unconfirmed':
+      return w.unconfirmed;
+    case 'no-email':
+      return w.noEmail;
+    case 'unverified':
+      return w.unverified(reason.email);
+    case 'not-allowed':
+      return w.notAllowed(reason.email);
+  }
+}
+
+function Refused(props: { language: PageLanguage; reason: (t: Messages) => string }) {
+  const { language } = props;
+  const w = language.t.signIn.oidc;
   return (
-    <PublicPage title="Sign-in refused">
+    <PublicPage title={w.refusedTitle} language={language}>
       <Notice kind="error">
-        <span safe>{`Refused: ${props.reason}.`}</span>
+        <span safe>{w.refused(props.reason(language.t))}</span>
       </Notice>
-      <WholeLoad href={OIDC_START}>Sign in again</WholeLoad>
+      <WholeLoad href={OIDC_START} text={w.again} />
     </PublicPage>
   );
 }
 
-function SignedIn(props: { email: string }) {
+function SignedIn(props: { language: PageLanguage; email: string }) {
+  const { language } = props;
+  const w = language.t.signIn.oidc;
   return (
-    <PublicPage title="Signed in">
+    <PublicPage title={w.signedInTitle} language={language}>
       <p>
-        Signed in as <strong safe>{props.email}</strong>.
+        {escapeHtml(w.signedInAs)} <strong safe>{props.email}</strong>.
       </p>
-      <WholeLoad href={CONSOLE_AREA.home}>Open the console</WholeLoad>
+      <WholeLoad href={CONSOLE_AREA.home} text={w.open} />
     </PublicPage>
   );
 }
+
+const oidcLanguage = (req: Request, res: Response) => languageOf(req, res, CONSOLE_AREA);
 
 /**
  * At most CONSOLE_SIGN_IN_PER_MINUTE requests per address to both routes together, counted in
@@ -98,11 +129,11 @@ function signInLimit(deps: OidcDeps, log: ReturnType<typeof throttledLog>): Requ
     passOnStoreError: deps.config.rateLimit.onRedisFailure === 'open',
     // The configuration checks TRUST_PROXY itself; the library's checks would write to stderr.
     validate: false,
-    handler: (_req, res, _next, options: Options) => {
+    handler: (req, res, _next, options: Options) => {
       res.set('Retry-After', String(Math.ceil(options.windowMs / 1000)));
       void sendPage(
         res,
-        <Refused reason="too many sign-in attempts from this address; wait a minute" />,
+        <Refused language={oidcLanguage(req, res)} reason={(t) => t.signIn.oidc.tooMany} />,
         429,
       );
     },
@@ -118,17 +149,21 @@ export function oidcRoutes(router: Router, deps: OidcDeps): void {
   // PUBLIC_BASE_URL (required with OIDC): never the request's Host, which its sender chooses.
   const redirectUri = `${publicOrigin}${OIDC_CALLBACK}`;
   const cookieName = secureCookie ? '__Host-console-oidc' : 'console-oidc';
-  const unreachable = (res: Response) =>
-    sendPage(res, <Refused reason="the sign-in provider could not be reached; try later" />, 502);
+  const unreachable = (req: Request, res: Response) =>
+    sendPage(
+      res,
+      <Refused language={oidcLanguage(req, res)} reason={(t) => t.signIn.oidc.unreachable} />,
+      502,
+    );
   const log = throttledLog(deps.logger, 60_000);
   const limit = signInLimit(deps, log);
 
-  router.get(OIDC_START, limit, async (_req, res) => {
+  router.get(OIDC_START, limit, async (req, res) => {
     let begun;
     try {
       begun = await provider.begin(deps.redis, flows, redirectUri);
     } catch {
-      return unreachable(res);
+      return unreachable(req, res);
     }
     res.cookie(cookieName, begun.binding, {
       httpOnly: true,
@@ -157,7 +192,7 @@ export function oidcRoutes(router: Router, deps: OidcDeps): void {
         new URL(req.originalUrl, publicOrigin),
       );
     } catch (error) {
-      if (!(error instanceof OidcRefusal)) return unreachable(res);
+      if (!(error instanceof OidcRefusal)) return unreachable(req, res);
       // Anyone can send an answer without a flow: logged (at most once a minute, with how many
       // were held back), never a 400-day audit record each.
       if (error instanceof UnboundAnswer)
@@ -174,7 +209,12 @@ export function oidcRoutes(router: Router, deps: OidcDeps): void {
           'console.sign-in-refused',
           { target: error.message.slice(0, 200) },
         );
-      return sendPage(res, <Refused reason={error.message} />, 403);
+      const { reason } = error;
+      return sendPage(
+        res,
+        <Refused language={oidcLanguage(req, res)} reason={(t) => reasonWords(reason, t)} />,
+        403,
+      );
     }
     await beginSession(req);
     req.session.operator = { name: email };
@@ -184,6 +224,6 @@ export function oidcRoutes(router: Router, deps: OidcDeps): void {
       'console.sign-in',
       { target: 'oidc' },
     );
-    await sendPage(res, <SignedIn email={email} />);
+    await sendPage(res, <SignedIn language={oidcLanguage(req, res)} email={email} />);
   });
 }

@@ -1,6 +1,7 @@
 // Signing in to the console (pages/sign-in.tsx's flow): with a single-use link made by
 // `npm run console -- link` or, when configured, through an OpenID Connect provider
 // (oidc.routes.tsx). The session holds the operator's name, which the console's pages act as.
+import { escapeHtml } from '@kitajs/html';
 import type { Request } from 'express';
 import type { Actor } from '../../pages/areas.js';
 import type { SignInFlow } from '../../pages/sign-in.js';
@@ -32,18 +33,18 @@ export function consoleSignIn(services: PageServices): SignInFlow<SignInLink, Ac
     },
     who: (req) => Promise.resolve(req.session.operator ? operatorOf(req) : null),
     end: (req) => recordOperatorAction(db, operatorOf(req), 'console.sign-out'),
-    words: {
+    words: ({ signIn: { console: w } }) => ({
       HowTo: () => (
         <>
           <p>
-            Sign in with a link made on the gateway's host by <code>npm run console -- link</code>.
-            Each link works once and for a short time.
+            {escapeHtml(w.howTo[0])} <code>npm run console -- link</code>
+            {escapeHtml(w.howTo[1])}
           </p>
           {config.console.oidc ? (
             <p>
               {/* A whole page load: the provider's pages are not this site's. */}
-              <a href={OIDC_START} hx-boost="false">
-                Sign in with your organisation's account
+              <a href={OIDC_START} hx-boost="false" safe>
+                {w.oidc}
               </a>
             </p>
           ) : (
@@ -52,24 +53,23 @@ export function consoleSignIn(services: PageServices): SignInFlow<SignInLink, Ac
         </>
       ),
       invalid: {
-        title: 'This sign-in link does not work',
+        title: w.invalidTitle,
         Text: () => (
           <>
-            The link has been used already, has expired, or was never made. Ask for a new one:{' '}
-            <code>npm run console -- link</code>.
+            {escapeHtml(w.invalid)} <code>npm run console -- link</code>.
           </>
         ),
       },
       confirm: {
-        title: 'Sign in to the console',
-        button: 'Sign in',
+        title: w.confirmTitle,
+        button: w.button,
         Text: ({ link }) => (
           <p>
-            This link signs in <strong safe>{link.name}</strong>. It works once: press the button to
-            use it.
+            {escapeHtml(w.confirm[0])} <strong safe>{link.name}</strong>
+            {escapeHtml(w.confirm[1])}
           </p>
         ),
       },
-    },
+    }),
   };
 }

@@ -12,88 +12,114 @@ import {
   type SyncHealth,
 } from '#read-model/sync-health.js';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
+import { At } from '../../pages/language.js';
+import type { Format } from '../../pages/locale.js';
+import type { Messages } from '../../pages/messages/index.js';
 import { Heads } from '../../pages/tables.js';
 import { definePage } from '../../page-services.js';
 
 const PAGE = `${CONSOLE}/sync`;
 
-const when = (at: Date | null | undefined) =>
-  at ? at.toISOString().replace('T', ' ').slice(0, 19) : 'never';
+interface Words {
+  t: Messages;
+  format: Format;
+}
+
+/** A moment in UTC (the table's caption says so), or `never`. */
+function When(props: Words & { at: Date | null | undefined }) {
+  const { at, format } = props;
+  return at ? <At at={at} text={format.utc(at)} /> : <span safe>{props.t.common.never}</span>;
+}
 
 /** How long ago, in words an operator reads at a glance. */
-function ago(at: Date | null | undefined, now: number): string {
+function ago(at: Date | null | undefined, now: number, format: Format): string {
   if (!at) return '—';
-  const s = Math.max(0, Math.round((now - at.getTime()) / 1000));
-  if (s < 120) return `${s} s`;
-  if (s < 7200) return `${Math.round(s / 60)} min`;
-  return `${Math.round(s / 3600)} h`;
+  return format.duration(Math.max(0, Math.round((now - at.getTime()) / 1000)));
 }
 
 type SyncStateRow = SyncHealth['tables'][number];
 
-function Facts(props: { config: Config; binlog: SyncHealth['binlog'] }) {
-  const { config, binlog } = props;
+function Facts(props: Words & { config: Config; binlog: SyncHealth['binlog'] }) {
+  const { config, binlog, t, format } = props;
+  const w = t.sync;
   return (
     <dl class="secret facts">
-      <dt>Source</dt>
+      <dt safe>{w.source}</dt>
       <dd safe>
         {config.sync.source === 'binlog'
-          ? `binary log (polling every ${SAFETY_NET_POLL_MS / 1000} s as a safety net)`
-          : `polling every ${config.sync.intervalMs} ms`}
+          ? w.binlogSource(format.number(SAFETY_NET_POLL_MS / 1000))
+          : w.pollingSource(format.number(config.sync.intervalMs))}
       </dd>
-      <dt>Binary log position</dt>
-      <dd>{binlog ? `${binlog.file}:${binlog.position} at ${when(binlog.updated_at)}` : 'none'}</dd>
-      <dt>Fallbacks to polling</dt>
-      <dd>
+      <dt safe>{w.position}</dt>
+      <dd safe>
+        {binlog
+          ? w.positionAt(`${binlog.file}:${binlog.position}`, format.utc(binlog.updated_at))
+          : t.common.none}
+      </dd>
+      <dt safe>{w.fallbacks}</dt>
+      <dd safe>
         {binlog && binlog.fallbacks > 0
-          ? `${binlog.fallbacks}, the last at ${when(binlog.fell_back_at)}`
-          : 'none'}
+          ? w.fallbacksLast(
+              format.number(binlog.fallbacks),
+              binlog.fell_back_at ? format.utc(binlog.fell_back_at) : t.common.never,
+            )
+          : t.common.none}
       </dd>
-      <dt>Stale</dt>
-      <dd>{`A table not brought up to date for ${STALE_AFTER_PASSES} of its intervals.`}</dd>
+      <dt safe>{w.stale}</dt>
+      <dd safe>{w.staleMeans(STALE_AFTER_PASSES)}</dd>
     </dl>
   );
 }
 
-function stateOf(t: SyncStateRow, stale: boolean): string {
-  if (t.load_cursor !== null) return 'first load';
-  if (stale) return 'stale';
-  return t.reconcile_cursor !== null ? 'reconciling' : 'following';
+function stateOf(row: SyncStateRow, stale: boolean, t: Messages): string {
+  const { states } = t.sync;
+  if (row.load_cursor !== null) return states.load;
+  if (stale) return states.stale;
+  return row.reconcile_cursor !== null ? states.reconciling : states.following;
 }
 
-function lastVerify(t: SyncStateRow): string {
-  if (!t.verified_at) return 'never';
-  const found = t.verify_differences ?? 0;
-  return `${when(t.verified_at)}: ${found} difference${found === 1 ? '' : 's'}`;
-}
-
-function TableRow(props: {
-  t: SyncStateRow;
-  rejects: number;
-  source: string;
-  stale: boolean;
-  now: number;
-}) {
-  const { t, stale, now } = props;
+function LastVerify(props: Words & { row: SyncStateRow }) {
+  const { row, t, format } = props;
+  if (!row.verified_at) return <span safe>{t.common.never}</span>;
   return (
-    <tr data-table={t.table_name} class={stale ? 'stale' : undefined}>
-      <td safe>{t.table_name}</td>
+    <span safe>{t.sync.verified(format.utc(row.verified_at), row.verify_differences ?? 0)}</span>
+  );
+}
+
+function TableRow(
+  props: Words & {
+    row: SyncStateRow;
+    rejects: number;
+    source: string;
+    stale: boolean;
+    now: number;
+  },
+) {
+  const { row, stale, now, t, format } = props;
+  const state = stateOf(row, stale, t);
+  return (
+    <tr data-table={row.table_name} class={stale ? 'stale' : undefined}>
+      <td safe>{row.table_name}</td>
       <td safe>{props.source}</td>
+      <td>{stale ? <strong safe>{state}</strong> : <span safe>{state}</span>}</td>
+      <td class="num" safe>
+        {ago(row.synced_at, now, format)}
+      </td>
       <td>
-        {stale ? <strong safe>{stateOf(t, stale)}</strong> : <span safe>{stateOf(t, stale)}</span>}
+        <When at={row.synced_at} t={t} format={format} />
       </td>
       <td class="num" safe>
-        {ago(t.synced_at, now)}
+        {format.number(row.rows_synced)}
       </td>
-      <td safe>{when(t.synced_at)}</td>
+      <td>
+        <When at={row.reconciled_at} t={t} format={format} />
+      </td>
       <td class="num" safe>
-        {String(t.rows_synced)}
+        {format.number(props.rejects)}
       </td>
-      <td safe>{when(t.reconciled_at)}</td>
-      <td class="num" safe>
-        {String(props.rejects)}
+      <td>
+        <LastVerify row={row} t={t} format={format} />
       </td>
-      <td safe>{lastVerify(t)}</td>
     </tr>
   );
 }
@@ -101,46 +127,38 @@ function TableRow(props: {
 export const syncPage = definePage({
   area: CONSOLE_AREA,
   path: PAGE,
-  title: 'Sync health',
+  title: (t) => t.sync.title,
   load: async ({ services }) => ({ ...(await readSyncHealth(services.db)), now: Date.now() }),
-  view: ({ tables, rejected, binlog, now }, { services: { config } }) => {
+  view: ({ tables, rejected, binlog, now }, { services: { config }, t, format }) => {
     const passMs = passIntervalMs(config.sync.source, config.sync.intervalMs);
-    const source = config.sync.source === 'binlog' ? 'binary log' : 'poll';
+    const source = config.sync.source === 'binlog' ? t.sync.binlog : t.sync.poll;
+    const heads = t.sync.heads;
     return (
       <>
-        <Facts config={config} binlog={binlog} />
+        <Facts config={config} binlog={binlog} t={t} format={format} />
         <div class="scroll">
           <table id="sync-tables">
-            <caption>Per table (times in UTC)</caption>
-            <Heads
-              names={[
-                'Table',
-                'Source',
-                'State',
-                'Lag',
-                'Last pass',
-                'Rows synced',
-                'Last reconciliation',
-                'Rejects',
-                'Last verify',
-              ]}
-              numeric={['Lag', 'Rows synced', 'Rejects']}
-            />
+            <caption safe>{t.sync.caption}</caption>
+            <Heads names={heads} numeric={[heads[3]!, heads[5]!, heads[7]!]} />
             <tbody>
               {tables.length === 0 ? (
                 <tr>
-                  <td colspan="9">No table has been synced yet: is the worker running?</td>
+                  <td colspan="9" safe>
+                    {t.sync.noTables}
+                  </td>
                 </tr>
               ) : (
                 ''
               )}
-              {tables.map((t) => (
+              {tables.map((row) => (
                 <TableRow
-                  t={t}
-                  rejects={rejected.get(t.table_name) ?? 0}
+                  row={row}
+                  rejects={rejected.get(row.table_name) ?? 0}
                   source={source}
-                  stale={isStale(t.synced_at, now, passMs)}
+                  stale={isStale(row.synced_at, now, passMs)}
                   now={now}
+                  t={t}
+                  format={format}
                 />
               ))}
             </tbody>

@@ -1,11 +1,14 @@
 // Usage of every client (or one): requests per hour or day as a chart beside the table of its
 // numbers (pages/static/charts.js draws the chart from the table), and the same period summed by
 // client, operation or status, as `npm run usage -- --json` reports it (usage/usage.read.ts).
+import { escapeHtml } from '@kitajs/html';
 import { z } from 'zod';
 import { NO_CLIENT } from '#api/usage/usage-cells.js';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
 import { choice, text } from '../../pages/fields.js';
 import { Choice, Filters, Typed } from '../../pages/filters.js';
+import { Range } from '../../pages/language.js';
+import type { Messages } from '../../pages/messages/index.js';
 import { countsOf, Periods, SeriesChart, SPAN_MS, TotalsTable } from '../../pages/usage-series.js';
 import { definePage } from '../../page-services.js';
 import { clientKeysOf, findClientByKey } from '../clients/clients.repository.js';
@@ -19,16 +22,16 @@ type Group = (typeof GROUPS)[number];
 const percentiles = (l: UsageRow['latency_ms']) => [l.p50, l.p95, l.p99];
 
 /** The name of a row of the totals: a client by its key. */
-function nameOf(row: UsageRow, by: Group, keys: Map<number, string>) {
+function nameOf(row: UsageRow, by: Group, keys: Map<number, string>, t: Messages) {
   if (by !== 'client') return String(row.group);
   const id = Number(row.group);
-  return id === NO_CLIENT ? '(none)' : (keys.get(id) ?? `#${id}`);
+  return id === NO_CLIENT ? t.usage.noClient : (keys.get(id) ?? `#${id}`);
 }
 
 export const usagePage = definePage({
   area: CONSOLE_AREA,
   path: PAGE,
-  title: 'Usage',
+  title: (t) => t.usage.title,
   query: z.object({
     granularity: choice(['hour', 'day'], 'hour'),
     by: choice(GROUPS, 'client'),
@@ -55,30 +58,45 @@ export const usagePage = definePage({
     );
     return { range, unknown, series: series.rows, totals: totals.rows, keys };
   },
-  view: ({ range, unknown, series, totals, keys }, { query: { granularity, by, client } }) => (
-    <>
-      <Filters action={PAGE} button="Show">
-        <Typed label="Client key (empty: every client)" name="client" value={client} />
-        <Periods chosen={granularity} />
-        <Choice label="Totals by" name="by" options={GROUPS.map((g) => [g, g])} chosen={by} />
-      </Filters>
-      <p
-        safe
-      >{`From ${range.from.toISOString()} to ${range.to.toISOString()}${unknown ? ` — no client with key ${client}` : ''}.`}</p>
-      <SeriesChart rows={series} range={range} unit={granularity} />
-      <h2>Totals</h2>
-      <div class="scroll">
-        <TotalsTable
-          id="usage-totals"
-          caption={`The whole period by ${by}`}
-          by={by}
-          more={['Bytes out', 'p50 ms', 'p95 ms', 'p99 ms']}
-          rows={totals.map((row) => ({
-            name: nameOf(row, by, keys),
-            cells: [...countsOf(row), row.bytes_out, ...percentiles(row.latency_ms)],
-          }))}
-        />
-      </div>
-    </>
-  ),
+  view: (
+    { range, unknown, series, totals, keys },
+    { query: { granularity, by, client }, t, format },
+  ) => {
+    const group = t.usage.groups[by];
+    return (
+      <>
+        <Filters action={PAGE} button={t.common.show}>
+          <Typed label={t.usage.clientFilter} name="client" value={client} />
+          <Periods chosen={granularity} t={t} />
+          <Choice
+            label={t.usage.totalsBy}
+            name="by"
+            options={GROUPS.map((g) => [g, t.usage.groups[g]])}
+            chosen={by}
+          />
+        </Filters>
+        <p id="usage-range">
+          <Range from={range.from} to={range.to} t={t} format={format} />
+          {escapeHtml(` (${t.usage.utc})`)}
+          {unknown && client !== undefined ? escapeHtml(` — ${t.usage.noSuchClient(client)}`) : ''}
+        </p>
+        <SeriesChart rows={series} range={range} unit={granularity} t={t} format={format} />
+        <h2 safe>{t.usage.totals}</h2>
+        <div class="scroll">
+          <TotalsTable
+            id="usage-totals"
+            caption={t.usage.periodBy(group)}
+            by={group}
+            more={[t.usage.bytesOut, 'p50 ms', 'p95 ms', 'p99 ms']}
+            rows={totals.map((row) => ({
+              name: nameOf(row, by, keys, t),
+              cells: [...countsOf(row), row.bytes_out, ...percentiles(row.latency_ms)],
+            }))}
+            t={t}
+            format={format}
+          />
+        </div>
+      </>
+    );
+  },
 });

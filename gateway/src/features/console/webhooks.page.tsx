@@ -5,14 +5,10 @@ import { z } from 'zod';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
 import { positiveId } from '../../pages/fields.js';
 import { PostForm } from '../../pages/layout.js';
+import type { Format } from '../../pages/locale.js';
+import type { Messages } from '../../pages/messages/index.js';
 import { Heads } from '../../pages/tables.js';
-import {
-  EVENT_COUNTS,
-  EventCounts,
-  stateOf,
-  TRIES_SHOWN,
-  TriesTable,
-} from '../../pages/webhook-tries.js';
+import { EventCounts, stateOf, TRIES_SHOWN, TriesTable } from '../../pages/webhook-tries.js';
 import { consoleAction, definePage } from '../../page-services.js';
 import { setSubscriptionEnabledAs } from '../webhooks/webhooks.operator.js';
 import type { DeliveryFigures, WebhookService } from '../webhooks/webhooks.service.js';
@@ -21,15 +17,17 @@ const PAGE = `${CONSOLE}/webhooks`;
 
 type Listed = Awaited<ReturnType<WebhookService['list']>>[number] & { figures: DeliveryFigures };
 
-function SubscriptionsTable(props: { rows: Listed[] }) {
-  if (props.rows.length === 0) return <p>No webhook subscriptions.</p>;
+function SubscriptionsTable(props: { rows: Listed[]; t: Messages; format: Format }) {
+  const { t, format } = props;
+  const c = t.common;
+  if (props.rows.length === 0) return <p safe>{t.webhooks.none}</p>;
   return (
     <div class="scroll">
       <table>
-        <caption>Every subscription, with its events by state</caption>
+        <caption safe>{t.webhooks.caption}</caption>
         <Heads
-          names={['Id', 'Client', 'URL', 'Types', 'State', ...EVENT_COUNTS, 'Actions']}
-          numeric={['Id', ...EVENT_COUNTS]}
+          names={[c.id, c.client, c.url, c.types, c.state, ...t.webhooks.counts, c.actions]}
+          numeric={[c.id, ...t.webhooks.counts]}
         />
         <tbody>
           {props.rows.map((s) => (
@@ -46,20 +44,21 @@ function SubscriptionsTable(props: { rows: Listed[] }) {
                 <code safe>{s.url}</code>
               </td>
               <td safe>{s.types.join(', ')}</td>
-              <td safe>{stateOf(s)}</td>
-              <EventCounts events={s.figures.events} />
+              <td safe>{stateOf(t, s)}</td>
+              <EventCounts events={s.figures.events} format={format} />
               <td class="actions">
                 <PostForm action={`${PAGE}/${s.id}/${s.enabled ? 'disable' : 'enable'}`}>
                   <button
                     type="submit"
                     class={s.enabled ? 'warn' : ''}
-                    aria-label={`${s.enabled ? 'Disable' : 'Enable'} subscription ${s.id}`}
+                    aria-label={s.enabled ? t.webhooks.disableOf(s.id) : t.webhooks.enableOf(s.id)}
+                    safe
                   >
-                    {s.enabled ? 'Disable' : 'Enable'}
+                    {s.enabled ? c.disable : c.enable}
                   </button>
                 </PostForm>
-                <a href={`${PAGE}/${s.id}`} aria-label={`Deliveries of subscription ${s.id}`}>
-                  Deliveries
+                <a href={`${PAGE}/${s.id}`} aria-label={t.webhooks.deliveriesOf(s.id)} safe>
+                  {c.deliveries}
                 </a>
               </td>
             </tr>
@@ -75,21 +74,23 @@ const subscription = z.object({ id: positiveId });
 export const webhooksPage = definePage({
   area: CONSOLE_AREA,
   path: PAGE,
-  title: 'Webhook subscriptions',
+  title: (t) => t.webhooks.title,
   load: async ({ services: { webhooks } }) => {
     const subscriptions = await webhooks.list(null);
     return Promise.all(
       subscriptions.map(async (s) => ({ ...s, figures: await webhooks.figures(s.id) })),
     );
   },
-  view: (rows) => <SubscriptionsTable rows={rows} />,
+  view: (rows, { t, format }) => <SubscriptionsTable rows={rows} t={t} format={format} />,
   actions: [
     consoleAction({
       path: '/:id/:action',
       params: subscription.extend({ action: z.enum(['enable', 'disable']) }),
-      run: async ({ services, who, params: { id, action } }) => {
+      run: async ({ services, who, params: { id, action }, t }) => {
         await setSubscriptionEnabledAs(services, who, id, action === 'enable');
-        return { kind: 'done', message: `Subscription ${id} ${action}d.` };
+        const message =
+          action === 'enable' ? t.webhooks.wasEnabled(id) : t.webhooks.wasDisabled(id);
+        return { kind: 'done', message };
       },
     }),
   ],
@@ -109,15 +110,17 @@ export const deliveriesPage = definePage({
     ]);
     return { id, url: found.url, tries, total };
   },
-  title: ({ id }) => `Deliveries of subscription ${id}`,
-  view: ({ url, tries, total }) => (
+  title: { of: (t, { id }) => t.webhooks.deliveriesOf(id) },
+  view: ({ url, tries, total }, { t, format }) => (
     <>
       <p>
         <code safe>{url}</code>
       </p>
-      <TriesTable tries={tries} total={total} />
+      <TriesTable tries={tries} total={total} t={t} format={format} />
       <p>
-        <a href={PAGE}>Back to every subscription</a>
+        <a href={PAGE} safe>
+          {t.common.backToSubscriptions}
+        </a>
       </p>
     </>
   ),

@@ -122,20 +122,26 @@ export async function eraseAs(
   reason: string | undefined,
 ): Promise<ErasureReceipt> {
   const why = reason?.trim();
-  if (!why) throw new OperatorRefusal('erase needs --reason TEXT: why the member is erased');
+  if (!why)
+    throw new OperatorRefusal('erase needs --reason TEXT: why the member is erased', 2, {
+      reason: { key: 'reason-needed' },
+    });
   const [done] = await deps.db.$queryRaw<{ erased_at: Date }[]>`
     SELECT erased_at FROM member_erasures WHERE member_id = ${memberId} AND completed`;
   if (done)
     throw new OperatorRefusal(
       `member ${memberId} was already erased at ${done.erased_at.toISOString()}`,
       1,
+      { reason: { key: 'already-erased', id: memberId, at: done.erased_at } },
     );
   const receipt = await receiptOf(deps.db, memberId, why, operator.actor);
   const erased = await eraseLegacyMember(deps.legacy, memberId);
   if (!erased) {
     await deps.db.$executeRaw`
       DELETE FROM member_erasures WHERE member_id = ${memberId} AND NOT completed`;
-    throw new OperatorRefusal(`no member with id ${memberId}`, 1);
+    throw new OperatorRefusal(`no member with id ${memberId}`, 1, {
+      reason: { key: 'no-member', id: memberId },
+    });
   }
   await applyRowsNow(deps.db, membersTable, [erased.after]);
   await redactWebhookBodies(deps.db, memberId);

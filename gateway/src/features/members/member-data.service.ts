@@ -18,7 +18,9 @@ export interface Recipient {
 export function parseMemberId(value: string | undefined): number {
   const id = Number(value);
   if (!value || !Number.isInteger(id) || id <= 0 || id > 2_147_483_647)
-    throw new OperatorRefusal(`a member id is a positive integer, got "${value ?? ''}"`);
+    throw new OperatorRefusal(`a member id is a positive integer, got "${value ?? ''}"`, 2, {
+      reason: { key: 'member-id', value: value ?? '' },
+    });
   return id;
 }
 
@@ -49,7 +51,9 @@ async function knownMember(db: ReadModelClient, memberId: number) {
     recipientsOf(db, memberId),
   ]);
   if (!member && recipients.length === 0)
-    throw new OperatorRefusal(`no member with id ${memberId}`, 1);
+    throw new OperatorRefusal(`no member with id ${memberId}`, 1, {
+      reason: { key: 'no-member', id: memberId },
+    });
   return { member, recipients };
 }
 

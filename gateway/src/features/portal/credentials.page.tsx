@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { PORTAL, PORTAL_AREA } from '../../pages/areas.js';
 import { PostForm } from '../../pages/layout.js';
+import type { Messages } from '../../pages/messages/index.js';
 import { definePage, portalAction } from '../../page-services.js';
 import { previousSecretLives } from '../../trust/secret-overlap.js';
 import { findClientById } from '../clients/clients.repository.js';
@@ -15,49 +16,53 @@ const PAGE = `${PORTAL}/credentials`;
 
 /** The overlaps the page offers, all within the service's cap (MAX_SECRET_OVERLAP_MS). */
 const OVERLAPS = {
-  none: { label: 'None: the old secret ends now', ms: undefined },
-  '1h': { label: '1 hour', ms: 3_600_000 },
-  '24h': { label: '24 hours', ms: 86_400_000 },
+  none: undefined,
+  '1h': 3_600_000,
+  '24h': 86_400_000,
 } as const;
 type Overlap = keyof typeof OVERLAPS;
 
-function RotateForm() {
+function RotateForm(props: { t: Messages }) {
+  const w = props.t.credentials;
   return (
     <section aria-labelledby="rotate-heading">
-      <h2 id="rotate-heading">Rotate the client secret</h2>
-      <p id="rotate-hint">
-        A new secret is made and shown once. Without an overlap the old secret stops working at
-        once, and so does every access and refresh token your client holds. With one, both secrets
-        issue tokens until the overlap ends; then the old secret and its tokens stop.
+      <h2 id="rotate-heading" safe>
+        {w.rotateHeading}
+      </h2>
+      <p id="rotate-hint" safe>
+        {w.rotateHint}
       </p>
       <PostForm action={`${PAGE}/rotate-secret`} class="stack">
         <fieldset>
-          <legend>Overlap of the old secret</legend>
-          {Object.entries(OVERLAPS).map(([value, o]) => (
+          <legend safe>{w.overlapLegend}</legend>
+          {(Object.keys(OVERLAPS) as Overlap[]).map((value) => (
             <label class="check">
               <input type="radio" name="overlap" value={value} checked={value === 'none'} />
-              <span>{o.label}</span>
+              <span safe>{w.overlaps[value]}</span>
             </label>
           ))}
         </fieldset>
-        <button type="submit" class="warn" aria-describedby="rotate-hint">
-          Rotate client secret
+        <button type="submit" class="warn" aria-describedby="rotate-hint" safe>
+          {w.rotate}
         </button>
       </PostForm>
     </section>
   );
 }
 
-function OverlapRunning(props: { until: Date }) {
+function OverlapRunning(props: { until: string; t: Messages }) {
+  const w = props.t.credentials;
   return (
     <section aria-labelledby="overlap-heading">
-      <h2 id="overlap-heading">Previous secret</h2>
+      <h2 id="overlap-heading" safe>
+        {w.previous}
+      </h2>
       <p id="overlap-hint" safe>
-        {`Your previous secret still issues tokens until ${props.until.toISOString()}. Ending it now stops it and the tokens it issued.`}
+        {w.previousUntil(props.until)}
       </p>
       <PostForm action={`${PAGE}/end-previous-secret`}>
-        <button type="submit" class="warn" aria-describedby="overlap-hint">
-          End previous secret now
+        <button type="submit" class="warn" aria-describedby="overlap-hint" safe>
+          {w.endPrevious}
         </button>
       </PostForm>
     </section>
@@ -65,18 +70,16 @@ function OverlapRunning(props: { until: Date }) {
 }
 
 /** The partner's subscriptions its rotation left disabled: it enables them after looking. */
-const endedNote = (ids: readonly number[]) =>
-  ids.length > 0
-    ? ` Webhook subscriptions ${ids.join(', ')} were disabled because the credentials that made them ended: check their URLs on the Webhooks page and enable the ones that are yours.`
-    : '';
+const endedNote = (t: Messages, ids: readonly number[]) =>
+  ids.length > 0 ? ` ${t.credentials.endedNote(ids.join(', '))}` : '';
 
 export const credentialsPage = definePage({
   area: PORTAL_AREA,
   path: PAGE,
-  title: 'Credentials',
+  title: (t) => t.credentials.title,
   // Read now, not as the gate read it: the page may follow a rotation made by this very request.
   load: ({ services, who }) => findClientById(services.db, who.client.id),
-  view: (client) => (
+  view: (client, { t, format }) => (
     <>
       <dl class="secret">
         <dt>client_key</dt>
@@ -84,8 +87,12 @@ export const credentialsPage = definePage({
           <code safe>{client.client_key}</code>
         </dd>
       </dl>
-      <RotateForm />
-      {previousSecretLives(client) ? <OverlapRunning until={client.previous_secret_until!} /> : ''}
+      <RotateForm t={t} />
+      {previousSecretLives(client) ? (
+        <OverlapRunning until={format.moment(client.previous_secret_until!)} t={t} />
+      ) : (
+        ''
+      )}
     </>
   ),
   actions: [
@@ -96,29 +103,28 @@ export const credentialsPage = definePage({
       }),
       // The partner who rotated stays signed in, to read the secret and to end the overlap.
       keepsSession: true,
-      run: async ({ services, who, body }) => {
+      run: async ({ services, who, body, t, format }) => {
         const rotated = await rotateSecretAs(services, who.actor, who.client.client_key, {
-          overlapMs: OVERLAPS[body.overlap].ms,
+          overlapMs: OVERLAPS[body.overlap],
         });
         const until = rotated.previous_secret_until;
+        const w = t.credentials;
         return {
           kind: 'secret',
           message: `${
-            until
-              ? `New client secret made; the old one and its tokens work until ${until.toISOString()}.`
-              : 'New client secret made; the old one and every token of your client have ended.'
-          }${endedNote(rotated.subscriptions_disabled)} It is shown only this once: keep it now.`,
+            until ? w.rotatedUntil(format.moment(until)) : w.rotatedNow
+          }${endedNote(t, rotated.subscriptions_disabled)} ${t.outcome.shownOnce}`,
           shown: [['client_secret', rotated.client_secret]],
         };
       },
     }),
     portalAction({
       path: '/end-previous-secret',
-      run: async ({ services, who }) => {
+      run: async ({ services, who, t }) => {
         const disabled = await endPreviousSecretAs(services, who.actor, who.client.client_key);
         return {
           kind: 'done',
-          message: `The previous client secret and the tokens it issued have ended.${endedNote(disabled)}`,
+          message: `${t.credentials.previousEnded}${endedNote(t, disabled)}`,
         };
       },
     }),

@@ -1,9 +1,13 @@
 // The partner's overview: its client, its limits and what is left of each window now, its
 // requests of the last 24 hours by outcome, and the health of its webhook subscriptions.
 import { classesOf, clientClasses } from '#api/data-classes.js';
+import { escapeHtml } from '@kitajs/html';
 import { PORTAL, PORTAL_AREA } from '../../pages/areas.js';
+import { At, Range } from '../../pages/language.js';
+import type { Format } from '../../pages/locale.js';
+import type { Messages } from '../../pages/messages/index.js';
 import { Heads } from '../../pages/tables.js';
-import { EVENT_COUNTS, EventCounts, stateOf } from '../../pages/webhook-tries.js';
+import { EventCounts, stateOf } from '../../pages/webhook-tries.js';
 import { definePage } from '../../page-services.js';
 import { clientUsageReport } from '../usage/usage.report.js';
 import type { DeliveryFigures, WebhookService } from '../webhooks/webhooks.service.js';
@@ -11,20 +15,24 @@ import { partnerOf } from './partner.js';
 
 const WINDOWS = ['minute', 'hour', 'day'] as const;
 
-const OUTCOMES = [
-  ['requests', 'Requests'],
-  ['client_errors', '4xx answers'],
-  ['server_errors', '5xx answers'],
-  ['rate_limited', '429 answers'],
-] as const;
+const OUTCOMES = ['requests', 'client_errors', 'server_errors', 'rate_limited'] as const;
 
-const when = (date: Date | string | null) =>
-  date === null ? 'never' : new Date(date).toISOString().replace('T', ' ').slice(0, 19);
+interface Words {
+  t: Messages;
+  format: Format;
+}
+
+/** A moment in UTC (its column says so), or `never`. */
+function When(props: Words & { at: Date | string | null }) {
+  if (props.at === null) return <span safe>{props.t.common.never}</span>;
+  const at = new Date(props.at);
+  return <At at={at} text={props.format.utc(at)} />;
+}
 
 export const overviewPage = definePage({
   area: PORTAL_AREA,
   path: `${PORTAL}/overview`,
-  title: 'Overview',
+  title: (t) => t.overview.title,
   load: async ({ services: { usage, webhooks }, who }) => {
     const [report, subscriptions] = await Promise.all([
       clientUsageReport(usage, partnerOf(who), { granularity: 'hour' }),
@@ -35,26 +43,26 @@ export const overviewPage = definePage({
     );
     return { usage: report, health };
   },
-  view: ({ usage, health }, { who: { client } }) => (
+  view: ({ usage, health }, { who: { client }, t, format }) => (
     <>
       <dl class="secret">
-        <dt>Client</dt>
+        <dt safe>{t.common.client}</dt>
         <dd safe>{client.name}</dd>
         <dt>client_key</dt>
         <dd>
           <code safe>{client.client_key}</code>
         </dd>
-        <dt>Scopes</dt>
+        <dt safe>{t.common.scopes}</dt>
         <dd safe>{client.scopes.join(', ')}</dd>
-        <dt>Members' personal data</dt>
+        <dt safe>{t.common.personalData}</dt>
         <dd safe>{classesOf(clientClasses(client)).join(', ')}</dd>
       </dl>
-      <h2>Limits</h2>
-      <LimitsTable usage={usage} />
-      <h2>The last 24 hours</h2>
-      <LastDayTable usage={usage} />
-      <h2>Webhooks</h2>
-      <WebhookHealth health={health} />
+      <h2 safe>{t.overview.limits}</h2>
+      <LimitsTable usage={usage} t={t} format={format} />
+      <h2 safe>{t.overview.lastDay}</h2>
+      <LastDayTable usage={usage} t={t} format={format} />
+      <h2 safe>{t.overview.webhooks}</h2>
+      <WebhookHealth health={health} t={t} format={format} />
     </>
   ),
 });
@@ -64,44 +72,55 @@ type SubscriptionHealth = Awaited<ReturnType<WebhookService['list']>>[number] & 
   figures: DeliveryFigures;
 };
 
-function LimitsTable(props: { usage: UsageReport }) {
-  const { usage } = props;
+function LimitsTable(props: Words & { usage: UsageReport }) {
+  const { usage, t, format } = props;
+  const heads = t.overview.limitHeads;
   return (
     <table id="limits">
-      <caption>Requests allowed per window, and what is left now</caption>
-      <Heads names={['Window', 'Limit', 'Left now']} numeric={['Limit', 'Left now']} />
+      <caption safe>{t.overview.limitsCaption}</caption>
+      <Heads names={heads} numeric={heads.slice(1)} />
       <tbody>
-        {WINDOWS.map((name) => (
-          <tr>
-            <th scope="row">{name}</th>
-            <td class="num" safe>
-              {String(usage.limits[name])}
-            </td>
-            <td class="num" safe>
-              {usage.remaining[name] === null ? 'unknown' : String(usage.remaining[name])}
-            </td>
-          </tr>
-        ))}
+        {WINDOWS.map((name) => {
+          const left = usage.remaining[name];
+          return (
+            <tr>
+              <th scope="row" safe>
+                {t.overview.windows[name]}
+              </th>
+              <td class="num" safe>
+                {format.number(usage.limits[name])}
+              </td>
+              <td class="num" safe>
+                {left === null ? t.common.unknown : format.number(left)}
+              </td>
+            </tr>
+          );
+        })}
       </tbody>
     </table>
   );
 }
 
-function LastDayTable(props: { usage: UsageReport }) {
-  const { usage } = props;
-  const totals = OUTCOMES.map(([key, label]) => ({
-    label,
+function LastDayTable(props: Words & { usage: UsageReport }) {
+  const { usage, t, format } = props;
+  const totals = OUTCOMES.map((key) => ({
+    label: t.overview.outcomes[key],
     value: usage.rows.reduce((sum, row) => sum + row[key], 0),
   }));
   return (
     <table id="last-day">
-      <caption safe>{`From ${usage.from} to ${usage.to}`}</caption>
+      <caption>
+        <Range from={new Date(usage.from)} to={new Date(usage.to)} t={t} format={format} />
+        {escapeHtml(` (${t.usage.utc})`)}
+      </caption>
       <tbody>
-        {totals.map((t) => (
+        {totals.map((total) => (
           <tr>
-            <th scope="row">{t.label}</th>
+            <th scope="row" safe>
+              {total.label}
+            </th>
             <td class="num" safe>
-              {String(t.value)}
+              {format.number(total.value)}
             </td>
           </tr>
         ))}
@@ -110,21 +129,28 @@ function LastDayTable(props: { usage: UsageReport }) {
   );
 }
 
-function WebhookHealth(props: { health: SubscriptionHealth[] }) {
+function WebhookHealth(props: Words & { health: SubscriptionHealth[] }) {
+  const { t, format } = props;
+  const w = t.overview;
   if (props.health.length === 0) {
     return (
       <p>
-        No webhook subscription. <a href={`${PORTAL}/webhooks`}>Add an endpoint</a>.
+        {escapeHtml(w.noSubscription)}{' '}
+        <a href={`${PORTAL}/webhooks`} safe>
+          {w.addEndpoint}
+        </a>
+        .
       </p>
     );
   }
+  const counts = t.webhooks.counts;
   return (
     <div class="scroll">
       <table id="webhook-health">
-        <caption>Each subscription's events by state</caption>
+        <caption safe>{w.healthCaption}</caption>
         <Heads
-          names={['URL', 'State', ...EVENT_COUNTS, 'Last success (UTC)', 'Last failure (UTC)']}
-          numeric={EVENT_COUNTS}
+          names={[t.common.url, t.common.state, ...counts, w.lastSuccess, w.lastFailure]}
+          numeric={counts}
         />
         <tbody>
           {props.health.map((s) => (
@@ -134,10 +160,14 @@ function WebhookHealth(props: { health: SubscriptionHealth[] }) {
                   <code safe>{s.url}</code>
                 </a>
               </td>
-              <td safe>{stateOf(s)}</td>
-              <EventCounts events={s.figures.events} />
-              <td safe>{when(s.figures.last_success_at)}</td>
-              <td safe>{when(s.figures.last_failure_at)}</td>
+              <td safe>{stateOf(t, s)}</td>
+              <EventCounts events={s.figures.events} format={format} />
+              <td>
+                <When at={s.figures.last_success_at} t={t} format={format} />
+              </td>
+              <td>
+                <When at={s.figures.last_failure_at} t={t} format={format} />
+              </td>
             </tr>
           ))}
         </tbody>

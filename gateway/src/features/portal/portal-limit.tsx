@@ -10,13 +10,12 @@ import type { RedisClient } from '#common/redis.js';
 import { serviceUnavailable } from '../../http/errors.js';
 import { GatewayRedisStore } from '../../http/rate-limit/rate-limit-store.js';
 import { PORTAL_AREA, type SignedInPartner } from '../../pages/areas.js';
+import { languageOf } from '../../pages/language.js';
 import { Frame, Notice, sendAreaPage } from '../../pages/layout.js';
 import { whoOf } from '../../pages/sign-in.js';
 import { USAGE_CSV } from './usage.page.js';
 
 export const PORTAL_REQUESTS_PER_MINUTE = 30;
-
-const TOO_MANY: string = `At most ${PORTAL_REQUESTS_PER_MINUTE} changes and downloads a minute: wait a minute and try again.`;
 
 const counted = (method: string, path: string) => method === 'POST' || path === USAGE_CSV;
 
@@ -38,13 +37,20 @@ export function portalLimit(deps: { redis: RedisClient; config: Config }): Reque
     skip: (req) => !counted(req.method, `${req.baseUrl}${req.path}`),
     keyGenerator: (_req, res) => `{client:${whoOf<SignedInPartner>(res).client.id}}`,
     handler: (req, res, next) => {
+      const language = languageOf(req, res, PORTAL_AREA);
+      const { t } = language;
       sendAreaPage(
         req,
         res,
         () => (
-          <Frame area={PORTAL_AREA} who={whoOf<SignedInPartner>(res)} title="Too many requests">
+          <Frame
+            area={PORTAL_AREA}
+            language={language}
+            who={whoOf<SignedInPartner>(res)}
+            title={t.errors.tooManyTitle}
+          >
             <Notice kind="error">
-              <p safe>{TOO_MANY}</p>
+              <p safe>{t.errors.tooMany(PORTAL_REQUESTS_PER_MINUTE)}</p>
             </Notice>
           </Frame>
         ),

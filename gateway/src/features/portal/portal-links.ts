@@ -9,7 +9,7 @@ import { createPageLink, type PortalLink } from '../../pages/sign-in-links.js';
 import { secretEndsAt, type ClientSecretState } from '../../trust/secret-overlap.js';
 import { findClientByKey, type ApiClientRecord } from '../clients/clients.repository.js';
 import { recordOperatorAction, type Operator } from '../operators/operator-audit.js';
-import { OperatorRefusal } from '../../cli/operator-refusal.js';
+import { noClient, OperatorRefusal } from '../../cli/operator-refusal.js';
 import { PORTAL } from '../../pages/areas.js';
 
 export interface PortalLinkDeps {
@@ -81,9 +81,11 @@ export async function makePortalLink(
   ttlMs: number,
 ): Promise<MadePortalLink> {
   const client = await findClientByKey(deps.db, clientKey);
-  if (!client) throw new OperatorRefusal(`no client with key ${clientKey}`);
+  if (!client) throw noClient(clientKey);
   if (!client.is_active)
-    throw new OperatorRefusal(`client ${clientKey} is disabled: enable it before its portal`, 1);
+    throw new OperatorRefusal(`client ${clientKey} is disabled: enable it before its portal`, 1, {
+      reason: { key: 'client-disabled', clientKey },
+    });
   const token = await storePortalLink(deps, client, ttlMs);
   await recordOperatorAction(deps.db, operator, 'portal.link', { clientKey });
   return {
@@ -106,6 +108,6 @@ export async function revokePortalLinks(
     where: { client_key: clientKey },
     data: { portal_link_generation: { increment: 1 } },
   });
-  if (count === 0) throw new OperatorRefusal(`no client with key ${clientKey}`);
+  if (count === 0) throw noClient(clientKey);
   await recordOperatorAction(db, operator, 'portal.links-revoked', { clientKey });
 }

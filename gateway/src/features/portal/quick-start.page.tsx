@@ -3,11 +3,15 @@
 // in the sandbox's club, the deliveries that follow, and how to verify one with the Standard
 // Webhooks package. Each form is one call into the service the API's own endpoint uses. A live
 // client's portal has none: its path is the area's 404 for it.
+import { escapeHtml } from '@kitajs/html';
 import { z } from 'zod';
 import { clubOf } from '#api/sandbox.js';
 import { PORTAL, PORTAL_AREA, QUICK_START, type PartnerClient } from '../../pages/areas.js';
 import { formOf } from '../../pages/fields.js';
+import { At } from '../../pages/language.js';
 import { PostForm } from '../../pages/layout.js';
+import type { Format } from '../../pages/locale.js';
+import type { Messages } from '../../pages/messages/index.js';
 import { Heads } from '../../pages/tables.js';
 import { definePage, portalAction } from '../../page-services.js';
 import { SIMULATED_TYPES } from '../sandbox/sandbox.events.js';
@@ -80,30 +84,38 @@ async function latestTries(webhooks: WebhookService, client: PartnerClient): Pro
   );
 }
 
-function TriesTable(props: { tries: Tries[] }) {
+function TriesTable(props: { tries: Tries[]; t: Messages; format: Format }) {
+  const w = props.t.quickStart;
   const rows = props.tries.flatMap((s) =>
-    s.tries.map((t) => ({ ...t, url: s.url, id: s.subscription })),
+    s.tries.map((a) => ({ ...a, url: s.url, id: s.subscription })),
   );
-  if (rows.length === 0) return <p id="no-deliveries">No delivery yet.</p>;
+  if (rows.length === 0)
+    return (
+      <p id="no-deliveries" safe>
+        {w.noDelivery}
+      </p>
+    );
   return (
     <div class="scroll">
       <table id="deliveries">
-        <caption>The latest tries of your subscriptions (UTC)</caption>
-        <Heads names={['Subscription', 'Event', 'Outcome', 'Status', 'At']} numeric={['Status']} />
+        <caption safe>{w.triesCaption}</caption>
+        <Heads names={w.triesHeads} numeric={[w.triesHeads[3]!]} />
         <tbody>
-          {rows.map((t) => (
+          {rows.map((a) => (
             <tr>
               <td>
-                <a href={`${PORTAL}/webhooks/${t.id}`}>
-                  <code safe>{t.url}</code>
+                <a href={`${PORTAL}/webhooks/${a.id}`}>
+                  <code safe>{a.url}</code>
                 </a>
               </td>
-              <td safe>{t.event.event_type}</td>
-              <td safe>{t.outcome}</td>
+              <td safe>{a.event.event_type}</td>
+              <td safe>{a.outcome}</td>
               <td class="num" safe>
-                {t.status_code === null ? '' : String(t.status_code)}
+                {a.status_code === null ? '' : String(a.status_code)}
               </td>
-              <td safe>{t.attempted_at.toISOString().replace('T', ' ').slice(0, 19)}</td>
+              <td>
+                <At at={a.attempted_at} text={props.format.utc(a.attempted_at)} />
+              </td>
             </tr>
           ))}
         </tbody>
@@ -121,40 +133,44 @@ const typesOf = (client: PartnerClient) => {
 export const quickStartPage = definePage({
   area: PORTAL_AREA,
   path: QUICK_START,
-  title: 'Quick start',
+  title: (t) => t.quickStart.title,
   // A live client's portal has none, and its forms do nothing for one: the area's 404.
   only: {
     allows: ({ client }, { sandboxEvents }) =>
       clubOf(client.client_key) === 'sandbox' && sandboxEvents !== undefined,
   },
   load: async ({ services, who }) => ({ tries: await latestTries(services.webhooks, who.client) }),
-  view: ({ tries }, { services, who, outcome }) => {
+  view: ({ tries }, { services, who, outcome, t, format }) => {
+    const w = t.quickStart;
     // The API is on the portal's own origin, as links to it are made (PUBLIC_BASE_URL).
     const lines = curlLines(services.config.console.publicOrigin, who.client);
     const secret = outcome?.kind === 'secret' ? (outcome.shown[0]?.[1] ?? 'whsec_…') : 'whsec_…';
     return (
       <>
+        <p safe>{w.intro}</p>
+        <h2 safe>{w.token}</h2>
         <p>
-          Your client reads the sandbox: a generated club behind the same API, change feed and
-          webhooks as a live one, never a real member. Follow the steps in order.
+          {escapeHtml(w.tokenText[0])} <code>CLIENT_SECRET</code> {escapeHtml(w.tokenText[1])}{' '}
+          <code>jq</code> {escapeHtml(w.tokenText[2])}
         </p>
-        <h2>1. A token</h2>
-        <p>
-          With the client secret you were given in <code>CLIENT_SECRET</code> (Credentials makes a
-          new one), and <code>jq</code> installed:
-        </p>
-        <Code id="step-token" label="The token request" text={lines.token} />
-        <h2>2. A first read</h2>
-        <Code id="step-read" label="The first read" text={lines.read} />
-        <h2>3. A webhook</h2>
+        <Code id="step-token" label={w.tokenLabel} text={lines.token} />
+        <h2 safe>{w.read}</h2>
+        <Code id="step-read" label={w.readLabel} text={lines.read} />
+        <h2 safe>{w.webhook}</h2>
         <PostForm action={`${QUICK_START}/webhook`} class="stack">
-          <label for="url">Your endpoint's URL</label>
+          <label for="url" safe>
+            {w.endpoint}
+          </label>
           <input id="url" name="url" type="url" required maxlength="2048" autocomplete="off" />
-          <button type="submit">Subscribe to every type your scopes allow</button>
+          <button type="submit" safe>
+            {w.subscribe}
+          </button>
         </PostForm>
-        <h2>4. A change</h2>
+        <h2 safe>{w.change}</h2>
         <PostForm action={`${QUICK_START}/change`} class="stack">
-          <label for="type">Type</label>
+          <label for="type" safe>
+            {w.type}
+          </label>
           <select id="type" name="type">
             {typesOf(who.client).map((type) => (
               <option value={type} selected={type === 'members'} safe>
@@ -162,15 +178,17 @@ export const quickStartPage = definePage({
               </option>
             ))}
           </select>
-          <button type="submit">Make a change</button>
+          <button type="submit" safe>
+            {w.makeChange}
+          </button>
         </PostForm>
-        <p>The same from a shell:</p>
-        <Code id="step-change" label="A change from a shell" text={lines.change} />
-        <h2>5. Its delivery</h2>
-        <p>Within seconds of a change, its delivery is tried here (reload the page).</p>
-        <TriesTable tries={tries} />
-        <h2>Verify a delivery</h2>
-        <Code id="verify-snippet" label="The verification" text={verifySnippet(secret)} />
+        <p safe>{w.shell}</p>
+        <Code id="step-change" label={w.shellLabel} text={lines.change} />
+        <h2 safe>{w.delivery}</h2>
+        <p safe>{w.deliveryText}</p>
+        <TriesTable tries={tries} t={t} format={format} />
+        <h2 safe>{w.verify}</h2>
+        <Code id="verify-snippet" label={w.verifyLabel} text={verifySnippet(secret)} />
       </>
     );
   },
@@ -178,26 +196,23 @@ export const quickStartPage = definePage({
     portalAction({
       path: '/webhook',
       body: formOf(createBody),
-      run: async ({ services, who, body }) => {
+      run: async ({ services, who, body, t }) => {
         const created = await services.webhooks.asPartner(partnerOf(who)).subscribe(body);
-        return shownOnce(
-          `Subscription ${created.id} added: its deliveries are signed with this secret, which the snippet below now holds.`,
-          'Signing secret',
-          created.secret,
-        );
+        return shownOnce(t, t.quickStart.added(created.id), created.secret);
       },
     }),
     portalAction({
       path: '/change',
       body: z.object({ type: z.string() }),
-      run: async ({ services, who, body }) => {
+      run: async ({ services, who, body, t }) => {
+        const w = t.quickStart;
         if (!typesOf(who.client).includes(body.type)) {
-          return { kind: 'error', message: `"${body.type}" is not a type your scopes read.` };
+          return { kind: 'error', message: w.notReadable(body.type) };
         }
         const made = await services.sandboxEvents!.make(body.type, undefined, who.client.branch_id);
         return made
-          ? { kind: 'done', message: `${made.type} ${made.id} ${made.made}: its event follows.` }
-          : { kind: 'error', message: `No ${body.type} row to copy in the sandbox's club.` };
+          ? { kind: 'done', message: w.made(made.type, String(made.id), w.madeKinds[made.made]) }
+          : { kind: 'error', message: w.nothingToCopy(body.type) };
       },
     }),
   ],

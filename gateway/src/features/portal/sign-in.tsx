@@ -4,6 +4,7 @@
 // rotate-secret) or the end of the secret it began under (a rotation's overlap ending, or ended
 // now) ends it, on every gateway at once. A link not yet used ends alike, and with the operator's
 // `--revoke-all` (portal-links.ts).
+import { escapeHtml } from '@kitajs/html';
 import type { Request } from 'express';
 import type { SignedInPartner } from '../../pages/areas.js';
 import type { SignInFlow } from '../../pages/sign-in.js';
@@ -67,32 +68,19 @@ export function portalSignIn(services: PageServices): SignInFlow<OpenLink, Signe
         req.session.partner.secretVersion = client.secret_version;
       }
     },
-    words: {
-      HowTo: () => (
-        <p>
-          Sign in with the link your API operator made for you. Each link works once and for a short
-          time; ask the operator for a new one.
-        </p>
-      ),
-      invalid: {
-        title: 'This portal link does not work',
-        Text: () => (
-          <>
-            The link has been used already, has expired, or was never made. Ask your API operator
-            for a new one.
-          </>
-        ),
-      },
+    words: ({ signIn: { portal: w } }) => ({
+      HowTo: () => <p safe>{w.howTo}</p>,
+      invalid: { title: w.invalidTitle, Text: () => escapeHtml(w.invalid) },
       confirm: {
-        title: 'Open the partner portal',
-        button: 'Open the portal',
+        title: w.confirmTitle,
+        button: w.button,
         Text: ({ link: { client } }) => (
           <p>
-            This link opens the portal of client <code safe>{client.client_key}</code>. It works
-            once: press the button to use it.
+            {escapeHtml(w.confirm[0])} <code safe>{client.client_key}</code>
+            {escapeHtml(w.confirm[1])}
           </p>
         ),
       },
-    },
+    }),
   };
 }

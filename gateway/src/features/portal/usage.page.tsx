@@ -1,10 +1,12 @@
 // The partner's usage: requests per hour (the last day) or per day (the last 30) as a chart beside
 // the table of its numbers, the same range by operation and by status, and a CSV download whose
 // lines are GET /api/v1/usage's rows for the same range (usage/usage.report.ts answers both).
+import { escapeHtml } from '@kitajs/html';
 import { z } from 'zod';
 import { PORTAL, PORTAL_AREA } from '../../pages/areas.js';
 import { choice } from '../../pages/fields.js';
 import { Filters } from '../../pages/filters.js';
+import { Range } from '../../pages/language.js';
 import { countsOf, Periods, SeriesChart, SPAN_MS, TotalsTable } from '../../pages/usage-series.js';
 import { defineDownload, definePage } from '../../page-services.js';
 import { CSV_FIGURES, csvFigures, csvText } from '../usage/usage.csv.js';
@@ -26,7 +28,7 @@ function csvHref(range: { from: string; to: string; granularity: string }, by?: 
 export const usagePage = definePage({
   area: PORTAL_AREA,
   path: PAGE,
-  title: 'Usage',
+  title: (t) => t.usage.title,
   query: z.object({ granularity: choice(['hour', 'day'], 'hour') }),
   load: async ({ services: { usage }, who, query: { granularity } }) => {
     const now = Date.now();
@@ -50,44 +52,50 @@ export const usagePage = definePage({
     );
     return { report, range, totals };
   },
-  view: ({ report, range, totals }, { query: { granularity } }) => {
+  view: ({ report, range, totals }, { query: { granularity }, t, format }) => {
     const csvRange = { from: report.from, to: report.to, granularity };
+    const w = t.usage;
     return (
       <>
-        <Filters action={PAGE} button="Show">
-          <Periods chosen={granularity} />
+        <Filters action={PAGE} button={t.common.show}>
+          <Periods chosen={granularity} t={t} />
         </Filters>
-        <p safe>{`From ${report.from} to ${report.to} (UTC).`}</p>
-        <SeriesChart rows={report.rows} range={range} unit={granularity} />
+        <p id="usage-range">
+          <Range from={range.from} to={range.to} t={t} format={format} />
+          {escapeHtml(` (${w.utc})`)}
+        </p>
+        <SeriesChart rows={report.rows} range={range} unit={granularity} t={t} format={format} />
         {GROUPS.map((by, i) => (
           <>
-            <h2 safe>{`By ${by}`}</h2>
+            <h2 safe>{w.by(w.groups[by])}</h2>
             <div class="scroll">
               <TotalsTable
                 id={`usage-by-${by}`}
-                caption={`The whole range by ${by}`}
-                by={by}
+                caption={w.rangeBy(w.groups[by])}
+                by={w.groups[by]}
                 more={['p95 ms']}
                 rows={totals[i]!.rows.map((row) => ({
                   name: String(row.group),
                   cells: [...countsOf(row), row.latency_ms.p95],
                 }))}
+                t={t}
+                format={format}
               />
             </div>
           </>
         ))}
-        <h2>Download</h2>
-        <p>The same rows as GET /api/v1/usage for this range, as CSV:</p>
+        <h2 safe>{w.download}</h2>
+        <p safe>{w.downloadText}</p>
         <ul>
           <li>
-            <a href={csvHref(csvRange)} hx-boost="false" download="">
-              per period
+            <a href={csvHref(csvRange)} hx-boost="false" download="" safe>
+              {w.perPeriod}
             </a>
           </li>
           {GROUPS.map((by) => (
             <li>
               <a href={csvHref(csvRange, by)} hx-boost="false" download="" safe>
-                {`per period and ${by}`}
+                {w.perPeriodAnd(w.groups[by])}
               </a>
             </li>
           ))}
@@ -102,7 +110,7 @@ export const usageDownload = defineDownload({
   area: PORTAL_AREA,
   path: USAGE_CSV,
   current: PAGE,
-  title: 'Usage download refused',
+  title: (t) => t.usage.downloadRefused,
   query: usageQuery,
   file: async ({ services, who, query }) => {
     const report = await clientUsageReport(services.usage, partnerOf(who), query);

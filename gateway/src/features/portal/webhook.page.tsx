@@ -11,6 +11,7 @@ import { PORTAL_AREA, type PartnerClient } from '../../pages/areas.js';
 import { formOf, positiveId } from '../../pages/fields.js';
 import { Choice, Filters } from '../../pages/filters.js';
 import { PostForm } from '../../pages/layout.js';
+import type { Messages } from '../../pages/messages/index.js';
 import type { Outcome } from '../../pages/outcome.js';
 import { stateOf, TRIES_SHOWN, TriesTable } from '../../pages/webhook-tries.js';
 import { definePage, portalAction } from '../../page-services.js';
@@ -34,18 +35,23 @@ function ActionButton(props: { id: number; action: string; label: string }) {
   );
 }
 
-function Actions(props: { s: Subscription }) {
-  const { s } = props;
+function Actions(props: { s: Subscription; t: Messages }) {
+  const { s, t } = props;
+  const w = t.webhook;
   return (
     <section aria-labelledby="actions-heading">
-      <h2 id="actions-heading">Actions</h2>
+      <h2 id="actions-heading" safe>
+        {t.common.actions}
+      </h2>
       <div class="actions">
-        {s.enabled ? '' : <ActionButton id={s.id} action="enable" label="Enable" />}
-        <ActionButton id={s.id} action="test" label="Send test event" />
-        <ActionButton id={s.id} action="rotate-secret" label="Rotate signing secret" />
+        {s.enabled ? '' : <ActionButton id={s.id} action="enable" label={t.common.enable} />}
+        <ActionButton id={s.id} action="test" label={w.sendTest} />
+        <ActionButton id={s.id} action="rotate-secret" label={w.rotate} />
       </div>
       <PostForm action={`${WEBHOOKS}/${s.id}/replay`} class="stack">
-        <label for="since">Replay the events recorded since (UTC)</label>
+        <label for="since" safe>
+          {w.replaySince}
+        </label>
         <input
           id="since"
           name="since"
@@ -55,21 +61,27 @@ function Actions(props: { s: Subscription }) {
         />
         <label class="check">
           <input type="checkbox" name="failed_only" value="true" />
-          <span>Only the failed ones</span>
+          <span safe>{w.failedOnly}</span>
         </label>
-        <button type="submit">Replay</button>
+        <button type="submit" safe>
+          {w.replay}
+        </button>
       </PostForm>
     </section>
   );
 }
 
-function EditForm(props: { s: Subscription; client: PartnerClient }) {
-  const { s } = props;
+function EditForm(props: { s: Subscription; client: PartnerClient; t: Messages }) {
+  const { s, t } = props;
   return (
     <section aria-labelledby="edit-heading">
-      <h2 id="edit-heading">Edit</h2>
+      <h2 id="edit-heading" safe>
+        {t.common.edit}
+      </h2>
       <PostForm action={`${WEBHOOKS}/${s.id}/edit`} class="stack">
-        <label for="edit-url">Endpoint URL</label>
+        <label for="edit-url" safe>
+          {t.common.endpointUrl}
+        </label>
         <input
           id="edit-url"
           name="url"
@@ -79,7 +91,9 @@ function EditForm(props: { s: Subscription; client: PartnerClient }) {
           autocomplete="off"
           value={s.url}
         />
-        <label for="edit-description">Description (empty: none)</label>
+        <label for="edit-description" safe>
+          {t.webhook.descriptionEmpty}
+        </label>
         <input
           id="edit-description"
           name="description"
@@ -87,24 +101,23 @@ function EditForm(props: { s: Subscription; client: PartnerClient }) {
           autocomplete="off"
           value={s.description ?? ''}
         />
-        <TypesFieldset
-          client={props.client}
-          legend="every type your scopes allow"
-          checked={s.types}
-        />
-        <button type="submit">Save changes</button>
+        <TypesFieldset client={props.client} t={t} checked={s.types} />
+        <button type="submit" safe>
+          {t.common.saveChanges}
+        </button>
       </PostForm>
     </section>
   );
 }
 
-function OutcomeFilter(props: { id: number; outcome: DeliveryOutcome | undefined }) {
+function OutcomeFilter(props: { id: number; outcome: DeliveryOutcome | undefined; t: Messages }) {
+  const { t } = props;
   return (
-    <Filters action={`${WEBHOOKS}/${props.id}`} button="Filter">
+    <Filters action={`${WEBHOOKS}/${props.id}`} button={t.common.filter}>
       <Choice
-        label="Outcome"
+        label={t.common.outcome}
         name="outcome"
-        options={[['', 'every outcome'], ...DELIVERY_OUTCOMES.map((o) => [o, o] as const)]}
+        options={[['', t.webhook.everyOutcome], ...DELIVERY_OUTCOMES.map((o) => [o, o] as const)]}
         chosen={props.outcome ?? ''}
       />
     </Filters>
@@ -123,13 +136,17 @@ const subscription = z.object({ id: positiveId });
 /** An action on the page's subscription that takes no form, through the partner's own actions. */
 const onSubscription = (
   path: string,
-  act: (webhooks: ReturnType<WebhookService['asPartner']>, id: number) => Promise<Outcome>,
+  act: (
+    webhooks: ReturnType<WebhookService['asPartner']>,
+    id: number,
+    t: Messages,
+  ) => Promise<Outcome>,
 ) =>
   portalAction({
     path,
     params: subscription,
-    run: ({ services, who, params: { id } }) =>
-      act(services.webhooks.asPartner(partnerOf(who)), id),
+    run: ({ services, who, params: { id }, t }) =>
+      act(services.webhooks.asPartner(partnerOf(who)), id, t),
   });
 
 export const webhookPage = definePage({
@@ -148,36 +165,37 @@ export const webhookPage = definePage({
     ]);
     return { s, tries, total };
   },
-  title: ({ s }) => `Subscription ${s.id}`,
-  view: ({ s, tries, total }, { who, query }) => (
+  title: { of: (t, { s }) => t.webhook.title(s.id) },
+  view: ({ s, tries, total }, { who, query, t, format }) => (
     <>
       <dl class="secret">
-        <dt>URL</dt>
+        <dt safe>{t.common.url}</dt>
         <dd>
           <code safe>{s.url}</code>
         </dd>
-        <dt>Description</dt>
+        <dt safe>{t.common.description}</dt>
         <dd safe>{s.description ?? ''}</dd>
-        <dt>Types</dt>
+        <dt safe>{t.common.types}</dt>
         <dd safe>{s.types.join(', ')}</dd>
-        <dt>State</dt>
-        <dd safe>{stateOf(s)}</dd>
+        <dt safe>{t.common.state}</dt>
+        <dd safe>{stateOf(t, s)}</dd>
       </dl>
       {s.disabled_reason === CREDENTIALS_ENDED ? (
-        <p id="credentials-ended">
-          The credentials that created this subscription or last changed its URL have ended (a
-          client secret rotated, tokens revoked): check that the URL is yours before you enable it.
+        <p id="credentials-ended" safe>
+          {t.webhook.credentialsEnded}
         </p>
       ) : (
         ''
       )}
-      <Actions s={s} />
-      <EditForm s={s} client={who.client} />
-      <h2>Deliveries</h2>
-      <OutcomeFilter id={s.id} outcome={query.outcome} />
-      <TriesTable tries={tries} total={total} />
+      <Actions s={s} t={t} />
+      <EditForm s={s} client={who.client} t={t} />
+      <h2 safe>{t.common.deliveries}</h2>
+      <OutcomeFilter id={s.id} outcome={query.outcome} t={t} />
+      <TriesTable tries={tries} total={total} t={t} format={format} />
       <p>
-        <a href={WEBHOOKS}>Back to every subscription</a>
+        <a href={WEBHOOKS} safe>
+          {t.common.backToSubscriptions}
+        </a>
       </p>
     </>
   ),
@@ -191,7 +209,7 @@ export const webhookPage = definePage({
       path: '/edit',
       params: subscription,
       body: formOf(updateBody, ['types']),
-      run: async ({ services, who, params: { id }, body }) => {
+      run: async ({ services, who, params: { id }, body, t }) => {
         const partner = partnerOf(who);
         const saved = await services.webhooks.asPartner(partner).update(id, {
           ...body,
@@ -200,33 +218,29 @@ export const webhookPage = definePage({
           description: body.description ?? null,
         });
         if (!saved) throw notFound();
-        return { kind: 'done', message: `Subscription ${id} saved.` };
+        return { kind: 'done', message: t.webhook.saved(id) };
       },
     }),
-    onSubscription('/enable', async (webhooks, id) => {
+    onSubscription('/enable', async (webhooks, id, t) => {
       await webhooks.enable(id);
-      return { kind: 'done', message: `Subscription ${id} enabled: its pending events go now.` };
+      return { kind: 'done', message: t.webhook.enabled(id) };
     }),
-    onSubscription('/rotate-secret', async (webhooks, id) => {
+    onSubscription('/rotate-secret', async (webhooks, id, t) => {
       const rotated = await webhooks.rotateSecret(id);
       if (!rotated) throw notFound();
-      return shownOnce(
-        'New signing secret made: for 24 hours deliveries carry a signature under each.',
-        'Signing secret',
-        rotated.secret,
-      );
+      return shownOnce(t, t.webhook.rotated, rotated.secret);
     }),
     portalAction({
       path: '/replay',
       params: subscription,
       body: z.object({ since, failed_only: z.literal('true').optional() }),
-      run: async ({ services, who, params: { id }, body }) => {
+      run: async ({ services, who, params: { id }, body, t, format }) => {
         const replayed = await services.webhooks
           .asPartner(partnerOf(who))
           .replay(id, body.since, body.failed_only === 'true');
         return {
           kind: 'done',
-          message: `${replayed ?? 0} events since ${body.since.toISOString()} go again.`,
+          message: t.webhook.replayed(format.number(replayed ?? 0), format.utc(body.since)),
         };
       },
     }),

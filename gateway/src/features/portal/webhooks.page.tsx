@@ -11,6 +11,7 @@ import {
 } from '../../pages/areas.js';
 import { formOf } from '../../pages/fields.js';
 import { PostForm } from '../../pages/layout.js';
+import type { Messages } from '../../pages/messages/index.js';
 import { Heads } from '../../pages/tables.js';
 import { stateOf } from '../../pages/webhook-tries.js';
 import type { Outcome } from '../../pages/outcome.js';
@@ -26,31 +27,37 @@ const MANAGE = 'webhooks:manage';
 /** The webhook pages are open to a client holding webhooks:manage, as the API's endpoints are. */
 export const MANAGES_WEBHOOKS = {
   allows: (partner: SignedInPartner) => partner.client.scopes.includes(MANAGE),
-  title: 'Webhooks',
-  message: `Your client does not hold the ${MANAGE} scope: ask your API operator for it to manage webhooks.`,
+  title: (t: Messages) => t.portalWebhooks.title,
+  message: (t: Messages) => t.portalWebhooks.noScope(MANAGE),
 };
 
-/** A secret the partner is shown this once, under its label. */
-export const shownOnce = (message: string, label: string, secret: string): Outcome => ({
+/** A signing secret the partner is shown this once. */
+export const shownOnce = (t: Messages, message: string, secret: string): Outcome => ({
   kind: 'secret',
-  message: `${message} It is shown only this once: keep it now.`,
-  shown: [[label, secret]],
+  message: `${message} ${t.outcome.shownOnce}`,
+  shown: [[t.common.signingSecret, secret]],
 });
 
 type Listed = Awaited<ReturnType<WebhookService['list']>>[number];
 
-function SubscriptionsTable(props: { rows: Listed[] }) {
-  if (props.rows.length === 0) return <p>No subscription yet.</p>;
+function SubscriptionsTable(props: { rows: Listed[]; t: Messages }) {
+  const { t } = props;
+  const c = t.common;
+  if (props.rows.length === 0) return <p safe>{t.portalWebhooks.none}</p>;
   return (
     <div class="scroll">
       <table id="subscriptions">
-        <caption>Your webhook subscriptions</caption>
-        <Heads names={['Id', 'URL', 'Description', 'Types', 'State']} numeric={['Id']} />
+        <caption safe>{t.portalWebhooks.caption}</caption>
+        <Heads names={[c.id, c.url, c.description, c.types, c.state]} numeric={[c.id]} />
         <tbody>
           {props.rows.map((s) => (
             <tr>
               <td class="num">
-                <a href={`${WEBHOOKS}/${s.id}`} aria-label={`Subscription ${s.id}`} safe>
+                <a
+                  href={`${WEBHOOKS}/${s.id}`}
+                  aria-label={t.portalWebhooks.subscriptionOf(s.id)}
+                  safe
+                >
                   {String(s.id)}
                 </a>
               </td>
@@ -59,7 +66,7 @@ function SubscriptionsTable(props: { rows: Listed[] }) {
               </td>
               <td safe>{s.description ?? ''}</td>
               <td safe>{s.types.join(', ')}</td>
-              <td safe>{stateOf(s)}</td>
+              <td safe>{stateOf(t, s)}</td>
             </tr>
           ))}
         </tbody>
@@ -74,12 +81,13 @@ function SubscriptionsTable(props: { rows: Listed[] }) {
  */
 export function TypesFieldset(props: {
   client: PartnerClient;
-  legend: string;
+  t: Messages;
   checked?: readonly string[];
 }) {
+  const w = props.t.portalWebhooks;
   return (
     <fieldset>
-      <legend safe>{`Event types (none ticked: ${props.legend})`}</legend>
+      <legend safe>{w.typesLegend(w.everyType)}</legend>
       <div class="scopes">
         {eventTypesFor(currentScopes(props.client)).map(({ type }) => (
           <label class="check">
@@ -97,17 +105,27 @@ export function TypesFieldset(props: {
   );
 }
 
-function CreateForm(props: { client: PartnerClient }) {
+function CreateForm(props: { client: PartnerClient; t: Messages }) {
+  const { t } = props;
+  const w = t.portalWebhooks;
   return (
     <section aria-labelledby="create-heading">
-      <h2 id="create-heading">Add an endpoint</h2>
+      <h2 id="create-heading" safe>
+        {w.add}
+      </h2>
       <PostForm action={WEBHOOKS} class="stack">
-        <label for="url">Endpoint URL</label>
+        <label for="url" safe>
+          {t.common.endpointUrl}
+        </label>
         <input id="url" name="url" type="url" required maxlength="2048" autocomplete="off" />
-        <label for="description">Description (optional)</label>
+        <label for="description" safe>
+          {w.descriptionOptional}
+        </label>
         <input id="description" name="description" maxlength="500" autocomplete="off" />
-        <TypesFieldset client={props.client} legend="every type your scopes allow" />
-        <button type="submit">Add endpoint</button>
+        <TypesFieldset client={props.client} t={t} />
+        <button type="submit" safe>
+          {w.addButton}
+        </button>
       </PostForm>
     </section>
   );
@@ -116,25 +134,21 @@ function CreateForm(props: { client: PartnerClient }) {
 export const webhooksPage = definePage({
   area: PORTAL_AREA,
   path: WEBHOOKS,
-  title: 'Webhooks',
+  title: (t) => t.portalWebhooks.title,
   only: MANAGES_WEBHOOKS,
   load: ({ services, who }) => services.webhooks.list(who.client.id),
-  view: (rows, { who }) => (
+  view: (rows, { who, t }) => (
     <>
-      <SubscriptionsTable rows={rows} />
-      <CreateForm client={who.client} />
+      <SubscriptionsTable rows={rows} t={t} />
+      <CreateForm client={who.client} t={t} />
     </>
   ),
   actions: [
     portalAction({
       body: formOf(createBody, ['types']),
-      run: async ({ services, who, body }) => {
+      run: async ({ services, who, body, t }) => {
         const created = await services.webhooks.asPartner(partnerOf(who)).subscribe(body);
-        return shownOnce(
-          `Subscription ${created.id} added: deliveries to it are signed with this secret.`,
-          'Signing secret',
-          created.secret,
-        );
+        return shownOnce(t, t.portalWebhooks.added(created.id), created.secret);
       },
     }),
   ],

@@ -20,7 +20,10 @@ export async function setSubscriptionEnabledAs(
   const service = deps.webhooks;
   const pathOnly = options.pathOnly === true;
   const current = await service.find(null, id);
-  if (!current) throw new OperatorRefusal(`no webhook subscription with id ${id}`);
+  if (!current)
+    throw new OperatorRefusal(`no webhook subscription with id ${id}`, 2, {
+      reason: { key: 'no-subscription', id },
+    });
   // The operator's disable replaces an automatic one ("gone", "failing"): the partner can lift
   // those, and the operator means to hold the subscription. Disabled again, it keeps its time and
   // takes the hold asked for now.
@@ -28,7 +31,10 @@ export async function setSubscriptionEnabledAs(
     !enabled && current.disabled_reason === OPERATOR
       ? await service.setHoldScope(id, pathOnly)
       : await service.setEnabled(null, id, enabled, OPERATOR, { pathOnly });
-  if (!changed) throw new OperatorRefusal(`no webhook subscription with id ${id}`);
+  if (!changed)
+    throw new OperatorRefusal(`no webhook subscription with id ${id}`, 2, {
+      reason: { key: 'no-subscription', id },
+    });
   const client = await deps.db.apiClient.findUnique({
     where: { id: current.client_id },
     select: { client_key: true },
