@@ -2,23 +2,19 @@
 // a Date (api/scoped-sql.ts): the result must equal what Date#toISOString gives, for every form
 // the server prints, in whatever time zone the session runs.
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { isoInstant } from '#api/sql-values.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import { envTest as it } from '../support/fixtures.js';
 
-let env: TestEnvironment;
+// Read by it.each's tests, which get no fixtures of their own; ended before `env` is dropped.
 let client: pg.Client;
 
-beforeAll(async () => {
-  env = await createTestEnvironment();
+it.beforeAll(async ({ env }) => {
   client = new pg.Client({ connectionString: env.databaseUrl });
   await client.connect();
 });
 
-afterAll(async () => {
-  await client?.end();
-  await env?.destroy();
-});
+it.afterAll(() => client?.end());
 
 const INSTANTS = [
   '2026-11-25 09:30:00+00',

@@ -4,21 +4,14 @@
 // parameter, in the API's error body, never a 500 or a silently different id. The parameters are
 // walked from the endpoint declarations (gateway/src/endpoints.ts), so a new endpoint or filter is
 // covered without a line here.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { z } from 'zod';
 import { SCOPES } from '#api/scopes.js';
 import { openApiDocument } from '../../gateway/src/features/docs/openapi.js';
 import { ENDPOINTS } from '../../gateway/src/endpoints.js';
 import { expressPath, type Endpoint } from '../../gateway/src/http/endpoint.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
-import {
-  bearer,
-  createTestClient,
-  getJson,
-  issueToken,
-  startGateway,
-  type RunningGateway,
-} from '../support/gateway.js';
+import { clientTest } from '../support/fixtures.js';
+import { bearer, getJson, type RunningGateway } from '../support/gateway.js';
 import { NO_RATE_LIMIT } from '../support/read-fixture.js';
 
 interface IntegerParameter {
@@ -75,19 +68,15 @@ const CASES = PARAMETERS.flatMap((p) =>
   ),
 );
 
-let env: TestEnvironment;
+const it = clientTest(NO_RATE_LIMIT, { scopes: [...SCOPES] });
+
+// Read by the helpers below and by it.each's tests, which get no fixtures of their own.
 let gateway: RunningGateway;
 let token: string;
 
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  gateway = await startGateway(env, NO_RATE_LIMIT);
-  token = await issueToken(gateway, await createTestClient(gateway.db, { scopes: [...SCOPES] }));
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await env?.destroy();
+it.beforeAll(({ gateway: started, token: issued }) => {
+  gateway = started;
+  token = issued;
 });
 
 /** The endpoint called with `value` for the parameter and `1` for every other path parameter. */

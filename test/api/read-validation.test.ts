@@ -1,34 +1,23 @@
 // Every bad value on every read operation is 400 VALIDATION_ERROR with details naming the field:
 // pagination out of bounds, ids that are not positive integers, and each filter's bad values.
 // Nothing is silently clamped or ignored.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { SCOPES } from '#api/scopes.js';
 import { ENDPOINTS } from '../../gateway/src/endpoints.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
-import {
-  bearer,
-  createTestClient,
-  getJson,
-  issueToken,
-  startGateway,
-  type RunningGateway,
-} from '../support/gateway.js';
+import { clientTest } from '../support/fixtures.js';
+import { bearer, getJson, type RunningGateway } from '../support/gateway.js';
 import { pathWith, PROTECTED_ENDPOINTS } from '../support/protected-endpoints.js';
 import { NO_RATE_LIMIT } from '../support/read-fixture.js';
 
-let env: TestEnvironment;
+const it = clientTest(NO_RATE_LIMIT, { scopes: [...SCOPES] });
+
+// Read by the helpers below and by it.each's tests, which get no fixtures of their own.
 let gateway: RunningGateway;
 let token: string;
 
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  gateway = await startGateway(env, NO_RATE_LIMIT);
-  token = await issueToken(gateway, await createTestClient(gateway.db, { scopes: [...SCOPES] }));
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await env?.destroy();
+it.beforeAll(({ gateway: started, token: issued }) => {
+  gateway = started;
+  token = issued;
 });
 
 const get = (path: string) => getJson(`${gateway.url}${path}`, bearer(token));

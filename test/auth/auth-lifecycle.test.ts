@@ -1,9 +1,9 @@
 // The token lifecycle over /api/v1/auth/{token,refresh,revoke}: lifetimes from the environment,
 // rotation, reuse detection (also under a race), revocation, and every applicable error row.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { sha256 } from '../../gateway/src/trust/client-secrets.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import { clientTest } from '../support/fixtures.js';
 import {
   bearer,
   createTestClient,
@@ -25,19 +25,15 @@ const OVERRIDES = {
   AUTH_FAILED_ATTEMPTS_PER_MINUTE: '10000',
 };
 
-let env: TestEnvironment;
+const it = clientTest(OVERRIDES, { scopes: ['members:list'], branchId: 4 });
+
+// Read by the helpers below as by the tests.
 let gateway: RunningGateway;
 let client: TestClient;
 
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  gateway = await startGateway(env, OVERRIDES);
-  client = await createTestClient(gateway.db, { scopes: ['members:list'], branchId: 4 });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await env?.destroy();
+it.beforeAll(({ gateway: started, client: made }) => {
+  gateway = started;
+  client = made;
 });
 
 const refresh = (refreshToken: unknown) =>
@@ -191,7 +187,7 @@ describe('POST /api/v1/auth/refresh', () => {
     expectError(await refresh(revoked.refresh_token), 401, 'INVALID_TOKEN');
   });
 
-  it('when the refresh token has expired, then it answers 401 INVALID_TOKEN', async () => {
+  it('when the refresh token has expired, then it answers 401 INVALID_TOKEN', async ({ env }) => {
     const shortLived = await startGateway(env, { ...OVERRIDES, REFRESH_TOKEN_TTL_SECONDS: '1' });
     try {
       const expiring = await issueTokenPair(shortLived, client);

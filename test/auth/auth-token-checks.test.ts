@@ -5,9 +5,9 @@
 // answer beside this one, and tokens are issued in the form it accepts. Lookups are counted by
 // the gateway's own token-read metric.
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { sha256 } from '../../gateway/src/trust/client-secrets.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import { gatewayTest } from '../support/fixtures.js';
 import {
   bearer,
   createTestClient,
@@ -19,18 +19,7 @@ import {
   type TestClient,
 } from '../support/gateway.js';
 
-let env: TestEnvironment;
-let gateway: RunningGateway;
-
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  gateway = await startGateway(env);
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await env?.destroy();
-});
+const it = gatewayTest();
 
 const members = (via: RunningGateway, token: string) =>
   getJson(`${via.url}/api/v1/members?limit=1`, bearer(token));
@@ -51,7 +40,9 @@ const isEarlierForm = (token: string) =>
   token.length === 49 && earlierCheck(token.slice(0, 43)) === token.slice(43);
 
 describe('keyed token checks', () => {
-  it('when a well-formed token we did not make is presented, then it is 401 without a token lookup', async () => {
+  it('when a well-formed token we did not make is presented, then it is 401 without a token lookup', async ({
+    gateway,
+  }) => {
     const client = await createTestClient(gateway.db);
     const pair = await issueTokenPair(gateway, client);
     const otherKey = randomBytes(32);
@@ -76,9 +67,9 @@ describe('keyed token checks', () => {
   });
 
   /** A pair as the earlier release saved it: it never names keyed_check or the issuing release. */
-  async function earlierReleasePair(clientId: number, accessLivesMs: number) {
+  async function earlierReleasePair(via: RunningGateway, clientId: number, accessLivesMs: number) {
     const pair = { access_token: earlierForm(), refresh_token: earlierForm() };
-    await gateway.db.apiToken.create({
+    await via.db.apiToken.create({
       data: {
         client_id: clientId,
         chain_id: randomUUID(),
@@ -112,9 +103,12 @@ describe('keyed token checks', () => {
     return { next, requested };
   }
 
-  it('when a partner holds a pair of the earlier release, then it still works, and while that release may still run every pair is issued in the form it accepts', async () => {
+  it('when a partner holds a pair of the earlier release, then it still works, and while that release may still run every pair is issued in the form it accepts', async ({
+    env,
+    gateway,
+  }) => {
     const client = await createTestClient(gateway.db);
-    const earlier = await earlierReleasePair(client.id, 3_600_000);
+    const earlier = await earlierReleasePair(gateway, client.id, 3_600_000);
     // A gateway started during the rolling upgrade, on a database holding the pair.
     const upgraded = await startGateway(env);
     try {
@@ -129,9 +123,12 @@ describe('keyed token checks', () => {
     }
   });
 
-  it('when a pair of the earlier form is saved after a gateway last read how long such pairs live, then that gateway still takes it once the older ones expire', async () => {
+  it('when a pair of the earlier form is saved after a gateway last read how long such pairs live, then that gateway still takes it once the older ones expire', async ({
+    env,
+    gateway,
+  }) => {
     const client = await createTestClient(gateway.db);
-    const shortLived = await earlierReleasePair(client.id, 1500);
+    const shortLived = await earlierReleasePair(gateway, client.id, 1500);
     const upgraded = await startGateway(env);
     try {
       // The gateway reads the horizon: the last earlier-form access token ends within 1.5 s.
@@ -140,7 +137,7 @@ describe('keyed token checks', () => {
         data: { access_expires_at: new Date(Date.now() - 1000) },
       });
       expect((await members(upgraded, shortLived.access_token)).status).toBe(200);
-      const later = await earlierReleasePair(client.id, 3_600_000);
+      const later = await earlierReleasePair(gateway, client.id, 3_600_000);
       await new Promise((resolve) => setTimeout(resolve, 2000));
       expect((await members(upgraded, shortLived.access_token)).status).toBe(401);
       expect((await members(upgraded, later.access_token)).status).toBe(200);
@@ -149,13 +146,16 @@ describe('keyed token checks', () => {
     }
   });
 
-  it('when every access token of the earlier release has expired, then pairs are keyed again and its refresh tokens still renew', async () => {
+  it('when every access token of the earlier release has expired, then pairs are keyed again and its refresh tokens still renew', async ({
+    env,
+    gateway,
+  }) => {
     const client = await createTestClient(gateway.db);
     await gateway.db.apiToken.updateMany({
       where: { issued_by_keyed_release: false },
       data: { access_expires_at: new Date(Date.now() - 1000) },
     });
-    const earlier = await earlierReleasePair(client.id, -1000);
+    const earlier = await earlierReleasePair(gateway, client.id, -1000);
     const upgraded = await startGateway(env);
     try {
       const { next, requested } = await renewAndRequest(upgraded, client, earlier, false);

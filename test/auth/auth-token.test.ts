@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { TOKEN_REQUESTS_AT_ONCE } from '../../gateway/src/features/auth/tokens.service.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import { clientTest } from '../support/fixtures.js';
 import {
   createTestClient,
   getJson,
@@ -14,22 +14,15 @@ import {
 } from '../support/gateway.js';
 import { eventually } from '../support/eventually.js';
 
-let env: TestEnvironment;
+const it = clientTest({}, { scopes: ['members:list', 'members:read'], branchId: 3 });
+
+// Read by the helpers below as by the tests.
 let gateway: RunningGateway;
 let client: TestClient;
 
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  gateway = await startGateway(env);
-  client = await createTestClient(gateway.db, {
-    scopes: ['members:list', 'members:read'],
-    branchId: 3,
-  });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await env?.destroy();
+it.beforeAll(({ gateway: started, client: made }) => {
+  gateway = started;
+  client = made;
 });
 
 const tokenUrl = () => `${gateway.url}/api/v1/auth/token`;
@@ -156,7 +149,9 @@ describe('POST /api/v1/auth/token', () => {
 });
 
 describe('token requests of a storm', () => {
-  it('when many wait on the database, then only TOKEN_REQUESTS_AT_ONCE hold a connection, a read is still answered, and those who leave get no pair', async () => {
+  it('when many wait on the database, then only TOKEN_REQUESTS_AT_ONCE hold a connection, a read is still answered, and those who leave get no pair', async ({
+    env,
+  }) => {
     // Its own gateway, with a query bound longer than the lock is held here on a slow machine.
     const storming = await startGateway(env, { DB_QUERY_TIMEOUT_MS: '20000' });
     const holder = new pg.Client({ connectionString: env.databaseUrl });

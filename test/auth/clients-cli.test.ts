@@ -1,9 +1,10 @@
 // `npm run clients -- create | list | disable | enable | rotate-secret | set-scopes | set-limits`,
 // driven from outside as an operator would, and what each does to a running gateway at once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { setClientLimits } from '../../gateway/src/features/clients/clients.repository.js';
 import { createClientEpochs } from '../../gateway/src/trust/client-epochs.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import type { TestEnvironment } from '../support/environment.js';
+import { gatewayTest } from '../support/fixtures.js';
 import { operatorCli } from '../support/operator-cli.js';
 import {
   bearer,
@@ -12,21 +13,18 @@ import {
   insertBranch,
   issueTokenPair,
   postJson,
-  startGateway,
   type RunningGateway,
 } from '../support/gateway.js';
 
+const it = gatewayTest();
+
+// Read by the helpers below as by the tests.
 let env: TestEnvironment;
 let gateway: RunningGateway;
 
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  gateway = await startGateway(env);
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await env?.destroy();
+it.beforeAll(({ env: made, gateway: started }) => {
+  env = made;
+  gateway = started;
 });
 
 const clients = (...args: string[]) => operatorCli(env, 'clients', ...args);

@@ -1,30 +1,19 @@
 // Off-the-shelf OAuth clients against the gateway: openid-client with both client authentication
 // methods of RFC 6749 §2.3.1, and the RFC 6750 §3 / RFC 6749 §5.2 challenges on 401.
 import * as oidc from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
-import {
-  bearer,
-  createTestClient,
-  getJson,
-  startGateway,
-  type RunningGateway,
-  type TestClient,
-} from '../support/gateway.js';
+import { describe, expect } from 'vitest';
+import { clientTest } from '../support/fixtures.js';
+import { bearer, getJson, type RunningGateway, type TestClient } from '../support/gateway.js';
 
-let env: TestEnvironment;
+const it = clientTest({ AUTH_FAILED_ATTEMPTS_PER_MINUTE: '10000' }, { scopes: ['members:list'] });
+
+// Read by the helpers below as by the tests.
 let gateway: RunningGateway;
 let client: TestClient;
 
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  gateway = await startGateway(env, { AUTH_FAILED_ATTEMPTS_PER_MINUTE: '10000' });
-  client = await createTestClient(gateway.db, { scopes: ['members:list'] });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await env?.destroy();
+it.beforeAll(({ gateway: started, client: made }) => {
+  gateway = started;
+  client = made;
 });
 
 function configuration(auth: oidc.ClientAuth): oidc.Configuration {

@@ -2,33 +2,31 @@
 // HTTP Basic or form client authentication, RFC-shaped answers and errors.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import { describe, expect } from 'vitest';
+import { clientTest } from '../support/fixtures.js';
 import {
   bearer,
   createTestClient,
   getJson,
   issueTokenPair,
   postJson,
-  startGateway,
   type RunningGateway,
   type TestClient,
 } from '../support/gateway.js';
 
 const run = promisify(execFile);
-let env: TestEnvironment;
+const it = clientTest(
+  { AUTH_FAILED_ATTEMPTS_PER_MINUTE: '10000' },
+  { scopes: ['members:list', 'members:read'] },
+);
+
+// Read by the helpers below as by the tests.
 let gateway: RunningGateway;
 let client: TestClient;
 
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  gateway = await startGateway(env, { AUTH_FAILED_ATTEMPTS_PER_MINUTE: '10000' });
-  client = await createTestClient(gateway.db, { scopes: ['members:list', 'members:read'] });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await env?.destroy();
+it.beforeAll(({ gateway: started, client: made }) => {
+  gateway = started;
+  client = made;
 });
 
 const basic = (key: string, secret: string) =>

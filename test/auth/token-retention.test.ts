@@ -1,36 +1,33 @@
 // Token rows do not grow with time: the worker deletes expired and revoked pairs once
 // TOKEN_RETENTION_DAYS has passed (here about three minutes), and keeps every live one.
-import { inject } from 'vitest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, inject } from 'vitest';
 import { readModelPool } from '#common/databases.js';
 import { throttledLog } from '#common/log-throttle.js';
 import { sha256 } from '../../gateway/src/trust/client-secrets.js';
 import { startRetention } from '../../worker/src/retention.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import type { TestEnvironment } from '../support/environment.js';
+import { gatewayTest } from '../support/fixtures.js';
 import {
   bearer,
   createTestClient,
   getJson,
   issueTokenPair,
   postJson,
-  startGateway,
   type RunningGateway,
   type TokenPair,
 } from '../support/gateway.js';
 import { runLogger } from '../support/run-logs.js';
 import { eventually } from '../support/eventually.js';
 
+const it = gatewayTest();
+
+// Read by the helpers below as by the tests.
 let env: TestEnvironment;
 let gateway: RunningGateway;
 
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  gateway = await startGateway(env);
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await env?.destroy();
+it.beforeAll(({ env: made, gateway: started }) => {
+  env = made;
+  gateway = started;
 });
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);

@@ -5,26 +5,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import { describe, expect } from 'vitest';
+import type { TestEnvironment } from '../support/environment.js';
+import { gatewayTest } from '../support/fixtures.js';
 import { LegacyDashboard } from '../support/legacy-dashboard.js';
 import { syncOnce } from '../support/sync-once.js';
-import { startGateway, type RunningGateway } from '../support/gateway.js';
+import type { RunningGateway } from '../support/gateway.js';
 import { productionCommand } from '../../scripts/production-command.js';
 import { DEVELOPMENT_SECRETS_KEY } from '#common/config.js';
 
 const run = promisify(execFile);
+const it = gatewayTest();
+
+// Read by the helpers below as by the tests.
 let env: TestEnvironment;
 let gateway: RunningGateway;
 
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  gateway = await startGateway(env);
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await env?.destroy();
+it.beforeAll(({ env: made, gateway: started }) => {
+  env = made;
+  gateway = started;
 });
 
 const npmEnv = () => ({

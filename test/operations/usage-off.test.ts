@@ -1,37 +1,29 @@
 // USAGE_COUNTING=off (docs/decisions/0015-usage-reports.md): the gateway counts nothing, so
 // nothing reaches Redis nor, once merged, the hourly counts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { usageKeys } from '#api/usage/usage-cells.js';
-import { createRedis, type RedisClient } from '#common/redis.js';
+import { createRedis } from '#common/redis.js';
 import { mergeUsage } from '../../worker/src/usage/usage-merge.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
-import {
-  bearer,
-  createTestClient,
-  getJson,
-  issueToken,
-  startGateway,
-  type RunningGateway,
-} from '../support/gateway.js';
+import { gatewayTest } from '../support/fixtures.js';
+import { bearer, createTestClient, getJson, issueToken } from '../support/gateway.js';
 
-let env: TestEnvironment;
-let gateway: RunningGateway;
-let workerRedis: RedisClient;
-
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  gateway = await startGateway(env, { USAGE_COUNTING: 'off', USAGE_FLUSH_INTERVAL_MS: '100' });
-  workerRedis = createRedis(env.redisUrl, { forWorker: true });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  workerRedis?.disconnect();
-  await env?.destroy();
-});
+/** `env`, `gateway`, and `workerRedis`: the worker's Redis connection, closed after the file. */
+const it = gatewayTest({ USAGE_COUNTING: 'off', USAGE_FLUSH_INTERVAL_MS: '100' }).extend(
+  'workerRedis',
+  { scope: 'file' },
+  ({ env }, { onCleanup }) => {
+    const workerRedis = createRedis(env.redisUrl, { forWorker: true });
+    onCleanup(() => workerRedis.disconnect());
+    return workerRedis;
+  },
+);
 
 describe('USAGE_COUNTING=off', () => {
-  it('when requests are answered, then none is counted in Redis or in the hourly counts', async () => {
+  it('when requests are answered, then none is counted in Redis or in the hourly counts', async ({
+    env,
+    gateway,
+    workerRedis,
+  }) => {
     const client = await createTestClient(gateway.db);
     const token = await issueToken(gateway, client);
     const statuses = await Promise.all(

@@ -1,22 +1,16 @@
 // Usage counts do not grow with time: the worker deletes the hours that ended more than
 // USAGE_RETENTION_DAYS ago (here five minutes) and keeps the others, and forgets the names of
 // merged batches after a week.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadModelClient, readModelPool, type ReadModelClient } from '#common/databases.js';
+import { describe, expect } from 'vitest';
+import { createReadModelClient, readModelPool } from '#common/databases.js';
 import { purgeExpired } from '../../worker/src/retention.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import { envTest } from '../support/fixtures.js';
 
-let env: TestEnvironment;
-let db: ReadModelClient;
-
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  db = createReadModelClient(env.databaseUrl);
-});
-
-afterAll(async () => {
-  await db?.$disconnect();
-  await env?.destroy();
+/** `env`, and `db`: a read model client on its database, disconnected after the file. */
+const it = envTest.extend('db', { scope: 'file' }, ({ env }, { onCleanup }) => {
+  const db = createReadModelClient(env.databaseUrl);
+  onCleanup(() => db.$disconnect());
+  return db;
 });
 
 const HOUR = 3_600_000;
@@ -26,7 +20,10 @@ const hourStart = (msAgo: number) => {
 };
 
 describe('usage retention', () => {
-  it('when hours ended longer ago than USAGE_RETENTION_DAYS, then the worker deletes them only', async () => {
+  it('when hours ended longer ago than USAGE_RETENTION_DAYS, then the worker deletes them only', async ({
+    env,
+    db,
+  }) => {
     const row = (hour: Date, operation: string) => ({
       hour,
       client_id: 1,

@@ -1,11 +1,12 @@
 // The integration tests' common set-ups as vitest fixtures, one of each per file: a test (or a
-// `test.beforeAll`) that names `env`, `gateway` or `fixture` gets it, made on the first such use
-// and closed after the file's last test, in reverse order (the gateway before its environment).
+// `test.beforeAll`) that names `env`, `gateway`, `client`, `token` or `fixture` gets it, made on
+// the first such use and closed after the file's last test, in reverse order (the gateway before
+// its environment).
 // The integration project runs files in a shared process (vitest.config.ts, `isolate: false`):
 // a file-scoped fixture's value and cleanup belong to its file, so no file sees another's.
 import { test as base } from 'vitest';
 import { createTestEnvironment } from './environment.js';
-import { startGateway } from './gateway.js';
+import { createTestClient, issueToken, startGateway } from './gateway.js';
 import { startReadFixture } from './read-fixture.js';
 
 /** `env`: the file's own databases, MySQL users and Redis prefix, dropped after the file. */
@@ -23,6 +24,19 @@ export function gatewayTest(settings: Record<string, string> = {}) {
     onCleanup(() => gateway.close());
     return gateway;
   });
+}
+
+/**
+ * `env` and `gateway` as gatewayTest gives them; `client`: a test client on that gateway with these
+ * options; `token`: an access token of that client. Each is made only when something names it.
+ */
+export function clientTest(
+  settings: Record<string, string> = {},
+  options: Parameters<typeof createTestClient>[1] = {},
+) {
+  return gatewayTest(settings)
+    .extend('client', { scope: 'file' }, ({ gateway }) => createTestClient(gateway.db, options))
+    .extend('token', { scope: 'file' }, ({ gateway, client }) => issueToken(gateway, client));
 }
 
 /**

@@ -1,33 +1,27 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { legacySchemaDiff } from '../../scripts/legacy-schema-diff.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import { envTest as it } from '../support/fixtures.js';
 
 // prisma/legacy/schema.prisma is written by hand; the dashboard's dump (prisma/legacy/schema.sql)
 // is the truth it must follow, because the dashboard, not this project, owns that database.
 
 const schemaPath = new URL('../../prisma/legacy/schema.prisma', import.meta.url);
 
-let env: TestEnvironment;
-
-beforeAll(async () => {
-  env = await createTestEnvironment();
-});
-
-afterAll(async () => {
-  await env?.destroy();
-});
-
 describe('prisma/legacy/schema.prisma', () => {
-  it('when compared with a database loaded from the dashboard dump, then nothing differs', async () => {
+  it('when compared with a database loaded from the dashboard dump, then nothing differs', async ({
+    env,
+  }) => {
     const diff = await legacySchemaDiff({ legacyUrl: env.legacyUrl });
     expect(diff, `prisma/legacy/schema.prisma disagrees with schema.sql:\n${diff}`).toBe('');
   });
 
   // Guards the comparison itself: one that read nothing would agree with every schema.
-  it('when the schema misstates a column, an index and a foreign key, then the diff names each', async () => {
+  it('when the schema misstates a column, an index and a foreign key, then the diff names each', async ({
+    env,
+  }) => {
     const schema = await readFile(schemaPath, 'utf8');
     const misstated = schema
       .replace(/(\n {2}phone +String +)@db\.VarChar\(20\)/, '$1@db.VarChar(30)')

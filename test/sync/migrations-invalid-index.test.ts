@@ -5,26 +5,21 @@
 // fails the run after its bounded retries with a message saying what to look for; and a
 // migration that misuses CONCURRENTLY is refused before anything runs.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CONCURRENT_INDEX_MARKER } from '#prisma/read-model/migration-files.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import type { TestEnvironment } from '../support/environment.js';
+import { envTest as it } from '../support/fixtures.js';
 import { scratchMigrations, type ScratchMigrations } from '../support/scratch-migrations.js';
 import { eventually } from '../support/eventually.js';
-
-let env: TestEnvironment;
-
-beforeAll(async () => {
-  env = await createTestEnvironment();
-});
-
-afterAll(async () => {
-  await env?.destroy();
-});
 
 const concurrentIndex = (statement: string) => `${CONCURRENT_INDEX_MARKER}\n${statement}\n`;
 
 /** A scratch database with `codes`: 1,000 rows, each code twice. */
-async function withCodes(suffix: string, run: (scratch: ScratchMigrations) => Promise<void>) {
+async function withCodes(
+  env: TestEnvironment,
+  suffix: string,
+  run: (scratch: ScratchMigrations) => Promise<void>,
+) {
   const scratch = scratchMigrations(env, suffix);
   try {
     scratch.add(
@@ -58,8 +53,10 @@ async function ledger(scratch: ScratchMigrations) {
 }
 
 describe('the read-model runner when a migration cannot finish', () => {
-  it('when a concurrent index build is cut short, then the next run drops the invalid index it left and builds it again', async () => {
-    await withCodes('cut', async (scratch) => {
+  it('when a concurrent index build is cut short, then the next run drops the invalid index it left and builds it again', async ({
+    env,
+  }) => {
+    await withCodes(env, 'cut', async (scratch) => {
       const sql = concurrentIndex('CREATE INDEX CONCURRENTLY codes_code ON codes (code);');
       scratch.add('002_codes_code', sql);
       // A writer's open transaction holds the build in its wait for writers, where it is ended.
@@ -94,8 +91,10 @@ describe('the read-model runner when a migration cannot finish', () => {
     });
   });
 
-  it('when a unique concurrent index meets duplicates, then the run says so and leaves no invalid index, and the next run builds it once they are gone', async () => {
-    await withCodes('dup', async (scratch) => {
+  it('when a unique concurrent index meets duplicates, then the run says so and leaves no invalid index, and the next run builds it once they are gone', async ({
+    env,
+  }) => {
+    await withCodes(env, 'dup', async (scratch) => {
       scratch.add(
         '002_codes_unique',
         concurrentIndex('CREATE UNIQUE INDEX CONCURRENTLY codes_unique ON codes (code);'),
@@ -119,8 +118,10 @@ describe('the read-model runner when a migration cannot finish', () => {
     });
   });
 
-  it('when the ledger records a failed attempt, then a concurrent index is built again and the attempt marked rolled back, while any other migration waits to be resolved by hand', async () => {
-    await withCodes('ledger', async (scratch) => {
+  it('when the ledger records a failed attempt, then a concurrent index is built again and the attempt marked rolled back, while any other migration waits to be resolved by hand', async ({
+    env,
+  }) => {
+    await withCodes(env, 'ledger', async (scratch) => {
       const client = await scratch.connect();
       // What `prisma migrate deploy` leaves of a migration that failed: a row never finished.
       const failedAttempt = (name: string) =>
@@ -153,8 +154,10 @@ describe('the read-model runner when a migration cannot finish', () => {
     });
   });
 
-  it('when a transaction keeps the table past every retry, then the run fails saying what to look for, and nothing of the migration stays', async () => {
-    await withCodes('held', async (scratch) => {
+  it('when a transaction keeps the table past every retry, then the run fails saying what to look for, and nothing of the migration stays', async ({
+    env,
+  }) => {
+    await withCodes(env, 'held', async (scratch) => {
       const holder = await scratch.connect();
       await holder.query('BEGIN');
       await holder.query('SELECT id FROM codes LIMIT 1');
@@ -171,14 +174,16 @@ describe('the read-model runner when a migration cannot finish', () => {
     });
   });
 
-  it('when CONCURRENTLY is used without the marker, or the marker stands above more than one index, then the run refuses before applying anything', async () => {
-    await withCodes('refuse', async (scratch) => {
+  it('when CONCURRENTLY is used without the marker, or the marker stands above more than one index, then the run refuses before applying anything', async ({
+    env,
+  }) => {
+    await withCodes(env, 'refuse', async (scratch) => {
       scratch.add('002_unmarked', 'CREATE INDEX CONCURRENTLY codes_a ON codes (code);');
       await expect(scratch.migrate()).rejects.toThrow(
         `migration 002_unmarked uses CONCURRENTLY, which cannot run in a transaction: put the index in a migration of its own whose first line is "${CONCURRENT_INDEX_MARKER}"`,
       );
     });
-    await withCodes('refuse2', async (scratch) => {
+    await withCodes(env, 'refuse2', async (scratch) => {
       scratch.add(
         '002_two',
         concurrentIndex(

@@ -1,35 +1,31 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { migrationDiff, readModelDatabaseDiff } from '../../scripts/migration-diff.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import { envTest as it } from '../support/fixtures.js';
 
 // prisma/read-model/schema.prisma generates the client; the migrations (applied by our own runner,
 // not Prisma Migrate) build the database. Both must describe the same tables.
 
-let env: TestEnvironment;
-
-beforeAll(async () => {
-  env = await createTestEnvironment();
-});
-
-afterAll(async () => {
-  await env?.destroy();
-});
-
 describe('prisma/read-model', () => {
-  it('when the migrations are replayed in a shadow database, then they build exactly schema.prisma', async () => {
+  it('when the migrations are replayed in a shadow database, then they build exactly schema.prisma', async ({
+    env,
+  }) => {
     // Any database on the server serves as the connection the shadow database is created from;
     // the environment's own is certain to exist, and its contents are not read.
     const diff = await migrationDiff({ databaseUrl: env.databaseUrl });
     expect(diff, `migrations and schema.prisma disagree; a migration would be:\n${diff}`).toBe('');
   });
 
-  it('when a database is migrated by migrateReadModel, then it matches schema.prisma', async () => {
+  it('when a database is migrated by migrateReadModel, then it matches schema.prisma', async ({
+    env,
+  }) => {
     const diff = await readModelDatabaseDiff({ databaseUrl: env.databaseUrl });
     expect(diff, `the migrated database differs from schema.prisma by:\n${diff}`).toBe('');
   });
 
-  it('when a database is migrated, then the webhook tables are analysed only after a million changes, not each tenth', async () => {
+  it('when a database is migrated, then the webhook tables are analysed only after a million changes, not each tenth', async ({
+    env,
+  }) => {
     // Outside schema.prisma, so outside the diffs above: per-table autovacuum settings.
     const client = new pg.Client({ connectionString: env.databaseUrl });
     await client.connect();

@@ -2,38 +2,33 @@
 // subscriptions (concurrent creates included), WEBHOOK_REPLAY_MAX events per replay and
 // WEBHOOK_REPLAY_EVENTS_PER_HOUR per subscription, refused whole before anything is set back to
 // pending.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import { describe, expect } from 'vitest';
+import { gatewayTest } from '../support/fixtures.js';
 import {
   bearer,
   createTestClient,
   getJson,
   issueToken,
   postJson,
-  startGateway,
   type RunningGateway,
 } from '../support/gateway.js';
 
 const REPLAY_MAX = 5;
 const REPLAYS_PER_HOUR = 3;
 const REPLAY_EVENTS_PER_HOUR = 8;
-let env: TestEnvironment;
-let gateway: RunningGateway;
-
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  gateway = await startGateway(env, {
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    WEBHOOK_REPLAY_MAX: String(REPLAY_MAX),
-    WEBHOOK_REPLAYS_PER_HOUR: String(REPLAYS_PER_HOUR),
-    WEBHOOK_REPLAY_EVENTS_PER_HOUR: String(REPLAY_EVENTS_PER_HOUR),
-    RATE_LIMIT_PER_MINUTE: '100000',
-  });
+const it = gatewayTest({
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  WEBHOOK_REPLAY_MAX: String(REPLAY_MAX),
+  WEBHOOK_REPLAYS_PER_HOUR: String(REPLAYS_PER_HOUR),
+  WEBHOOK_REPLAY_EVENTS_PER_HOUR: String(REPLAY_EVENTS_PER_HOUR),
+  RATE_LIMIT_PER_MINUTE: '100000',
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  await env?.destroy();
+// Read by the helpers below as by the tests.
+let gateway: RunningGateway;
+
+it.beforeAll(({ gateway: started }) => {
+  gateway = started;
 });
 
 const newPartner = async () => {

@@ -3,9 +3,10 @@
 // enables it; one disabled automatically (410, days of failures) the partner may enable. What a
 // partner wrote (URL, description, its server's answer) reaches the operator's terminal with its
 // control characters escaped.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createWebhookService } from '../../gateway/src/features/webhooks/webhooks.service.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import type { TestEnvironment } from '../support/environment.js';
+import { clientTest } from '../support/fixtures.js';
 import { operatorCli } from '../support/operator-cli.js';
 import {
   bearer,
@@ -13,32 +14,26 @@ import {
   getJson,
   issueToken,
   postJson,
-  startGateway,
   type RunningGateway,
 } from '../support/gateway.js';
 
+const it = clientTest(
+  { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT: '50' },
+  { scopes: ['members:read', 'webhooks:manage'] },
+);
+
+// Read by the helpers below as by the tests.
 let env: TestEnvironment;
 let gateway: RunningGateway;
 let token: string;
 
+it.beforeAll(({ env: made, gateway: started, token: issued }) => {
+  env = made;
+  gateway = started;
+  token = issued;
+});
+
 const webhooks = (...args: string[]) => operatorCli(env, 'webhooks', ...args);
-
-beforeAll(async () => {
-  env = await createTestEnvironment();
-  gateway = await startGateway(env, {
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    WEBHOOK_MAX_SUBSCRIPTIONS_PER_CLIENT: '50',
-  });
-  token = await issueToken(
-    gateway,
-    await createTestClient(gateway.db, { scopes: ['members:read', 'webhooks:manage'] }),
-  );
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await env?.destroy();
-});
 
 async function subscribe(body: Record<string, unknown> = {}): Promise<number> {
   const answer = await postJson(
