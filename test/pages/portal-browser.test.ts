@@ -294,6 +294,9 @@ describe('/portal in headless Chromium', () => {
         .poll(() => page.locator('#webhook-health tbody td').nth(2).textContent())
         .toBe(String(REPLAYED));
       await expectAccessible(page, 'portal-overview-with-webhooks');
+      await page.getByRole('link', { name: 'Personal data', exact: true }).click();
+      await page.waitForURL(`${origin}/portal/personal-data`);
+      await expectAccessible(page, 'portal-personal-data');
       expect(foreign).toEqual([]);
       expect(problems).toEqual([]);
       expect(dialogs).toEqual([]);

@@ -126,6 +126,7 @@ export const PORTAL_AREA: Area<SignedInPartner> = {
       usage: 'usage',
       webhooks: 'webhooks',
       credentials: 'credentials',
+      'personal-data': 'personalData',
     }),
     { href: '/api/v1/docs', label: 'apiDocs', leavesArea: true },
   ],

@@ -8,6 +8,7 @@ import { areaRoutes } from '../../pages/page.js';
 import type { PageServices } from '../../page-services.js';
 import { credentialsPage } from './credentials.page.js';
 import { overviewPage } from './overview.page.js';
+import { personalDataPage } from './personal-data.page.js';
 import { quickStartPage } from './quick-start.page.js';
 import { portalLimit } from './portal-limit.js';
 import { portalSignIn } from './sign-in.js';
@@ -24,6 +25,7 @@ const PORTAL_PAGES = [
   webhooksPage,
   webhookPage,
   credentialsPage,
+  personalDataPage,
 ];
 
 export function portalRoutes(services: PageServices): Router {

@@ -72,6 +72,15 @@ export const portalWords = {
     rotatedNow: 'New client secret made; the old one and every token of your client have ended.',
     previousEnded: 'The previous client secret and the tokens it issued have ended.',
   },
+  personalData: {
+    title: "Members' personal data",
+    intro:
+      'Your client receives the fields of the classes it holds, in every answer, change and webhook; the fields of the others are left out. The club grants classes: ask it for one your integration needs.',
+    caption: 'Data classes and the fields in each',
+    heads: ['Class', 'Covers', 'Your client', 'Fields'],
+    held: 'Held',
+    withheld: 'Withheld',
+  },
   quickStart: {
     title: 'Quick start',
     intro:

@@ -21,6 +21,7 @@ export const sharedWords = {
     audit: 'Audit',
     overview: 'Overview',
     credentials: 'Credentials',
+    personalData: 'Personal data',
     apiDocs: 'API documentation',
     quickStart: 'Quick start',
   },

@@ -75,6 +75,15 @@ export const portalWords = {
       'Yeni istemci gizli anahtarı oluşturuldu; eskisi ve istemcinizin tüm belirteçleri sona erdi.',
     previousEnded: 'Önceki istemci gizli anahtarı ve aldığı belirteçler sona erdi.',
   },
+  personalData: {
+    title: 'Üyelerin kişisel verileri',
+    intro:
+      'İstemciniz, sahip olduğu sınıfların alanlarını her yanıtta, değişiklikte ve webhook’ta alır; diğerlerinin alanları çıkarılır. Sınıfları kulüp verir: entegrasyonunuzun ihtiyaç duyduğu bir sınıf için kulübe başvurun.',
+    caption: 'Veri sınıfları ve her birindeki alanlar',
+    heads: ['Sınıf', 'Kapsam', 'İstemciniz', 'Alanlar'],
+    held: 'Var',
+    withheld: 'Yok',
+  },
   quickStart: {
     title: 'Hızlı başlangıç',
     intro:

@@ -18,6 +18,7 @@ export const sharedWords = {
     audit: 'Denetim kaydı',
     overview: 'Genel bakış',
     credentials: 'Kimlik bilgileri',
+    personalData: 'Kişisel veriler',
     apiDocs: 'API belgeleri',
     quickStart: 'Hızlı başlangıç',
   },
