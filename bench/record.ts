@@ -57,8 +57,10 @@ export function recordFigures(args: string[], loadBefore: number): void {
   const machine = `${availableParallelism()} cores, load ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`;
   for (const [name, lines] of printed) {
     const verdicts = lines.flatMap((line) => line.split('\n')).filter(isVerdict);
+    // As Prettier writes Markdown, so `npm run check` passes over the page as written.
     const body = [
       `<!-- bench:${name} -->`,
+      '',
       `## ${name}`,
       '',
       `\`npm run bench -- ${args.join(' ')}\` · ${new Date().toISOString().slice(0, 16)} UTC · commit ${commit()} · ${machine}`,
@@ -66,6 +68,7 @@ export function recordFigures(args: string[], loadBefore: number): void {
       '```text',
       ...(verdicts.length > 0 ? verdicts : ['(no figures printed)']),
       '```',
+      '',
       `<!-- /bench:${name} -->`,
     ].join('\n');
     const pattern = new RegExp(`<!-- bench:${name} -->[\\s\\S]*?<!-- /bench:${name} -->`);
