@@ -3,6 +3,7 @@
 // linked from the portal's navigation, in the partner's language, and another client's classes
 // never shown.
 import { describe, expect } from 'vitest';
+import { DATA_CLASSES } from '#api/data-classes.js';
 import { gatewayTest as base } from '../support/fixtures.js';
 import { createTestClient } from '../support/gateway.js';
 import { partnerSignedIn } from '../support/portal-session.js';
@@ -38,15 +39,7 @@ describe('the personal-data page', () => {
     const page = await browser.get('/portal/personal-data');
     expect(page.status).toBe(200);
     const rows = rowsOf(page.html);
-    expect(Object.keys(rows)).toEqual([
-      'basic',
-      'contact',
-      'identity',
-      'address',
-      'access',
-      'finance',
-      'staff',
-    ]);
+    expect(Object.keys(rows)).toEqual([...DATA_CLASSES]);
     expect(rows.basic!.held).toBe('Held');
     expect(rows.contact!.held).toBe('Held');
     expect(rows.identity!.held).toBe('Withheld');
