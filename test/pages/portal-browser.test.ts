@@ -200,16 +200,16 @@ describe('/portal in headless Chromium', () => {
 
       // Edited with the keyboard: the next test event goes to the new URL.
       secrets.set('/portal-moved', rotated);
-      await tabTo(page, '#edit-url');
+      await tabTo(page, '#url');
       await page.keyboard.press('ControlOrMeta+A');
       await page.keyboard.type(receiver!.url('/portal-moved'));
-      await tabTo(page, '#edit-description');
+      await tabTo(page, '#description');
       await page.keyboard.press('ControlOrMeta+A');
       await page.keyboard.type('<i>moved</i>');
       await tabTo(page, 'form[action$="/edit"] button[type=submit]');
       await page.keyboard.press('Enter');
       await expect.poll(() => page.getByRole('status').textContent()).toContain('saved');
-      expect(await page.locator('#edit-description').inputValue()).toBe('<i>moved</i>');
+      expect(await page.locator('#description').inputValue()).toBe('<i>moved</i>');
       await expectAccessible(page, 'portal-subscription-edited');
       await tabTo(page, 'form[action$="/test"] button[type=submit]');
       await page.keyboard.press('Enter');

@@ -44,7 +44,27 @@ export function EventCounts(props: {
   );
 }
 
-export function TriesTable(props: { tries: Try[]; total: number; t: Messages; format: Format }) {
+/** A subscription's latest tries, then the way back to the subscriptions' list at `back`. */
+export function SubscriptionTries(props: {
+  tries: Try[];
+  total: number;
+  back: string;
+  t: Messages;
+  format: Format;
+}) {
+  return (
+    <>
+      <TriesTable tries={props.tries} total={props.total} t={props.t} format={props.format} />
+      <p>
+        <a href={props.back} safe>
+          {props.t.common.backToSubscriptions}
+        </a>
+      </p>
+    </>
+  );
+}
+
+function TriesTable(props: { tries: Try[]; total: number; t: Messages; format: Format }) {
   const { t, format } = props;
   if (props.tries.length === 0) return <p safe>{t.webhooks.noTries}</p>;
   const heads = t.webhooks.triesHeads;

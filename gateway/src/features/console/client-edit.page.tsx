@@ -4,7 +4,6 @@
 // operator audit.
 import { escapeHtml } from '@kitajs/html';
 import { z } from 'zod';
-import { SCOPES } from '#api/scopes.js';
 import type { Config } from '#common/config.js';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
 import { tickedList, trimmed } from '../../pages/fields.js';
@@ -12,33 +11,15 @@ import { Notice, PostForm } from '../../pages/layout.js';
 import type { Messages } from '../../pages/messages/index.js';
 import { consoleAction, definePage } from '../../page-services.js';
 import { findClientByKey, type ApiClientRecord } from '../clients/clients.repository.js';
-import { branchText, limitsText } from '../clients/clients.form.js';
 import { editClientAs } from '../clients/clients.service.js';
-import { DataClassesField } from './data-classes-field.js';
+import { ClientFields } from './client-fields.js';
 
 const CLIENTS = `${CONSOLE}/clients`;
 
 function EditForm(props: { client: ApiClientRecord; config: Config; t: Messages }) {
   const { client, t } = props;
-  const d = props.config.rateLimit;
   return (
     <PostForm action={`${CLIENTS}/${encodeURIComponent(client.client_key)}/edit`} class="stack">
-      <fieldset>
-        <legend safe>{t.common.scopes}</legend>
-        <div class="scopes">
-          {SCOPES.map((scope) => (
-            <label class="check">
-              <input
-                type="checkbox"
-                name="scopes"
-                value={scope}
-                checked={client.scopes.includes(scope)}
-              />
-              <span>{scope}</span>
-            </label>
-          ))}
-        </div>
-      </fieldset>
       {client.data_classes_review ? (
         <Notice kind="error">
           <span safe>{t.clientEdit.review}</span>
@@ -46,30 +27,7 @@ function EditForm(props: { client: ApiClientRecord; config: Config; t: Messages 
       ) : (
         ''
       )}
-      <DataClassesField held={client.data_classes} t={t} />
-      <label for="branch" safe>
-        {t.clients.branch}
-      </label>
-      <input
-        id="branch"
-        name="branch"
-        inputmode="numeric"
-        pattern="[0-9]*"
-        value={branchText(client)}
-      />
-      <label for="limits" safe>
-        {t.clients.limits}
-      </label>
-      <input
-        id="limits"
-        name="limits"
-        value={limitsText(client)}
-        placeholder={`${d.perMinute}/${d.perHour}/${d.perDay}`}
-        aria-describedby="limits-hint"
-      />
-      <p id="limits-hint" class="hint" safe>
-        {t.clients.limitsHint}
-      </p>
+      <ClientFields client={client} config={props.config} t={t} />
       <button type="submit" safe>
         {t.common.saveChanges}
       </button>

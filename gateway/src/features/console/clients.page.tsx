@@ -3,12 +3,12 @@
 // uses (clients/clients.service.ts, portal/portal-links.ts).
 import { escapeHtml } from '@kitajs/html';
 import { z } from 'zod';
-import { SCOPES } from '#api/scopes.js';
 import type { Config } from '#common/config.js';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
 import { text, ticked, tickedList } from '../../pages/fields.js';
 import { clubOf } from '#api/sandbox.js';
 import { At } from '../../pages/language.js';
+import { Check, Field, FormSection } from '../../pages/form-parts.js';
 import { PostForm } from '../../pages/layout.js';
 import type { Format } from '../../pages/locale.js';
 import type { Messages } from '../../pages/messages/index.js';
@@ -17,7 +17,7 @@ import { consoleAction, definePage } from '../../page-services.js';
 import { listClientsWithLastUse, type ListedClient } from '../clients/clients.repository.js';
 import { applyClientAction, CLIENT_ACTIONS, createClientAs } from '../clients/clients.service.js';
 import { makePortalLink } from '../portal/portal-links.js';
-import { DataClassesField, dataClassesText } from './data-classes-field.js';
+import { ClientFields, dataClassesText } from './client-fields.js';
 
 const PAGE = `${CONSOLE}/clients`;
 /** How long a portal link made here opens the portal. */
@@ -39,59 +39,17 @@ const secretOf = (t: Messages, made: string, clientKey: string, secret: string, 
     ],
   }) as const;
 
-function CreateForm(props: { t: Messages }) {
-  const { t } = props;
-  const w = t.clients;
+function CreateForm(props: { config: Config; t: Messages }) {
+  const w = props.t.clients;
   return (
-    <section aria-labelledby="create-heading">
-      <h2 id="create-heading" safe>
-        {w.newClient}
-      </h2>
-      <PostForm action={PAGE} class="stack">
-        <label for="name" safe>
-          {w.name}
-        </label>
-        <input id="name" name="name" required maxlength="200" autocomplete="off" />
-        <fieldset>
-          <legend safe>{t.common.scopes}</legend>
-          <div class="scopes">
-            {SCOPES.map((scope) => (
-              <label class="check">
-                <input type="checkbox" name="scopes" value={scope} />
-                <span>{scope}</span>
-              </label>
-            ))}
-          </div>
-        </fieldset>
-        <DataClassesField held={[]} t={t} />
-        <label for="branch" safe>
-          {w.branch}
-        </label>
-        <input id="branch" name="branch" inputmode="numeric" pattern="[0-9]*" />
-        <label for="limits" safe>
-          {w.limits}
-        </label>
-        <input
-          id="limits"
-          name="limits"
-          placeholder="60/1000/10000"
-          aria-describedby="limits-hint"
-        />
-        <p id="limits-hint" class="hint" safe>
-          {w.limitsHint}
-        </p>
-        <label class="check">
-          <input type="checkbox" name="sandbox" value="yes" aria-describedby="sandbox-hint" />
-          <span safe>{w.sandbox}</span>
-        </label>
-        <p id="sandbox-hint" class="hint" safe>
-          {w.sandboxHint}
-        </p>
-        <button type="submit" safe>
-          {w.create}
-        </button>
-      </PostForm>
-    </section>
+    <FormSection id="create" heading={w.newClient} action={PAGE}>
+      <Field id="name" label={w.name} required maxlength="200" autocomplete="off" />
+      <ClientFields config={props.config} t={props.t} />
+      <Check name="sandbox" value="yes" label={w.sandbox} hint={w.sandboxHint} />
+      <button type="submit" safe>
+        {w.create}
+      </button>
+    </FormSection>
   );
 }
 
@@ -199,7 +157,7 @@ export const clientsPage = definePage({
   view: (clients, { services, t, format }) => (
     <>
       <ClientsTable clients={clients} config={services.config} t={t} format={format} />
-      <CreateForm t={t} />
+      <CreateForm config={services.config} t={t} />
     </>
   ),
   actions: [

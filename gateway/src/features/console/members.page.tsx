@@ -8,8 +8,9 @@ import { OperatorRefusal } from '../../cli/operator-refusal.js';
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
 import { positiveId, trimmed } from '../../pages/fields.js';
 import { Filters } from '../../pages/filters.js';
+import { Field, FormSection } from '../../pages/form-parts.js';
 import { At } from '../../pages/language.js';
-import { Notice, PostForm } from '../../pages/layout.js';
+import { Notice } from '../../pages/layout.js';
 import type { Format } from '../../pages/locale.js';
 import type { Messages } from '../../pages/messages/index.js';
 import { Heads } from '../../pages/tables.js';
@@ -85,25 +86,13 @@ function EraseForm(props: { id: number; t: Messages }) {
   const { id } = props;
   const w = props.t.members;
   return (
-    <section aria-labelledby="erase-heading">
-      <h2 id="erase-heading" safe>
-        {w.erase}
-      </h2>
-      <p safe>{w.eraseText}</p>
-      <PostForm action={`${PAGE}/${id}/erase`} class="stack">
-        <label for="reason" safe>
-          {w.reason}
-        </label>
-        <input id="reason" name="reason" required maxlength="500" autocomplete="off" />
-        <label for="confirm" safe>
-          {w.confirm(id)}
-        </label>
-        <input id="confirm" name="confirm" required inputmode="numeric" autocomplete="off" />
-        <button type="submit" class="warn" safe>
-          {w.eraseButton(id)}
-        </button>
-      </PostForm>
-    </section>
+    <FormSection id="erase" heading={w.erase} hint={w.eraseText} action={`${PAGE}/${id}/erase`}>
+      <Field id="reason" label={w.reason} required maxlength="500" autocomplete="off" />
+      <Field id="confirm" label={w.confirm(id)} required inputmode="numeric" autocomplete="off" />
+      <button type="submit" class="warn" aria-describedby="erase-hint" safe>
+        {w.eraseButton(id)}
+      </button>
+    </FormSection>
   );
 }
 

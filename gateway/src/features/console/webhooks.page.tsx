@@ -8,7 +8,7 @@ import { PostForm } from '../../pages/layout.js';
 import type { Format } from '../../pages/locale.js';
 import type { Messages } from '../../pages/messages/index.js';
 import { Heads } from '../../pages/tables.js';
-import { EventCounts, stateOf, TRIES_SHOWN, TriesTable } from '../../pages/webhook-tries.js';
+import { EventCounts, stateOf, TRIES_SHOWN, SubscriptionTries } from '../../pages/webhook-tries.js';
 import { consoleAction, definePage } from '../../page-services.js';
 import { setSubscriptionEnabledAs } from '../webhooks/webhooks.operator.js';
 import type { DeliveryFigures, WebhookService } from '../webhooks/webhooks.service.js';
@@ -116,12 +116,7 @@ export const deliveriesPage = definePage({
       <p>
         <code safe>{url}</code>
       </p>
-      <TriesTable tries={tries} total={total} t={t} format={format} />
-      <p>
-        <a href={PAGE} safe>
-          {t.common.backToSubscriptions}
-        </a>
-      </p>
+      <SubscriptionTries tries={tries} total={total} back={PAGE} t={t} format={format} />
     </>
   ),
 });

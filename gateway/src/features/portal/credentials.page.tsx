@@ -5,7 +5,7 @@
 // overlap, the old secret's tokens end when it does. The partner who rotated stays signed in.
 import { z } from 'zod';
 import { PORTAL, PORTAL_AREA } from '../../pages/areas.js';
-import { PostForm } from '../../pages/layout.js';
+import { Check, FormSection } from '../../pages/form-parts.js';
 import type { Messages } from '../../pages/messages/index.js';
 import { definePage, portalAction } from '../../page-services.js';
 import { previousSecretLives } from '../../trust/secret-overlap.js';
@@ -25,47 +25,44 @@ type Overlap = keyof typeof OVERLAPS;
 function RotateForm(props: { t: Messages }) {
   const w = props.t.credentials;
   return (
-    <section aria-labelledby="rotate-heading">
-      <h2 id="rotate-heading" safe>
-        {w.rotateHeading}
-      </h2>
-      <p id="rotate-hint" safe>
-        {w.rotateHint}
-      </p>
-      <PostForm action={`${PAGE}/rotate-secret`} class="stack">
-        <fieldset>
-          <legend safe>{w.overlapLegend}</legend>
-          {(Object.keys(OVERLAPS) as Overlap[]).map((value) => (
-            <label class="check">
-              <input type="radio" name="overlap" value={value} checked={value === 'none'} />
-              <span safe>{w.overlaps[value]}</span>
-            </label>
-          ))}
-        </fieldset>
-        <button type="submit" class="warn" aria-describedby="rotate-hint" safe>
-          {w.rotate}
-        </button>
-      </PostForm>
-    </section>
+    <FormSection
+      id="rotate"
+      heading={w.rotateHeading}
+      hint={w.rotateHint}
+      action={`${PAGE}/rotate-secret`}
+    >
+      <fieldset>
+        <legend safe>{w.overlapLegend}</legend>
+        {(Object.keys(OVERLAPS) as Overlap[]).map((value) => (
+          <Check
+            type="radio"
+            name="overlap"
+            value={value}
+            label={w.overlaps[value]}
+            checked={value === 'none'}
+          />
+        ))}
+      </fieldset>
+      <button type="submit" class="warn" aria-describedby="rotate-hint" safe>
+        {w.rotate}
+      </button>
+    </FormSection>
   );
 }
 
 function OverlapRunning(props: { until: string; t: Messages }) {
   const w = props.t.credentials;
   return (
-    <section aria-labelledby="overlap-heading">
-      <h2 id="overlap-heading" safe>
-        {w.previous}
-      </h2>
-      <p id="overlap-hint" safe>
-        {w.previousUntil(props.until)}
-      </p>
-      <PostForm action={`${PAGE}/end-previous-secret`}>
-        <button type="submit" class="warn" aria-describedby="overlap-hint" safe>
-          {w.endPrevious}
-        </button>
-      </PostForm>
-    </section>
+    <FormSection
+      id="overlap"
+      heading={w.previous}
+      hint={w.previousUntil(props.until)}
+      action={`${PAGE}/end-previous-secret`}
+    >
+      <button type="submit" class="warn" aria-describedby="overlap-hint" safe>
+        {w.endPrevious}
+      </button>
+    </FormSection>
   );
 }
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { clubOf } from '#api/sandbox.js';
 import { PORTAL, PORTAL_AREA, QUICK_START, type PartnerClient } from '../../pages/areas.js';
 import { formOf } from '../../pages/fields.js';
+import { Field } from '../../pages/form-parts.js';
 import { At } from '../../pages/language.js';
 import { PostForm } from '../../pages/layout.js';
 import type { Format } from '../../pages/locale.js';
@@ -158,10 +159,14 @@ export const quickStartPage = definePage({
         <Code id="step-read" label={w.readLabel} text={lines.read} />
         <h2 safe>{w.webhook}</h2>
         <PostForm action={`${QUICK_START}/webhook`} class="stack">
-          <label for="url" safe>
-            {w.endpoint}
-          </label>
-          <input id="url" name="url" type="url" required maxlength="2048" autocomplete="off" />
+          <Field
+            id="url"
+            label={w.endpoint}
+            type="url"
+            required
+            maxlength="2048"
+            autocomplete="off"
+          />
           <button type="submit" safe>
             {w.subscribe}
           </button>

@@ -10,16 +10,17 @@ import { notFound } from '../../http/errors.js';
 import { PORTAL_AREA, type PartnerClient } from '../../pages/areas.js';
 import { formOf, positiveId } from '../../pages/fields.js';
 import { Choice, Filters } from '../../pages/filters.js';
+import { Check, Field, FormSection } from '../../pages/form-parts.js';
 import { PostForm } from '../../pages/layout.js';
 import type { Messages } from '../../pages/messages/index.js';
 import type { Outcome } from '../../pages/outcome.js';
-import { stateOf, TRIES_SHOWN, TriesTable } from '../../pages/webhook-tries.js';
+import { stateOf, TRIES_SHOWN, SubscriptionTries } from '../../pages/webhook-tries.js';
 import { definePage, portalAction } from '../../page-services.js';
 import { eventTypesFor } from '../webhooks/webhooks.event-types.js';
 import { updateBody } from '../webhooks/webhooks.schemas.js';
 import type { WebhookService } from '../webhooks/webhooks.service.js';
 import { partnerOf } from './partner.js';
-import { MANAGES_WEBHOOKS, shownOnce, TypesFieldset, WEBHOOKS } from './webhooks.page.js';
+import { MANAGES_WEBHOOKS, shownOnce, SubscriptionFields, WEBHOOKS } from './webhooks.page.js';
 
 type Subscription = NonNullable<Awaited<ReturnType<WebhookService['find']>>>;
 
@@ -39,74 +40,42 @@ function Actions(props: { s: Subscription; t: Messages }) {
   const { s, t } = props;
   const w = t.webhook;
   return (
-    <section aria-labelledby="actions-heading">
-      <h2 id="actions-heading" safe>
-        {t.common.actions}
-      </h2>
-      <div class="actions">
-        {s.enabled ? '' : <ActionButton id={s.id} action="enable" label={t.common.enable} />}
-        <ActionButton id={s.id} action="test" label={w.sendTest} />
-        <ActionButton id={s.id} action="rotate-secret" label={w.rotate} />
-      </div>
-      <PostForm action={`${WEBHOOKS}/${s.id}/replay`} class="stack">
-        <label for="since" safe>
-          {w.replaySince}
-        </label>
-        <input
-          id="since"
-          name="since"
-          type="datetime-local"
-          required
-          value={minuteOf(new Date(Date.now() - 3_600_000))}
-        />
-        <label class="check">
-          <input type="checkbox" name="failed_only" value="true" />
-          <span safe>{w.failedOnly}</span>
-        </label>
-        <button type="submit" safe>
-          {w.replay}
-        </button>
-      </PostForm>
-    </section>
+    <FormSection
+      id="actions"
+      heading={t.common.actions}
+      action={`${WEBHOOKS}/${s.id}/replay`}
+      before={
+        <div class="actions">
+          {s.enabled ? '' : <ActionButton id={s.id} action="enable" label={t.common.enable} />}
+          <ActionButton id={s.id} action="test" label={w.sendTest} />
+          <ActionButton id={s.id} action="rotate-secret" label={w.rotate} />
+        </div>
+      }
+    >
+      <Field
+        id="since"
+        label={w.replaySince}
+        type="datetime-local"
+        required
+        value={minuteOf(new Date(Date.now() - 3_600_000))}
+      />
+      <Check name="failed_only" value="true" label={w.failedOnly} />
+      <button type="submit" safe>
+        {w.replay}
+      </button>
+    </FormSection>
   );
 }
 
 function EditForm(props: { s: Subscription; client: PartnerClient; t: Messages }) {
   const { s, t } = props;
   return (
-    <section aria-labelledby="edit-heading">
-      <h2 id="edit-heading" safe>
-        {t.common.edit}
-      </h2>
-      <PostForm action={`${WEBHOOKS}/${s.id}/edit`} class="stack">
-        <label for="edit-url" safe>
-          {t.common.endpointUrl}
-        </label>
-        <input
-          id="edit-url"
-          name="url"
-          type="url"
-          required
-          maxlength="2048"
-          autocomplete="off"
-          value={s.url}
-        />
-        <label for="edit-description" safe>
-          {t.webhook.descriptionEmpty}
-        </label>
-        <input
-          id="edit-description"
-          name="description"
-          maxlength="500"
-          autocomplete="off"
-          value={s.description ?? ''}
-        />
-        <TypesFieldset client={props.client} t={t} checked={s.types} />
-        <button type="submit" safe>
-          {t.common.saveChanges}
-        </button>
-      </PostForm>
-    </section>
+    <FormSection id="edit" heading={t.common.edit} action={`${WEBHOOKS}/${s.id}/edit`}>
+      <SubscriptionFields client={props.client} t={t} subscription={s} />
+      <button type="submit" safe>
+        {t.common.saveChanges}
+      </button>
+    </FormSection>
   );
 }
 
@@ -191,12 +160,7 @@ export const webhookPage = definePage({
       <EditForm s={s} client={who.client} t={t} />
       <h2 safe>{t.common.deliveries}</h2>
       <OutcomeFilter id={s.id} outcome={query.outcome} t={t} />
-      <TriesTable tries={tries} total={total} t={t} format={format} />
-      <p>
-        <a href={WEBHOOKS} safe>
-          {t.common.backToSubscriptions}
-        </a>
-      </p>
+      <SubscriptionTries tries={tries} total={total} back={WEBHOOKS} t={t} format={format} />
     </>
   ),
   actions: [

@@ -10,7 +10,7 @@ import {
   type SignedInPartner,
 } from '../../pages/areas.js';
 import { formOf } from '../../pages/fields.js';
-import { PostForm } from '../../pages/layout.js';
+import { Check, Checks, Field, FormSection } from '../../pages/form-parts.js';
 import type { Messages } from '../../pages/messages/index.js';
 import { Heads } from '../../pages/tables.js';
 import { stateOf } from '../../pages/webhook-tries.js';
@@ -76,58 +76,58 @@ function SubscriptionsTable(props: { rows: Listed[]; t: Messages }) {
 }
 
 /**
- * The event types the client's scopes allow (GET /webhooks/event-types' list), ticked as
- * `checked`; none ticked means `legend`'s default.
+ * What a partner sets on a subscription, as the add and edit forms both ask it: the endpoint, a
+ * description, and the event types its scopes allow (GET /webhooks/event-types' list; none ticked
+ * means every one). A new subscription shows them empty; an edited one, as they are.
  */
-export function TypesFieldset(props: {
+export function SubscriptionFields(props: {
   client: PartnerClient;
   t: Messages;
-  checked?: readonly string[];
+  subscription?: Pick<Listed, 'url' | 'description' | 'types'>;
 }) {
-  const w = props.t.portalWebhooks;
+  const { t, subscription: s } = props;
+  const w = t.portalWebhooks;
   return (
-    <fieldset>
-      <legend safe>{w.typesLegend(w.everyType)}</legend>
-      <div class="scopes">
+    <>
+      <Field
+        id="url"
+        label={t.common.endpointUrl}
+        type="url"
+        required
+        maxlength="2048"
+        autocomplete="off"
+        value={s?.url}
+      />
+      <Field
+        id="description"
+        label={s ? t.webhook.descriptionEmpty : w.descriptionOptional}
+        maxlength="500"
+        autocomplete="off"
+        value={s ? (s.description ?? '') : undefined}
+      />
+      <Checks legend={w.typesLegend(w.everyType)}>
         {eventTypesFor(currentScopes(props.client)).map(({ type }) => (
-          <label class="check">
-            <input
-              type="checkbox"
-              name="types"
-              value={type}
-              checked={props.checked?.includes(type) ?? false}
-            />
-            <span safe>{type}</span>
-          </label>
+          <Check
+            name="types"
+            value={type}
+            label={type}
+            checked={s?.types.includes(type) ?? false}
+          />
         ))}
-      </div>
-    </fieldset>
+      </Checks>
+    </>
   );
 }
 
 function CreateForm(props: { client: PartnerClient; t: Messages }) {
-  const { t } = props;
-  const w = t.portalWebhooks;
+  const w = props.t.portalWebhooks;
   return (
-    <section aria-labelledby="create-heading">
-      <h2 id="create-heading" safe>
-        {w.add}
-      </h2>
-      <PostForm action={WEBHOOKS} class="stack">
-        <label for="url" safe>
-          {t.common.endpointUrl}
-        </label>
-        <input id="url" name="url" type="url" required maxlength="2048" autocomplete="off" />
-        <label for="description" safe>
-          {w.descriptionOptional}
-        </label>
-        <input id="description" name="description" maxlength="500" autocomplete="off" />
-        <TypesFieldset client={props.client} t={t} />
-        <button type="submit" safe>
-          {w.addButton}
-        </button>
-      </PostForm>
-    </section>
+    <FormSection id="create" heading={w.add} action={WEBHOOKS}>
+      <SubscriptionFields client={props.client} t={props.t} />
+      <button type="submit" safe>
+        {w.addButton}
+      </button>
+    </FormSection>
   );
 }
 
