@@ -1,15 +1,12 @@
 // /api/v1/docs in a real browser: headless Chromium from Debian's packages renders every operation
 // of the document, with no request leaving the gateway and nothing refused by the CSP.
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import { hasChromium, launchChromium, missingChromium } from '../support/browser.js';
 import { getJson, startGateway, type RunningGateway } from '../support/gateway.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-const missing = ` (skipped: ${CHROMIUM} is not installed; apt-get install -y chromium)`;
-if (!hasChromium) console.warn(`docs-browser.test.ts${missing}`);
+if (!hasChromium) console.warn(`docs-browser.test.ts${missingChromium}`);
 
 let env: TestEnvironment | undefined;
 let gateway: RunningGateway | undefined;
@@ -20,18 +17,7 @@ beforeAll(async () => {
   env = await createTestEnvironment();
   gateway = await startGateway(env);
   // launch() gives the browser a fresh, throwaway profile of its own.
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -50,7 +36,7 @@ async function documentedOperations(url: string): Promise<string[]> {
 
 describe('GET /api/v1/docs in headless Chromium', () => {
   it.skipIf(!hasChromium)(
-    `when the page loads, then it lists every operation of the document, offline and within the CSP${hasChromium ? '' : missing}`,
+    `when the page loads, then it lists every operation of the document, offline and within the CSP${hasChromium ? '' : missingChromium}`,
     async () => {
       const { url } = gateway!;
       const expected = await documentedOperations(url);

@@ -1,7 +1,12 @@
-// Pages in a real browser: headless Chromium from Debian's packages (never a downloaded one),
+// Pages in a real browser: headless Chromium from Debian's packages (never a downloaded one), its
+// headless shell: the same Blink and V8 without the full browser's window and UI processes, which
+// cost a browser test half its CPU (console-oidc: 94 core-seconds with the full browser, 47 with
+// the shell), as Playwright's own headless default is.
 // pages that record what must not happen (console errors, requests off the origin, dialogs),
-// signing in to the console with a link, WCAG 2.1 AA checks with axe-core beside a screenshot, and
-// keyboard-only navigation. Screenshots go under the system's temp folder (printed by the run).
+// signing in to the console with a link, WCAG 2.1 AA checks with axe-core, and keyboard-only
+// navigation. With PAGE_SCREENSHOTS=1 each checked page is also saved as a screenshot under the
+// system's temp folder (printed by the run): a full-page PNG costs Chromium about as much CPU as
+// loading the page, on a suite bound by two cores, so a run takes them only when someone looks.
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,14 +17,16 @@ import { createSignInLink } from '../../gateway/src/pages/sign-in-links.js';
 import { testLinkKeys } from './environment.js';
 import type { RunningGateway } from './gateway.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM = '/usr/bin/chromium-headless-shell';
 export const hasChromium = existsSync(CHROMIUM);
-export const missingChromium = ` (skipped: ${CHROMIUM} is not installed; apt-get install -y chromium)`;
-export const SHOTS = join(tmpdir(), 'console-screenshots');
+export const missingChromium = ` (skipped: ${CHROMIUM} is not installed; apt-get install -y chromium-headless-shell)`;
+export const SHOTS = process.env.PAGE_SCREENSHOTS ? join(tmpdir(), 'console-screenshots') : null;
 
 export function launchChromium(): Promise<Browser> {
-  mkdirSync(SHOTS, { recursive: true });
-  console.log(`page screenshots: ${SHOTS}`);
+  if (SHOTS) {
+    mkdirSync(SHOTS, { recursive: true });
+    console.log(`page screenshots: ${SHOTS}`);
+  }
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -69,7 +76,7 @@ export async function watchedPage(
   return { page, problems, foreign, dialogs };
 }
 
-/** No WCAG 2.1 AA violation axe-core can find; a screenshot named `name` either way. */
+/** No WCAG 2.1 AA violation axe-core can find; with PAGE_SCREENSHOTS, a screenshot named `name`. */
 export async function expectAccessible(page: Page, name: string) {
   const results = await new AxeBuilder({ page })
     .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
@@ -77,7 +84,7 @@ export async function expectAccessible(page: Page, name: string) {
   const found = results.violations.map(
     (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
   );
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   expect(found, name).toEqual([]);
 }
 
