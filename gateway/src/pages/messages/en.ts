@@ -6,7 +6,12 @@ import { consoleWords } from './en/console.js';
 import { portalWords } from './en/portal.js';
 import { sharedWords } from './en/shared.js';
 
-export const en = { ...sharedWords, ...consoleWords, ...portalWords };
+export const en = {
+  ...sharedWords,
+  ...consoleWords,
+  ...portalWords,
+  nav: { ...sharedWords.nav, ...consoleWords.nav, ...portalWords.nav },
+};
 
 /** The shape every language's catalogue has: the English one's. */
 export type Messages = typeof en;

@@ -6,4 +6,9 @@ import { consoleWords } from './tr/console.js';
 import { portalWords } from './tr/portal.js';
 import { sharedWords } from './tr/shared.js';
 
-export const tr: Messages = { ...sharedWords, ...consoleWords, ...portalWords };
+export const tr: Messages = {
+  ...sharedWords,
+  ...consoleWords,
+  ...portalWords,
+  nav: { ...sharedWords.nav, ...consoleWords.nav, ...portalWords.nav },
+};

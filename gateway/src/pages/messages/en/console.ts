@@ -3,6 +3,13 @@
 import { plural } from './shared.js';
 
 export const consoleWords = {
+  /** The navigation's words for the console's own pages (the shared ones: shared.ts). */
+  nav: {
+    clients: 'Clients',
+    members: 'Members',
+    sync: 'Sync health',
+    audit: 'Audit',
+  },
   clients: {
     title: 'Clients',
     actions: {

@@ -2,6 +2,14 @@
 // puts the parts together, and the Turkish part is typed against this one.
 
 export const portalWords = {
+  /** The navigation's words for the portal's own pages (the shared ones: shared.ts). */
+  nav: {
+    overview: 'Overview',
+    credentials: 'Credentials',
+    personalData: 'Personal data',
+    apiDocs: 'API documentation',
+    quickStart: 'Quick start',
+  },
   overview: {
     title: 'Overview',
     limits: 'Limits',

@@ -12,18 +12,10 @@ export const sharedWords = {
     signOut: 'Sign out',
     language: 'Language',
   },
+  /** The navigation's words for pages both areas have; each area's own are in its part. */
   nav: {
-    clients: 'Clients',
-    members: 'Members',
     webhooks: 'Webhooks',
     usage: 'Usage',
-    sync: 'Sync health',
-    audit: 'Audit',
-    overview: 'Overview',
-    credentials: 'Credentials',
-    personalData: 'Personal data',
-    apiDocs: 'API documentation',
-    quickStart: 'Quick start',
   },
   areas: {
     console: { label: 'Console', ended: 'Your session has ended: sign in again.' },

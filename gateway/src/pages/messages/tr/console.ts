@@ -3,6 +3,12 @@
 import type { consoleWords as English } from '../en/console.js';
 
 export const consoleWords = {
+  nav: {
+    clients: 'İstemciler',
+    members: 'Üyeler',
+    sync: 'Eşitleme durumu',
+    audit: 'Denetim kaydı',
+  },
   clients: {
     title: 'İstemciler',
     actions: {

@@ -3,6 +3,13 @@
 import type { portalWords as English } from '../en/portal.js';
 
 export const portalWords = {
+  nav: {
+    overview: 'Genel bakış',
+    credentials: 'Kimlik bilgileri',
+    personalData: 'Kişisel veriler',
+    apiDocs: 'API belgeleri',
+    quickStart: 'Hızlı başlangıç',
+  },
   overview: {
     title: 'Genel bakış',
     limits: 'Sınırlar',

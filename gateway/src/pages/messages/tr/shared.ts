@@ -10,17 +10,8 @@ export const sharedWords = {
     language: 'Dil',
   },
   nav: {
-    clients: 'İstemciler',
-    members: 'Üyeler',
     webhooks: "Webhook'lar",
     usage: 'Kullanım',
-    sync: 'Eşitleme durumu',
-    audit: 'Denetim kaydı',
-    overview: 'Genel bakış',
-    credentials: 'Kimlik bilgileri',
-    personalData: 'Kişisel veriler',
-    apiDocs: 'API belgeleri',
-    quickStart: 'Hızlı başlangıç',
   },
   areas: {
     console: { label: 'Konsol', ended: 'Oturumunuz sona erdi: yeniden giriş yapın.' },
