@@ -23,6 +23,7 @@ import { NO_RATE_LIMIT } from '../support/read-fixture.js';
 import { syncOnce } from '../support/sync-once.js';
 import { LOCAL_WEBHOOKS, startReceiver, type Received } from '../support/webhook-receiver.js';
 import { eventually } from '../support/eventually.js';
+import { feedSettled } from '../support/feed-horizon.js';
 import { startWebhookWorker } from '../support/worker.js';
 
 /** The member's values, each found nowhere else. */
@@ -168,7 +169,9 @@ describe('npm run members -- erase', () => {
       bearer(partner.a.token),
     );
     expect(after.status).toBe(404);
-    // The feed: A is told the erasure; another client sees a plain delete.
+    // The feed: A is told the erasure; another client sees a plain delete. It shows the erasure
+    // once every older transaction on the server has ended (another file's may still run).
+    await feedSettled(gateway.db);
     const feed = async (token: string) =>
       (
         (await getJson(`${gateway.url}/api/v1/changes?types=members&limit=1000`, bearer(token)))
