@@ -57,13 +57,7 @@ export function Field(
         name={input.name ?? props.id}
         aria-describedby={hint === undefined ? undefined : hintId}
       />
-      {hint === undefined ? (
-        ''
-      ) : (
-        <p id={hintId} class="hint" safe>
-          {hint}
-        </p>
-      )}
+      <Hint id={hintId} text={hint} />
     </>
   );
 }
@@ -92,13 +86,7 @@ export function Check(
         />
         {label === undefined ? children : <span safe>{label}</span>}
       </label>
-      {hint === undefined ? (
-        ''
-      ) : (
-        <p id={hintId} class="hint" safe>
-          {hint}
-        </p>
-      )}
+      <Hint id={hintId} text={hint} />
     </>
   );
 }
@@ -110,5 +98,15 @@ export function Checks(props: { legend: string; children?: Children }) {
       <legend safe>{props.legend}</legend>
       <div class="scopes">{props.children}</div>
     </fieldset>
+  );
+}
+
+/** The sentence under an input that its `aria-describedby` names; nothing without one. */
+function Hint(props: { id: string; text: string | undefined }) {
+  if (props.text === undefined) return '';
+  return (
+    <p id={props.id} class="hint" safe>
+      {props.text}
+    </p>
   );
 }
