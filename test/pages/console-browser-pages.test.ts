@@ -26,8 +26,10 @@ import { recordWebhookEvent } from '../support/webhook-history.js';
 import { eventually } from '../support/eventually.js';
 import { startWorker } from '../support/worker.js';
 import { createWebhookService } from '../../gateway/src/features/webhooks/webhooks.service.js';
-import { CONSOLE, CONSOLE_AREA } from '../../gateway/src/pages/areas.js';
-import { en } from '../../gateway/src/pages/messages/en.js';
+import { CONSOLE_PAGES } from '../../gateway/src/features/console/console.routes.js';
+import { CONSOLE } from '../../gateway/src/pages/areas.js';
+import { wordsIn } from '../../gateway/src/pages/language.js';
+import { navigationOf } from '../../gateway/src/pages/page.js';
 import { SYNC_TABLES } from '#read-model/tables/index.js';
 
 if (!hasChromium) console.warn(`console-browser-pages.test.ts${missing}`);
@@ -268,10 +270,10 @@ describe('/console pages in headless Chromium', () => {
       await worker.close();
 
       // Every page of the navigation but those walked above (a page added to it is checked too).
-      for (const link of CONSOLE_AREA.nav) {
+      for (const { link } of navigationOf(CONSOLE_PAGES)) {
         const path = link.href.slice(`${CONSOLE}/`.length);
         if (path === 'clients' || path === 'members') continue;
-        await page.getByRole('link', { name: en.nav[link.label], exact: true }).click();
+        await page.getByRole('link', { name: link.label(wordsIn('en')), exact: true }).click();
         await page.waitForURL(`${gateway!.url}/console/${path}`);
         if (path === 'usage') {
           await expect.poll(() => page.locator('.chart canvas').count()).toBe(1);

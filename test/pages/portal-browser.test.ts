@@ -19,8 +19,9 @@ import {
   tabTo,
   watchedPage,
 } from '../support/browser.js';
-import { PORTAL_AREA } from '../../gateway/src/pages/areas.js';
-import { en } from '../../gateway/src/pages/messages/en.js';
+import { PORTAL_PAGES } from '../../gateway/src/features/portal/portal.routes.js';
+import { wordsIn } from '../../gateway/src/pages/language.js';
+import { navigationOf } from '../../gateway/src/pages/page.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
 import {
   bearer,
@@ -48,7 +49,14 @@ const WEBHOOK_SETTINGS = {
 };
 const REPLAYED = 3;
 /** The navigation's pages the walk below opens and checks step by step. */
-const WALKED = ['/portal/overview', '/portal/usage', '/portal/webhooks', '/portal/credentials'];
+const WALKED = [
+  '/portal/overview',
+  '/portal/usage',
+  '/portal/webhooks',
+  '/portal/credentials',
+  // A sandbox client's only (sandbox-quick-start-browser walks it).
+  '/portal/quick-start',
+];
 
 let env: TestEnvironment | undefined;
 let gateway: RunningGateway | undefined;
@@ -299,9 +307,9 @@ describe('/portal in headless Chromium', () => {
         .toBe(String(REPLAYED));
       await expectAccessible(page, 'portal-overview-with-webhooks');
       // Every other page of the navigation (a page added to it is checked without a step here).
-      for (const link of PORTAL_AREA.nav) {
-        if (link.leavesArea || WALKED.includes(link.href)) continue;
-        await page.getByRole('link', { name: en.nav[link.label], exact: true }).click();
+      for (const { link } of navigationOf(PORTAL_PAGES)) {
+        if (WALKED.includes(link.href)) continue;
+        await page.getByRole('link', { name: link.label(wordsIn('en')), exact: true }).click();
         await page.waitForURL(`${origin}${link.href}`);
         await expectAccessible(page, link.href.slice(1).replaceAll('/', '-'));
       }

@@ -3,25 +3,28 @@
 // described once here: where it lives, its session, its frame and navigation, where a signed-in
 // visitor lands and a lost one is sent back to. pages/page.tsx mounts an area from this: its
 // layers (page-layers.tsx), its sign-in and gate (sign-in.tsx), its declared pages and its end
-// (areaEnd: its own 404, 4xx and 500 pages).
+// (areaEnd: its own 404, 4xx and 500 pages). Its navigation is its pages' (features/<area>/
+// <area>.routes.tsx lists them in its order), then its `links`.
 import type { Credentials } from '#api/webhooks/credentials.js';
 
 import type { SessionData } from 'express-session';
 import { clubOf } from '#api/sandbox.js';
+import type { Words } from './language.js';
 import type { Locale } from './locale.js';
-import type { Messages } from './messages/index.js';
 
 export interface NavLink {
   href: string;
-  /** Its words in the catalogue's navigation (pages/messages/). */
-  label: keyof Messages['nav'];
+  /** Its words in the request's language. */
+  label: (words: Words) => string;
   /** A page outside the area (its own scripts): a whole page load, not htmx's swap. */
   leavesArea?: boolean;
 }
 
-/** The navigation to the pages `labels` names, under `prefix`. */
-const navUnder = (prefix: string, labels: Record<string, NavLink['label']>): NavLink[] =>
-  Object.entries(labels).map(([page, label]) => ({ href: `${prefix}/${page}`, label }));
+/** A signed-in visitor, as the frame shows it: who, and the navigation it may follow. */
+export interface Visitor<W> {
+  who: W;
+  nav: readonly NavLink[];
+}
 
 /**
  * Who acts through a console or portal page, as the operator audit records it (the features'
@@ -79,9 +82,8 @@ export interface Area<W> {
   home: string;
   /** Where the signed-in session's holder lands instead of `home`, when it depends on it. */
   landing?: (session: Partial<SessionData>) => string | undefined;
-  nav: readonly NavLink[];
-  /** Entries before `nav` for some visitors only (a sandbox client's quick start). */
-  navFor?: (who: W) => readonly NavLink[];
+  /** The navigation's entries after its pages': places outside the area. */
+  links?: readonly NavLink[];
   /** The name the frame shows beside the sign-out button. */
   nameOf: (who: W) => string;
 }
@@ -100,14 +102,6 @@ export const CONSOLE_AREA: Area<Actor> = {
   locale: 'tr',
   assets: `${CONSOLE}/assets`,
   home: `${CONSOLE}/clients`,
-  nav: navUnder(CONSOLE, {
-    clients: 'clients',
-    members: 'members',
-    webhooks: 'webhooks',
-    usage: 'usage',
-    sync: 'sync',
-    audit: 'audit',
-  }),
   nameOf: (operator) => operator.actor,
 };
 
@@ -118,17 +112,6 @@ export const PORTAL_AREA: Area<SignedInPartner> = {
   home: `${PORTAL}/overview`,
   // A sandbox client starts on its quick start (features/portal/quick-start.page.tsx).
   landing: ({ partner }) => (partner && isSandboxKey(partner.clientKey) ? QUICK_START : undefined),
-  navFor: ({ client }) =>
-    isSandboxKey(client.client_key) ? [{ href: QUICK_START, label: 'quickStart' }] : [],
-  nav: [
-    ...navUnder(PORTAL, {
-      overview: 'overview',
-      usage: 'usage',
-      webhooks: 'webhooks',
-      credentials: 'credentials',
-      'personal-data': 'personalData',
-    }),
-    { href: '/api/v1/docs', label: 'apiDocs', leavesArea: true },
-  ],
+  links: [{ href: '/api/v1/docs', label: ({ t }) => t.nav.apiDocs, leavesArea: true }],
   nameOf: (partner) => partner.client.name,
 };

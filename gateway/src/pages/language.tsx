@@ -29,6 +29,9 @@ export interface PageLanguage {
   here: string;
 }
 
+/** A page's words in the request's language: the catalogue's, dates and numbers, the locale. */
+export type Words = Pick<PageLanguage, 't' | 'locale' | 'format'>;
+
 /** Each language under its own name, as a switch offers it. */
 const NAMES: Record<Locale, string> = { tr: 'Türkçe', en: 'English' };
 
@@ -47,13 +50,15 @@ export function languageOf(req: Request, res: Response, area: Languages): PageLa
     acceptedLocale(req.get('accept-language'));
   res.set('Content-Language', locale);
   res.vary('Accept-Language');
-  return {
-    locale,
-    t: catalogueOf(locale),
-    format: formatOf(locale),
-    here: req.method === 'GET' ? req.originalUrl : area.prefix,
-  };
+  return { ...wordsIn(locale), here: req.method === 'GET' ? req.originalUrl : area.prefix };
 }
+
+/** The words of `locale`. */
+export const wordsIn = (locale: Locale): Words => ({
+  locale,
+  t: catalogueOf(locale),
+  format: formatOf(locale),
+});
 
 const SAME = 'http://same.invalid';
 

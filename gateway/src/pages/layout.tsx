@@ -3,7 +3,7 @@
 // written (`safe`); `npm run check` runs xss-scan, which flags any that is not.
 import type { Children } from '@kitajs/html';
 import type { Request, Response } from 'express';
-import type { Area, NavLink } from './areas.js';
+import type { Area, NavLink, Visitor } from './areas.js';
 import { CSRF_FIELD, formToken, renderedFor } from './forms.js';
 import { LanguageSwitch, type PageLanguage } from './language.js';
 
@@ -75,7 +75,7 @@ export function Layout(props: LayoutProps) {
                         hx-boost={link.leavesArea ? 'false' : undefined}
                         safe
                       >
-                        {t.nav[link.label]}
+                        {link.label(props.language)}
                       </a>
                     </li>
                   ))}
@@ -142,12 +142,12 @@ export function Frame<W>(props: {
   language: PageLanguage;
   title: string;
   /** The signed-in visitor; none on a sign-in page or a refusal before the gate. */
-  who?: W | undefined;
+  visitor?: Visitor<W> | undefined;
   /** The navigation's entry to mark. */
   current?: string | undefined;
   children?: Children;
 }) {
-  const { area, who } = props;
+  const { area, visitor } = props;
   return (
     <Layout
       title={props.title}
@@ -155,13 +155,9 @@ export function Frame<W>(props: {
       prefix={area.prefix}
       area={props.language.t.areas[area.session.name].label}
       assets={area.assets}
-      nav={who === undefined ? undefined : [...(area.navFor?.(who) ?? []), ...area.nav]}
+      nav={visitor?.nav}
       current={props.current}
-      signedIn={
-        who === undefined
-          ? undefined
-          : { name: area.nameOf(who), signOut: `${area.prefix}/sign-out` }
-      }
+      signedIn={visitor && { name: area.nameOf(visitor.who), signOut: `${area.prefix}/sign-out` }}
     >
       {props.children}
     </Layout>

@@ -13,29 +13,23 @@ import type { RedisClient } from '#common/redis.js';
 import { parseInput } from '../http/validation.js';
 import { assetRoutes } from './assets.js';
 import type { Area } from './areas.js';
-import { languageOf, languageRoutes, type PageLanguage } from './language.js';
+import { languageOf, languageRoutes, type PageLanguage, type Words } from './language.js';
 import { Frame, publicFrame, sendAreaPage } from './layout.js';
-import type { Format, Locale } from './locale.js';
-import type { Messages } from './messages/index.js';
 import { OutcomeNotice, refusalOf, type Outcome } from './outcome.js';
 import { areaEnd, pageLayers } from './page-layers.js';
-import { areaGate, signInRoutes, type SignInFlow } from './sign-in.js';
+import { areaGate, signInRoutes, visitorOf, type SignInFlow } from './sign-in.js';
 
 type Shape = z.ZodType | undefined;
+
 type Parsed<T extends Shape> = T extends z.ZodType ? z.output<T> : Record<string, never>;
 
 /** What a page's `load`, `view` and actions get. `S`: the services (gateway/src/page-services.ts). */
-export interface PageContext<S, W, P, Q> {
+export interface PageContext<S, W, P, Q> extends Words {
   services: S;
   /** Who the area's gate let in: the operator, or the partner with its client. */
   who: W;
   params: P;
   query: Q;
-  /** The words of the request's language (language.tsx chose it): no page chooses. */
-  t: Messages;
-  /** Dates and numbers in that language (locale.ts). */
-  format: Format;
-  locale: Locale;
 }
 
 /** What a view gets beside its data: the context, and the outcome shown above it, if any. */
@@ -69,10 +63,16 @@ export interface PageSpec<S, W, P extends Shape, Q extends Shape, D> {
   /** The navigation entry marked: the page's own path when left out. */
   current?: string;
   /**
+   * Its entry's words in the area's navigation, when it has one: the pages' list in the area's
+   * routes (features/<area>/<area>.routes.tsx) is the navigation's order. Shown to those its
+   * `only` lets in.
+   */
+  nav?: (words: Words) => string;
+  /**
    * In the page's words: fixed, or `of` the data (then declared after `load`, from which
    * TypeScript reads the data).
    */
-  title: ((t: Messages) => string) | { of: (t: Messages, data: D) => string };
+  title: ((words: Words) => string) | { of: (words: Words, data: D) => string };
   /** The path's parameters; a path they refuse names no page (the area's 404). */
   params?: P;
   /** The query; a query it refuses is a refusal shown on the page. */
@@ -84,8 +84,8 @@ export interface PageSpec<S, W, P extends Shape, Q extends Shape, D> {
    */
   only?: {
     allows(who: W, services: S): boolean;
-    title?: (t: Messages) => string;
-    message?: (t: Messages) => string;
+    title?: (words: Words) => string;
+    message?: (words: Words) => string;
   };
   /**
    * What the view shows; null when the path names nothing (404). A page whose path names one
@@ -101,7 +101,7 @@ export interface DownloadSpec<S, W, Q extends Shape> {
   area: Area<W>;
   path: `/${string}`;
   current: string;
-  title: (t: Messages) => string;
+  title: (words: Words) => string;
   query?: Q;
   file(
     ctx: PageContext<S, W, Record<string, never>, Parsed<Q>>,
@@ -156,7 +156,7 @@ function addressOf(path: string, params: unknown, query: Record<string, string> 
 type Context<S> = PageContext<S, unknown, unknown, unknown>;
 
 /** The context's part that is the request's language. */
-const wordsOf = ({ locale, t, format }: PageLanguage) => ({ locale, t, format });
+const wordsOf = ({ locale, t, format }: PageLanguage): Words => ({ locale, t, format });
 
 /** Where a page is and is marked in the navigation. */
 type Placed = Pick<AnyPage<unknown>, 'area' | 'path' | 'current'>;
@@ -183,7 +183,7 @@ function sendFramed(
       <Frame
         area={page.area}
         language={language}
-        who={res.locals.who as unknown}
+        visitor={visitorOf(res)}
         title={shown.title}
         current={page.current ?? page.path}
       >
@@ -196,12 +196,12 @@ function sendFramed(
 }
 
 /** The page's title; a refusal's page before any data has the page's title when it is fixed. */
-const titleOf = (page: AnyPage<unknown>, t: Messages, data?: unknown): string =>
+const titleOf = (page: AnyPage<unknown>, words: Words, data?: unknown): string =>
   typeof page.title === 'function'
-    ? page.title(t)
+    ? page.title(words)
     : data === undefined
-      ? t.errors.refusedTitle
-      : page.title.of(t, data);
+      ? words.t.errors.refusedTitle
+      : page.title.of(words, data);
 
 /** Runs `attempt`; a refusal it throws is sent as the page's notice, any other error goes on. */
 async function refusedOr<T>(
@@ -216,7 +216,7 @@ async function refusedOr<T>(
     const language = languageOf(req, res, page.area);
     const refusal = refusalOf(error, language);
     if (!refusal) throw error;
-    await sendFramed(page, req, res, { title: titleOf(page, language.t), ...refusal });
+    await sendFramed(page, req, res, { title: titleOf(page, language), ...refusal });
     return null;
   }
 }
@@ -234,7 +234,7 @@ async function show<S>(
   if (!loaded) return;
   const data = loaded.value;
   if (data === null) return next();
-  await sendFramed(page, req, res, { title: titleOf(page, ctx.t, data), ...after }, (outcome) =>
+  await sendFramed(page, req, res, { title: titleOf(page, ctx, data), ...after }, (outcome) =>
     page.view(data, { ...ctx, outcome }),
   );
 }
@@ -255,8 +255,8 @@ function mountPage<S, W>(router: Router, page: AnyPage<S>, services: S, follow: 
     if (page.only && !page.only.allows(who, services)) {
       const { title, message } = page.only;
       if (title === undefined || message === undefined) return null;
-      const outcome = { kind: 'error', message: message(words.t) } as const;
-      await sendFramed(page, req, res, { title: title(words.t), outcome, status: 403 });
+      const outcome = { kind: 'error', message: message(words) } as const;
+      await sendFramed(page, req, res, { title: title(words), outcome, status: 403 });
       return undefined;
     }
     return { services, who, params, ...words };
@@ -307,7 +307,7 @@ function mountDownload<S>(router: Router, download: AnyDownload<S>, services: S)
     } catch (error) {
       const refusal = refusalOf(error, words);
       if (!refusal) throw error;
-      await sendFramed(download, req, res, { title: download.title(words.t), ...refusal });
+      await sendFramed(download, req, res, { title: download.title(words), ...refusal });
     }
   });
 }
@@ -335,11 +335,38 @@ function mountPages<S, W>(
   }
 }
 
+/** The navigation's entries of an area's pages, in their list's order, each with its page. */
+export const navigationOf = <S,>(pages: readonly Page<S>[]) =>
+  pages.flatMap((page) =>
+    page.kind === 'page' && page.nav ? [{ page, link: { href: page.path, label: page.nav } }] : [],
+  );
+
+/**
+ * Puts the signed-in visitor's navigation where the frame finds it (sign-in.tsx visitorOf): the
+ * area's pages with an entry, in the order of its list, but those whose `only` keeps them from the
+ * visitor unknown (its 404), then the area's links. A page that tells why it refuses keeps its
+ * entry: the partner learns what it lacks.
+ */
+function navigation<S, W>(area: Area<W>, pages: readonly Page<S>[], services: S): RequestHandler {
+  const entries = navigationOf(pages);
+  return (_req, res, next) => {
+    const who = res.locals.who as W;
+    const known = entries.filter(
+      ({ page: { only } }) => !only || only.message !== undefined || only.allows(who, services),
+    );
+    res.locals.nav = [...known.map(({ link }) => link), ...(area.links ?? [])];
+    next();
+  };
+}
+
 /** What makes an area's routes beside its description (areas.ts). */
 export interface AreaParts<S, L, W> {
   services: S;
   flow: SignInFlow<L, W>;
-  /** Every page of the area, in any order. */
+  /**
+   * Every page of the area: a path its schemas refuse is another page's, so the order matters
+   * only to the navigation, which shows those with an entry in this order.
+   */
   pages: readonly Page<S>[];
   /** Routes of the area that need no session, beside the sign-in links' (the console's OIDC). */
   open?: (router: Router) => void;
@@ -377,7 +404,12 @@ export function areaRoutes<S extends { redis: RedisClient; config: Config }, L, 
   languageRoutes(router, area.prefix, services.config);
   signInRoutes(router, area, flow);
   parts.open?.(router);
-  router.use(area.prefix, areaGate(area, flow, services.config), ...(parts.guarded ?? []));
+  router.use(
+    area.prefix,
+    areaGate(area, flow, services.config),
+    navigation(area, parts.pages, services),
+    ...(parts.guarded ?? []),
+  );
   mountPages(router, area, parts.pages, services, flow.follow);
   router.use(area.prefix, areaEnd(Public, area.prefix, language));
   return router;

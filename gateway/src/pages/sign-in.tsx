@@ -6,7 +6,7 @@
 // session under a new id.
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { Config } from '#common/config.js';
-import type { Area } from './areas.js';
+import type { Area, NavLink, Visitor } from './areas.js';
 import { languageOf, type PageLanguage } from './language.js';
 import { CLEAR_SITE_DATA, Frame, Notice, PostForm, sendAreaPage } from './layout.js';
 import type { Messages } from './messages/index.js';
@@ -134,6 +134,12 @@ export function signInRoutes<L, W>(router: Router, area: Area<W>, flow: SignInFl
 
 /** The visitor the area's gate let in with this request. */
 export const whoOf = <W,>(res: Response): W => res.locals.who as W;
+
+/** The signed-in visitor and its navigation (page.tsx puts it after the gate); none before. */
+export const visitorOf = <W,>(res: Response): Visitor<W> | undefined =>
+  res.locals.who === undefined
+    ? undefined
+    : { who: res.locals.who as W, nav: (res.locals.nav as NavLink[] | undefined) ?? [] };
 
 /**
  * Every other page of the area needs a live session: its visitor, as the flow finds them, is the

@@ -41,7 +41,7 @@ export const clientEditPage = definePage({
   current: CLIENTS,
   params: z.object({ key: z.string() }),
   load: ({ services, params }) => findClientByKey(services.db, params.key),
-  title: { of: (t, client) => t.clientEdit.title(client.name) },
+  title: { of: ({ t }, client) => t.clientEdit.title(client.name) },
   view: (client, { services, t }) => (
     <>
       <p>

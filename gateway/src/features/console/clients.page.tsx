@@ -152,7 +152,8 @@ const clientKey = z.object({ key: z.string() });
 export const clientsPage = definePage({
   area: CONSOLE_AREA,
   path: PAGE,
-  title: (t) => t.clients.title,
+  title: ({ t }) => t.clients.title,
+  nav: ({ t }) => t.nav.clients,
   load: ({ services }) => listClientsWithLastUse(services.db),
   view: (clients, { services, t, format }) => (
     <>

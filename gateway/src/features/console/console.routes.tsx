@@ -16,8 +16,11 @@ import { syncPage } from './sync.page.js';
 import { usagePage } from './usage.page.js';
 import { deliveriesPage, webhooksPage } from './webhooks.page.js';
 
-/** The console's pages, declared with definePage (page-services.ts), in any order. */
-const CONSOLE_PAGES = [
+/**
+ * The console's pages, declared with definePage (page-services.ts): those with a `nav` entry are
+ * its navigation, in this order.
+ */
+export const CONSOLE_PAGES = [
   clientsPage,
   clientEditPage,
   membersPage,

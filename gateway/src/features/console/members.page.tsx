@@ -99,7 +99,8 @@ function EraseForm(props: { id: number; t: Messages }) {
 export const membersPage = definePage({
   area: CONSOLE_AREA,
   path: PAGE,
-  title: (t) => t.members.title,
+  title: ({ t }) => t.members.title,
+  nav: ({ t }) => t.nav.members,
   query: z.object({ q: trimmed.catch('') }),
   load: async ({ services, who, query: { q } }) => ({
     report: q ? await findReportAs(services.db, who, q) : null,

@@ -127,7 +127,8 @@ function TableRow(
 export const syncPage = definePage({
   area: CONSOLE_AREA,
   path: PAGE,
-  title: (t) => t.sync.title,
+  title: ({ t }) => t.sync.title,
+  nav: ({ t }) => t.nav.sync,
   load: async ({ services }) => ({ ...(await readSyncHealth(services.db)), now: Date.now() }),
   view: ({ tables, rejected, binlog, now }, { services: { config }, t, format }) => {
     const passMs = passIntervalMs(config.sync.source, config.sync.intervalMs);

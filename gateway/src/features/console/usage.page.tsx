@@ -31,7 +31,8 @@ function nameOf(row: UsageRow, by: Group, keys: Map<number, string>, t: Messages
 export const usagePage = definePage({
   area: CONSOLE_AREA,
   path: PAGE,
-  title: (t) => t.usage.title,
+  title: ({ t }) => t.usage.title,
+  nav: ({ t }) => t.nav.usage,
   query: z.object({
     granularity: choice(['hour', 'day'], 'hour'),
     by: choice(GROUPS, 'client'),

@@ -74,7 +74,8 @@ const subscription = z.object({ id: positiveId });
 export const webhooksPage = definePage({
   area: CONSOLE_AREA,
   path: PAGE,
-  title: (t) => t.webhooks.title,
+  title: ({ t }) => t.webhooks.title,
+  nav: ({ t }) => t.nav.webhooks,
   load: async ({ services: { webhooks } }) => {
     const subscriptions = await webhooks.list(null);
     return Promise.all(
@@ -110,7 +111,7 @@ export const deliveriesPage = definePage({
     ]);
     return { id, url: found.url, tries, total };
   },
-  title: { of: (t, { id }) => t.webhooks.deliveriesOf(id) },
+  title: { of: ({ t }, { id }) => t.webhooks.deliveriesOf(id) },
   view: ({ url, tries, total }, { t, format }) => (
     <>
       <p>

@@ -73,7 +73,8 @@ const endedNote = (t: Messages, ids: readonly number[]) =>
 export const credentialsPage = definePage({
   area: PORTAL_AREA,
   path: PAGE,
-  title: (t) => t.credentials.title,
+  title: ({ t }) => t.credentials.title,
+  nav: ({ t }) => t.nav.credentials,
   // Read now, not as the gate read it: the page may follow a rotation made by this very request.
   load: ({ services, who }) => findClientById(services.db, who.client.id),
   view: (client, { t, format }) => (

@@ -32,7 +32,8 @@ function When(props: Words & { at: Date | string | null }) {
 export const overviewPage = definePage({
   area: PORTAL_AREA,
   path: `${PORTAL}/overview`,
-  title: (t) => t.overview.title,
+  title: ({ t }) => t.overview.title,
+  nav: ({ t }) => t.nav.overview,
   load: async ({ services: { usage, webhooks }, who }) => {
     const [report, subscriptions] = await Promise.all([
       clientUsageReport(usage, partnerOf(who), { granularity: 'hour' }),

@@ -50,7 +50,8 @@ const FIELDS_BY_CLASS: Record<DataClass, string[]> = Object.fromEntries(
 export const personalDataPage = definePage({
   area: PORTAL_AREA,
   path: `${PORTAL}/personal-data`,
-  title: (t) => t.personalData.title,
+  title: ({ t }) => t.personalData.title,
+  nav: ({ t }) => t.nav.personalData,
   load: ({ who }) => Promise.resolve(clientClasses(who.client)),
   view: (mask, { t }) => (
     <>

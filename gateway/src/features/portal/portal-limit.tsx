@@ -12,7 +12,7 @@ import { GatewayRedisStore } from '../../http/rate-limit/rate-limit-store.js';
 import { PORTAL_AREA, type SignedInPartner } from '../../pages/areas.js';
 import { languageOf } from '../../pages/language.js';
 import { Frame, Notice, sendAreaPage } from '../../pages/layout.js';
-import { whoOf } from '../../pages/sign-in.js';
+import { visitorOf, whoOf } from '../../pages/sign-in.js';
 import { USAGE_CSV } from './usage.page.js';
 
 export const PORTAL_REQUESTS_PER_MINUTE = 30;
@@ -46,7 +46,7 @@ export function portalLimit(deps: { redis: RedisClient; config: Config }): Reque
           <Frame
             area={PORTAL_AREA}
             language={language}
-            who={whoOf<SignedInPartner>(res)}
+            visitor={visitorOf<SignedInPartner>(res)}
             title={t.errors.tooManyTitle}
           >
             <Notice kind="error">

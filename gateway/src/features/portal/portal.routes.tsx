@@ -16,8 +16,11 @@ import { usageDownload, usagePage } from './usage.page.js';
 import { webhookPage } from './webhook.page.js';
 import { webhooksPage } from './webhooks.page.js';
 
-/** The portal's pages, declared with definePage (page-services.ts), in any order. */
-const PORTAL_PAGES = [
+/**
+ * The portal's pages, declared with definePage (page-services.ts): those with a `nav` entry are
+ * its navigation, in this order (the quick start only for a sandbox client, its `only`).
+ */
+export const PORTAL_PAGES = [
   quickStartPage,
   overviewPage,
   usagePage,

@@ -134,7 +134,8 @@ const typesOf = (client: PartnerClient) => {
 export const quickStartPage = definePage({
   area: PORTAL_AREA,
   path: QUICK_START,
-  title: (t) => t.quickStart.title,
+  title: ({ t }) => t.quickStart.title,
+  nav: ({ t }) => t.nav.quickStart,
   // A live client's portal has none, and its forms do nothing for one: the area's 404.
   only: {
     allows: ({ client }, { sandboxEvents }) =>

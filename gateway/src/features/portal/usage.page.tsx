@@ -28,7 +28,8 @@ function csvHref(range: { from: string; to: string; granularity: string }, by?: 
 export const usagePage = definePage({
   area: PORTAL_AREA,
   path: PAGE,
-  title: (t) => t.usage.title,
+  title: ({ t }) => t.usage.title,
+  nav: ({ t }) => t.nav.usage,
   query: z.object({ granularity: choice(['hour', 'day'], 'hour') }),
   load: async ({ services: { usage }, who, query: { granularity } }) => {
     const now = Date.now();
@@ -110,7 +111,7 @@ export const usageDownload = defineDownload({
   area: PORTAL_AREA,
   path: USAGE_CSV,
   current: PAGE,
-  title: (t) => t.usage.downloadRefused,
+  title: ({ t }) => t.usage.downloadRefused,
   query: usageQuery,
   file: async ({ services, who, query }) => {
     const report = await clientUsageReport(services.usage, partnerOf(who), query);

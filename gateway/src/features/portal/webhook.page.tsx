@@ -134,7 +134,7 @@ export const webhookPage = definePage({
     ]);
     return { s, tries, total };
   },
-  title: { of: (t, { s }) => t.webhook.title(s.id) },
+  title: { of: ({ t }, { s }) => t.webhook.title(s.id) },
   view: ({ s, tries, total }, { who, query, t, format }) => (
     <>
       <dl class="secret">

@@ -12,6 +12,7 @@ import {
 import { formOf } from '../../pages/fields.js';
 import { Check, Checks, Field, FormSection } from '../../pages/form-parts.js';
 import type { Messages } from '../../pages/messages/index.js';
+import type { Words } from '../../pages/language.js';
 import { Heads } from '../../pages/tables.js';
 import { stateOf } from '../../pages/webhook-tries.js';
 import type { Outcome } from '../../pages/outcome.js';
@@ -27,8 +28,8 @@ const MANAGE = 'webhooks:manage';
 /** The webhook pages are open to a client holding webhooks:manage, as the API's endpoints are. */
 export const MANAGES_WEBHOOKS = {
   allows: (partner: SignedInPartner) => partner.client.scopes.includes(MANAGE),
-  title: (t: Messages) => t.portalWebhooks.title,
-  message: (t: Messages) => t.portalWebhooks.noScope(MANAGE),
+  title: ({ t }: Words) => t.portalWebhooks.title,
+  message: ({ t }: Words) => t.portalWebhooks.noScope(MANAGE),
 };
 
 /** A signing secret the partner is shown this once. */
@@ -134,7 +135,8 @@ function CreateForm(props: { client: PartnerClient; t: Messages }) {
 export const webhooksPage = definePage({
   area: PORTAL_AREA,
   path: WEBHOOKS,
-  title: (t) => t.portalWebhooks.title,
+  title: ({ t }) => t.portalWebhooks.title,
+  nav: ({ t }) => t.nav.webhooks,
   only: MANAGES_WEBHOOKS,
   load: ({ services, who }) => services.webhooks.list(who.client.id),
   view: (rows, { who, t }) => (

@@ -8,7 +8,6 @@ export const consoleWords = {
     clients: 'Clients',
     members: 'Members',
     sync: 'Sync health',
-    audit: 'Audit',
   },
   clients: {
     title: 'Clients',
@@ -202,11 +201,5 @@ export const consoleWords = {
       'Last verify',
     ],
     noTables: 'No table has been synced yet: is the worker running?',
-  },
-  audit: {
-    title: 'Operator audit',
-    none: 'No operator actions recorded.',
-    caption: (n: number, max: number) => `The newest ${n} actions (at most ${max})`,
-    heads: ['When (UTC)', 'Who', 'Through', 'From', 'Action', 'Client', 'Target'],
   },
 };

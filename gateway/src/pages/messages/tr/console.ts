@@ -7,7 +7,6 @@ export const consoleWords = {
     clients: 'İstemciler',
     members: 'Üyeler',
     sync: 'Eşitleme durumu',
-    audit: 'Denetim kaydı',
   },
   clients: {
     title: 'İstemciler',
@@ -205,11 +204,5 @@ export const consoleWords = {
       'Son doğrulama',
     ],
     noTables: 'Henüz hiçbir tablo eşitlenmedi: worker çalışıyor mu?',
-  },
-  audit: {
-    title: 'Operatör denetim kaydı',
-    none: 'Kayıtlı operatör işlemi yok.',
-    caption: (n, max) => `En yeni ${n} işlem (en fazla ${max})`,
-    heads: ['Zaman (UTC)', 'Kim', 'Nereden', 'Adres', 'İşlem', 'İstemci', 'Hedef'],
   },
 } satisfies typeof English;
