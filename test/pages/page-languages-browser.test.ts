@@ -3,6 +3,7 @@
 // the frame's switch turns it to English and the choice stays as the operator moves on.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientsWords } from '../../gateway/src/features/console/clients.page.js';
 import { createSignInLink } from '../../gateway/src/pages/sign-in-links.js';
 import { tr } from '../../gateway/src/pages/messages/tr.js';
 import {
@@ -59,7 +60,9 @@ describe('the pages’ languages in headless Chromium', () => {
       await page.locator('main button[type=submit]').click();
       await page.waitForURL(`${origin}/console/clients`);
       expect(await page.locator('html').getAttribute('lang')).toBe('tr');
-      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(tr.clients.title);
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(
+        clientsWords({ locale: 'tr' }).title,
+      );
       await expectAccessible(page, 'console-clients-tr');
       await page.getByRole('link', { name: tr.nav.usage, exact: true }).click();
       await page.waitForURL(`${origin}/console/usage`);

@@ -4,9 +4,14 @@
 // a choice for a year and leads back only to a path of its own area; dates and numbers are
 // written by Intl in the page's language.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientsWords } from '../../gateway/src/features/console/clients.page.js';
+import '../../gateway/src/features/console/console.routes.js';
+import { overviewWords } from '../../gateway/src/features/portal/overview.page.js';
+import '../../gateway/src/features/portal/portal.routes.js';
 import { formatOf } from '../../gateway/src/pages/locale.js';
 import { en } from '../../gateway/src/pages/messages/en.js';
 import { tr } from '../../gateway/src/pages/messages/tr.js';
+import { PAGE_WORDS } from '../../gateway/src/pages/page-words.js';
 import { ConsoleBrowser } from '../support/console-session.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
 import { createTestClient, startGateway, type RunningGateway } from '../support/gateway.js';
@@ -40,8 +45,13 @@ function phrases(words: unknown, other: unknown): [string, string][] {
   );
 }
 
-/** The English catalogue's phrases a Turkish page must not show. */
-const ENGLISH = phrases(en, tr).map(([english]) => english);
+/**
+ * The English phrases a Turkish page must not show: the catalogue's and every page's own (the
+ * areas' routes, imported above, load every page).
+ */
+const ENGLISH = [[en, tr], ...PAGE_WORDS.map((words) => [words.en, words.tr])]
+  .flatMap(([english, turkish]) => phrases(english, turkish))
+  .map(([english]) => english);
 
 const CONSOLE_PAGES = [
   '/console/clients',
@@ -65,7 +75,7 @@ describe('the pages’ languages', () => {
       expect(page.status, path).toBe(200);
       expect(page.html, path).toContain('<html lang="tr">');
       expect(page.headers.get('content-language'), path).toBe('tr');
-      expect(page.html, path).toContain(tr.nav.clients);
+      expect(page.html, path).toContain(clientsWords({ locale: 'tr' }).nav);
       expect(page.html, path).toContain(tr.frame.signOut);
       const html = decoded(page.html);
       expect(
@@ -104,11 +114,11 @@ describe('the pages’ languages', () => {
       });
     const turkish = await as('tr-TR,tr;q=0.9,en;q=0.8');
     expect(turkish.html).toContain('<html lang="tr">');
-    expect(turkish.html).toContain(tr.overview.title);
+    expect(turkish.html).toContain(overviewWords({ locale: 'tr' }).title);
     expect(turkish.headers.get('vary')).toMatch(/Accept-Language/i);
     const english = await as('en-US,en;q=0.9,tr;q=0.8');
     expect(english.html).toContain('<html lang="en">');
-    expect(english.html).toContain(en.overview.title);
+    expect(english.html).toContain(overviewWords({ locale: 'en' }).title);
     expect((await as()).html).toContain('<html lang="en">');
   });
 

@@ -5,8 +5,14 @@
 // language.tsx chose: `words(ctx)` in its load, view, actions, title and navigation entry.
 import type { Locale } from './locale.js';
 
+/**
+ * Every page's words, as their modules declared them: test/pages/page-languages.test.ts finds
+ * none of their English on a Turkish page.
+ */
+export const PAGE_WORDS: Record<Locale, unknown>[] = [];
+
 /** The page's words `all`, read by the language of a page's context. */
-export const pageWords =
-  <L>(all: { en: L; tr: NoInfer<L> }) =>
-  ({ locale }: { locale: Locale }): L =>
-    all[locale];
+export function pageWords<L>(all: { en: L; tr: NoInfer<L> }) {
+  PAGE_WORDS.push(all);
+  return ({ locale }: { locale: Locale }): L => all[locale];
+}

@@ -9,6 +9,7 @@ import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
 import { tickedList, trimmed } from '../../pages/fields.js';
 import { Notice, PostForm } from '../../pages/layout.js';
 import type { Messages } from '../../pages/messages/index.js';
+import { pageWords } from '../../pages/page-words.js';
 import { consoleAction, definePage } from '../../page-services.js';
 import { findClientByKey, type ApiClientRecord } from '../clients/clients.repository.js';
 import { editClientAs } from '../clients/clients.service.js';
@@ -16,13 +17,42 @@ import { ClientFields } from './client-fields.js';
 
 const CLIENTS = `${CONSOLE}/clients`;
 
-function EditForm(props: { client: ApiClientRecord; config: Config; t: Messages }) {
-  const { client, t } = props;
+const words = pageWords({
+  en: {
+    title: (name: string) => `Edit ${name}`,
+    review:
+      'Made before data classes existed, this client receives every class. Choose what it needs and save: until then it is listed as "all classes: review".',
+    intro: ['Client', '. Changes apply to its live tokens, on every gateway, within a second.'],
+    back: 'Back to every client',
+    nothing: 'Nothing changed.',
+    saved: (key: string, changes: string) => `${key}: ${changes} saved.`,
+  },
+  tr: {
+    title: (name) => `${name} düzenleniyor`,
+    review:
+      'Bu istemci veri sınıflarından önce oluşturulduğu için her sınıfı alıyor. İhtiyacı olanları seçip kaydedin: o zamana kadar listede "tüm sınıflar: gözden geçirilmeli" olarak görünür.',
+    intro: [
+      'İstemci',
+      '. Değişiklikler, geçerli belirteçlerine tüm ağ geçitlerinde bir saniye içinde uygulanır.',
+    ],
+    back: 'Tüm istemcilere dön',
+    nothing: 'Hiçbir şey değişmedi.',
+    saved: (key, changes) => `${key}: ${changes} kaydedildi.`,
+  },
+});
+
+function EditForm(props: {
+  client: ApiClientRecord;
+  config: Config;
+  t: Messages;
+  w: ReturnType<typeof words>;
+}) {
+  const { client, t, w } = props;
   return (
     <PostForm action={`${CLIENTS}/${encodeURIComponent(client.client_key)}/edit`} class="stack">
       {client.data_classes_review ? (
         <Notice kind="error">
-          <span safe>{t.clientEdit.review}</span>
+          <span safe>{w.review}</span>
         </Notice>
       ) : (
         ''
@@ -41,31 +71,34 @@ export const clientEditPage = definePage({
   current: CLIENTS,
   params: z.object({ key: z.string() }),
   load: ({ services, params }) => findClientByKey(services.db, params.key),
-  title: { of: ({ t }, client) => t.clientEdit.title(client.name) },
-  view: (client, { services, t }) => (
-    <>
-      <p>
-        {escapeHtml(t.clientEdit.intro[0])} <code safe>{client.client_key}</code>
-        {escapeHtml(t.clientEdit.intro[1])}{' '}
-        <a href={CLIENTS} safe>
-          {t.clientEdit.back}
-        </a>
-      </p>
-      <EditForm client={client} config={services.config} t={t} />
-    </>
-  ),
+  title: { of: (language, client) => words(language).title(client.name) },
+  view: (client, { services, t, locale }) => {
+    const w = words({ locale });
+    return (
+      <>
+        <p>
+          {escapeHtml(w.intro[0])} <code safe>{client.client_key}</code>
+          {escapeHtml(w.intro[1])}{' '}
+          <a href={CLIENTS} safe>
+            {w.back}
+          </a>
+        </p>
+        <EditForm client={client} config={services.config} t={t} w={w} />
+      </>
+    );
+  },
   actions: [
     consoleAction({
       params: z.object({ key: z.string() }),
       // The form always sends `data` (data-classes-field.tsx); a post without it leaves the
       // classes as they are.
       body: z.object({ scopes: tickedList, data: tickedList, limits: trimmed, branch: trimmed }),
-      run: async ({ services, who, params: { key }, body, t }) => {
+      run: async ({ services, who, params: { key }, body, t, locale }) => {
+        const w = words({ locale });
         const changed = await editClientAs(services, who, key, body);
         const { changes } = t.clientEdit;
         const names = changed.map((name) => changes[name] ?? name).join(', ');
-        const message =
-          changed.length === 0 ? t.clientEdit.nothing : t.clientEdit.saved(key, names);
+        const message = changed.length === 0 ? w.nothing : w.saved(key, names);
         return { kind: 'done', message };
       },
     }),

@@ -14,11 +14,90 @@ import {
 import { CONSOLE, CONSOLE_AREA } from '../../pages/areas.js';
 import { At } from '../../pages/language.js';
 import type { Format } from '../../pages/locale.js';
+import { plural } from '../../pages/messages/en/shared.js';
 import type { Messages } from '../../pages/messages/index.js';
+import { pageWords } from '../../pages/page-words.js';
 import { Heads } from '../../pages/tables.js';
 import { definePage } from '../../page-services.js';
 
 const PAGE = `${CONSOLE}/sync`;
+
+const words = pageWords({
+  en: {
+    nav: 'Sync health',
+    title: 'Sync health',
+    source: 'Source',
+    binlogSource: (seconds: string) => `binary log (polling every ${seconds} s as a safety net)`,
+    pollingSource: (ms: string) => `polling every ${ms} ms`,
+    position: 'Binary log position',
+    positionAt: (position: string, at: string) => `${position} at ${at}`,
+    fallbacks: 'Fallbacks to polling',
+    fallbacksLast: (n: string, at: string) => `${n}, the last at ${at}`,
+    stale: 'Stale',
+    staleMeans: (n: number) => `A table not brought up to date for ${n} of its intervals.`,
+    states: {
+      load: 'first load',
+      stale: 'stale',
+      reconciling: 'reconciling',
+      following: 'following',
+    },
+    verified: (at: string, n: number) => `${at}: ${n} ${plural(n, 'difference', 'differences')}`,
+    binlog: 'binary log',
+    poll: 'poll',
+    caption: 'Per table (times in UTC)',
+    heads: [
+      'Table',
+      'Source',
+      'State',
+      'Lag',
+      'Last pass',
+      'Rows synced',
+      'Last reconciliation',
+      'Rejects',
+      'Last verify',
+    ],
+    noTables: 'No table has been synced yet: is the worker running?',
+  },
+  tr: {
+    nav: 'Eşitleme durumu',
+    title: 'Eşitleme durumu',
+    source: 'Kaynak',
+    binlogSource: (seconds) =>
+      `ikili günlük (güvenlik ağı olarak her ${seconds} sn’de bir yoklama)`,
+    pollingSource: (ms) => `her ${ms} ms’de bir yoklama`,
+    position: 'İkili günlük konumu',
+    positionAt: (position, at) => `${position}, ${at}`,
+    fallbacks: 'Yoklamaya dönüşler',
+    fallbacksLast: (n, at) => `${n}, sonuncusu ${at}`,
+    stale: 'Gecikmiş',
+    staleMeans: (n) => `${n} aralığı boyunca güncellenmemiş tablo.`,
+    states: {
+      load: 'ilk yükleme',
+      stale: 'gecikmiş',
+      reconciling: 'uzlaştırılıyor',
+      following: 'izleniyor',
+    },
+    verified: (at, n) => `${at}: ${n} fark`,
+    binlog: 'ikili günlük',
+    poll: 'yoklama',
+    caption: 'Tablo başına (saatler UTC)',
+    heads: [
+      'Tablo',
+      'Kaynak',
+      'Durum',
+      'Gecikme',
+      'Son geçiş',
+      'Eşitlenen satır',
+      'Son uzlaştırma',
+      'Reddedilenler',
+      'Son doğrulama',
+    ],
+    noTables: 'Henüz hiçbir tablo eşitlenmedi: worker çalışıyor mu?',
+  },
+});
+
+/** The page's words in the request's language. */
+type SyncWords = ReturnType<typeof words>;
 
 interface Words {
   t: Messages;
@@ -39,9 +118,8 @@ function ago(at: Date | null | undefined, now: number, format: Format): string {
 
 type SyncStateRow = SyncHealth['tables'][number];
 
-function Facts(props: Words & { config: Config; binlog: SyncHealth['binlog'] }) {
-  const { config, binlog, t, format } = props;
-  const w = t.sync;
+function Facts(props: Words & { w: SyncWords; config: Config; binlog: SyncHealth['binlog'] }) {
+  const { config, binlog, t, w, format } = props;
   return (
     <dl class="secret facts">
       <dt safe>{w.source}</dt>
@@ -71,23 +149,22 @@ function Facts(props: Words & { config: Config; binlog: SyncHealth['binlog'] }) 
   );
 }
 
-function stateOf(row: SyncStateRow, stale: boolean, t: Messages): string {
-  const { states } = t.sync;
+function stateOf(row: SyncStateRow, stale: boolean, w: SyncWords): string {
+  const { states } = w;
   if (row.load_cursor !== null) return states.load;
   if (stale) return states.stale;
   return row.reconcile_cursor !== null ? states.reconciling : states.following;
 }
 
-function LastVerify(props: Words & { row: SyncStateRow }) {
-  const { row, t, format } = props;
+function LastVerify(props: Words & { w: SyncWords; row: SyncStateRow }) {
+  const { row, t, w, format } = props;
   if (!row.verified_at) return <span safe>{t.common.never}</span>;
-  return (
-    <span safe>{t.sync.verified(format.utc(row.verified_at), row.verify_differences ?? 0)}</span>
-  );
+  return <span safe>{w.verified(format.utc(row.verified_at), row.verify_differences ?? 0)}</span>;
 }
 
 function TableRow(
   props: Words & {
+    w: SyncWords;
     row: SyncStateRow;
     rejects: number;
     source: string;
@@ -95,8 +172,8 @@ function TableRow(
     now: number;
   },
 ) {
-  const { row, stale, now, t, format } = props;
-  const state = stateOf(row, stale, t);
+  const { row, stale, now, t, w, format } = props;
+  const state = stateOf(row, stale, w);
   return (
     <tr data-table={row.table_name} class={stale ? 'stale' : undefined}>
       <td safe>{row.table_name}</td>
@@ -118,7 +195,7 @@ function TableRow(
         {format.number(props.rejects)}
       </td>
       <td>
-        <LastVerify row={row} t={t} format={format} />
+        <LastVerify row={row} t={t} w={w} format={format} />
       </td>
     </tr>
   );
@@ -127,25 +204,26 @@ function TableRow(
 export const syncPage = definePage({
   area: CONSOLE_AREA,
   path: PAGE,
-  title: ({ t }) => t.sync.title,
-  nav: ({ t }) => t.nav.sync,
+  title: (language) => words(language).title,
+  nav: (language) => words(language).nav,
   load: async ({ services }) => ({ ...(await readSyncHealth(services.db)), now: Date.now() }),
-  view: ({ tables, rejected, binlog, now }, { services: { config }, t, format }) => {
+  view: ({ tables, rejected, binlog, now }, { services: { config }, t, format, locale }) => {
+    const w = words({ locale });
     const passMs = passIntervalMs(config.sync.source, config.sync.intervalMs);
-    const source = config.sync.source === 'binlog' ? t.sync.binlog : t.sync.poll;
-    const heads = t.sync.heads;
+    const source = config.sync.source === 'binlog' ? w.binlog : w.poll;
+    const heads = w.heads;
     return (
       <>
-        <Facts config={config} binlog={binlog} t={t} format={format} />
+        <Facts config={config} binlog={binlog} t={t} w={w} format={format} />
         <div class="scroll">
           <table id="sync-tables">
-            <caption safe>{t.sync.caption}</caption>
+            <caption safe>{w.caption}</caption>
             <Heads names={heads} numeric={[heads[3]!, heads[5]!, heads[7]!]} />
             <tbody>
               {tables.length === 0 ? (
                 <tr>
                   <td colspan="9" safe>
-                    {t.sync.noTables}
+                    {w.noTables}
                   </td>
                 </tr>
               ) : (
@@ -159,6 +237,7 @@ export const syncPage = definePage({
                   stale={isStale(row.synced_at, now, passMs)}
                   now={now}
                   t={t}
+                  w={w}
                   format={format}
                 />
               ))}

@@ -6,6 +6,7 @@ import { PORTAL, PORTAL_AREA } from '../../pages/areas.js';
 import { At, Range } from '../../pages/language.js';
 import type { Format } from '../../pages/locale.js';
 import type { Messages } from '../../pages/messages/index.js';
+import { pageWords } from '../../pages/page-words.js';
 import { Heads } from '../../pages/tables.js';
 import { EventCounts, stateOf } from '../../pages/webhook-tries.js';
 import { definePage } from '../../page-services.js';
@@ -17,9 +18,60 @@ const WINDOWS = ['minute', 'hour', 'day'] as const;
 
 const OUTCOMES = ['requests', 'client_errors', 'server_errors', 'rate_limited'] as const;
 
+const words = pageWords({
+  en: {
+    nav: 'Overview',
+    title: 'Overview',
+    limits: 'Limits',
+    lastDay: 'The last 24 hours',
+    webhooks: 'Webhooks',
+    limitsCaption: 'Requests allowed per window, and what is left now',
+    limitHeads: ['Window', 'Limit', 'Left now'],
+    windows: { minute: 'minute', hour: 'hour', day: 'day' },
+    outcomes: {
+      requests: 'Requests',
+      client_errors: '4xx answers',
+      server_errors: '5xx answers',
+      rate_limited: '429 answers',
+    },
+    noSubscription: 'No webhook subscription.',
+    addEndpoint: 'Add an endpoint',
+    healthCaption: "Each subscription's events by state",
+    lastSuccess: 'Last success (UTC)',
+    lastFailure: 'Last failure (UTC)',
+  },
+  tr: {
+    nav: 'Genel bakış',
+    title: 'Genel bakış',
+    limits: 'Sınırlar',
+    lastDay: 'Son 24 saat',
+    webhooks: "Webhook'lar",
+    limitsCaption: 'Pencere başına izin verilen istekler ve şu an kalan',
+    limitHeads: ['Pencere', 'Sınır', 'Şu an kalan'],
+    windows: { minute: 'dakika', hour: 'saat', day: 'gün' },
+    outcomes: {
+      requests: 'İstekler',
+      client_errors: '4xx yanıtlar',
+      server_errors: '5xx yanıtlar',
+      rate_limited: '429 yanıtlar',
+    },
+    noSubscription: 'Webhook aboneliği yok.',
+    addEndpoint: 'Uç nokta ekleyin',
+    healthCaption: 'Her aboneliğin durumlarına göre olayları',
+    lastSuccess: 'Son başarı (UTC)',
+    lastFailure: 'Son hata (UTC)',
+  },
+});
+export { words as overviewWords };
+
 interface Words {
   t: Messages;
   format: Format;
+}
+
+/** The shared words and format, and the page's own words. */
+interface OwnWords extends Words {
+  w: ReturnType<typeof words>;
 }
 
 /** A moment in UTC (its column says so), or `never`. */
@@ -32,8 +84,8 @@ function When(props: Words & { at: Date | string | null }) {
 export const overviewPage = definePage({
   area: PORTAL_AREA,
   path: `${PORTAL}/overview`,
-  title: ({ t }) => t.overview.title,
-  nav: ({ t }) => t.nav.overview,
+  title: (language) => words(language).title,
+  nav: (language) => words(language).nav,
   load: async ({ services: { usage, webhooks }, who }) => {
     const [report, subscriptions] = await Promise.all([
       clientUsageReport(usage, partnerOf(who), { granularity: 'hour' }),
@@ -44,28 +96,31 @@ export const overviewPage = definePage({
     );
     return { usage: report, health };
   },
-  view: ({ usage, health }, { who: { client }, t, format }) => (
-    <>
-      <dl class="secret">
-        <dt safe>{t.common.client}</dt>
-        <dd safe>{client.name}</dd>
-        <dt>client_key</dt>
-        <dd>
-          <code safe>{client.client_key}</code>
-        </dd>
-        <dt safe>{t.common.scopes}</dt>
-        <dd safe>{client.scopes.join(', ')}</dd>
-        <dt safe>{t.common.personalData}</dt>
-        <dd safe>{classesOf(clientClasses(client)).join(', ')}</dd>
-      </dl>
-      <h2 safe>{t.overview.limits}</h2>
-      <LimitsTable usage={usage} t={t} format={format} />
-      <h2 safe>{t.overview.lastDay}</h2>
-      <LastDayTable usage={usage} t={t} format={format} />
-      <h2 safe>{t.overview.webhooks}</h2>
-      <WebhookHealth health={health} t={t} format={format} />
-    </>
-  ),
+  view: ({ usage, health }, { who: { client }, t, format, locale }) => {
+    const w = words({ locale });
+    return (
+      <>
+        <dl class="secret">
+          <dt safe>{t.common.client}</dt>
+          <dd safe>{client.name}</dd>
+          <dt>client_key</dt>
+          <dd>
+            <code safe>{client.client_key}</code>
+          </dd>
+          <dt safe>{t.common.scopes}</dt>
+          <dd safe>{client.scopes.join(', ')}</dd>
+          <dt safe>{t.common.personalData}</dt>
+          <dd safe>{classesOf(clientClasses(client)).join(', ')}</dd>
+        </dl>
+        <h2 safe>{w.limits}</h2>
+        <LimitsTable usage={usage} t={t} w={w} format={format} />
+        <h2 safe>{w.lastDay}</h2>
+        <LastDayTable usage={usage} t={t} w={w} format={format} />
+        <h2 safe>{w.webhooks}</h2>
+        <WebhookHealth health={health} t={t} w={w} format={format} />
+      </>
+    );
+  },
 });
 
 type UsageReport = Awaited<ReturnType<typeof clientUsageReport>>;
@@ -73,12 +128,12 @@ type SubscriptionHealth = Awaited<ReturnType<WebhookService['list']>>[number] & 
   figures: DeliveryFigures;
 };
 
-function LimitsTable(props: Words & { usage: UsageReport }) {
-  const { usage, t, format } = props;
-  const heads = t.overview.limitHeads;
+function LimitsTable(props: OwnWords & { usage: UsageReport }) {
+  const { usage, t, w, format } = props;
+  const heads = w.limitHeads;
   return (
     <table id="limits">
-      <caption safe>{t.overview.limitsCaption}</caption>
+      <caption safe>{w.limitsCaption}</caption>
       <Heads names={heads} numeric={heads.slice(1)} />
       <tbody>
         {WINDOWS.map((name) => {
@@ -86,7 +141,7 @@ function LimitsTable(props: Words & { usage: UsageReport }) {
           return (
             <tr>
               <th scope="row" safe>
-                {t.overview.windows[name]}
+                {w.windows[name]}
               </th>
               <td class="num" safe>
                 {format.number(usage.limits[name])}
@@ -102,10 +157,10 @@ function LimitsTable(props: Words & { usage: UsageReport }) {
   );
 }
 
-function LastDayTable(props: Words & { usage: UsageReport }) {
-  const { usage, t, format } = props;
+function LastDayTable(props: OwnWords & { usage: UsageReport }) {
+  const { usage, t, w, format } = props;
   const totals = OUTCOMES.map((key) => ({
-    label: t.overview.outcomes[key],
+    label: w.outcomes[key],
     value: usage.rows.reduce((sum, row) => sum + row[key], 0),
   }));
   return (
@@ -130,9 +185,8 @@ function LastDayTable(props: Words & { usage: UsageReport }) {
   );
 }
 
-function WebhookHealth(props: Words & { health: SubscriptionHealth[] }) {
-  const { t, format } = props;
-  const w = t.overview;
+function WebhookHealth(props: OwnWords & { health: SubscriptionHealth[] }) {
+  const { t, w, format } = props;
   if (props.health.length === 0) {
     return (
       <p>

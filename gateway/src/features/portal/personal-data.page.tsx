@@ -16,6 +16,7 @@ import { presenceResource } from '#api/resources/presence.js';
 import { privateLessonResource } from '#api/resources/private-lessons.js';
 import { staffResource } from '#api/resources/staff.js';
 import { PORTAL, PORTAL_AREA } from '../../pages/areas.js';
+import { pageWords } from '../../pages/page-words.js';
 import { Heads } from '../../pages/tables.js';
 import { definePage } from '../../page-services.js';
 
@@ -47,37 +48,63 @@ const FIELDS_BY_CLASS: Record<DataClass, string[]> = Object.fromEntries(
   ]),
 ) as Record<DataClass, string[]>;
 
+const words = pageWords({
+  en: {
+    nav: 'Personal data',
+    title: "Members' personal data",
+    intro:
+      'Your client receives the fields of the classes it holds, in every answer, change and webhook; the fields of the others are left out. The club grants classes: ask it for one your integration needs.',
+    caption: 'Data classes and the fields in each',
+    heads: ['Class', 'Covers', 'Your client', 'Fields'],
+    held: 'Held',
+    withheld: 'Withheld',
+  },
+  tr: {
+    nav: 'Kişisel veriler',
+    title: 'Üyelerin kişisel verileri',
+    intro:
+      'İstemciniz, sahip olduğu sınıfların alanlarını her yanıtta, değişiklikte ve webhook’ta alır; diğerlerinin alanları çıkarılır. Sınıfları kulüp verir: entegrasyonunuzun ihtiyaç duyduğu bir sınıf için kulübe başvurun.',
+    caption: 'Veri sınıfları ve her birindeki alanlar',
+    heads: ['Sınıf', 'Kapsam', 'İstemciniz', 'Alanlar'],
+    held: 'Var',
+    withheld: 'Yok',
+  },
+});
+
 export const personalDataPage = definePage({
   area: PORTAL_AREA,
   path: `${PORTAL}/personal-data`,
-  title: ({ t }) => t.personalData.title,
-  nav: ({ t }) => t.nav.personalData,
+  title: (language) => words(language).title,
+  nav: (language) => words(language).nav,
   load: ({ who }) => Promise.resolve(clientClasses(who.client)),
-  view: (mask, { t }) => (
-    <>
-      <p safe>{t.personalData.intro}</p>
-      <table id="classes">
-        <caption safe>{t.personalData.caption}</caption>
-        <Heads names={t.personalData.heads} />
-        <tbody>
-          {DATA_CLASSES.map((dataClass) => (
-            <tr>
-              <td>
-                <code>{dataClass}</code>
-              </td>
-              <td safe>{t.dataClasses.covers[dataClass]}</td>
-              <td safe>{holds(mask, dataClass) ? t.personalData.held : t.personalData.withheld}</td>
-              <td>
-                {FIELDS_BY_CLASS[dataClass].length === 0 ? (
-                  ''
-                ) : (
-                  <code safe>{FIELDS_BY_CLASS[dataClass].join(', ')}</code>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </>
-  ),
+  view: (mask, { t, locale }) => {
+    const w = words({ locale });
+    return (
+      <>
+        <p safe>{w.intro}</p>
+        <table id="classes">
+          <caption safe>{w.caption}</caption>
+          <Heads names={w.heads} />
+          <tbody>
+            {DATA_CLASSES.map((dataClass) => (
+              <tr>
+                <td>
+                  <code>{dataClass}</code>
+                </td>
+                <td safe>{t.dataClasses.covers[dataClass]}</td>
+                <td safe>{holds(mask, dataClass) ? w.held : w.withheld}</td>
+                <td>
+                  {FIELDS_BY_CLASS[dataClass].length === 0 ? (
+                    ''
+                  ) : (
+                    <code safe>{FIELDS_BY_CLASS[dataClass].join(', ')}</code>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </>
+    );
+  },
 });

@@ -12,7 +12,7 @@ import { Field } from '../../pages/form-parts.js';
 import { At } from '../../pages/language.js';
 import { PostForm } from '../../pages/layout.js';
 import type { Format } from '../../pages/locale.js';
-import type { Messages } from '../../pages/messages/index.js';
+import { pageWords } from '../../pages/page-words.js';
 import { Heads } from '../../pages/tables.js';
 import { definePage, portalAction } from '../../page-services.js';
 import { SIMULATED_TYPES } from '../sandbox/sandbox.events.js';
@@ -24,6 +24,83 @@ import { shownOnce } from './webhooks.page.js';
 
 /** The last tries shown under "Its delivery". */
 const TRIES_SHOWN = 10;
+
+const words = pageWords({
+  en: {
+    nav: 'Quick start',
+    title: 'Quick start',
+    intro:
+      'Your client reads the sandbox: a generated club behind the same API, change feed and webhooks as a live one, never a real member. Follow the steps in order.',
+    token: '1. A token',
+    tokenText: [
+      'With the client secret you were given in',
+      '(Credentials makes a new one), and',
+      'installed:',
+    ],
+    tokenLabel: 'The token request',
+    read: '2. A first read',
+    readLabel: 'The first read',
+    webhook: '3. A webhook',
+    endpoint: "Your endpoint's URL",
+    subscribe: 'Subscribe to every type your scopes allow',
+    change: '4. A change',
+    type: 'Type',
+    makeChange: 'Make a change',
+    shell: 'The same from a shell:',
+    shellLabel: 'A change from a shell',
+    delivery: '5. Its delivery',
+    deliveryText: 'Within seconds of a change, its delivery is tried here (reload the page).',
+    verify: 'Verify a delivery',
+    verifyLabel: 'The verification',
+    noDelivery: 'No delivery yet.',
+    triesCaption: 'The latest tries of your subscriptions (UTC)',
+    triesHeads: ['Subscription', 'Event', 'Outcome', 'Status', 'At'],
+    added: (id: number) =>
+      `Subscription ${id} added: its deliveries are signed with this secret, which the snippet below now holds.`,
+    notReadable: (type: string) => `"${type}" is not a type your scopes read.`,
+    made: (type: string, id: string, made: string) => `${type} ${id} ${made}: its event follows.`,
+    /** How the sandbox's change came about (sandbox.events.ts `made`). */
+    madeKinds: { created: 'created', changed: 'changed' },
+    nothingToCopy: (type: string) => `No ${type} row to copy in the sandbox's club.`,
+  },
+  tr: {
+    nav: 'Hızlı başlangıç',
+    title: 'Hızlı başlangıç',
+    intro:
+      'İstemciniz sandbox’ı okur: canlı bir kulüple aynı API, değişiklik akışı ve webhook’ların arkasında üretilmiş bir kulüp; hiçbir gerçek üye yok. Adımları sırayla izleyin.',
+    token: '1. Belirteç',
+    tokenText: [
+      'Size verilen istemci gizli anahtarı',
+      'değişkenindeyken (Kimlik bilgileri sayfası yenisini oluşturur) ve',
+      'kuruluyken:',
+    ],
+    tokenLabel: 'Belirteç isteği',
+    read: '2. İlk okuma',
+    readLabel: 'İlk okuma',
+    webhook: '3. Webhook',
+    endpoint: 'Uç noktanızın URL’si',
+    subscribe: 'Kapsamlarınızın izin verdiği tüm türlere abone ol',
+    change: '4. Değişiklik',
+    type: 'Tür',
+    makeChange: 'Değişiklik yap',
+    shell: 'Aynısı kabuktan:',
+    shellLabel: 'Kabuktan değişiklik',
+    delivery: '5. Teslimatı',
+    deliveryText:
+      'Bir değişiklikten birkaç saniye sonra teslimatı burada denenir (sayfayı yenileyin).',
+    verify: 'Teslimatı doğrula',
+    verifyLabel: 'Doğrulama',
+    noDelivery: 'Henüz teslimat yok.',
+    triesCaption: 'Aboneliklerinizin son denemeleri (UTC)',
+    triesHeads: ['Abonelik', 'Olay', 'Sonuç', 'Durum kodu', 'Zaman'],
+    added: (id) =>
+      `${id} numaralı abonelik eklendi: teslimatları bu anahtarla imzalanır; aşağıdaki örnek artık onu içeriyor.`,
+    notReadable: (type) => `"${type}" kapsamlarınızın okuduğu bir tür değil.`,
+    made: (type, id, made) => `${type} ${id} ${made}: olayı ardından gelecek.`,
+    madeKinds: { created: 'oluşturuldu', changed: 'değiştirildi' },
+    nothingToCopy: (type) => `Sandbox kulübünde kopyalanacak ${type} kaydı yok.`,
+  },
+});
 
 /** A shell line: `value` in single quotes, its own single quotes closed and reopened. */
 const quoted = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
@@ -85,8 +162,8 @@ async function latestTries(webhooks: WebhookService, client: PartnerClient): Pro
   );
 }
 
-function TriesTable(props: { tries: Tries[]; t: Messages; format: Format }) {
-  const w = props.t.quickStart;
+function TriesTable(props: { tries: Tries[]; w: ReturnType<typeof words>; format: Format }) {
+  const { w } = props;
   const rows = props.tries.flatMap((s) =>
     s.tries.map((a) => ({ ...a, url: s.url, id: s.subscription })),
   );
@@ -134,16 +211,16 @@ const typesOf = (client: PartnerClient) => {
 export const quickStartPage = definePage({
   area: PORTAL_AREA,
   path: QUICK_START,
-  title: ({ t }) => t.quickStart.title,
-  nav: ({ t }) => t.nav.quickStart,
+  title: (language) => words(language).title,
+  nav: (language) => words(language).nav,
   // A live client's portal has none, and its forms do nothing for one: the area's 404.
   only: {
     allows: ({ client }, { sandboxEvents }) =>
       clubOf(client.client_key) === 'sandbox' && sandboxEvents !== undefined,
   },
   load: async ({ services, who }) => ({ tries: await latestTries(services.webhooks, who.client) }),
-  view: ({ tries }, { services, who, outcome, t, format }) => {
-    const w = t.quickStart;
+  view: ({ tries }, { services, who, outcome, format, locale }) => {
+    const w = words({ locale });
     // The API is on the portal's own origin, as links to it are made (PUBLIC_BASE_URL).
     const lines = curlLines(services.config.console.publicOrigin, who.client);
     const secret = outcome?.kind === 'secret' ? (outcome.shown[0]?.[1] ?? 'whsec_…') : 'whsec_…';
@@ -192,7 +269,7 @@ export const quickStartPage = definePage({
         <Code id="step-change" label={w.shellLabel} text={lines.change} />
         <h2 safe>{w.delivery}</h2>
         <p safe>{w.deliveryText}</p>
-        <TriesTable tries={tries} t={t} format={format} />
+        <TriesTable tries={tries} w={w} format={format} />
         <h2 safe>{w.verify}</h2>
         <Code id="verify-snippet" label={w.verifyLabel} text={verifySnippet(secret)} />
       </>
@@ -202,16 +279,16 @@ export const quickStartPage = definePage({
     portalAction({
       path: '/webhook',
       body: formOf(createBody),
-      run: async ({ services, who, body, t }) => {
+      run: async ({ services, who, body, t, locale }) => {
         const created = await services.webhooks.asPartner(partnerOf(who)).subscribe(body);
-        return shownOnce(t, t.quickStart.added(created.id), created.secret);
+        return shownOnce(t, words({ locale }).added(created.id), created.secret);
       },
     }),
     portalAction({
       path: '/change',
       body: z.object({ type: z.string() }),
-      run: async ({ services, who, body, t }) => {
-        const w = t.quickStart;
+      run: async ({ services, who, body, locale }) => {
+        const w = words({ locale });
         if (!typesOf(who.client).includes(body.type)) {
           return { kind: 'error', message: w.notReadable(body.type) };
         }

@@ -12,8 +12,10 @@ import { formOf, positiveId } from '../../pages/fields.js';
 import { Choice, Filters } from '../../pages/filters.js';
 import { Check, Field, FormSection } from '../../pages/form-parts.js';
 import { PostForm } from '../../pages/layout.js';
+import type { Locale } from '../../pages/locale.js';
 import type { Messages } from '../../pages/messages/index.js';
 import type { Outcome } from '../../pages/outcome.js';
+import { pageWords } from '../../pages/page-words.js';
 import { stateOf, TRIES_SHOWN, SubscriptionTries } from '../../pages/webhook-tries.js';
 import { definePage, portalAction } from '../../page-services.js';
 import { eventTypesFor } from '../webhooks/webhooks.event-types.js';
@@ -21,6 +23,41 @@ import { updateBody } from '../webhooks/webhooks.schemas.js';
 import type { WebhookService } from '../webhooks/webhooks.service.js';
 import { partnerOf } from './partner.js';
 import { MANAGES_WEBHOOKS, shownOnce, SubscriptionFields, WEBHOOKS } from './webhooks.page.js';
+
+const words = pageWords({
+  en: {
+    title: (id: number) => `Subscription ${id}`,
+    sendTest: 'Send test event',
+    rotate: 'Rotate signing secret',
+    replaySince: 'Replay the events recorded since (UTC)',
+    failedOnly: 'Only the failed ones',
+    replay: 'Replay',
+    everyOutcome: 'every outcome',
+    credentialsEnded:
+      'The credentials that created this subscription or last changed its URL have ended (a client secret rotated, tokens revoked): check that the URL is yours before you enable it.',
+    saved: (id: number) => `Subscription ${id} saved.`,
+    enabled: (id: number) => `Subscription ${id} enabled: its pending events go now.`,
+    rotated: 'New signing secret made: for 24 hours deliveries carry a signature under each.',
+    replayed: (n: string, since: string) => `${n} events since ${since} go again.`,
+  },
+  tr: {
+    title: (id) => `${id} numaralı abonelik`,
+    sendTest: 'Test olayı gönder',
+    rotate: 'İmzalama anahtarını yenile',
+    replaySince: 'Şu zamandan beri kaydedilen olayları yeniden gönder (UTC)',
+    failedOnly: 'Yalnızca başarısız olanlar',
+    replay: 'Yeniden gönder',
+    everyOutcome: 'tüm sonuçlar',
+    credentialsEnded:
+      'Bu aboneliği oluşturan ya da URL’sini en son değiştiren kimlik bilgileri sona erdi (istemci gizli anahtarı yenilendi, belirteçler iptal edildi): etkinleştirmeden önce URL’nin size ait olduğunu doğrulayın.',
+    saved: (id) => `${id} numaralı abonelik kaydedildi.`,
+    enabled: (id) =>
+      `${id} numaralı abonelik etkinleştirildi: bekleyen olayları şimdi gönderiliyor.`,
+    rotated:
+      'Yeni imzalama anahtarı oluşturuldu: 24 saat boyunca teslimatlar her iki anahtarla da imzalanır.',
+    replayed: (n, since) => `${since} tarihinden beri ${n} olay yeniden gönderiliyor.`,
+  },
+});
 
 type Subscription = NonNullable<Awaited<ReturnType<WebhookService['find']>>>;
 
@@ -36,9 +73,8 @@ function ActionButton(props: { id: number; action: string; label: string }) {
   );
 }
 
-function Actions(props: { s: Subscription; t: Messages }) {
-  const { s, t } = props;
-  const w = t.webhook;
+function Actions(props: { s: Subscription; t: Messages; w: ReturnType<typeof words> }) {
+  const { s, t, w } = props;
   return (
     <FormSection
       id="actions"
@@ -67,11 +103,11 @@ function Actions(props: { s: Subscription; t: Messages }) {
   );
 }
 
-function EditForm(props: { s: Subscription; client: PartnerClient; t: Messages }) {
+function EditForm(props: { s: Subscription; client: PartnerClient; t: Messages; locale: Locale }) {
   const { s, t } = props;
   return (
     <FormSection id="edit" heading={t.common.edit} action={`${WEBHOOKS}/${s.id}/edit`}>
-      <SubscriptionFields client={props.client} t={t} subscription={s} />
+      <SubscriptionFields client={props.client} t={t} locale={props.locale} subscription={s} />
       <button type="submit" safe>
         {t.common.saveChanges}
       </button>
@@ -79,14 +115,19 @@ function EditForm(props: { s: Subscription; client: PartnerClient; t: Messages }
   );
 }
 
-function OutcomeFilter(props: { id: number; outcome: DeliveryOutcome | undefined; t: Messages }) {
-  const { t } = props;
+function OutcomeFilter(props: {
+  id: number;
+  outcome: DeliveryOutcome | undefined;
+  t: Messages;
+  w: ReturnType<typeof words>;
+}) {
+  const { t, w } = props;
   return (
     <Filters action={`${WEBHOOKS}/${props.id}`} button={t.common.filter}>
       <Choice
         label={t.common.outcome}
         name="outcome"
-        options={[['', t.webhook.everyOutcome], ...DELIVERY_OUTCOMES.map((o) => [o, o] as const)]}
+        options={[['', w.everyOutcome], ...DELIVERY_OUTCOMES.map((o) => [o, o] as const)]}
         chosen={props.outcome ?? ''}
       />
     </Filters>
@@ -108,14 +149,15 @@ const onSubscription = (
   act: (
     webhooks: ReturnType<WebhookService['asPartner']>,
     id: number,
+    w: ReturnType<typeof words>,
     t: Messages,
   ) => Promise<Outcome>,
 ) =>
   portalAction({
     path,
     params: subscription,
-    run: ({ services, who, params: { id }, t }) =>
-      act(services.webhooks.asPartner(partnerOf(who)), id, t),
+    run: ({ services, who, params: { id }, t, locale }) =>
+      act(services.webhooks.asPartner(partnerOf(who)), id, words({ locale }), t),
   });
 
 export const webhookPage = definePage({
@@ -134,35 +176,38 @@ export const webhookPage = definePage({
     ]);
     return { s, tries, total };
   },
-  title: { of: ({ t }, { s }) => t.webhook.title(s.id) },
-  view: ({ s, tries, total }, { who, query, t, format }) => (
-    <>
-      <dl class="secret">
-        <dt safe>{t.common.url}</dt>
-        <dd>
-          <code safe>{s.url}</code>
-        </dd>
-        <dt safe>{t.common.description}</dt>
-        <dd safe>{s.description ?? ''}</dd>
-        <dt safe>{t.common.types}</dt>
-        <dd safe>{s.types.join(', ')}</dd>
-        <dt safe>{t.common.state}</dt>
-        <dd safe>{stateOf(t, s)}</dd>
-      </dl>
-      {s.disabled_reason === CREDENTIALS_ENDED ? (
-        <p id="credentials-ended" safe>
-          {t.webhook.credentialsEnded}
-        </p>
-      ) : (
-        ''
-      )}
-      <Actions s={s} t={t} />
-      <EditForm s={s} client={who.client} t={t} />
-      <h2 safe>{t.common.deliveries}</h2>
-      <OutcomeFilter id={s.id} outcome={query.outcome} t={t} />
-      <SubscriptionTries tries={tries} total={total} back={WEBHOOKS} t={t} format={format} />
-    </>
-  ),
+  title: { of: (language, { s }) => words(language).title(s.id) },
+  view: ({ s, tries, total }, { who, query, t, format, locale }) => {
+    const w = words({ locale });
+    return (
+      <>
+        <dl class="secret">
+          <dt safe>{t.common.url}</dt>
+          <dd>
+            <code safe>{s.url}</code>
+          </dd>
+          <dt safe>{t.common.description}</dt>
+          <dd safe>{s.description ?? ''}</dd>
+          <dt safe>{t.common.types}</dt>
+          <dd safe>{s.types.join(', ')}</dd>
+          <dt safe>{t.common.state}</dt>
+          <dd safe>{stateOf(t, s)}</dd>
+        </dl>
+        {s.disabled_reason === CREDENTIALS_ENDED ? (
+          <p id="credentials-ended" safe>
+            {w.credentialsEnded}
+          </p>
+        ) : (
+          ''
+        )}
+        <Actions s={s} t={t} w={w} />
+        <EditForm s={s} client={who.client} t={t} locale={locale} />
+        <h2 safe>{t.common.deliveries}</h2>
+        <OutcomeFilter id={s.id} outcome={query.outcome} t={t} w={w} />
+        <SubscriptionTries tries={tries} total={total} back={WEBHOOKS} t={t} format={format} />
+      </>
+    );
+  },
   actions: [
     onSubscription('/test', async (webhooks, id) => {
       const result = await webhooks.sendTest(id);
@@ -173,7 +218,7 @@ export const webhookPage = definePage({
       path: '/edit',
       params: subscription,
       body: formOf(updateBody, ['types']),
-      run: async ({ services, who, params: { id }, body, t }) => {
+      run: async ({ services, who, params: { id }, body, locale }) => {
         const partner = partnerOf(who);
         const saved = await services.webhooks.asPartner(partner).update(id, {
           ...body,
@@ -182,29 +227,29 @@ export const webhookPage = definePage({
           description: body.description ?? null,
         });
         if (!saved) throw notFound();
-        return { kind: 'done', message: t.webhook.saved(id) };
+        return { kind: 'done', message: words({ locale }).saved(id) };
       },
     }),
-    onSubscription('/enable', async (webhooks, id, t) => {
+    onSubscription('/enable', async (webhooks, id, w) => {
       await webhooks.enable(id);
-      return { kind: 'done', message: t.webhook.enabled(id) };
+      return { kind: 'done', message: w.enabled(id) };
     }),
-    onSubscription('/rotate-secret', async (webhooks, id, t) => {
+    onSubscription('/rotate-secret', async (webhooks, id, w, t) => {
       const rotated = await webhooks.rotateSecret(id);
       if (!rotated) throw notFound();
-      return shownOnce(t, t.webhook.rotated, rotated.secret);
+      return shownOnce(t, w.rotated, rotated.secret);
     }),
     portalAction({
       path: '/replay',
       params: subscription,
       body: z.object({ since, failed_only: z.literal('true').optional() }),
-      run: async ({ services, who, params: { id }, body, t, format }) => {
+      run: async ({ services, who, params: { id }, body, format, locale }) => {
         const replayed = await services.webhooks
           .asPartner(partnerOf(who))
           .replay(id, body.since, body.failed_only === 'true');
         return {
           kind: 'done',
-          message: t.webhook.replayed(format.number(replayed ?? 0), format.utc(body.since)),
+          message: words({ locale }).replayed(format.number(replayed ?? 0), format.utc(body.since)),
         };
       },
     }),

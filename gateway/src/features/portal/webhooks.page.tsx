@@ -13,6 +13,8 @@ import { formOf } from '../../pages/fields.js';
 import { Check, Checks, Field, FormSection } from '../../pages/form-parts.js';
 import type { Messages } from '../../pages/messages/index.js';
 import type { Words } from '../../pages/language.js';
+import type { Locale } from '../../pages/locale.js';
+import { pageWords } from '../../pages/page-words.js';
 import { Heads } from '../../pages/tables.js';
 import { stateOf } from '../../pages/webhook-tries.js';
 import type { Outcome } from '../../pages/outcome.js';
@@ -25,11 +27,45 @@ import { partnerOf } from './partner.js';
 export const WEBHOOKS = `${PORTAL}/webhooks`;
 const MANAGE = 'webhooks:manage';
 
+const words = pageWords({
+  en: {
+    title: 'Webhooks',
+    noScope: (scope: string) =>
+      `Your client does not hold the ${scope} scope: ask your API operator for it to manage webhooks.`,
+    none: 'No subscription yet.',
+    caption: 'Your webhook subscriptions',
+    subscriptionOf: (id: number) => `Subscription ${id}`,
+    typesLegend: (fallback: string) => `Event types (none ticked: ${fallback})`,
+    everyType: 'every type your scopes allow',
+    add: 'Add an endpoint',
+    descriptionOptional: 'Description (optional)',
+    descriptionEmpty: 'Description (empty: none)',
+    addButton: 'Add endpoint',
+    added: (id: number) =>
+      `Subscription ${id} added: deliveries to it are signed with this secret.`,
+  },
+  tr: {
+    title: "Webhook'lar",
+    noScope: (scope) =>
+      `İstemcinizde ${scope} kapsamı yok: webhook’ları yönetmek için API operatörünüzden isteyin.`,
+    none: 'Henüz abonelik yok.',
+    caption: 'Webhook abonelikleriniz',
+    subscriptionOf: (id) => `${id} numaralı abonelik`,
+    typesLegend: (fallback) => `Olay türleri (hiçbiri işaretli değilse: ${fallback})`,
+    everyType: 'kapsamlarınızın izin verdiği tüm türler',
+    add: 'Uç nokta ekle',
+    descriptionOptional: 'Açıklama (isteğe bağlı)',
+    descriptionEmpty: 'Açıklama (boş: yok)',
+    addButton: 'Uç nokta ekle',
+    added: (id) => `${id} numaralı abonelik eklendi: teslimatları bu anahtarla imzalanır.`,
+  },
+});
+
 /** The webhook pages are open to a client holding webhooks:manage, as the API's endpoints are. */
 export const MANAGES_WEBHOOKS = {
   allows: (partner: SignedInPartner) => partner.client.scopes.includes(MANAGE),
-  title: ({ t }: Words) => t.portalWebhooks.title,
-  message: ({ t }: Words) => t.portalWebhooks.noScope(MANAGE),
+  title: (language: Words) => words(language).title,
+  message: (language: Words) => words(language).noScope(MANAGE),
 };
 
 /** A signing secret the partner is shown this once. */
@@ -41,24 +77,20 @@ export const shownOnce = (t: Messages, message: string, secret: string): Outcome
 
 type Listed = Awaited<ReturnType<WebhookService['list']>>[number];
 
-function SubscriptionsTable(props: { rows: Listed[]; t: Messages }) {
-  const { t } = props;
+function SubscriptionsTable(props: { rows: Listed[]; t: Messages; w: ReturnType<typeof words> }) {
+  const { t, w } = props;
   const c = t.common;
-  if (props.rows.length === 0) return <p safe>{t.portalWebhooks.none}</p>;
+  if (props.rows.length === 0) return <p safe>{w.none}</p>;
   return (
     <div class="scroll">
       <table id="subscriptions">
-        <caption safe>{t.portalWebhooks.caption}</caption>
+        <caption safe>{w.caption}</caption>
         <Heads names={[c.id, c.url, c.description, c.types, c.state]} numeric={[c.id]} />
         <tbody>
           {props.rows.map((s) => (
             <tr>
               <td class="num">
-                <a
-                  href={`${WEBHOOKS}/${s.id}`}
-                  aria-label={t.portalWebhooks.subscriptionOf(s.id)}
-                  safe
-                >
+                <a href={`${WEBHOOKS}/${s.id}`} aria-label={w.subscriptionOf(s.id)} safe>
                   {String(s.id)}
                 </a>
               </td>
@@ -84,10 +116,11 @@ function SubscriptionsTable(props: { rows: Listed[]; t: Messages }) {
 export function SubscriptionFields(props: {
   client: PartnerClient;
   t: Messages;
+  locale: Locale;
   subscription?: Pick<Listed, 'url' | 'description' | 'types'>;
 }) {
   const { t, subscription: s } = props;
-  const w = t.portalWebhooks;
+  const w = words(props);
   return (
     <>
       <Field
@@ -101,7 +134,7 @@ export function SubscriptionFields(props: {
       />
       <Field
         id="description"
-        label={s ? t.webhook.descriptionEmpty : w.descriptionOptional}
+        label={s ? w.descriptionEmpty : w.descriptionOptional}
         maxlength="500"
         autocomplete="off"
         value={s ? (s.description ?? '') : undefined}
@@ -120,11 +153,11 @@ export function SubscriptionFields(props: {
   );
 }
 
-function CreateForm(props: { client: PartnerClient; t: Messages }) {
-  const w = props.t.portalWebhooks;
+function CreateForm(props: { client: PartnerClient; t: Messages; locale: Locale }) {
+  const w = words(props);
   return (
     <FormSection id="create" heading={w.add} action={WEBHOOKS}>
-      <SubscriptionFields client={props.client} t={props.t} />
+      <SubscriptionFields client={props.client} t={props.t} locale={props.locale} />
       <button type="submit" safe>
         {w.addButton}
       </button>
@@ -135,22 +168,22 @@ function CreateForm(props: { client: PartnerClient; t: Messages }) {
 export const webhooksPage = definePage({
   area: PORTAL_AREA,
   path: WEBHOOKS,
-  title: ({ t }) => t.portalWebhooks.title,
+  title: (language) => words(language).title,
   nav: ({ t }) => t.nav.webhooks,
   only: MANAGES_WEBHOOKS,
   load: ({ services, who }) => services.webhooks.list(who.client.id),
-  view: (rows, { who, t }) => (
+  view: (rows, { who, t, locale }) => (
     <>
-      <SubscriptionsTable rows={rows} t={t} />
-      <CreateForm client={who.client} t={t} />
+      <SubscriptionsTable rows={rows} t={t} w={words({ locale })} />
+      <CreateForm client={who.client} t={t} locale={locale} />
     </>
   ),
   actions: [
     portalAction({
       body: formOf(createBody, ['types']),
-      run: async ({ services, who, body, t }) => {
+      run: async ({ services, who, body, t, locale }) => {
         const created = await services.webhooks.asPartner(partnerOf(who)).subscribe(body);
-        return shownOnce(t, t.portalWebhooks.added(created.id), created.secret);
+        return shownOnce(t, words({ locale }).added(created.id), created.secret);
       },
     }),
   ],

@@ -10,7 +10,7 @@ export const en = {
   ...sharedWords,
   ...consoleWords,
   ...portalWords,
-  nav: { ...sharedWords.nav, ...consoleWords.nav, ...portalWords.nav },
+  nav: { ...sharedWords.nav, ...portalWords.nav },
 };
 
 /** The shape every language's catalogue has: the English one's. */

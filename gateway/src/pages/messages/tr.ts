@@ -10,5 +10,5 @@ export const tr: Messages = {
   ...sharedWords,
   ...consoleWords,
   ...portalWords,
-  nav: { ...sharedWords.nav, ...consoleWords.nav, ...portalWords.nav },
+  nav: { ...sharedWords.nav, ...portalWords.nav },
 };

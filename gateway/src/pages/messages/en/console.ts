@@ -1,65 +1,11 @@
 // English words of the console's pages (docs/decisions/0025-page-languages.md); messages/en.ts
 // puts the parts together, and the Turkish part is typed against this one.
-import { plural } from './shared.js';
 
 export const consoleWords = {
-  /** The navigation's words for the console's own pages (the shared ones: shared.ts). */
-  nav: {
-    clients: 'Clients',
-    members: 'Members',
-    sync: 'Sync health',
-  },
   clients: {
-    title: 'Clients',
-    actions: {
-      disable: 'Disable',
-      enable: 'Enable',
-      'rotate-secret': 'Rotate secret',
-      'revoke-tokens': 'Revoke tokens',
-    },
-    done: {
-      disable: (key: string) => `${key} disabled; its tokens no longer work.`,
-      enable: (key: string) => `${key} enabled; it must request new tokens.`,
-      'rotate-secret': (key: string) => `${key} has a new secret; its tokens no longer work.`,
-      'revoke-tokens': (key: string) => `${key} has no working token left.`,
-    },
-    endedNote: (ids: string) =>
-      `Webhook subscriptions disabled because the credentials that made them ended (credentials-ended): ${ids}; see Webhooks.`,
-    created: 'Client created.',
-    newSecret: 'New secret made.',
-    giveThese: 'Give these to the partner: the secret is shown only this once.',
-    newClient: 'New client',
-    name: 'Name',
     branch: 'Branch id (empty: every branch)',
     limits: 'Limits per minute/hour/day (empty: the defaults)',
     limitsHint: 'Three positive integers separated by slashes.',
-    sandbox: 'Sandbox client',
-    sandboxHint:
-      "Its key begins sbx_ and its tokens read the sandbox's generated club, never a live row.",
-    create: 'Create client',
-    editOf: (name: string) => `Edit: ${name}`,
-    actionOf: (action: string, name: string) => `${action}: ${name}`,
-    portalLink: 'Portal link',
-    portalLinkOf: (name: string) => `Portal link: ${name}`,
-    defaultLimits: (limits: string) => `default ${limits}`,
-    none: 'No clients yet.',
-    caption: 'Every client',
-    heads: [
-      'Key',
-      'Name',
-      'Scopes',
-      'Personal data',
-      'Branch',
-      'Limits (M/H/D)',
-      'State',
-      'Last token',
-      'Actions',
-    ],
-    active: 'active',
-    disabled: 'disabled',
-    sandboxState: 'sandbox',
-    linkMade: (key: string, until: string) =>
-      `Send this link to the partner of ${key}. It opens their portal once, until ${until}; it is shown only this once.`,
   },
   dataClasses: {
     covers: {
@@ -74,44 +20,12 @@ export const consoleWords = {
     review: 'all classes: review',
   },
   clientEdit: {
-    title: (name: string) => `Edit ${name}`,
-    review:
-      'Made before data classes existed, this client receives every class. Choose what it needs and save: until then it is listed as "all classes: review".',
-    intro: ['Client', '. Changes apply to its live tokens, on every gateway, within a second.'],
-    back: 'Back to every client',
-    nothing: 'Nothing changed.',
-    saved: (key: string, changes: string) => `${key}: ${changes} saved.`,
     changes: {
       scopes: 'scopes',
       'data classes': 'data classes',
       limits: 'limits',
       branch: 'branch',
     } as Record<string, string>,
-  },
-  members: {
-    title: 'Members',
-    find: 'Find',
-    idOrNumber: 'Member id or number',
-    noMember: (q: string) => `No member with id or number ${q}.`,
-    held: 'Held by the gateway',
-    asShown: (id: number) => `Member ${id}, as the API shows it in every class`,
-    gone: 'Not in the read model (erased or deleted).',
-    kept: (events: string, audits: string) =>
-      `Also kept: ${events} webhook events, ${audits} member-write audit records.`,
-    recipients: 'Recipients',
-    noRecipient: "No client has received this member's data.",
-    recipientsCaption: "Clients that received the member's data",
-    recipientHeads: ['Client', 'Classes', 'First (UTC)', 'Last (UTC)'],
-    erase: 'Erase',
-    eraseText:
-      "Replaces the member's personal data in the dashboard (packages and transactions stay), removes it from the read model and the gateway's copies, and tells every recipient above. It cannot be undone.",
-    reason: 'Reason (kept in the operator audit)',
-    confirm: (id: number) => `Type the member's id, ${id}, to confirm`,
-    eraseButton: (id: number) => `Erase member ${id}`,
-    notConfirmed: (id: number) => `Not erased: type the member's id, ${id}, to confirm.`,
-    erased: (id: number, at: string, told: string) =>
-      `Member ${id} erased at ${at}; told: ${told}.`,
-    noClient: 'no client',
   },
   webhooks: {
     title: 'Webhook subscriptions',
@@ -167,39 +81,5 @@ export const consoleWords = {
     perPeriod: 'per period',
     perPeriodAnd: (by: string) => `per period and ${by}`,
     downloadRefused: 'Usage download refused',
-  },
-  sync: {
-    title: 'Sync health',
-    source: 'Source',
-    binlogSource: (seconds: string) => `binary log (polling every ${seconds} s as a safety net)`,
-    pollingSource: (ms: string) => `polling every ${ms} ms`,
-    position: 'Binary log position',
-    positionAt: (position: string, at: string) => `${position} at ${at}`,
-    fallbacks: 'Fallbacks to polling',
-    fallbacksLast: (n: string, at: string) => `${n}, the last at ${at}`,
-    stale: 'Stale',
-    staleMeans: (n: number) => `A table not brought up to date for ${n} of its intervals.`,
-    states: {
-      load: 'first load',
-      stale: 'stale',
-      reconciling: 'reconciling',
-      following: 'following',
-    },
-    verified: (at: string, n: number) => `${at}: ${n} ${plural(n, 'difference', 'differences')}`,
-    binlog: 'binary log',
-    poll: 'poll',
-    caption: 'Per table (times in UTC)',
-    heads: [
-      'Table',
-      'Source',
-      'State',
-      'Lag',
-      'Last pass',
-      'Rows synced',
-      'Last reconciliation',
-      'Rejects',
-      'Last verify',
-    ],
-    noTables: 'No table has been synced yet: is the worker running?',
   },
 };

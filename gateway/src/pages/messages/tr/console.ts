@@ -3,63 +3,10 @@
 import type { consoleWords as English } from '../en/console.js';
 
 export const consoleWords = {
-  nav: {
-    clients: 'İstemciler',
-    members: 'Üyeler',
-    sync: 'Eşitleme durumu',
-  },
   clients: {
-    title: 'İstemciler',
-    actions: {
-      disable: 'Devre dışı bırak',
-      enable: 'Etkinleştir',
-      'rotate-secret': 'Gizli anahtarı yenile',
-      'revoke-tokens': 'Belirteçleri iptal et',
-    },
-    done: {
-      disable: (key) => `${key} devre dışı bırakıldı; belirteçleri artık çalışmıyor.`,
-      enable: (key) => `${key} etkinleştirildi; yeni belirteç istemesi gerekiyor.`,
-      'rotate-secret': (key) =>
-        `${key} için yeni gizli anahtar oluşturuldu; belirteçleri artık çalışmıyor.`,
-      'revoke-tokens': (key) => `${key} istemcisinin çalışan belirteci kalmadı.`,
-    },
-    endedNote: (ids) =>
-      `Onları oluşturan kimlik bilgileri sona erdiği için devre dışı bırakılan webhook abonelikleri (credentials-ended): ${ids}; Webhook'lar sayfasına bakın.`,
-    created: 'İstemci oluşturuldu.',
-    newSecret: 'Yeni gizli anahtar oluşturuldu.',
-    giveThese: 'Bunları iş ortağına iletin: gizli anahtar yalnızca bu kez gösteriliyor.',
-    newClient: 'Yeni istemci',
-    name: 'Ad',
     branch: 'Şube numarası (boş: tüm şubeler)',
     limits: 'Dakika/saat/gün başına sınırlar (boş: varsayılanlar)',
     limitsHint: 'Eğik çizgiyle ayrılmış üç pozitif tam sayı.',
-    sandbox: 'Sandbox istemcisi',
-    sandboxHint:
-      'Anahtarı sbx_ ile başlar; belirteçleri gerçek kayıtları değil, sandbox’ın üretilmiş kulübünü okur.',
-    create: 'İstemci oluştur',
-    editOf: (name) => `Düzenle: ${name}`,
-    actionOf: (action, name) => `${action}: ${name}`,
-    portalLink: 'Portal bağlantısı',
-    portalLinkOf: (name) => `Portal bağlantısı: ${name}`,
-    defaultLimits: (limits) => `varsayılan ${limits}`,
-    none: 'Henüz istemci yok.',
-    caption: 'Tüm istemciler',
-    heads: [
-      'Anahtar',
-      'Ad',
-      'Kapsamlar',
-      'Kişisel veriler',
-      'Şube',
-      'Sınırlar (D/S/G)',
-      'Durum',
-      'Son belirteç',
-      'İşlemler',
-    ],
-    active: 'etkin',
-    disabled: 'devre dışı',
-    sandboxState: 'sandbox',
-    linkMade: (key, until) =>
-      `Bu bağlantıyı ${key} istemcisinin iş ortağına gönderin. Portalı ${until} tarihine kadar bir kez açar; yalnızca bu kez gösteriliyor.`,
   },
   dataClasses: {
     covers: {
@@ -74,46 +21,12 @@ export const consoleWords = {
     review: 'tüm sınıflar: gözden geçirilmeli',
   },
   clientEdit: {
-    title: (name) => `${name} düzenleniyor`,
-    review:
-      'Bu istemci veri sınıflarından önce oluşturulduğu için her sınıfı alıyor. İhtiyacı olanları seçip kaydedin: o zamana kadar listede "tüm sınıflar: gözden geçirilmeli" olarak görünür.',
-    intro: [
-      'İstemci',
-      '. Değişiklikler, geçerli belirteçlerine tüm ağ geçitlerinde bir saniye içinde uygulanır.',
-    ],
-    back: 'Tüm istemcilere dön',
-    nothing: 'Hiçbir şey değişmedi.',
-    saved: (key, changes) => `${key}: ${changes} kaydedildi.`,
     changes: {
       scopes: 'kapsamlar',
       'data classes': 'veri sınıfları',
       limits: 'sınırlar',
       branch: 'şube',
     },
-  },
-  members: {
-    title: 'Üyeler',
-    find: 'Bul',
-    idOrNumber: 'Üye kimliği ya da üye numarası',
-    noMember: (q) => `Kimliği ya da numarası ${q} olan bir üye yok.`,
-    held: 'Ağ geçidinde tutulanlar',
-    asShown: (id) => `${id} numaralı üye, API’nin tüm sınıflarda gösterdiği biçimiyle`,
-    gone: 'Okuma modelinde yok (silinmiş ya da kaldırılmış).',
-    kept: (events, audits) =>
-      `Ayrıca saklananlar: ${events} webhook olayı, ${audits} üye yazma denetim kaydı.`,
-    recipients: 'Alıcılar',
-    noRecipient: 'Bu üyenin verilerini hiçbir istemci almadı.',
-    recipientsCaption: 'Üyenin verilerini alan istemciler',
-    recipientHeads: ['İstemci', 'Sınıflar', 'İlk (UTC)', 'Son (UTC)'],
-    erase: 'Sil',
-    eraseText:
-      'Üyenin kişisel verilerini paneldeki kaydında değiştirir (paketler ve işlemler kalır), okuma modelinden ve ağ geçidinin kopyalarından kaldırır ve yukarıdaki tüm alıcılara bildirir. Geri alınamaz.',
-    reason: 'Gerekçe (operatör denetim kaydında saklanır)',
-    confirm: (id) => `Onaylamak için üyenin kimliğini (${id}) yazın`,
-    eraseButton: (id) => `${id} numaralı üyeyi sil`,
-    notConfirmed: (id) => `Silinmedi: onaylamak için üyenin kimliğini (${id}) yazın.`,
-    erased: (id, at, told) => `${id} numaralı üye ${at} tarihinde silindi; bildirilenler: ${told}.`,
-    noClient: 'hiçbir istemci',
   },
   webhooks: {
     title: 'Webhook abonelikleri',
@@ -169,40 +82,5 @@ export const consoleWords = {
     perPeriod: 'dönem başına',
     perPeriodAnd: (by) => `dönem ve ${by} başına`,
     downloadRefused: 'Kullanım indirmesi reddedildi',
-  },
-  sync: {
-    title: 'Eşitleme durumu',
-    source: 'Kaynak',
-    binlogSource: (seconds) =>
-      `ikili günlük (güvenlik ağı olarak her ${seconds} sn’de bir yoklama)`,
-    pollingSource: (ms) => `her ${ms} ms’de bir yoklama`,
-    position: 'İkili günlük konumu',
-    positionAt: (position, at) => `${position}, ${at}`,
-    fallbacks: 'Yoklamaya dönüşler',
-    fallbacksLast: (n, at) => `${n}, sonuncusu ${at}`,
-    stale: 'Gecikmiş',
-    staleMeans: (n) => `${n} aralığı boyunca güncellenmemiş tablo.`,
-    states: {
-      load: 'ilk yükleme',
-      stale: 'gecikmiş',
-      reconciling: 'uzlaştırılıyor',
-      following: 'izleniyor',
-    },
-    verified: (at, n) => `${at}: ${n} fark`,
-    binlog: 'ikili günlük',
-    poll: 'yoklama',
-    caption: 'Tablo başına (saatler UTC)',
-    heads: [
-      'Tablo',
-      'Kaynak',
-      'Durum',
-      'Gecikme',
-      'Son geçiş',
-      'Eşitlenen satır',
-      'Son uzlaştırma',
-      'Reddedilenler',
-      'Son doğrulama',
-    ],
-    noTables: 'Henüz hiçbir tablo eşitlenmedi: worker çalışıyor mu?',
   },
 } satisfies typeof English;
