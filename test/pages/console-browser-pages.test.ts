@@ -29,7 +29,7 @@ import { createWebhookService } from '../../gateway/src/features/webhooks/webhoo
 import { CONSOLE_PAGES } from '../../gateway/src/features/console/console.routes.js';
 import { CONSOLE } from '../../gateway/src/pages/areas.js';
 import { wordsIn } from '../../gateway/src/pages/language.js';
-import { navigationOf } from '../../gateway/src/pages/page.js';
+import { navigationOf } from '../../gateway/src/pages/navigation.js';
 import { SYNC_TABLES } from '#read-model/tables/index.js';
 
 if (!hasChromium) console.warn(`console-browser-pages.test.ts${missing}`);

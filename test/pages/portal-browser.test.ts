@@ -21,7 +21,7 @@ import {
 } from '../support/browser.js';
 import { PORTAL_PAGES } from '../../gateway/src/features/portal/portal.routes.js';
 import { wordsIn } from '../../gateway/src/pages/language.js';
-import { navigationOf } from '../../gateway/src/pages/page.js';
+import { navigationOf } from '../../gateway/src/pages/navigation.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
 import {
   bearer,

@@ -16,6 +16,7 @@ import type { Area } from './areas.js';
 import { languageOf, languageRoutes, type PageLanguage, type Words } from './language.js';
 import { Frame, publicFrame, sendAreaPage } from './layout.js';
 import { OutcomeNotice, refusalOf, type Outcome } from './outcome.js';
+import { navigation } from './navigation.js';
 import { areaEnd, pageLayers } from './page-layers.js';
 import { areaGate, signInRoutes, visitorOf, type SignInFlow } from './sign-in.js';
 
@@ -333,30 +334,6 @@ function mountPages<S, W>(
     if (page.kind === 'page') mountPage(router, page, services, follow);
     else mountDownload(router, page, services);
   }
-}
-
-/** The navigation's entries of an area's pages, in their list's order, each with its page. */
-export const navigationOf = <S,>(pages: readonly Page<S>[]) =>
-  pages.flatMap((page) =>
-    page.kind === 'page' && page.nav ? [{ page, link: { href: page.path, label: page.nav } }] : [],
-  );
-
-/**
- * Puts the signed-in visitor's navigation where the frame finds it (sign-in.tsx visitorOf): the
- * area's pages with an entry, in the order of its list, but those whose `only` keeps them from the
- * visitor unknown (its 404), then the area's links. A page that tells why it refuses keeps its
- * entry: the partner learns what it lacks.
- */
-function navigation<S, W>(area: Area<W>, pages: readonly Page<S>[], services: S): RequestHandler {
-  const entries = navigationOf(pages);
-  return (_req, res, next) => {
-    const who = res.locals.who as W;
-    const known = entries.filter(
-      ({ page: { only } }) => !only || only.message !== undefined || only.allows(who, services),
-    );
-    res.locals.nav = [...known.map(({ link }) => link), ...(area.links ?? [])];
-    next();
-  };
 }
 
 /** What makes an area's routes beside its description (areas.ts). */
