@@ -7,6 +7,7 @@ import { positiveId } from '../../pages/fields.js';
 import { PostForm } from '../../pages/layout.js';
 import type { Format } from '../../pages/locale.js';
 import type { Messages } from '../../pages/messages/index.js';
+import { pageWords } from '../../pages/page-words.js';
 import { Heads } from '../../pages/tables.js';
 import { EventCounts, stateOf, TRIES_SHOWN, SubscriptionTries } from '../../pages/webhook-tries.js';
 import { consoleAction, definePage } from '../../page-services.js';
@@ -15,16 +16,44 @@ import type { DeliveryFigures, WebhookService } from '../webhooks/webhooks.servi
 
 const PAGE = `${CONSOLE}/webhooks`;
 
+const words = pageWords({
+  en: {
+    title: 'Webhook subscriptions',
+    none: 'No webhook subscriptions.',
+    caption: 'Every subscription, with its events by state',
+    enableOf: (id: number) => `Enable subscription ${id}`,
+    disableOf: (id: number) => `Disable subscription ${id}`,
+    deliveriesOf: (id: number) => `Deliveries of subscription ${id}`,
+    wasEnabled: (id: number) => `Subscription ${id} enabled.`,
+    wasDisabled: (id: number) => `Subscription ${id} disabled.`,
+  },
+  tr: {
+    title: 'Webhook abonelikleri',
+    none: 'Webhook aboneliği yok.',
+    caption: 'Tüm abonelikler ve durumlarına göre olayları',
+    enableOf: (id) => `${id} numaralı aboneliği etkinleştir`,
+    disableOf: (id) => `${id} numaralı aboneliği devre dışı bırak`,
+    deliveriesOf: (id) => `${id} numaralı aboneliğin teslimatları`,
+    wasEnabled: (id) => `${id} numaralı abonelik etkinleştirildi.`,
+    wasDisabled: (id) => `${id} numaralı abonelik devre dışı bırakıldı.`,
+  },
+});
+
 type Listed = Awaited<ReturnType<WebhookService['list']>>[number] & { figures: DeliveryFigures };
 
-function SubscriptionsTable(props: { rows: Listed[]; t: Messages; format: Format }) {
-  const { t, format } = props;
+function SubscriptionsTable(props: {
+  rows: Listed[];
+  t: Messages;
+  w: ReturnType<typeof words>;
+  format: Format;
+}) {
+  const { t, w, format } = props;
   const c = t.common;
-  if (props.rows.length === 0) return <p safe>{t.webhooks.none}</p>;
+  if (props.rows.length === 0) return <p safe>{w.none}</p>;
   return (
     <div class="scroll">
       <table>
-        <caption safe>{t.webhooks.caption}</caption>
+        <caption safe>{w.caption}</caption>
         <Heads
           names={[c.id, c.client, c.url, c.types, c.state, ...t.webhooks.counts, c.actions]}
           numeric={[c.id, ...t.webhooks.counts]}
@@ -51,13 +80,13 @@ function SubscriptionsTable(props: { rows: Listed[]; t: Messages; format: Format
                   <button
                     type="submit"
                     class={s.enabled ? 'warn' : ''}
-                    aria-label={s.enabled ? t.webhooks.disableOf(s.id) : t.webhooks.enableOf(s.id)}
+                    aria-label={s.enabled ? w.disableOf(s.id) : w.enableOf(s.id)}
                     safe
                   >
                     {s.enabled ? c.disable : c.enable}
                   </button>
                 </PostForm>
-                <a href={`${PAGE}/${s.id}`} aria-label={t.webhooks.deliveriesOf(s.id)} safe>
+                <a href={`${PAGE}/${s.id}`} aria-label={w.deliveriesOf(s.id)} safe>
                   {c.deliveries}
                 </a>
               </td>
@@ -74,7 +103,7 @@ const subscription = z.object({ id: positiveId });
 export const webhooksPage = definePage({
   area: CONSOLE_AREA,
   path: PAGE,
-  title: ({ t }) => t.webhooks.title,
+  title: (language) => words(language).title,
   nav: ({ t }) => t.nav.webhooks,
   load: async ({ services: { webhooks } }) => {
     const subscriptions = await webhooks.list(null);
@@ -82,15 +111,17 @@ export const webhooksPage = definePage({
       subscriptions.map(async (s) => ({ ...s, figures: await webhooks.figures(s.id) })),
     );
   },
-  view: (rows, { t, format }) => <SubscriptionsTable rows={rows} t={t} format={format} />,
+  view: (rows, { t, format, locale }) => (
+    <SubscriptionsTable rows={rows} t={t} w={words({ locale })} format={format} />
+  ),
   actions: [
     consoleAction({
       path: '/:id/:action',
       params: subscription.extend({ action: z.enum(['enable', 'disable']) }),
-      run: async ({ services, who, params: { id, action }, t }) => {
+      run: async ({ services, who, params: { id, action }, locale }) => {
         await setSubscriptionEnabledAs(services, who, id, action === 'enable');
-        const message =
-          action === 'enable' ? t.webhooks.wasEnabled(id) : t.webhooks.wasDisabled(id);
+        const w = words({ locale });
+        const message = action === 'enable' ? w.wasEnabled(id) : w.wasDisabled(id);
         return { kind: 'done', message };
       },
     }),
@@ -111,7 +142,7 @@ export const deliveriesPage = definePage({
     ]);
     return { id, url: found.url, tries, total };
   },
-  title: { of: ({ t }, { id }) => t.webhooks.deliveriesOf(id) },
+  title: { of: (language, { id }) => words(language).deliveriesOf(id) },
   view: ({ url, tries, total }, { t, format }) => (
     <>
       <p>

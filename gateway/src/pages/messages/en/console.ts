@@ -28,17 +28,9 @@ export const consoleWords = {
     } as Record<string, string>,
   },
   webhooks: {
-    title: 'Webhook subscriptions',
-    none: 'No webhook subscriptions.',
-    caption: 'Every subscription, with its events by state',
     counts: ['Delivered', 'Failed', 'Pending'],
     enabled: 'enabled',
     disabled: (reason: string | null) => `disabled (${reason ?? 'no reason'})`,
-    enableOf: (id: number) => `Enable subscription ${id}`,
-    disableOf: (id: number) => `Disable subscription ${id}`,
-    deliveriesOf: (id: number) => `Deliveries of subscription ${id}`,
-    wasEnabled: (id: number) => `Subscription ${id} enabled.`,
-    wasDisabled: (id: number) => `Subscription ${id} disabled.`,
     noTries: 'No tries.',
     triesCaption: (shown: string, total: string) => `The newest ${shown} of ${total} tries`,
     triesHeads: [

@@ -29,17 +29,9 @@ export const consoleWords = {
     },
   },
   webhooks: {
-    title: 'Webhook abonelikleri',
-    none: 'Webhook aboneliği yok.',
-    caption: 'Tüm abonelikler ve durumlarına göre olayları',
     counts: ['Teslim edilen', 'Başarısız', 'Bekleyen'],
     enabled: 'etkin',
     disabled: (reason) => `devre dışı (${reason ?? 'gerekçe yok'})`,
-    enableOf: (id) => `${id} numaralı aboneliği etkinleştir`,
-    disableOf: (id) => `${id} numaralı aboneliği devre dışı bırak`,
-    deliveriesOf: (id) => `${id} numaralı aboneliğin teslimatları`,
-    wasEnabled: (id) => `${id} numaralı abonelik etkinleştirildi.`,
-    wasDisabled: (id) => `${id} numaralı abonelik devre dışı bırakıldı.`,
     noTries: 'Deneme yok.',
     triesCaption: (shown, total) => `${total} denemenin en yeni ${shown} tanesi`,
     triesHeads: [
