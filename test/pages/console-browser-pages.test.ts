@@ -3,7 +3,7 @@
 // from Debian's packages finds the webhooks, usage, sync health and audit pages accessible (WCAG
 // 2.1 AA, axe-core), offline and within the CSP, shows partner text as text, and keeps the
 // operator on a refused form saying why. No assertion here times anything, so it runs beside
-// other files. Screenshots of each page are saved under the system's temp folder.
+// other files. With PAGE_SCREENSHOTS=1, a screenshot of each page (test/support/browser.ts).
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

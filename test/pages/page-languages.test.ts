@@ -5,12 +5,13 @@
 // written by Intl in the page's language.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientsWords } from '../../gateway/src/features/console/clients.page.js';
-import '../../gateway/src/features/console/console.routes.js';
+import { CONSOLE_PAGES } from '../../gateway/src/features/console/console.routes.js';
 import { overviewWords } from '../../gateway/src/features/portal/overview.page.js';
 import '../../gateway/src/features/portal/portal.routes.js';
 import { formatOf } from '../../gateway/src/pages/locale.js';
 import { en } from '../../gateway/src/pages/messages/en.js';
 import { tr } from '../../gateway/src/pages/messages/tr.js';
+import { navigationOf } from '../../gateway/src/pages/navigation.js';
 import { PAGE_WORDS } from '../../gateway/src/pages/page-words.js';
 import { ConsoleBrowser } from '../support/console-session.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
@@ -53,14 +54,8 @@ const ENGLISH = [[en, tr], ...PAGE_WORDS.map((words) => [words.en, words.tr])]
   .flatMap(([english, turkish]) => phrases(english, turkish))
   .map(([english]) => english);
 
-const CONSOLE_PAGES = [
-  '/console/clients',
-  '/console/members',
-  '/console/webhooks',
-  '/console/usage',
-  '/console/sync',
-  '/console/audit',
-];
+/** Every page of the console's navigation: a page added to it is checked here too. */
+const NAVIGATION = navigationOf(CONSOLE_PAGES).map(({ link }) => link.href);
 
 const decoded = (html: string) =>
   html
@@ -70,7 +65,8 @@ const decoded = (html: string) =>
 
 describe('the pages’ languages', () => {
   it('when an operator chose no language, then every console page is Turkish, lang="tr", with none of the English catalogue’s words', async () => {
-    for (const path of [...CONSOLE_PAGES, `/console/clients/${client.client_key}/edit`]) {
+    expect(NAVIGATION).toContain('/console/audit');
+    for (const path of [...NAVIGATION, `/console/clients/${client.client_key}/edit`]) {
       const page = await operator.get(path);
       expect(page.status, path).toBe(200);
       expect(page.html, path).toContain('<html lang="tr">');
