@@ -1,5 +1,6 @@
 // POST /members and PUT /members/{id} against real MariaDB and PostgreSQL: the legacy row the
-// dashboard would have written, the read model on the next GET, validation, duplicates, ETag.
+// dashboard would have written, the read model on the next GET, validation, duplicates, ETag, and
+// a dashboard change in the same second as a partner's, which the worker's next pass brings.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -231,6 +232,31 @@ describe('updating a member', () => {
       null,
     ]);
     expect((await api.get(id)).body.data).toEqual(body.data);
+  });
+
+  it('when the dashboard changes the member in the same second as the partner, then one worker pass brings its change', async () => {
+    // updated_at has one-second precision: the partner's version and the dashboard's share it.
+    const seconds: boolean[] = [];
+    const legacy = createLegacyClient(env.legacyReadOnlyUrl, { poolSize: 1 });
+    try {
+      for (let round = 0; round < 5; round++) {
+        const id = (await api.create(valid())).body.data.id as number;
+        expect((await api.update(id, { surname: `Ortak ${round}` })).status).toBe(200);
+        const partners = (await legacyMember(id)).updated_at as Date;
+        await dashboard.update('members', id, { full_name: `Panel ${round}` });
+        seconds.push(
+          ((await legacyMember(id)).updated_at as Date).getTime() === partners.getTime(),
+        );
+        await syncTable(membersTable, { legacy, readModel: gateway.db });
+        expect((await api.get(id)).body.data).toMatchObject({
+          full_name: `Panel ${round}`,
+          surname: `Ortak ${round}`,
+        });
+      }
+    } finally {
+      await legacy.$disconnect();
+    }
+    expect(seconds).toContain(true);
   });
 });
 
