@@ -41,12 +41,10 @@ const words = pageWords({
   },
 });
 
-function EditForm(props: {
-  client: ApiClientRecord;
-  config: Config;
-  t: Messages;
-  w: ReturnType<typeof words>;
-}) {
+/** The page's own words in one language. */
+type OwnWords = ReturnType<typeof words>;
+
+function EditForm(props: { client: ApiClientRecord; config: Config; t: Messages; w: OwnWords }) {
   const { client, t, w } = props;
   return (
     <PostForm action={`${CLIENTS}/${encodeURIComponent(client.client_key)}/edit`} class="stack">

@@ -130,14 +130,14 @@ const words = pageWords({
 });
 
 /** The page's words in one language. */
-type Words = ReturnType<typeof words>;
+type OwnWords = ReturnType<typeof words>;
 
 /** The client's subscriptions an action left disabled, to look at on the webhooks page. */
-const endedNote = (w: Words, ids: readonly number[] | undefined) =>
+const endedNote = (w: OwnWords, ids: readonly number[] | undefined) =>
   ids && ids.length > 0 ? ` ${w.endedNote(ids.join(', '))}` : '';
 
 /** A new secret, with the key it goes with, for the operator to give the partner. */
-const secretOf = (w: Words, made: string, clientKey: string, secret: string, note?: string) =>
+const secretOf = (w: OwnWords, made: string, clientKey: string, secret: string, note?: string) =>
   ({
     kind: 'secret',
     message: `${made} ${w.giveThese}`,
@@ -148,7 +148,7 @@ const secretOf = (w: Words, made: string, clientKey: string, secret: string, not
     ],
   }) as const;
 
-function CreateForm(props: { config: Config; t: Messages; w: Words }) {
+function CreateForm(props: { config: Config; t: Messages; w: OwnWords }) {
   const { w } = props;
   return (
     <FormSection id="create" heading={w.newClient} action={PAGE}>
@@ -165,7 +165,7 @@ function CreateForm(props: { config: Config; t: Messages; w: Words }) {
 const actionPath = (clientKey: string, action: string) =>
   `${PAGE}/${encodeURIComponent(clientKey)}/${action}`;
 
-function Actions(props: { client: ListedClient; t: Messages; w: Words }) {
+function Actions(props: { client: ListedClient; t: Messages; w: OwnWords }) {
   const { client_key: key, name, is_active: active } = props.client;
   const { w } = props;
   const actions = active
@@ -201,14 +201,14 @@ function Actions(props: { client: ListedClient; t: Messages; w: Words }) {
   );
 }
 
-function limitsOf(client: ListedClient, config: Config, w: Words) {
+function limitsOf(client: ListedClient, config: Config, w: OwnWords) {
   const d = config.rateLimit;
   return client.rate_limit_minute === null
     ? w.defaultLimits(`${d.perMinute}/${d.perHour}/${d.perDay}`)
     : `${client.rate_limit_minute}/${client.rate_limit_hour}/${client.rate_limit_day}`;
 }
 
-function stateText(client: ListedClient, w: Words) {
+function stateText(client: ListedClient, w: OwnWords) {
   const state = client.is_active ? w.active : w.disabled;
   return clubOf(client.client_key) === 'sandbox' ? `${state}, ${w.sandboxState}` : state;
 }
@@ -217,7 +217,7 @@ function ClientsTable(props: {
   clients: ListedClient[];
   config: Config;
   t: Messages;
-  w: Words;
+  w: OwnWords;
   format: Format;
 }) {
   const { t, w, format } = props;

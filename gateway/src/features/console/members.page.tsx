@@ -75,11 +75,11 @@ const words = pageWords({
 });
 
 /** The page's words in the request's language. */
-type MemberWords = ReturnType<typeof words>;
+type OwnWords = ReturnType<typeof words>;
 
 type Report = NonNullable<Awaited<ReturnType<typeof findReportAs>>>;
 
-function ReportView(props: { report: Report; w: MemberWords; format: Format }) {
+function ReportView(props: { report: Report; w: OwnWords; format: Format }) {
   const { report, w, format } = props;
   const id = report.member_id;
   return (
@@ -138,7 +138,7 @@ function ReportView(props: { report: Report; w: MemberWords; format: Format }) {
   );
 }
 
-function EraseForm(props: { id: number; w: MemberWords }) {
+function EraseForm(props: { id: number; w: OwnWords }) {
   const { id, w } = props;
   return (
     <FormSection id="erase" heading={w.erase} hint={w.eraseText} action={`${PAGE}/${id}/erase`}>

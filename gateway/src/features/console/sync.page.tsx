@@ -97,7 +97,7 @@ const words = pageWords({
 });
 
 /** The page's words in the request's language. */
-type SyncWords = ReturnType<typeof words>;
+type OwnWords = ReturnType<typeof words>;
 
 interface Words {
   t: Messages;
@@ -118,7 +118,7 @@ function ago(at: Date | null | undefined, now: number, format: Format): string {
 
 type SyncStateRow = SyncHealth['tables'][number];
 
-function Facts(props: Words & { w: SyncWords; config: Config; binlog: SyncHealth['binlog'] }) {
+function Facts(props: Words & { w: OwnWords; config: Config; binlog: SyncHealth['binlog'] }) {
   const { config, binlog, t, w, format } = props;
   return (
     <dl class="secret facts">
@@ -149,14 +149,14 @@ function Facts(props: Words & { w: SyncWords; config: Config; binlog: SyncHealth
   );
 }
 
-function stateOf(row: SyncStateRow, stale: boolean, w: SyncWords): string {
+function stateOf(row: SyncStateRow, stale: boolean, w: OwnWords): string {
   const { states } = w;
   if (row.load_cursor !== null) return states.load;
   if (stale) return states.stale;
   return row.reconcile_cursor !== null ? states.reconciling : states.following;
 }
 
-function LastVerify(props: Words & { w: SyncWords; row: SyncStateRow }) {
+function LastVerify(props: Words & { w: OwnWords; row: SyncStateRow }) {
   const { row, t, w, format } = props;
   if (!row.verified_at) return <span safe>{t.common.never}</span>;
   return <span safe>{w.verified(format.utc(row.verified_at), row.verify_differences ?? 0)}</span>;
@@ -164,7 +164,7 @@ function LastVerify(props: Words & { w: SyncWords; row: SyncStateRow }) {
 
 function TableRow(
   props: Words & {
-    w: SyncWords;
+    w: OwnWords;
     row: SyncStateRow;
     rejects: number;
     source: string;

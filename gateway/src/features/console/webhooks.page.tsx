@@ -39,14 +39,12 @@ const words = pageWords({
   },
 });
 
+/** The page's own words in one language. */
+type OwnWords = ReturnType<typeof words>;
+
 type Listed = Awaited<ReturnType<WebhookService['list']>>[number] & { figures: DeliveryFigures };
 
-function SubscriptionsTable(props: {
-  rows: Listed[];
-  t: Messages;
-  w: ReturnType<typeof words>;
-  format: Format;
-}) {
+function SubscriptionsTable(props: { rows: Listed[]; t: Messages; w: OwnWords; format: Format }) {
   const { t, w, format } = props;
   const c = t.common;
   if (props.rows.length === 0) return <p safe>{w.none}</p>;

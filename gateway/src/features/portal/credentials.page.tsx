@@ -65,9 +65,9 @@ const words = pageWords({
     previousEnded: 'Önceki istemci gizli anahtarı ve aldığı belirteçler sona erdi.',
   },
 });
-type Words = ReturnType<typeof words>;
+type OwnWords = ReturnType<typeof words>;
 
-function RotateForm(props: { w: Words }) {
+function RotateForm(props: { w: OwnWords }) {
   const { w } = props;
   return (
     <FormSection
@@ -95,7 +95,7 @@ function RotateForm(props: { w: Words }) {
   );
 }
 
-function OverlapRunning(props: { until: string; w: Words }) {
+function OverlapRunning(props: { until: string; w: OwnWords }) {
   const { w } = props;
   return (
     <FormSection
@@ -112,7 +112,7 @@ function OverlapRunning(props: { until: string; w: Words }) {
 }
 
 /** The partner's subscriptions its rotation left disabled: it enables them after looking. */
-const endedNote = (w: Words, ids: readonly number[]) =>
+const endedNote = (w: OwnWords, ids: readonly number[]) =>
   ids.length > 0 ? ` ${w.endedNote(ids.join(', '))}` : '';
 
 export const credentialsPage = definePage({

@@ -69,10 +69,11 @@ interface Words {
   format: Format;
 }
 
+/** The page's own words in one language. */
+type OwnWords = ReturnType<typeof words>;
+
 /** The shared words and format, and the page's own words. */
-interface OwnWords extends Words {
-  w: ReturnType<typeof words>;
-}
+type WithOwn = Words & { w: OwnWords };
 
 /** A moment in UTC (its column says so), or `never`. */
 function When(props: Words & { at: Date | string | null }) {
@@ -128,7 +129,7 @@ type SubscriptionHealth = Awaited<ReturnType<WebhookService['list']>>[number] & 
   figures: DeliveryFigures;
 };
 
-function LimitsTable(props: OwnWords & { usage: UsageReport }) {
+function LimitsTable(props: WithOwn & { usage: UsageReport }) {
   const { usage, t, w, format } = props;
   const heads = w.limitHeads;
   return (
@@ -157,7 +158,7 @@ function LimitsTable(props: OwnWords & { usage: UsageReport }) {
   );
 }
 
-function LastDayTable(props: OwnWords & { usage: UsageReport }) {
+function LastDayTable(props: WithOwn & { usage: UsageReport }) {
   const { usage, t, w, format } = props;
   const totals = OUTCOMES.map((key) => ({
     label: w.outcomes[key],
@@ -185,7 +186,7 @@ function LastDayTable(props: OwnWords & { usage: UsageReport }) {
   );
 }
 
-function WebhookHealth(props: OwnWords & { health: SubscriptionHealth[] }) {
+function WebhookHealth(props: WithOwn & { health: SubscriptionHealth[] }) {
   const { t, w, format } = props;
   if (props.health.length === 0) {
     return (

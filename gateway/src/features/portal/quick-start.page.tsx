@@ -102,6 +102,9 @@ const words = pageWords({
   },
 });
 
+/** The page's own words in one language. */
+type OwnWords = ReturnType<typeof words>;
+
 /** A shell line: `value` in single quotes, its own single quotes closed and reopened. */
 const quoted = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
@@ -162,7 +165,7 @@ async function latestTries(webhooks: WebhookService, client: PartnerClient): Pro
   );
 }
 
-function TriesTable(props: { tries: Tries[]; w: ReturnType<typeof words>; format: Format }) {
+function TriesTable(props: { tries: Tries[]; w: OwnWords; format: Format }) {
   const { w } = props;
   const rows = props.tries.flatMap((s) =>
     s.tries.map((a) => ({ ...a, url: s.url, id: s.subscription })),

@@ -59,6 +59,9 @@ const words = pageWords({
   },
 });
 
+/** The page's own words in one language. */
+type OwnWords = ReturnType<typeof words>;
+
 type Subscription = NonNullable<Awaited<ReturnType<WebhookService['find']>>>;
 
 const minuteOf = (date: Date) => date.toISOString().slice(0, 16);
@@ -73,7 +76,7 @@ function ActionButton(props: { id: number; action: string; label: string }) {
   );
 }
 
-function Actions(props: { s: Subscription; t: Messages; w: ReturnType<typeof words> }) {
+function Actions(props: { s: Subscription; t: Messages; w: OwnWords }) {
   const { s, t, w } = props;
   return (
     <FormSection
@@ -119,7 +122,7 @@ function OutcomeFilter(props: {
   id: number;
   outcome: DeliveryOutcome | undefined;
   t: Messages;
-  w: ReturnType<typeof words>;
+  w: OwnWords;
 }) {
   const { t, w } = props;
   return (
@@ -149,7 +152,7 @@ const onSubscription = (
   act: (
     webhooks: ReturnType<WebhookService['asPartner']>,
     id: number,
-    w: ReturnType<typeof words>,
+    w: OwnWords,
     t: Messages,
   ) => Promise<Outcome>,
 ) =>

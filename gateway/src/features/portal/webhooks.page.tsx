@@ -61,6 +61,9 @@ const words = pageWords({
   },
 });
 
+/** The page's own words in one language. */
+type OwnWords = ReturnType<typeof words>;
+
 /** The webhook pages are open to a client holding webhooks:manage, as the API's endpoints are. */
 export const MANAGES_WEBHOOKS = {
   allows: (partner: SignedInPartner) => partner.client.scopes.includes(MANAGE),
@@ -77,7 +80,7 @@ export const shownOnce = (t: Messages, message: string, secret: string): Outcome
 
 type Listed = Awaited<ReturnType<WebhookService['list']>>[number];
 
-function SubscriptionsTable(props: { rows: Listed[]; t: Messages; w: ReturnType<typeof words> }) {
+function SubscriptionsTable(props: { rows: Listed[]; t: Messages; w: OwnWords }) {
   const { t, w } = props;
   const c = t.common;
   if (props.rows.length === 0) return <p safe>{w.none}</p>;
